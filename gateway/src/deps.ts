@@ -1,0 +1,32 @@
+/**
+ * @module gateway/deps
+ * Everything a request handler needs, assembled once in main.ts and passed explicitly so tests can
+ * assemble it differently.
+ */
+import type { Request } from "express";
+import type { Logger } from "@gantry/kit";
+import type { HealthClient, AreaService } from "@gantry/kit";
+import type { GatewayConfig } from "./config.ts";
+import type { KeyCache } from "./key-cache.ts";
+import type { RateLimiter, RateLimitPolicy } from "./rate-limit/index.ts";
+import type { Dispatcher } from "./dispatch.ts";
+import type { AuditPublisher } from "./audit.ts";
+import type { Metrics } from "./metrics.ts";
+import type { UsageReporter } from "./usage.ts";
+import type { MetaEnv } from "./meta/index.ts";
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  log: Logger;
+  version: string;
+  keys: KeyCache;
+  limiter: RateLimiter;
+  defaultRateLimit: RateLimitPolicy;
+  dispatcher: Dispatcher;
+  audit: AuditPublisher;
+  metrics: Metrics;
+  usage: UsageReporter;
+  health: Map<AreaService, HealthClient>;
+  now: () => number;
+  metaEnv: (req: Request) => MetaEnv;
+}

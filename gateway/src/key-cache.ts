@@ -1,0 +1,87 @@
+/**
+ * @module gateway/key-cache
+ * Resolved keys, cached by the SHA-256 of the secret for at most 30 s (spec §8). A NATS notice from
+ * the keys service (revoked, rotated) evicts a key at once, so revocation takes effect in well under
+ * a second on every gateway; the TTL is only the fallback if a notice is lost. Unknown keys are
+ * remembered briefly so a flood of made-up keys does not become a flood of lookups.
+ */
+import { GantryError, unary, type KeyRecord, type Logger } from "@gantry/kit";
+
+export type { KeyRecord };
+import type { grpc } from "@gantry/kit";
+
+interface Entry {
+  record: KeyRecord | null;
+  until: number;
+}
+
+const NEGATIVE_TTL_MS = 5_000;
+const MAX_ENTRIES = 100_000;
+
+export class KeyCache {
+  private readonly byHash = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
+  private readonly client: grpc.Client;
+  private readonly ttlMs: number;
+  private readonly log: Logger;
+  private readonly now: () => number;
+
+  constructor(client: grpc.Client, ttlMs: number, log: Logger, now: () => number = Date.now) {
+    this.client = client;
+    this.ttlMs = ttlMs;
+    this.log = log;
+    this.now = now;
+  }
+
+  /** The active key with this secret hash, or null. Throws `unavailable` when the keys service is down. */
+  async resolve(hash: string): Promise<KeyRecord | null> {
+    const hit = this.byHash.get(hash);
+    const now = this.now();
+    if (hit && hit.until > now) return hit.record;
+    let pending = this.inflight.get(hash);
+    if (!pending) {
+      // Concurrent requests with the same key share one lookup.
+      pending = this.lookup(hash).finally(() => this.inflight.delete(hash));
+      this.inflight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private async lookup(hash: string): Promise<KeyRecord | null> {
+    let record: KeyRecord | null;
+    try {
+      record = await unary<{ secret_sha256: string }, KeyRecord>(this.client, "ResolveKey", { secret_sha256: hash }, { deadlineMs: 5_000 });
+    } catch (err) {
+      if (err instanceof GantryError && err.code === "not_found") record = null;
+      else {
+        this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "key resolution failed");
+        throw new GantryError("unavailable", "Key resolution is unavailable; retry shortly.", { retryAfterMs: 1_000, cause: err });
+      }
+    }
+    if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
+    this.byHash.set(hash, { record, until: this.now() + (record ? this.ttlMs : Math.min(this.ttlMs, NEGATIVE_TTL_MS)) });
+    return record;
+  }
+
+  /** Drops a key (revoked or rotated) so the next request resolves it afresh. */
+  evictKeyId(keyId: string): number {
+    let n = 0;
+    for (const [hash, entry] of this.byHash) {
+      if (entry.record?.id === keyId) {
+        this.byHash.delete(hash);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** A new key may have a hash that was remembered as unknown. */
+  forgetUnknown(): void {
+    for (const [hash, entry] of this.byHash) if (!entry.record) this.byHash.delete(hash);
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+}
+

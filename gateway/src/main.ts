@@ -1,0 +1,131 @@
+/**
+ * @module gateway/main
+ * Starts the gateway: config, NATS, key cache (with revocation notices), rate limiter, gRPC clients,
+ * audit publisher, HTTP server, graceful shutdown.
+ */
+import type { Server } from "node:http";
+import type { Request } from "express";
+import { KEYS_PROTO } from "@gantry/proto/paths";
+import {
+  AREA_SERVICES,
+  HealthClient,
+  STREAMS,
+  SUBJECTS,
+  connectNats,
+  createLogger,
+  decodeJson,
+  ensureStream,
+  makeClient,
+  type AreaService,
+  type grpc,
+} from "@gantry/kit";
+import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
+import { createApp } from "./app.ts";
+import { KeyCache } from "./key-cache.ts";
+import { createRateLimiter } from "./rate-limit/index.ts";
+import { Dispatcher } from "./dispatch.ts";
+import { AuditPublisher } from "./audit.ts";
+import { createMetrics } from "./metrics.ts";
+import { UsageReporter } from "./usage.ts";
+import { version } from "./version.ts";
+import type { GatewayDeps } from "./deps.ts";
+
+export async function startGateway(config: GatewayConfig = loadGatewayConfig()) {
+  const log = createLogger("gateway", config.LOG_LEVEL);
+  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(config[s.addrEnv])])) as Record<AreaService, string>;
+  const nats = await connectNats(config.NATS_URL, "gateway", log);
+  await ensureStream(nats.jsm, { ...STREAMS.AUDIT, subjects: [...STREAMS.AUDIT.subjects], max_age: 7 * 24 * 3600 * 1e9 });
+
+  const keysClient = makeClient<grpc.Client>(KEYS_PROTO, "gantry.keys.v1.KeyResolver", addrs.keys);
+  const keys = new KeyCache(keysClient, config.KEY_CACHE_TTL_MS, log);
+  // Revocation and rotation notices evict at once; the 30 s TTL is only the fallback.
+  const keySub = nats.nc.subscribe("keys.key.*", {
+    callback: (err, msg) => {
+      if (err) return;
+      try {
+        const notice = decodeJson<{ keyId?: string }>(msg.data);
+        if (msg.subject === SUBJECTS.keyIssued) keys.forgetUnknown();
+        else if (notice.keyId) {
+          const n = keys.evictKeyId(notice.keyId);
+          log.info({ subject: msg.subject, keyId: notice.keyId, evicted: n }, "key notice");
+        }
+      } catch {
+        log.warn({ subject: msg.subject }, "unreadable key notice");
+      }
+    },
+  });
+
+  const limiter = await createRateLimiter(config.REDIS_URL, log);
+  const dispatcher = new Dispatcher(addrs, config.UPSTREAM_TIMEOUT_MS);
+  const audit = new AuditPublisher(nats, log);
+  const metrics = createMetrics();
+  const usage = new UsageReporter(keysClient, log);
+  const health = new Map(AREA_SERVICES.map((s) => [s.name, new HealthClient(addrs[s.name])]));
+  const ver = version(config.GANTRY_BUILD);
+  const defaultRateLimit = { limit: config.RATE_LIMIT_DEFAULT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
+
+  const deps: GatewayDeps = {
+    config,
+    log,
+    version: ver,
+    keys,
+    limiter,
+    defaultRateLimit,
+    dispatcher,
+    audit,
+    metrics,
+    usage,
+    health,
+    now: Date.now,
+    metaEnv: (req: Request) => ({
+      version: ver,
+      baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `${req.protocol}://${req.get("host")}`,
+      rateLimit: defaultRateLimit,
+      maxBodyBytes: config.MAX_BODY_BYTES,
+    }),
+  };
+
+  const app = createApp(deps);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  log.info({ port, version: ver, rateLimiter: limiter.kind }, "gateway listening");
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => (server.closeAllConnections(), resolve()), 5_000).unref();
+      });
+      usage.stop();
+      await usage.flush();
+      await audit.flush();
+      keySub.unsubscribe();
+      await limiter.close();
+      dispatcher.close();
+      for (const h of health.values()) h.close();
+      keysClient.close();
+      await nats.nc.drain().catch(() => {});
+      log.info("stopped");
+    })());
+  return { port, deps, stop };
+}
+
+if (import.meta.main) {
+  startGateway().then(
+    ({ stop }) => {
+      const onSignal = () => stop().then(() => process.exit(0));
+      process.once("SIGTERM", onSignal);
+      process.once("SIGINT", onSignal);
+    },
+    (err) => {
+      process.stderr.write(`gateway: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,36 @@
+/**
+ * @module gateway/meta/gantry-about
+ * `gantry.about`: the service's self-description for the calling key (the spec's `{base_url}`
+ * ability): version, the abilities this key may call grouped by area, its limits and where the
+ * docs live.
+ */
+import { catalogue, matchesScope } from "@gantry/proto/catalogue";
+import type { MetaHandler } from "./types.ts";
+
+export const gantryAbout: MetaHandler = async (_input, call, env) => {
+  const allowed = catalogue.filter((a) => call.scopes.some((s) => matchesScope(s, a.id)));
+  const areas: Record<string, string[]> = {};
+  for (const a of allowed) (areas[a.area] ??= []).push(a.id);
+  return {
+    name: "Gantry",
+    version: env.version,
+    tenant: call.tenant,
+    keyId: call.keyId,
+    admin: call.admin,
+    abilityCount: allowed.length,
+    areas: Object.entries(areas)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([area, abilities]) => ({ area, abilities })),
+    limits: {
+      rateLimit: env.rateLimit,
+      maxBodyBytes: env.maxBodyBytes,
+      authCacheSeconds: 30,
+    },
+    urls: {
+      docs: `${env.baseUrl}/docs`,
+      mcp: `${env.baseUrl}/mcp`,
+      openapi: `${env.baseUrl}/openapi.json`,
+      abilities: `${env.baseUrl}/v1/abilities`,
+    },
+  };
+};

@@ -1,0 +1,33 @@
+/**
+ * @module gateway/pipeline/authenticate
+ * Bearer key → resolved key record. A key that is not well formed (prefix, length, checksum) is
+ * refused without any lookup; a well-formed one is resolved by its SHA-256 through the key cache.
+ */
+import type { Request, Response } from "express";
+import { GantryError, hashKey, isWellFormedKey } from "@gantry/kit";
+import type { KeyCache, KeyRecord } from "../key-cache.ts";
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+export async function authenticate(req: Request, res: Response, keys: KeyCache, now: number): Promise<KeyRecord> {
+  const header = req.headers.authorization;
+  if (!header) {
+    throw new GantryError("unauthorized", "Missing credential: send Authorization: Bearer <API key>.");
+  }
+  const match = BEARER.exec(header);
+  if (!match) throw new GantryError("unauthorized", "Malformed Authorization header: expected Bearer <API key>.");
+  const raw = match[1];
+  if (!isWellFormedKey(raw)) {
+    throw new GantryError("unauthorized", "The API key is not recognised.", { reason: "Gantry keys start with gk_ and are 39 characters long; check for a copy-paste error." });
+  }
+  const record = await keys.resolve(hashKey(raw));
+  if (!record || (record.expires_at_ms > 0 && record.expires_at_ms <= now)) {
+    throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
+  }
+  if (record.sunset_at_ms > 0) {
+    // A rotated key: still valid until its sunset (RFC 9745 Deprecation, RFC 8594 Sunset).
+    res.setHeader("Deprecation", `@${Math.floor(record.created_at_ms / 1000)}`);
+    res.setHeader("Sunset", new Date(record.sunset_at_ms).toUTCString());
+  }
+  return record;
+}

@@ -1,0 +1,36 @@
+/**
+ * @module gateway/pipeline/body
+ * Reads the JSON body with a hard size limit: over it → 413 (the read stops at the limit, so a huge
+ * body costs no more than the limit); not JSON → 415; malformed → 400 naming the position.
+ */
+import type { Request } from "express";
+import { GantryError } from "@gantry/kit";
+
+export async function readJsonBody(req: Request, maxBytes: number): Promise<{ value: unknown; raw: string }> {
+  const type = req.headers["content-type"];
+  if (type !== undefined && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
+    throw new GantryError("unsupported_media_type", `Content-Type must be application/json (got "${type}").`);
+  }
+  const declared = Number(req.headers["content-length"] ?? NaN);
+  if (declared > maxBytes) {
+    req.resume();
+    throw new GantryError("payload_too_large", `The request body is ${declared} bytes; the limit is ${maxBytes} bytes.`, { reason: "Send less data per call, or split the work into several calls." });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      req.resume();
+      throw new GantryError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`, { reason: "Send less data per call, or split the work into several calls." });
+    }
+    chunks.push(chunk);
+  }
+  const raw = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8");
+  if (raw.trim() === "") throw new GantryError("invalid_request", 'The request body is empty; send {"input": {...}}.');
+  try {
+    return { value: JSON.parse(raw), raw };
+  } catch (err) {
+    throw new GantryError("invalid_json", `The request body is not valid JSON: ${(err as Error).message}.`);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * @module gateway/pipeline/execute-ability
+ * The policy pipeline of one ability call, in order: authenticate → read body → resolve ability →
+ * scope → rate limit → envelope → tenant → validate → dispatch → envelope out → audit + metrics.
+ * Both `POST /v1/abilities/{id}` and `POST /abilities/execute` run exactly this; they differ only in
+ * where the ability id comes from and in the status of an unknown id (404 vs 400, spec §4.2, §7).
+ */
+import { createHash } from "node:crypto";
+import type { Request, Response } from "express";
+import { abilityById, matchesScope } from "@gantry/proto/catalogue";
+import { GantryError, validateInput, type CallContext } from "@gantry/kit";
+import { authenticate } from "./authenticate.ts";
+import { readJsonBody } from "./body.ts";
+import { effectiveTenant, parseEnvelope } from "./envelope.ts";
+import { sendError, sendResult } from "../respond.ts";
+import { setRateLimitHeaders } from "../rate-limit/index.ts";
+import { metaHandlers } from "../meta/index.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { KeyRecord } from "../key-cache.ts";
+
+interface CallState {
+  key?: KeyRecord;
+  tenant?: string;
+  ability?: string;
+  inputHash?: string;
+}
+
+export async function executeAbility(req: Request, res: Response, deps: GatewayDeps, pathAbility: string | undefined): Promise<void> {
+  const state: CallState = {};
+  const requestId: string = res.locals.requestId;
+  const started: number = res.locals.started;
+  let status = 500;
+  let errorCode: string | undefined;
+  try {
+    const now = deps.now();
+    const key = await authenticate(req, res, deps.keys, now);
+    state.key = key;
+    state.tenant = key.tenant;
+    deps.usage.used(key.id, key.source, now);
+
+    const executePath = pathAbility === undefined;
+    if (!executePath) state.ability = knownAbility(pathAbility, false);
+    const { value } = await readJsonBody(req, deps.config.MAX_BODY_BYTES);
+    if (executePath && value !== null && typeof value === "object" && !Array.isArray(value)) {
+      state.ability = knownAbility((value as Record<string, unknown>).ability, true);
+    }
+    const envelope = parseEnvelope(value, executePath);
+    if (executePath && state.ability === undefined) state.ability = knownAbility(envelope.ability, true);
+    const ability = abilityById.get(state.ability!)!;
+
+    if (!key.scopes.some((s) => matchesScope(s, ability.id))) {
+      throw new GantryError("forbidden", `This key's scopes do not include ${ability.id}.`, {
+        reason: `Call with a key whose scopes include "${ability.id}", "${ability.id.split(".")[0]}.*" or "*".`,
+      });
+    }
+
+    const policy = key.rate_limit ? { limit: key.rate_limit.limit, windowSeconds: key.rate_limit.window_seconds } : deps.defaultRateLimit;
+    const decision = await deps.limiter.take(key.id, policy);
+    setRateLimitHeaders(res, policy, decision);
+    if (!decision.allowed) {
+      deps.metrics.rateLimited.inc();
+      throw new GantryError("rate_limited", `Rate limit of ${policy.limit} requests per ${policy.windowSeconds} s exceeded for this key.`, {
+        retryAfterMs: Math.max(1, decision.resetMs),
+      });
+    }
+
+    state.tenant = effectiveTenant(key, envelope.context.tenantId);
+    const inputJson = JSON.stringify(envelope.input);
+    state.inputHash = createHash("sha256").update(inputJson).digest("hex");
+    validateInput(ability.id, envelope.input);
+
+    const call: CallContext = {
+      requestId,
+      tenant: state.tenant,
+      keyTenant: key.tenant,
+      keyId: key.id,
+      scopes: key.scopes,
+      collections: key.collections,
+      products: key.products,
+      admin: key.admin,
+      subTenants: key.sub_tenants,
+      runId: envelope.context.runId,
+      verticalId: envelope.context.verticalId,
+    };
+
+    let resultJson: string;
+    if (ability.service === "gateway") {
+      const handler = metaHandlers[ability.id];
+      if (!handler) throw new GantryError("not_implemented", `${ability.id} is declared but not wired yet.`, { reason: "The gateway has no handler for it yet; see docs/abilities.md." });
+      resultJson = JSON.stringify(await handler(envelope.input, call, deps.metaEnv(req)));
+    } else {
+      // Defaults were applied in place by validation; send the defaulted input.
+      resultJson = await deps.dispatcher.execute(ability.service, ability.id, JSON.stringify(envelope.input), call);
+    }
+    status = 200;
+    sendResult(res, ability.id, resultJson, performance.now() - started);
+  } catch (err) {
+    const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
+    status = gerr.httpStatus;
+    errorCode = gerr.code;
+    if (status >= 500 && gerr.code !== "not_implemented") {
+      const service = state.ability ? abilityById.get(state.ability)?.service : undefined;
+      deps.metrics.upstreamErrors.inc({ service: service ?? "gateway", code: gerr.code });
+      deps.log.error({ requestId, ability: state.ability, code: gerr.code, err: describeCause(gerr) }, "call failed");
+    }
+    sendError(res, gerr, state.ability);
+  } finally {
+    const durationMs = performance.now() - started;
+    const label = state.ability ?? "unknown";
+    deps.metrics.requests.inc({ ability: label, status });
+    deps.metrics.latency.observe({ ability: label, status }, durationMs / 1000);
+    deps.audit.record({
+      requestId,
+      tenant: state.tenant ?? "-",
+      keyId: state.key?.id,
+      ability: state.ability,
+      status,
+      errorCode,
+      durationMs,
+      inputHash: state.inputHash,
+      at: new Date().toISOString(),
+    });
+  }
+}
+
+function knownAbility(id: unknown, executePath: boolean): string {
+  if (executePath) {
+    if (id === undefined) throw new GantryError("invalid_request", 'The "ability" field is required on /abilities/execute.', { details: [{ path: "/ability", message: "/ability is required", code: "required" }] });
+    if (typeof id !== "string" || !abilityById.has(id)) {
+      throw new GantryError("invalid_request", `Unknown ability ${JSON.stringify(id)}.`, {
+        reason: "GET /v1/abilities lists the abilities this key may call.",
+        details: [{ path: "/ability", message: "/ability must be one of the catalogue's ability ids", code: "enum" }],
+      });
+    }
+    return id;
+  }
+  if (typeof id !== "string" || !abilityById.has(id)) {
+    throw new GantryError("unknown_ability", `No ability has the id ${JSON.stringify(id)}.`, { reason: "GET /v1/abilities lists the abilities this key may call." });
+  }
+  return id;
+}
+
+function describeCause(err: GantryError): string {
+  const parts = [err.message];
+  let cause: unknown = err.cause;
+  for (let i = 0; cause && i < 3; i++) {
+    parts.push(cause instanceof Error ? cause.message : String(cause));
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return parts.join(" <- ");
+}

@@ -1,0 +1,43 @@
+/**
+ * @module gateway/usage
+ * Collects which keys were used and reports them to the keys service every few seconds in one
+ * batch, so `lastUsed` stays fresh without a database write per request.
+ */
+import { unary, type grpc, type Logger } from "@gantry/kit";
+
+export class UsageReporter {
+  private readonly seen = new Map<string, { last: number; count: number; source: string }>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly client: grpc.Client;
+  private readonly log: Logger;
+
+  constructor(client: grpc.Client, log: Logger, intervalMs = 5_000) {
+    this.client = client;
+    this.log = log;
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  used(keyId: string, source: string, at: number): void {
+    const s = this.seen.get(keyId);
+    if (s) {
+      s.last = at;
+      s.count++;
+    } else this.seen.set(keyId, { last: at, count: 1, source });
+  }
+
+  async flush(): Promise<void> {
+    if (this.seen.size === 0) return;
+    const usage = [...this.seen].map(([key_id, s]) => ({ key_id, last_used_ms: s.last, count: s.count, source: s.source }));
+    this.seen.clear();
+    try {
+      await unary(this.client, "ReportUsage", { usage }, { deadlineMs: 5_000 });
+    } catch (err) {
+      this.log.debug({ err: String(err) }, "usage report failed; it will be superseded by the next one");
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

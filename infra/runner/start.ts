@@ -1,0 +1,156 @@
+/**
+ * @module infra/runner/start
+ * `npm start`: the whole of Gantry on this machine, every service and the gateway as separate
+ * processes, their output prefixed (`keys | …`), then the base URL, where the data lives and how
+ * to get the admin key. Ctrl-C (or SIGTERM) stops everything and exits 0; a second Ctrl-C kills.
+ *
+ * Reads: PORT (default 8080), DATABASE_URL, NATS_URL, REDIS_URL (use these instead of local
+ * instances), GANTRY_ADMIN_KEY, LOG_LEVEL, GANTRY_DATA_DIR (default `.gantry/`), NO_COLOR.
+ * See infra/README.md.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { isWellFormedKey } from "@gantry/kit/key-format.ts";
+import { createFormatter, ansi } from "./format.ts";
+import { REPO_ROOT, startStack, type Stack } from "./stack.ts";
+
+const started = Date.now();
+const tty = Boolean(process.stdout.isTTY);
+const color = tty && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+const format = createFormatter({ pretty: tty, color, width: 11 });
+
+const out = (line: string) => {
+  try {
+    process.stdout.write(line + "\n");
+  } catch {
+    /* stdout closed (e.g. piped to head) */
+  }
+};
+const say = (line: string) => out(format("runner", line));
+
+function envPort(): number {
+  const raw = process.env.PORT;
+  if (raw === undefined || raw === "") return 8080;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    console.error(`PORT must be a port number (0 picks a free one), got '${raw}'`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const dataDir = path.resolve(process.env.GANTRY_DATA_DIR || path.join(REPO_ROOT, ".gantry"));
+const adminKeyFile = path.join(dataDir, "admin-key");
+let printedAdminKey: string | undefined;
+
+/** The keys service logs a freshly generated admin key once; keep it so later starts can show it. */
+function watchForAdminKey(proc: string, line: string): void {
+  if (proc !== "keys" || printedAdminKey || !line.includes("gk_")) return;
+  try {
+    const rec = JSON.parse(line) as Record<string, unknown>;
+    const key = Object.values(rec).find((v): v is string => typeof v === "string" && isWellFormedKey(v));
+    if (key && /admin/i.test(String(rec.msg ?? ""))) {
+      printedAdminKey = key;
+      fs.mkdirSync(dataDir, { recursive: true });
+      fs.writeFileSync(adminKeyFile, key + "\n", { mode: 0o600 });
+    }
+  } catch {
+    /* not JSON */
+  }
+}
+
+function savedAdminKey(): string | undefined {
+  try {
+    const saved = fs.readFileSync(adminKeyFile, "utf8").trim();
+    return isWellFormedKey(saved) ? saved : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const abort = new AbortController();
+let stack: Stack | undefined;
+let stopping = false;
+
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) {
+    say(`${signal} again: killing everything`);
+    process.exit(130);
+  }
+  stopping = true;
+  out("");
+  say(`${signal}: stopping (Ctrl-C again to kill)`);
+  abort.abort();
+  const t = Date.now();
+  await stack?.stop();
+  say(`stopped in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  process.exit(0);
+}
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
+
+say(`starting Gantry (data in ${path.relative(process.cwd(), dataDir) || "."})`);
+try {
+  stack = await startStack({
+    port: envPort(),
+    dataDir,
+    ephemeral: false,
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    natsUrl: process.env.NATS_URL || undefined,
+    redisUrl: process.env.REDIS_URL || undefined,
+    signal: abort.signal,
+    onLine: (proc, line) => {
+      watchForAdminKey(proc, line);
+      out(format(proc, line));
+    },
+  });
+} catch (err) {
+  if (stopping) await new Promise(() => {}); // shutdown() exits
+  out("");
+  say(`Gantry did not start: ${(err as Error).message}`);
+  process.exit(1);
+}
+
+// The stack's children do not hold the event loop; we stay up until a signal arrives.
+setInterval(() => {}, 1 << 30);
+
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+const s = stack;
+const b = (x: string) => (color ? ansi.bold(x) : x);
+const g = (x: string) => (color ? ansi.gray(x) : x);
+const base = s.baseUrl.replace("127.0.0.1", "localhost");
+
+let adminLine: string;
+let keyForExample = "$GANTRY_ADMIN_KEY";
+if (process.env.GANTRY_ADMIN_KEY) {
+  adminLine = "the key in GANTRY_ADMIN_KEY (registered at start as tenant 'platform', scope '*')";
+} else if (printedAdminKey) {
+  adminLine = `${printedAdminKey}  ${g(`(generated now, shown once by the keys service; saved in ${path.relative(process.cwd(), adminKeyFile)})`)}`;
+  keyForExample = printedAdminKey;
+} else if (savedAdminKey()) {
+  const saved = savedAdminKey()!;
+  adminLine = `${saved}  ${g(`(generated on the first start; saved in ${path.relative(process.cwd(), adminKeyFile)})`)}`;
+  keyForExample = saved;
+} else {
+  adminLine = "generated on the first start and printed by the keys service then; set GANTRY_ADMIN_KEY=gk_… to register your own";
+}
+
+const local = (name: string) => s.names().includes(name);
+const lines = [
+  "",
+  b(`Gantry is ready in ${seconds} s`),
+  s.baseUrl ? `  API         ${b(base)}   ${g(`(GET ${base}/health, docs at ${base}/docs)`)}` : "  API         (no gateway: gateway/src/main.ts does not exist yet)",
+  `  admin key   ${adminLine}`,
+  `  data        ${dataDir}${local("postgres") || local("nats") ? g("  (postgres/, nats/; reset with: rm -rf " + path.relative(process.cwd(), dataDir) + ")") : ""}`,
+  `  postgres    ${s.env.DATABASE_URL}${local("postgres") ? "" : g("  (DATABASE_URL)")}`,
+  `  nats        ${s.env.NATS_URL}${local("nats") ? "" : g("  (NATS_URL)")}`,
+  s.env.REDIS_URL ? `  redis       ${s.env.REDIS_URL}` : `  rate limits ${g("in memory (set REDIS_URL for limits shared by several gateways)")}`,
+];
+if (s.baseUrl) {
+  lines.push(
+    "",
+    g("  try:"),
+    g(`  curl -s -X POST ${base}/v1/abilities/gantry.about -H "Authorization: Bearer ${keyForExample}" -H "content-type: application/json" -d '{"input":{}}'`),
+  );
+}
+lines.push("", `Press Ctrl-C to stop.`, "");
+for (const line of lines) out(line);

@@ -1,0 +1,99 @@
+/**
+ * @module infra/scripts/test
+ * `npm test`: typecheck the whole repository (`tsc -p tsconfig.json`), then run every
+ * `*.test.ts` under proto/, kit/, gateway/, services/<name>/src/ and infra/ with Node's test
+ * runner (spec reporter, one file at a time: integration tests start whole stacks).
+ *
+ * Usage:
+ *   npm test                               everything
+ *   npm test -- gateway                    only files whose path contains "gateway"
+ *   npm test -- kit/src/key-format.test.ts one file
+ *   npm test -- --test-name-pattern=503    options starting with "-" go to `node --test`
+ *   GANTRY_SKIP_TYPECHECK=1 npm test       skip the typecheck (quick local loops)
+ *
+ * Exits with the test runner's code; its summary (ℹ tests / ℹ pass / ℹ fail) is the last output.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOTS = ["proto", "kit", "gateway", "services", "infra"];
+
+const args = process.argv.slice(2);
+const nodeArgs = args.filter((a) => a.startsWith("-"));
+const filters = args.filter((a) => !a.startsWith("-"));
+
+function run(cmd: string, argv: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, { cwd: ROOT, stdio: "inherit" });
+    const forward = (sig: NodeJS.Signals) => child.kill(sig);
+    process.on("SIGINT", forward);
+    process.on("SIGTERM", forward);
+    child.on("error", (err) => {
+      console.error(`could not run ${cmd}: ${err.message}`);
+      resolve(1);
+    });
+    child.on("close", (code, signal) => {
+      process.off("SIGINT", forward);
+      process.off("SIGTERM", forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+/** Test files: services only under services/<name>/src/, nothing under node_modules or generated code. */
+function testFiles(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".") || entry.name === "generated") continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && entry.name.endsWith(".test.ts")) found.push(path.relative(ROOT, full));
+    }
+  };
+  for (const top of ROOTS) {
+    const dir = path.join(ROOT, top);
+    if (fs.existsSync(dir)) walk(dir);
+  }
+  return found
+    .filter((f) => !f.startsWith("services/") || /^services\/[^/]+\/src\//.test(f) || /^services\/[^/]+\/test\//.test(f))
+    .sort();
+}
+
+if (process.env.GANTRY_SKIP_TYPECHECK !== "1") {
+  const started = Date.now();
+  const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  console.log("typecheck: tsc -p tsconfig.json");
+  const code = await run(process.execPath, [tsc, "-p", "tsconfig.json"]);
+  if (code !== 0) {
+    console.error(`typecheck failed (exit ${code}); fix the errors above (GANTRY_SKIP_TYPECHECK=1 skips this step)`);
+    process.exit(code);
+  }
+  console.log(`typecheck: ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+let files = testFiles();
+if (filters.length) {
+  files = files.filter((f) => filters.some((flt) => f === path.normalize(flt) || f.includes(flt)));
+  if (files.length === 0) {
+    console.error(`no test file matches ${filters.join(", ")}`);
+    process.exit(1);
+  }
+}
+if (files.length === 0) {
+  console.log("no test files found");
+  process.exit(0);
+}
+
+const code = await run(process.execPath, [
+  "--test",
+  "--test-reporter=spec",
+  "--test-concurrency=1",
+  "--test-timeout=600000",
+  ...nodeArgs,
+  ...files,
+]);
+process.exit(code);

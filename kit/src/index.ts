@@ -1,0 +1,17 @@
+/**
+ * @module kit
+ * The service kit: what every Gantry process shares. Import from here rather than re-implementing.
+ */
+export * from "./errors.ts";
+export * from "./config.ts";
+export * from "./logger.ts";
+export * from "./grpc.ts";
+export * from "./migrate.ts";
+export * from "./nats.ts";
+export * from "./topology.ts";
+export * from "./service.ts";
+export * from "./validation.ts";
+export * from "./key-format.ts";
+export * from "./health.ts";
+export * from "./schema-check.ts";
+export * from "./wire.ts";

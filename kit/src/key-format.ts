@@ -1,0 +1,72 @@
+/**
+ * @module kit/key-format
+ * The API key format: `gk_` + 30 random base62 characters (~178 bits) + a 6-character base62
+ * CRC32 checksum of everything before it. The checksum lets the gateway refuse mistyped or made-up
+ * keys without a lookup, and lets secret scanners recognise a leaked key with few false positives.
+ * Only the SHA-256 of a key is ever stored.
+ *
+ * @example
+ * const raw = generateKey();      // "gk_7Qd…"
+ * isWellFormedKey(raw);           // true
+ * hashKey(raw);                   // 64 hex chars, what the keys service stores
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { crc32 } from "node:zlib";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const KEY_PREFIX = "gk_";
+const BODY_LENGTH = 30;
+const CHECKSUM_LENGTH = 6;
+export const KEY_LENGTH = KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;
+const KEY_PATTERN = /^gk_[0-9A-Za-z]{36}$/;
+
+/** Unbiased base62: bytes ≥ 248 are rejected so every character is equally likely. */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+function base62(n: number, width: number): string {
+  let out = "";
+  let v = n >>> 0;
+  do {
+    out = ALPHABET[v % 62] + out;
+    v = Math.floor(v / 62);
+  } while (v > 0);
+  return out.padStart(width, "0");
+}
+
+function checksum(head: string): string {
+  return base62(crc32(head), CHECKSUM_LENGTH);
+}
+
+export function generateKey(): string {
+  const head = KEY_PREFIX + randomBase62(BODY_LENGTH);
+  return head + checksum(head);
+}
+
+/** Cheap, lookup-free check: right shape and a matching checksum. */
+export function isWellFormedKey(raw: string): boolean {
+  if (raw.length !== KEY_LENGTH || !KEY_PATTERN.test(raw)) return false;
+  const head = raw.slice(0, KEY_PREFIX.length + BODY_LENGTH);
+  const expected = Buffer.from(checksum(head));
+  return timingSafeEqual(expected, Buffer.from(raw.slice(-CHECKSUM_LENGTH)));
+}
+
+export function hashKey(raw: string): string {
+  return createHash("sha256").update(raw).digest("hex");
+}
+
+/** What lists show instead of the secret: enough to recognise a key, far too little to use it. */
+export function keyPrefix(raw: string): string {
+  return raw.slice(0, KEY_PREFIX.length + 8);
+}
+
+export function newKeyId(): string {
+  return `key_${randomBase62(24)}`;
+}

@@ -1,0 +1,97 @@
+/**
+ * @module kit/migrate
+ * The one migration runner. Migrations are kept in Prisma's folder format
+ * (`prisma/migrations/<timestamp>_<name>/migration.sql`, hand-written SQL) and recorded in the
+ * schema's `_prisma_migrations` table exactly as `prisma migrate deploy` would, so the Prisma CLI
+ * stays usable where its schema engine exists. We apply them ourselves because the engine binary
+ * cannot be downloaded on these machines and `migrate deploy` then silently does nothing.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type pg from "pg";
+
+export interface AppliedMigration {
+  name: string;
+  applied: boolean;
+}
+
+const PRISMA_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id"                  VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum"            VARCHAR(64) NOT NULL,
+  "finished_at"         TIMESTAMPTZ,
+  "migration_name"      VARCHAR(255) NOT NULL,
+  "logs"                TEXT,
+  "rolled_back_at"      TIMESTAMPTZ,
+  "started_at"          TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
+function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe schema name ${JSON.stringify(name)}`);
+  return `"${name}"`;
+}
+
+/**
+ * Applies every migration not yet recorded, in name order, each in its own transaction, under an
+ * advisory lock so that replicas starting together apply each migration once. A recorded migration
+ * whose file changed since is refused: history must not be rewritten.
+ */
+export async function migrate(pool: pg.Pool, schema: string, migrationsDir: string): Promise<AppliedMigration[]> {
+  const schemaIdent = quoteIdent(schema);
+  let names: string[];
+  try {
+    names = (await readdir(migrationsDir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") names = [];
+    else throw err;
+  }
+  const client = await pool.connect();
+  const result: AppliedMigration[] = [];
+  try {
+    await client.query(`SELECT pg_advisory_lock(hashtext($1))`, [`gantry-migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schemaIdent}`);
+    await client.query(`SET search_path TO ${schemaIdent}`);
+    await client.query(PRISMA_MIGRATIONS_TABLE);
+    const { rows } = await client.query<{ migration_name: string; checksum: string }>(
+      `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    const done = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+    for (const name of names) {
+      const sql = await readFile(join(migrationsDir, name, "migration.sql"), "utf8");
+      const checksum = createHash("sha256").update(sql).digest("hex");
+      const recorded = done.get(name);
+      if (recorded !== undefined) {
+        if (recorded !== checksum) {
+          throw new Error(`migration ${schema}/${name} was edited after it was applied (checksum differs); add a new migration instead`);
+        }
+        result.push({ name, applied: false });
+        continue;
+      }
+      const id = randomUUID();
+      await client.query("BEGIN");
+      try {
+        await client.query(`SET LOCAL search_path TO ${schemaIdent}`);
+        await client.query(sql);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
+          [id, checksum, name],
+        );
+        await client.query("COMMIT");
+      } catch (err) {
+        await client.query("ROLLBACK");
+        throw new Error(`migration ${schema}/${name} failed: ${(err as Error).message}`, { cause: err });
+      }
+      result.push({ name, applied: true });
+    }
+  } finally {
+    await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`gantry-migrate:${schema}`]).catch(() => {});
+    await client.query(`RESET search_path`).catch(() => {});
+    client.release();
+  }
+  return result;
+}

@@ -1,0 +1,105 @@
+/**
+ * @module kit/wire
+ * Shapes that cross process boundaries, declared once: the call context carried by
+ * `AbilityService/Execute`, the key record returned by `KeyResolver/ResolveKey`, and the audit
+ * record published on `audit.call.recorded`.
+ */
+
+/** What a handler knows about the caller; the gateway fills it from the resolved key. */
+export interface CallContext {
+  requestId: string;
+  /** Effective tenant (nested `acme/shop1` for sub-tenant calls). Every query is scoped by it. */
+  tenant: string;
+  keyTenant: string;
+  keyId: string;
+  scopes: string[];
+  collections: string[];
+  products: string[];
+  admin: boolean;
+  subTenants: boolean;
+  runId?: string;
+  verticalId?: string;
+}
+
+/** `gantry.ability.v1.CallContext` as @grpc/proto-loader presents it (keepCase). */
+export interface GrpcCallContext {
+  request_id: string;
+  tenant: string;
+  key_tenant: string;
+  key_id: string;
+  scopes: string[];
+  collections: string[];
+  products: string[];
+  admin: boolean;
+  sub_tenants: boolean;
+  run_id: string;
+  vertical_id: string;
+}
+
+export function toGrpcContext(c: CallContext): GrpcCallContext {
+  return {
+    request_id: c.requestId,
+    tenant: c.tenant,
+    key_tenant: c.keyTenant,
+    key_id: c.keyId,
+    scopes: c.scopes,
+    collections: c.collections,
+    products: c.products,
+    admin: c.admin,
+    sub_tenants: c.subTenants,
+    run_id: c.runId ?? "",
+    vertical_id: c.verticalId ?? "",
+  };
+}
+
+export function fromGrpcContext(c: GrpcCallContext): CallContext {
+  return {
+    requestId: c.request_id,
+    tenant: c.tenant,
+    keyTenant: c.key_tenant,
+    keyId: c.key_id,
+    scopes: c.scopes,
+    collections: c.collections,
+    products: c.products,
+    admin: c.admin,
+    subTenants: c.sub_tenants,
+    runId: c.run_id || undefined,
+    verticalId: c.vertical_id || undefined,
+  };
+}
+
+/** `gantry.keys.v1.KeyRecord` (keepCase, longs as numbers). */
+export interface KeyRecord {
+  id: string;
+  tenant: string;
+  name: string;
+  prefix: string;
+  status: string;
+  scopes: string[];
+  collections: string[];
+  products: string[];
+  admin: boolean;
+  sub_tenants: boolean;
+  /** Epoch ms; 0 = never. */
+  expires_at_ms: number;
+  created_at_ms: number;
+  rate_limit: { limit: number; window_seconds: number } | null;
+  /** `key` (stored) or `legacy` (environment credential store). */
+  source: string;
+  /** Epoch ms when a rotated key stops working; 0 = not rotated. */
+  sunset_at_ms: number;
+}
+
+/** One gateway call, allowed or refused. `requestId` is the record's identity (and receipt). */
+export interface AuditRecord {
+  requestId: string;
+  tenant: string;
+  keyId?: string;
+  ability?: string;
+  status: number;
+  errorCode?: string;
+  durationMs: number;
+  /** SHA-256 (hex) of the JSON input; the input itself is never audited. */
+  inputHash?: string;
+  at: string;
+}

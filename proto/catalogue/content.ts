@@ -1,0 +1,376 @@
+/**
+ * @module catalogue/content
+ * Documents, email rendering and sending, help-centre guides and skills, owned by the content service
+ * (spec §4.3 document.summarize, email.render, guide.*, message.send_markdown, skill.load).
+ */
+import type { AbilityDef, JsonSchema } from "./types.ts";
+import {
+  array, constant, cursor, date, dateTime, e164, email, flag, idempotencyKey, limit, line, number,
+  object, oneOfValues, slug, text, url,
+} from "./schema.ts";
+
+/** email.render templates (spec §4.3). */
+export const EMAIL_TEMPLATES = ["notice", "invoice", "receipt"] as const;
+
+const HEX_COLOUR = "^#[0-9A-Fa-f]{6}$";
+const LOCALE_PATTERN = "^[a-z]{2,3}(?:-[A-Z]{2})?$";
+
+function colour(description: string, defaultValue?: string): JsonSchema {
+  return text(description, 7, { min: 7, pattern: HEX_COLOUR, default: defaultValue });
+}
+
+/** The per-tenant theme of email.render and document.generate (keys are ours; spec §4.3 names them loosely). */
+function theme(): JsonSchema {
+  return object(
+    {
+      brandColor: colour("Main brand colour, `#RRGGBB` (header, buttons)."),
+      accentColor: colour("Secondary colour, `#RRGGBB` (links, highlights)."),
+      logoUrl: url("Logo image URL (https recommended; shown in the header)."),
+      firmName: line("Business name shown in header and footer.", 200),
+      tagline: line("Short line under the business name.", 200),
+      siteUrl: url("Business website linked from the footer."),
+    },
+    [],
+    { description: "Per-tenant theme. Every key is optional; omitted keys use the tenant's stored theme, then Gantry's neutral default." },
+  );
+}
+
+/** One line item of invoice and receipt props. */
+function lineItems(): JsonSchema {
+  return array(
+    "Line items, in display order.",
+    object(
+      {
+        description: line("What was sold.", 500),
+        quantity: { type: "number", description: "Quantity (may be fractional, e.g. hours).", exclusiveMinimum: 0, maximum: 1_000_000 },
+        unitAmount: number("Price per unit in major units of `currency`.", 0, 1_000_000_000),
+      },
+      ["description", "quantity", "unitAmount"],
+      { description: "One line item." },
+    ),
+    200, 1,
+  );
+}
+
+const NOTICE_PROPS = object(
+  {
+    heading: line("Heading at the top of the email.", 200),
+    body: text("Body text; blank lines separate paragraphs. Plain text (HTML is escaped).", 20_000),
+    actionLabel: line("Label of the call-to-action button. Requires actionUrl.", 60),
+    actionUrl: url("Target of the call-to-action button. Requires actionLabel."),
+    footer: text("Small print under the body.", 2000),
+  },
+  ["heading", "body"],
+  {
+    description: "Props of the `notice` template.",
+    dependentRequired: { actionLabel: ["actionUrl"], actionUrl: ["actionLabel"] },
+  },
+);
+
+const INVOICE_PROPS = object(
+  {
+    invoiceNumber: line("Invoice number as printed (e.g. INV-2026-0042).", 64),
+    issueDate: date("Issue date, YYYY-MM-DD."),
+    dueDate: date("Due date, YYYY-MM-DD."),
+    customerName: line("Billed customer.", 200),
+    customerEmail: email("Billed customer's email (printed; the email is not sent to it by rendering)."),
+    currency: text("ISO 4217 currency code of all amounts.", 3, { min: 3, pattern: "^[A-Z]{3}$" }),
+    items: lineItems(),
+    taxRate: number("Tax rate in percent applied to the subtotal (e.g. 7.5).", 0, 100),
+    notes: text("Notes printed under the totals (payment terms, bank details).", 5000),
+    payUrl: url("Payment link shown as a Pay button (e.g. from payment.initiate)."),
+  },
+  ["invoiceNumber", "issueDate", "customerName", "currency", "items"],
+  { description: "Props of the `invoice` template. Subtotal, tax and total are computed from items and taxRate." },
+);
+
+const RECEIPT_PROPS = object(
+  {
+    receiptNumber: line("Receipt number as printed.", 64),
+    paidAt: dateTime("When the payment was received (RFC 3339)."),
+    customerName: line("Paying customer.", 200),
+    currency: text("ISO 4217 currency code of all amounts.", 3, { min: 3, pattern: "^[A-Z]{3}$" }),
+    items: lineItems(),
+    paymentMethod: line("How it was paid (e.g. \"Visa •••• 4242\").", 100),
+    notes: text("Notes printed under the totals.", 5000),
+  },
+  ["receiptNumber", "paidAt", "customerName", "currency", "items"],
+  { description: "Props of the `receipt` template. The total is computed from items." },
+);
+
+function whenTemplate(template: string, props: JsonSchema): JsonSchema {
+  return {
+    if: { properties: { template: { const: template } }, required: ["template"] },
+    then: { properties: { props } },
+  };
+}
+
+/** Recipients: one address or a list of up to 50. */
+function recipients(description: string): JsonSchema {
+  return {
+    description,
+    anyOf: [
+      email("One recipient address."),
+      array("Several recipient addresses.", email("A recipient address."), 50, 1, true),
+    ],
+  };
+}
+
+/** A sender: `ada@example.com` or `Ada Obi <ada@example.com>`. */
+function sender(description: string): JsonSchema {
+  return {
+    description,
+    anyOf: [
+      email("A bare address."),
+      text("A display name and address.", 320, { pattern: "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@]+\\.[^<>\\s@]+>$" }),
+    ],
+  };
+}
+
+export const abilities: AbilityDef[] = [
+  {
+    id: "document.generate",
+    area: "document",
+    service: "content",
+    summary: "Render Markdown into a styled PDF or HTML document with the tenant's theme; returns a download URL.",
+    inputSource: "ours",
+    input: object(
+      {
+        title: line("Document title (cover line and file metadata).", 200),
+        markdown: text("Document body in Markdown: headings, lists, tables, code blocks, links, images by https URL.", 500_000),
+        format: oneOfValues("Output format.", ["pdf", "html"], "pdf"),
+        filename: text("File name for the download, without extension.", 100, { pattern: "^[A-Za-z0-9][A-Za-z0-9 ._-]*$" }),
+        theme: theme(),
+      },
+      ["title", "markdown"],
+    ),
+    example: {
+      title: "Website care plan — proposal",
+      markdown: "# Proposal\n\n## Scope\n\n- Monthly updates\n- Uptime monitoring\n\n| Item | Price |\n|---|---|\n| Care plan | $49.99/month |",
+      format: "pdf",
+      filename: "care-plan-proposal",
+      theme: { brandColor: "#1e3a5f", firmName: "Northwind Studio" },
+    },
+  },
+  {
+    id: "document.summarize",
+    area: "document",
+    service: "content",
+    summary: "Summarize a text at a short, medium or long length.",
+    inputSource: "spec",
+    input: object(
+      {
+        text: text("The text to summarize.", 200_000),
+        length: oneOfValues("Summary length.", ["short", "medium", "long"], "medium"),
+      },
+      ["text"],
+    ),
+    example: {
+      text: "Quarterly report. Revenue grew 12% to $1.2M, driven by the care-plan subscriptions launched in February. Churn fell from 4% to 2.5% after onboarding calls were introduced. Costs rose 8%, mainly hosting. Next quarter: launch the reseller programme and hire a second support engineer.",
+      length: "short",
+    },
+  },
+  {
+    id: "email.render",
+    area: "email",
+    service: "content",
+    summary: "Render an HTML and a plain-text email from a template spec, deterministically, without sending it.",
+    inputSource: "spec",
+    input: object(
+      {
+        spec: object(
+          {
+            template: oneOfValues("Template to render.", EMAIL_TEMPLATES),
+            subject: line("Email subject.", 200),
+            props: { type: "object", maxProperties: 50, description: "Template properties; the allowed fields depend on `template` (notice, invoice, receipt) and are listed below." },
+          },
+          ["template", "subject", "props"],
+          {
+            description: "What to render: template, subject and the template's props.",
+            allOf: [
+              whenTemplate("notice", NOTICE_PROPS),
+              whenTemplate("invoice", INVOICE_PROPS),
+              whenTemplate("receipt", RECEIPT_PROPS),
+            ],
+          },
+        ),
+        theme: theme(),
+      },
+      ["spec"],
+    ),
+    example: {
+      spec: {
+        template: "invoice",
+        subject: "Invoice INV-2026-0042 from Northwind Studio",
+        props: {
+          invoiceNumber: "INV-2026-0042",
+          issueDate: "2026-05-01",
+          dueDate: "2026-05-15",
+          customerName: "Contoso Ltd",
+          currency: "USD",
+          items: [{ description: "Website care plan, May", quantity: 1, unitAmount: 49.99 }],
+          taxRate: 7.5,
+          payUrl: "https://pay.example.com/l/inv-2026-0042",
+        },
+      },
+      theme: { brandColor: "#1e3a5f", firmName: "Northwind Studio", siteUrl: "https://northwind.example" },
+    },
+  },
+  {
+    id: "message.send",
+    area: "message",
+    service: "content",
+    summary: "Send an email or SMS through the tenant's connection, or the platform account when it has none.",
+    inputSource: "ours",
+    input: {
+      type: "object",
+      description: "One of two variants, selected by `channel`: email or sms.",
+      oneOf: [
+        object(
+          {
+            channel: constant("`email`.", "email"),
+            to: recipients("Recipient address, or a list of up to 50."),
+            cc: array("Carbon-copy addresses.", email("An address."), 50, 1, true),
+            bcc: array("Blind-copy addresses.", email("An address."), 50, 1, true),
+            subject: line("Email subject.", 200),
+            text: text("Plain-text body. At least one of text and html is required.", 200_000),
+            html: text("HTML body (e.g. from email.render). At least one of text and html is required.", 500_000),
+            from: sender("Sender; the connection's (or platform's) default sender when omitted."),
+            replyTo: email("Reply-to address."),
+            idempotencyKey: idempotencyKey("the message (it is sent once)"),
+          },
+          ["channel", "to", "subject"],
+          {
+            title: "email",
+            description: "Send an email.",
+            anyOf: [
+              { properties: { text: true }, required: ["text"] },
+              { properties: { html: true }, required: ["html"] },
+            ],
+          },
+        ),
+        object(
+          {
+            channel: constant("`sms`.", "sms"),
+            to: {
+              description: "Recipient number in E.164, or a list of up to 50.",
+              anyOf: [e164("One number."), array("Several numbers.", e164("A number."), 50, 1, true)],
+            },
+            text: text("Message text; long messages are split into segments by the carrier.", 1600),
+            from: text("Sender id or number registered on the connection; the default sender when omitted.", 16, { pattern: "^(?:\\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$" }),
+            idempotencyKey: idempotencyKey("the message (it is sent once)"),
+          },
+          ["channel", "to", "text"],
+          { title: "sms", description: "Send an SMS." },
+        ),
+      ],
+    },
+    example: {
+      channel: "email",
+      to: "billing@contoso.example",
+      subject: "Invoice INV-2026-0042 from Northwind Studio",
+      text: "Hello, your invoice INV-2026-0042 for $53.74 is due on 15 May: https://pay.example.com/l/inv-2026-0042",
+      idempotencyKey: "send-inv-2026-0042",
+    },
+  },
+  {
+    id: "message.send_markdown",
+    area: "message",
+    service: "content",
+    summary: "Send an email whose body is rendered from Markdown into styled HTML.",
+    inputSource: "spec",
+    input: object(
+      {
+        to: recipients("One recipient address, or a list of up to 50."),
+        subject: line("Email subject.", 200),
+        markdown: text("Body in Markdown; headings, lists, tables, code blocks and links render.", 200_000),
+        from: sender("Sender; a default sender applies when omitted."),
+        replyTo: email("Reply-to address."),
+        brand: colour("Brand colour as hex `#RRGGBB`.", "#1e3a5f"),
+      },
+      ["to", "subject", "markdown"],
+    ),
+    example: {
+      to: ["ada@northwind.example", "tunde@northwind.example"],
+      subject: "Weekly status",
+      markdown: "## Done\n\n- Checkout fix shipped\n\n## Next\n\n1. Reseller programme\n2. Support hire",
+      replyTo: "ops@northwind.example",
+    },
+  },
+  {
+    id: "guide.publish",
+    area: "guide",
+    service: "content",
+    summary: "Write a Guide Center Markdown guide into a product's guides and optionally build and deploy it; returns its public URL.",
+    inputSource: "spec",
+    input: object(
+      {
+        product: slug("Product (recipe) name; must be on the key's product allow-list."),
+        slug: slug("kebab-case slug; becomes the URL path.", 100),
+        locale: text("Locale of the guide (e.g. en, fr, pt-BR).", 6, { min: 2, pattern: LOCALE_PATTERN, default: "en" }),
+        title: line("Guide title.", 200),
+        area: line("Index section the guide is listed under.", 100),
+        summary: line("One-paragraph summary shown in the index.", 500),
+        time: line("Reading or task time text (e.g. \"5 min\").", 50),
+        cost: line("Cost text (e.g. \"Free\", \"Included in Pro\").", 100),
+        route: text("In-app route the guide explains (e.g. /settings/billing).", 500, { pattern: "^/" }),
+        order: number("Position within its index section (ascending).", -1_000_000, 1_000_000),
+        markdown: text("Guide body: steps, inline labels, callout lines, slip blocks.", 200_000),
+        deploy: flag("Build and deploy after writing; false only writes the file.", true),
+      },
+      ["product", "slug", "title", "area", "markdown"],
+    ),
+    example: {
+      product: "clinic-desk",
+      slug: "connect-payments",
+      locale: "en",
+      title: "Connect your payment account",
+      area: "Billing",
+      summary: "Take card payments from clients by connecting your payment account.",
+      time: "5 min",
+      cost: "Free",
+      route: "/settings/payments",
+      order: 1,
+      markdown: "1. Open **Settings → Payments**.\n2. Click **Connect**.\n3. Follow the provider's steps.\n\n> Tip: use a business account.",
+      deploy: true,
+    },
+  },
+  {
+    id: "guide.list",
+    area: "guide",
+    service: "content",
+    summary: "List the guides live on a product's help centre, read from its guide manifest.",
+    inputSource: "spec",
+    input: object(
+      {
+        product: slug("Product (recipe) name."),
+        locale: text("Only guides in this locale; omit for every locale.", 6, { min: 2, pattern: LOCALE_PATTERN }),
+        publicUrl: url("Help-centre base URL, overriding the product's configured one."),
+      },
+      ["product"],
+    ),
+    example: { product: "clinic-desk", locale: "en" },
+  },
+  {
+    id: "skill.list",
+    area: "skill",
+    service: "content",
+    summary: "List the skills and knowledge packs that skill.load can load.",
+    inputSource: "ours",
+    input: object({
+      query: text("Search skill names and descriptions.", 200),
+      limit: limit(),
+      cursor: cursor(),
+    }),
+    example: { query: "security" },
+  },
+  {
+    id: "skill.load",
+    area: "skill",
+    service: "content",
+    summary: "Load a skill or knowledge pack by name for injection into context; `guardrails` returns the hard behavioural rules.",
+    inputSource: "spec",
+    input: object({ name: slug("Skill name (e.g. engineering, ops, security, architecture-gaps, tools, guardrails).") }, ["name"]),
+    example: { name: "guardrails" },
+  },
+];

@@ -1,0 +1,56 @@
+/**
+ * @module catalogue
+ * The ability catalogue: all 79 abilities of spec §4.2 (`{base_url}` is `gantry.about`), each with
+ * its owner service, summary, input JSON Schema (draft 2020-12) and a validating example. Gateway
+ * validation, services, discovery, docs, OpenAPI and MCP all read it from here.
+ *
+ * @example
+ * import { abilityById, expandScopes } from "@gantry/proto/catalogue";
+ * abilityById.get("memory.search")?.service; // "memory"
+ * expandScopes(["contact.*"]); // ["contact.create", "contact.get", "contact.list", "contact.update"]
+ */
+import type { AbilityDef, ServiceName } from "./types.ts";
+import { abilities as connections } from "./connections.ts";
+import { abilities as content } from "./content.ts";
+import { abilities as gateway } from "./gateway.ts";
+import { abilities as keys } from "./keys.ts";
+import { abilities as memory } from "./memory.ts";
+import { abilities as payments } from "./payments.ts";
+import { abilities as trust } from "./trust.ts";
+import { abilities as web } from "./web.ts";
+import { abilities as workspace } from "./workspace.ts";
+import { expandScopesOver } from "./scopes.ts";
+
+export type { AbilityDef, JsonSchema, ServiceName } from "./types.ts";
+export { matchesScope, anyScopeMatches, isWellFormedScope, SCOPE_PATTERN } from "./scopes.ts";
+export { decisions } from "./decisions.ts";
+
+/** Every ability, sorted by id. */
+export const catalogue: readonly AbilityDef[] = Object.freeze(
+  [...gateway, ...keys, ...connections, ...payments, ...memory, ...content, ...trust, ...workspace, ...web].sort(
+    (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  ),
+);
+
+/** Lookup by ability id. */
+export const abilityById: ReadonlyMap<string, AbilityDef> = new Map(catalogue.map((ability) => [ability.id, ability]));
+
+if (abilityById.size !== catalogue.length) {
+  throw new Error("catalogue: duplicate ability id");
+}
+
+/** Every ability id, sorted. */
+export const abilityIds: readonly string[] = Object.freeze(catalogue.map((ability) => ability.id));
+
+/** The abilities a service owns, sorted by id. */
+export function abilitiesOfService(name: ServiceName): AbilityDef[] {
+  return catalogue.filter((ability) => ability.service === name);
+}
+
+/** Every area (first segment of an id), sorted and unique. */
+export const areas: readonly string[] = Object.freeze([...new Set(catalogue.map((ability) => ability.area))].sort());
+
+/** The catalogue ids that `scopes` (`*`, exact ids, `<prefix>.*`) grant, sorted. */
+export function expandScopes(scopes: string[]): string[] {
+  return expandScopesOver(scopes, abilityIds);
+}

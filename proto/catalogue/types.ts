@@ -1,0 +1,41 @@
+/**
+ * @module catalogue/types
+ * The shape of one catalogue entry. The catalogue is the single source of truth that gateway
+ * validation, the owning services, discovery, docs, OpenAPI and MCP all read, so everything a
+ * consumer needs to call an ability lives here and nowhere else.
+ */
+
+/** Processes that own abilities. `gateway` owns the meta abilities it can answer on its own. */
+export type ServiceName =
+  | "gateway"
+  | "keys"
+  | "connections"
+  | "payments"
+  | "memory"
+  | "content"
+  | "trust"
+  | "workspace"
+  | "web";
+
+/** A JSON Schema (draft 2020-12) object. Kept loose on purpose: Ajv is the judge of validity. */
+export type JsonSchema = { [key: string]: unknown };
+
+export interface AbilityDef {
+  /** `<area>.<operation>`, exactly as in spec §4.2 (`{base_url}` is `gantry.about`). */
+  id: string;
+  /** The spec area the id belongs to: its first dot-separated segment. */
+  area: string;
+  /** The process that executes it. */
+  service: ServiceName;
+  /** One line, imperative, shown in discovery, docs, OpenAPI and MCP tool lists. */
+  summary: string;
+  /**
+   * Where the input shape comes from: `spec` = spec §4.3 gives the fields; `ours` = the spec says
+   * "not shown" and the shape is our decision (documented in docs/abilities.md).
+   */
+  inputSource: "spec" | "ours";
+  /** Input JSON Schema: `type: "object"`, `additionalProperties: false`, every property described. */
+  input: JsonSchema;
+  /** A realistic input that validates against `input`; used by docs, OpenAPI and MCP. */
+  example: Record<string, unknown>;
+}

@@ -1,0 +1,9 @@
+/**
+ * @module proto/paths
+ * Where the .proto contracts live, so gateway and services load the same files.
+ */
+import { fileURLToPath } from "node:url";
+
+export const PROTO_ROOT = fileURLToPath(new URL(".", import.meta.url));
+export const ABILITY_PROTO = "gantry/ability/v1/ability.proto";
+export const KEYS_PROTO = "gantry/keys/v1/keys.proto";

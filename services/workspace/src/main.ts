@@ -1,0 +1,11 @@
+/**
+ * @module workspace/main
+ * The workspace service. Its abilities are declared in proto/catalogue/workspace.ts; until their handlers are
+ * wired, each answers not_implemented, which the gateway returns as HTTP 501.
+ */
+import { main } from "@gantry/kit";
+
+main({
+  name: "workspace",
+  abilities: () => ({}),
+});
