@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import request from "supertest";
 import { createHash } from "node:crypto";
-import { eventually, startTestStack, type TestStack } from "./helpers.ts";
+import { eventually, startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 let t: TestStack;
 before(async () => {

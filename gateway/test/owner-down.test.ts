@@ -5,7 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { abilityById } from "@gantry/proto/catalogue";
-import { eventually, startTestStack, type TestStack } from "./helpers.ts";
+import { eventually, startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 let t: TestStack;
 before(async () => {

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import request from "supertest";
-import { startTestStack, type TestStack } from "./helpers.ts";
+import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 async function burst(url: string, key: string, n: number): Promise<number[]> {
   const out: number[] = [];

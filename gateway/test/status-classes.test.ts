@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import request from "supertest";
 import { abilityById, catalogue } from "@gantry/proto/catalogue";
 import { generateKey } from "@gantry/kit";
-import { startTestStack, type TestStack } from "./helpers.ts";
+import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 let t: TestStack;
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import pg from "pg";
 import request from "supertest";
 import { generateKey, hashKey, keyPrefix, newKeyId } from "@gantry/kit";
-import { startStack, type Stack, type StackOptions } from "@gantry/infra/runner/stack.ts";
+import { startStack, type Stack, type StackOptions } from "../runner/stack.ts";
 
 export interface TestStack {
   stack: Stack;
