@@ -69,20 +69,22 @@ export async function findNatsServer(log: (line: string) => void = () => {}): Pr
         "or point Gantry at a running server with NATS_URL=nats://host:4222.",
     );
   }
-  natsBuild ??= buildNatsServer(go, built, log).finally(() => {
+  natsBuild ??= buildNatsServer(go, TOOLS_BIN, log).finally(() => {
     natsBuild = undefined;
   });
   return natsBuild;
 }
 
-async function buildNatsServer(go: string, target: string, log: (line: string) => void): Promise<string> {
+/** `go install` nats-server into `binDir`; resolves to the binary's path. */
+export async function buildNatsServer(go: string, binDir: string, log: (line: string) => void): Promise<string> {
   const started = Date.now();
+  const target = path.join(binDir, "nats-server");
   log(`building nats-server from the Go module proxy (first run only; ${NATS_SERVER_MODULE})…`);
-  fs.mkdirSync(TOOLS_BIN, { recursive: true });
+  fs.mkdirSync(binDir, { recursive: true });
   const output: string[] = [];
   const code = await new Promise<number>((resolve) => {
     const child = spawn(go, ["install", NATS_SERVER_MODULE], {
-      env: { ...process.env, GOBIN: TOOLS_BIN, GOFLAGS: [process.env.GOFLAGS, "-buildvcs=false"].filter(Boolean).join(" ") },
+      env: { ...process.env, GOBIN: binDir, GOFLAGS: [process.env.GOFLAGS, "-buildvcs=false"].filter(Boolean).join(" ") },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.on("data", (d: Buffer) => output.push(d.toString()));
@@ -99,7 +101,8 @@ async function buildNatsServer(go: string, target: string, log: (line: string) =
         "Install it instead (Debian/Ubuntu: `apt-get install nats-server`) or set NATS_URL to a running server.",
     );
   }
-  log(`built nats-server into ${path.relative(REPO_ROOT, target)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const shown = target.startsWith(REPO_ROOT) ? path.relative(REPO_ROOT, target) : target;
+  log(`built nats-server into ${shown} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return target;
 }
 

@@ -20,6 +20,7 @@ import { which } from "./binaries.ts";
 const STACK_MODULE = pathToFileURL(fileURLToPath(new URL("./stack.ts", import.meta.url))).href;
 const hasRedis = Boolean(process.env.REDIS_SERVER_BIN || which("redis-server"));
 const hasKeys = fs.existsSync(path.join(REPO_ROOT, "services/keys/src/main.ts"));
+const hasGateway = fs.existsSync(path.join(REPO_ROOT, "gateway/src/main.ts"));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -264,9 +265,17 @@ describe("supervisor", () => {
 describe("services in a stack", { skip: hasKeys ? false : "services/keys/src/main.ts does not exist yet" }, () => {
   let stack: Stack;
   before(async () => {
-    stack = await startStack({ port: 0, services: ["keys"], gateways: 0, quiet: true });
+    stack = await startStack({ port: 0, services: ["keys"], gateways: hasGateway ? 2 : 0, quiet: true });
   });
   after(async () => stack?.stop());
+
+  test("several gateways each get their own port and answer /health", { skip: hasGateway ? false : "no gateway yet" }, async () => {
+    assert.equal(stack.gatewayUrls.length, 2);
+    assert.equal(stack.baseUrl, stack.gatewayUrls[0]);
+    assert.notEqual(stack.gatewayUrls[0], stack.gatewayUrls[1]);
+    assert.deepEqual(stack.names().filter((n) => n.startsWith("gateway")), ["gateway", "gateway-2"]);
+    for (const url of stack.gatewayUrls) assert.equal((await fetch(`${url}/health`)).status, 200, url);
+  });
 
   test("a killed service is restarted by the supervisor and becomes healthy again", async () => {
     const first = stack.pid("keys")!;

@@ -24,8 +24,9 @@ import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT, type AreaService } from "@gantry/kit/topology.ts";
+import { HealthClient } from "@gantry/kit/health.ts";
 import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
-import { GrpcHealthProbe, httpHealthy, tcpOpen } from "./health.ts";
+import { httpHealthy, tcpOpen } from "./health.ts";
 import { pickPort, releasePort } from "./ports.ts";
 import { ensureDatabase, preparePostgres } from "./postgres.ts";
 import { LogSink, ManagedProcess, Watchdog, type LineHandler, type ProcessSpec } from "./supervisor.ts";
@@ -165,7 +166,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const note = (line: string) => sink.write("runner", line);
   const watchdog = new Watchdog();
   const procs = new Map<string, ManagedProcess>();
-  const probes: GrpcHealthProbe[] = [];
+  const probes: HealthClient[] = [];
   const ports: number[] = [];
   const port = async (preferred: number) => {
     const p = await pickPort(ephemeral ? 0 : preferred);
@@ -233,6 +234,23 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
   try {
     if (opts.signal?.aborted) throw new Error("start-up aborted");
+    // Gateway ports first: a taken PORT should fail before anything starts.
+    const gatewayPorts: number[] = [];
+    for (let i = 0; i < gatewayCount; i++) {
+      const wanted = i === 0 ? (opts.port ?? (ephemeral ? 0 : GATEWAY_DEFAULT_PORT)) : 0;
+      if (wanted === 0) {
+        gatewayPorts.push(await port(0));
+        continue;
+      }
+      const got = await pickPort(wanted);
+      if (got !== wanted) {
+        releasePort(got);
+        throw new Error(`port ${wanted} is already in use: set PORT to another port (PORT=0 picks a free one)`);
+      }
+      ports.push(got);
+      gatewayPorts.push(got);
+    }
+
     // ---- dependencies -------------------------------------------------------------------
     const deps: Promise<void>[] = [];
     let databaseUrl = opts.databaseUrl ?? "";
@@ -255,7 +273,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           }
           const pgPort = await port(DEP_PORTS.postgres);
           const prepared = await preparePostgres({ dir: clusterDir, port: pgPort, durable: !ephemeral, log: note });
-          const proc = add(prepared.spec);
+          // Probe only once this postmaster said it is ready: probing earlier makes Postgres log
+          // a FATAL "the database system is starting up" line per attempt.
+          let readyPid: number | undefined;
+          const probe = prepared.spec.health!;
+          const proc = add({ ...prepared.spec, health: async () => readyPid !== undefined && readyPid === proc.pid && probe() });
+          sink.subscribe((name, line) => {
+            if (name === "postgres" && line.includes("database system is ready to accept connections")) readyPid = proc.pid;
+          });
           await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
           await ensureDatabase(prepared.adminUrl);
           databaseUrl = prepared.url;
@@ -328,7 +353,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // ---- area services ------------------------------------------------------------------
     for (const name of services) {
       const grpcPort = grpcPorts.get(name)!;
-      const probe = new GrpcHealthProbe(`127.0.0.1:${grpcPort}`);
+      const probe = new HealthClient(`127.0.0.1:${grpcPort}`);
       probes.push(probe);
       add({
         name,
@@ -347,18 +372,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const gatewayNames: string[] = [];
     for (let i = 0; i < gatewayCount; i++) {
       const name = i === 0 ? "gateway" : `gateway-${i + 1}`;
-      let gwPort: number;
-      if (i === 0 && !ephemeral) {
-        gwPort = opts.port ?? GATEWAY_DEFAULT_PORT;
-        if (gwPort !== 0) {
-          const got = await pickPort(gwPort);
-          if (got !== gwPort) {
-            releasePort(got);
-            throw new Error(`port ${gwPort} is already in use: set PORT to another port (PORT=0 picks a free one)`);
-          }
-          ports.push(got);
-        } else gwPort = await port(0);
-      } else gwPort = await port(0);
+      const gwPort = gatewayPorts[i];
       const url = `http://127.0.0.1:${gwPort}`;
       gatewayUrls.push(url);
       gatewayNames.push(name);

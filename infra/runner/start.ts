@@ -70,6 +70,7 @@ function savedAdminKey(): string | undefined {
 
 const abort = new AbortController();
 let stack: Stack | undefined;
+let starting: Promise<Stack> | undefined;
 let stopping = false;
 
 async function shutdown(signal: string): Promise<void> {
@@ -80,8 +81,9 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   out("");
   say(`${signal}: stopping (Ctrl-C again to kill)`);
-  abort.abort();
   const t = Date.now();
+  abort.abort();
+  await starting?.catch(() => undefined); // an interrupted start-up stops what it started
   await stack?.stop();
   say(`stopped in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   process.exit(0);
@@ -90,7 +92,7 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () =
 
 say(`starting Gantry (data in ${path.relative(process.cwd(), dataDir) || "."})`);
 try {
-  stack = await startStack({
+  starting = startStack({
     port: envPort(),
     dataDir,
     ephemeral: false,
@@ -103,8 +105,12 @@ try {
       out(format(proc, line));
     },
   });
+  stack = await starting;
 } catch (err) {
-  if (stopping) await new Promise(() => {}); // shutdown() exits
+  if (stopping) {
+    setInterval(() => {}, 1 << 30); // shutdown() finishes and exits
+    await new Promise(() => {});
+  }
   out("");
   say(`Gantry did not start: ${(err as Error).message}`);
   process.exit(1);
@@ -135,12 +141,13 @@ if (process.env.GANTRY_ADMIN_KEY) {
 }
 
 const local = (name: string) => s.names().includes(name);
+const rel = (name: string) => path.relative(process.cwd(), path.join(dataDir, name));
 const lines = [
   "",
   b(`Gantry is ready in ${seconds} s`),
   s.baseUrl ? `  API         ${b(base)}   ${g(`(GET ${base}/health, docs at ${base}/docs)`)}` : "  API         (no gateway: gateway/src/main.ts does not exist yet)",
   `  admin key   ${adminLine}`,
-  `  data        ${dataDir}${local("postgres") || local("nats") ? g("  (postgres/, nats/; reset with: rm -rf " + path.relative(process.cwd(), dataDir) + ")") : ""}`,
+  `  data        ${dataDir}${local("postgres") || local("nats") ? g(`  (postgres/, nats/; reset: stop, then rm -rf ${rel("postgres")} ${rel("nats")} ${rel("admin-key")})`) : ""}`,
   `  postgres    ${s.env.DATABASE_URL}${local("postgres") ? "" : g("  (DATABASE_URL)")}`,
   `  nats        ${s.env.NATS_URL}${local("nats") ? "" : g("  (NATS_URL)")}`,
   s.env.REDIS_URL ? `  redis       ${s.env.REDIS_URL}` : `  rate limits ${g("in memory (set REDIS_URL for limits shared by several gateways)")}`,

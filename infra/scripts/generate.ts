@@ -2,7 +2,8 @@
  * @module infra/scripts/generate
  * `npm run generate` (and the root `postinstall`): runs `prisma generate` for every service that
  * has a `services/<name>/prisma/schema.prisma`, in that service's directory (so its
- * `prisma.config.ts` applies). Quiet on success; prints Prisma's output when it fails.
+ * `prisma.config.ts` applies). Silent on success as a postinstall step (one summary line when run
+ * as `npm run generate`); prints Prisma's output when it fails.
  *
  * Prisma's CLI wants a schema-engine binary it cannot download on machines without internet
  * access; `generate` never runs it, so unless `PRISMA_SCHEMA_ENGINE_BINARY` is already set we
@@ -92,4 +93,7 @@ for (const r of failed) {
   console.error(`generate: prisma generate failed for services/${r.service} (exit ${r.code}):\n${r.output.trim()}\n`);
 }
 if (failed.length) process.exit(1);
-console.log(`generate: Prisma clients for ${targets.join(", ")} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+// Silent as a postinstall step; one line when asked for directly (`npm run generate`).
+if (process.env.npm_lifecycle_event !== "postinstall") {
+  console.log(`generate: Prisma clients for ${targets.join(", ")} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}

@@ -15,3 +15,4 @@ export * from "./key-format.ts";
 export * from "./health.ts";
 export * from "./schema-check.ts";
 export * from "./wire.ts";
+export * from "./clock.ts";

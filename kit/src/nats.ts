@@ -22,6 +22,12 @@ export const STREAMS = {
   AUDIT: { name: "AUDIT", subjects: ["audit.>"] },
   /** Key lifecycle notices (issued, rotated, revoked, expired); gateways drop cached keys on them. */
   KEYS: { name: "KEYS", subjects: ["keys.>"] },
+  /** Tenant events from event.emit: `events.<tenant token>.<event>`; published by the workspace service. */
+  EVENTS: { name: "EVENTS", subjects: ["events.>"] },
+  /** Workflow runs: `workflows.<tenant token>.<workflow>.triggered|delivered|failed`; workspace service. */
+  WORKFLOWS: { name: "WORKFLOWS", subjects: ["workflows.>"] },
+  /** The lessons inbox: `memory.lesson.recorded`, for the consolidation pipeline; published by the memory service. */
+  LESSONS: { name: "LESSONS", subjects: ["memory.lesson.>"] },
 } as const satisfies Record<string, { name: string; subjects: string[] }>;
 
 export const SUBJECTS = {
@@ -29,7 +35,54 @@ export const SUBJECTS = {
   keyRevoked: "keys.key.revoked",
   keyRotated: "keys.key.rotated",
   keyIssued: "keys.key.issued",
+  keyExpired: "keys.key.expired",
+  /** A lesson appended to the inbox (stream LESSONS). */
+  lessonRecorded: "memory.lesson.recorded",
+  /** Core NATS, no stream: a memory partition changed; replicas patch or drop their in-memory copy. */
+  memoryPartitionChanged: "memory.partition.changed",
 } as const;
+
+/**
+ * The tenant as ONE subject token. Tenant ids may contain `.` (the NATS token separator) and `/`
+ * (sub-tenants), so they are escaped: ASCII letters, digits and `-` pass through; every other byte
+ * (UTF-8) becomes `_` followed by two upper-case hex digits. `acme` → `acme`, `acme/shop1` →
+ * `acme_2Fshop1`, `north.wind_co` → `north_2Ewind_5Fco`. The mapping is injective and reversible
+ * ({@link tenantFromToken}), and never yields `*`, `>` or `.`, so a subscriber can build exact or
+ * wildcard subjects for a tenant without ever matching another tenant (or a sub-tenant).
+ */
+export function tenantToken(tenant: string): string {
+  let out = "";
+  for (const byte of new TextEncoder().encode(tenant)) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9-]/.test(c) ? c : `_${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** Inverse of {@link tenantToken}; throws on a token it could not have produced. */
+export function tenantFromToken(token: string): string {
+  if (!/^(?:[A-Za-z0-9-]|_[0-9A-F]{2})+$/.test(token)) throw new Error(`not a tenant token: ${JSON.stringify(token)}`);
+  const bytes: number[] = [];
+  for (let i = 0; i < token.length; i++) {
+    if (token[i] === "_") {
+      bytes.push(parseInt(token.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(token.charCodeAt(i));
+  }
+  const tenant = new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes));
+  if (tenantToken(tenant) !== token) throw new Error(`not a canonical tenant token: ${JSON.stringify(token)}`);
+  return tenant;
+}
+
+/** `events.<tenant token>.<event>` (stream EVENTS); event names are already subject-safe tokens. */
+export function eventSubject(tenant: string, event: string): string {
+  return `events.${tenantToken(tenant)}.${event}`;
+}
+
+/** `workflows.<tenant token>.<workflow>.<what>` (stream WORKFLOWS), what = triggered | delivered | failed. */
+export function workflowSubject(tenant: string, workflow: string, what: "triggered" | "delivered" | "failed"): string {
+  return `workflows.${tenantToken(tenant)}.${workflow}.${what}`;
+}
 
 export async function connectNats(url: string, name: string, log: Logger): Promise<Nats> {
   const nc = await connect({
