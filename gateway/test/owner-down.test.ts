@@ -5,6 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { abilityById } from "@gantry/proto/catalogue";
+import { generateKey } from "@gantry/kit";
 import { eventually, startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 let t: TestStack;
@@ -31,5 +32,21 @@ describe("owner unavailable", () => {
   test("services that are not running answer 503 too (workspace was never started)", async () => {
     const a = abilityById.get("contact.create")!;
     await t.call(a.id, { input: a.example }).expect(503);
+  });
+
+  test("with the keys service down, malformed keys are still refused (no lookup needed) and well-formed ones get 503", async () => {
+    const fresh = generateKey();
+    const malformed = fresh.slice(0, -1) + (fresh.endsWith("a") ? "b" : "a");
+    await t.stack.stopService("keys");
+    try {
+      const bad = await t.call("gantry.about", { input: {} }, malformed).expect(401);
+      assert.equal(bad.body.code, "unauthorized");
+      const unknown = await t.call("gantry.about", { input: {} }, fresh).expect(503);
+      assert.equal(unknown.body.code, "unavailable");
+      assert.ok(unknown.body.retryAfterMs > 0);
+    } finally {
+      await t.stack.startService("keys");
+      await t.stack.waitHealthy("keys");
+    }
   });
 });
