@@ -8,6 +8,7 @@ import type { GatewayDeps } from "./deps.ts";
 import { requestId } from "./pipeline/request-id.ts";
 import { abilityRoute, executeRoute } from "./routes/abilities.ts";
 import { healthRoute } from "./routes/health.ts";
+import { mountDeveloperSurfaces } from "./routes/developer-surfaces.ts";
 import { sendError } from "./respond.ts";
 
 export function createApp(deps: GatewayDeps) {
@@ -20,6 +21,7 @@ export function createApp(deps: GatewayDeps) {
   app.post("/v1/abilities/:id", abilityRoute(deps));
   app.post("/abilities/execute", executeRoute(deps));
   app.get("/health", healthRoute(deps));
+  mountDeveloperSurfaces(app, deps);
   app.get("/metrics", async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });

@@ -25,6 +25,8 @@ export class KeyCache {
   private readonly ttlMs: number;
   private readonly log: Logger;
   private readonly now: () => number;
+  /** Bumped by every eviction: a lookup that overlapped one may carry the state from before it. */
+  private evictions = 0;
 
   constructor(client: grpc.Client, ttlMs: number, log: Logger, now: () => number = Date.now) {
     this.client = client;
@@ -33,24 +35,28 @@ export class KeyCache {
     this.now = now;
   }
 
-  /** The active key with this secret hash, or null. Throws `unavailable` when the keys service is down. */
-  async resolve(hash: string): Promise<KeyRecord | null> {
+  /**
+   * The active key with this secret hash, or null. Throws `unavailable` when the keys service is down.
+   * `legacyOnly`: the bearer is not a gk_ key, so only the legacy credential store can know it.
+   */
+  async resolve(hash: string, legacyOnly = false): Promise<KeyRecord | null> {
     const hit = this.byHash.get(hash);
     const now = this.now();
     if (hit && hit.until > now) return hit.record;
     let pending = this.inflight.get(hash);
     if (!pending) {
       // Concurrent requests with the same key share one lookup.
-      pending = this.lookup(hash).finally(() => this.inflight.delete(hash));
+      pending = this.lookup(hash, legacyOnly).finally(() => this.inflight.delete(hash));
       this.inflight.set(hash, pending);
     }
     return pending;
   }
 
-  private async lookup(hash: string): Promise<KeyRecord | null> {
+  private async lookup(hash: string, legacyOnly: boolean): Promise<KeyRecord | null> {
+    const evictionsBefore = this.evictions;
     let record: KeyRecord | null;
     try {
-      record = await unary<{ secret_sha256: string }, KeyRecord>(this.client, "ResolveKey", { secret_sha256: hash }, { deadlineMs: 5_000 });
+      record = await unary<{ secret_sha256: string; legacy_only: boolean }, KeyRecord>(this.client, "ResolveKey", { secret_sha256: hash, legacy_only: legacyOnly }, { deadlineMs: 5_000 });
     } catch (err) {
       if (err instanceof GantryError && err.code === "not_found") record = null;
       else {
@@ -58,6 +64,9 @@ export class KeyCache {
         throw new GantryError("unavailable", "Key resolution is unavailable; retry shortly.", { retryAfterMs: 1_000, cause: err });
       }
     }
+    // A revocation notice that arrived while this lookup was in flight may postdate its answer:
+    // answer this request, but do not cache it, so the next request resolves afresh.
+    if (record && this.evictions !== evictionsBefore) return record;
     if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
     this.byHash.set(hash, { record, until: this.now() + (record ? this.ttlMs : Math.min(this.ttlMs, NEGATIVE_TTL_MS)) });
     return record;
@@ -65,6 +74,7 @@ export class KeyCache {
 
   /** Drops a key (revoked or rotated) so the next request resolves it afresh. */
   evictKeyId(keyId: string): number {
+    this.evictions++;
     let n = 0;
     for (const [hash, entry] of this.byHash) {
       if (entry.record?.id === keyId) {

@@ -12,6 +12,7 @@ import {
   STREAMS,
   SUBJECTS,
   connectNats,
+  createClock,
   createLogger,
   decodeJson,
   ensureStream,
@@ -32,12 +33,14 @@ import type { GatewayDeps } from "./deps.ts";
 
 export async function startGateway(config: GatewayConfig = loadGatewayConfig()) {
   const log = createLogger("gateway", config.LOG_LEVEL);
+  // Date.now, unless NODE_ENV=test and GANTRY_TEST_CLOCK_FILE (kit/src/clock.ts; refuses to start otherwise).
+  const now = createClock();
   const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(config[s.addrEnv])])) as Record<AreaService, string>;
   const nats = await connectNats(config.NATS_URL, "gateway", log);
   await ensureStream(nats.jsm, { ...STREAMS.AUDIT, subjects: [...STREAMS.AUDIT.subjects], max_age: 7 * 24 * 3600 * 1e9 });
 
   const keysClient = makeClient<grpc.Client>(KEYS_PROTO, "gantry.keys.v1.KeyResolver", addrs.keys);
-  const keys = new KeyCache(keysClient, config.KEY_CACHE_TTL_MS, log);
+  const keys = new KeyCache(keysClient, config.KEY_CACHE_TTL_MS, log, now);
   // Revocation and rotation notices evict at once; the 30 s TTL is only the fallback.
   const keySub = nats.nc.subscribe("keys.key.*", {
     callback: (err, msg) => {
@@ -76,7 +79,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     metrics,
     usage,
     health,
-    now: Date.now,
+    now,
     metaEnv: (req: Request) => ({
       version: ver,
       baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `${req.protocol}://${req.get("host")}`,

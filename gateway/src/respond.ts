@@ -45,5 +45,10 @@ export function sendError(res: Response, err: GantryError, ability?: string): vo
  */
 export function sendResult(res: Response, ability: string, resultJson: string, durationMs: number): void {
   res.status(200);
-  res.type("application/json").send(`{"ok":true,"ability":${JSON.stringify(ability)},"result":${resultJson},"duration":${Math.round(durationMs * 1000) / 1000}}`);
+  res.type("application/json").send(resultEnvelopeJson(ability, resultJson, durationMs));
+}
+
+/** The success envelope as JSON text (HTTP body; MCP structured content is the same object). */
+export function resultEnvelopeJson(ability: string, resultJson: string, durationMs: number): string {
+  return `{"ok":true,"ability":${JSON.stringify(ability)},"result":${resultJson},"duration":${Math.round(durationMs * 1000) / 1000}}`;
 }

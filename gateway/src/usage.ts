@@ -33,7 +33,15 @@ export class UsageReporter {
     try {
       await unary(this.client, "ReportUsage", { usage }, { deadlineMs: 5_000 });
     } catch (err) {
-      this.log.debug({ err: String(err) }, "usage report failed; it will be superseded by the next one");
+      // Put the batch back so legacy request counts are not lost; lastUsed merges by maximum.
+      for (const u of usage) {
+        const s = this.seen.get(u.key_id);
+        if (s) {
+          s.last = Math.max(s.last, u.last_used_ms);
+          s.count += u.count;
+        } else this.seen.set(u.key_id, { last: u.last_used_ms, count: u.count, source: u.source });
+      }
+      this.log.debug({ err: String(err) }, "usage report failed; it is retried with the next one");
     }
   }
 

@@ -262,7 +262,7 @@ function specFieldTables(markdown: string): Map<string, Map<string, boolean>> {
 }
 
 /** Fields we add to a spec table, with the reason (documented in decisions.ts). */
-const SPEC_EXTENSIONS: Record<string, string[]> = { "key.list": ["limit", "cursor"] };
+const SPEC_EXTENSIONS: Record<string, string[]> = { "key.list": ["limit", "cursor", "includeEvents"] };
 
 test("spec §4.3 field tables: exactly those top-level fields with those required flags", () => {
   const tables = specFieldTables(readFileSync(vendoredSpecPath, "utf8"));

@@ -22,7 +22,7 @@ import { abilities as workspace } from "./workspace.ts";
 import { expandScopesOver } from "./scopes.ts";
 
 export type { AbilityDef, JsonSchema, ServiceName } from "./types.ts";
-export { matchesScope, anyScopeMatches, isWellFormedScope, SCOPE_PATTERN } from "./scopes.ts";
+export { matchesScope, anyScopeMatches, isWellFormedScope, keyMayCall, OPEN_ABILITIES, SCOPE_PATTERN } from "./scopes.ts";
 export { decisions } from "./decisions.ts";
 
 /** Every ability, sorted by id. */

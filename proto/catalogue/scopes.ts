@@ -36,6 +36,18 @@ export function anyScopeMatches(scopes: readonly string[], abilityId: string): b
   return scopes.some((scope) => matchesScope(scope, abilityId));
 }
 
+/**
+ * Abilities every authenticated key may call, whatever its scopes (spec §5.11: "vertical.manifest_get
+ * and key.inspect may be called by any authenticated key"). Not a scope: keys cannot be issued
+ * "without" them, and containment never needs to grant them.
+ */
+export const OPEN_ABILITIES: readonly string[] = Object.freeze(["key.inspect", "vertical.manifest_get"]);
+
+/** True when a key holding `scopes` may call `abilityId`: a scope grants it, or it is open to every key. */
+export function keyMayCall(scopes: readonly string[], abilityId: string): boolean {
+  return OPEN_ABILITIES.includes(abilityId) || anyScopeMatches(scopes, abilityId);
+}
+
 /** The ids among `ids` that `scopes` grant, sorted and without duplicates. */
 export function expandScopesOver(scopes: readonly string[], ids: readonly string[]): string[] {
   return [...new Set(ids.filter((abilityId) => anyScopeMatches(scopes, abilityId)))].sort();

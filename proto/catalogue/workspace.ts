@@ -3,7 +3,8 @@
  * The tenant's working records: contacts, leads, tasks, workspace docs, events, workflows,
  * verticals and simulations, owned by the workspace service (spec §2.5, §4.3 contact.create,
  * task.create, event.emit, vertical.manifest_get, §6; issue 5). Every list is paginated with
- * `limit` (1..100, default 20) and `cursor`.
+ * `limit` (1..100, default 20) and `cursor`. Record ids are prefixed: contacts `ctc_`, leads `lead_`,
+ * tasks `task_`, docs `doc_`, comments `cmt_`, events `evt_`, workflow runs `wfr_`, simulations `sim_`.
  */
 import type { AbilityDef, JsonSchema } from "./types.ts";
 import {
@@ -114,7 +115,7 @@ export const abilities: AbilityDef[] = [
     summary: "Get one contact of the tenant by id.",
     inputSource: "ours",
     input: object({ id: id("Contact id returned by contact.create.") }, ["id"]),
-    example: { id: "ct_01J9ZD6E7F8G9H0J1K2M3N4P5Q" },
+    example: { id: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q" },
   },
   {
     id: "contact.list",
@@ -143,7 +144,7 @@ export const abilities: AbilityDef[] = [
       ["id"],
       { minProperties: 2 },
     ),
-    example: { id: "ct_01J9ZD6E7F8G9H0J1K2M3N4P5Q", company: "Northwind Studio Ltd", metadata: { vip: null, tier: "gold" } },
+    example: { id: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q", company: "Northwind Studio Ltd", metadata: { vip: null, tier: "gold" } },
   },
   // ── leads ─────────────────────────────────────────────────────────────────────────────────
   {
@@ -167,7 +168,7 @@ export const abilities: AbilityDef[] = [
     ),
     example: {
       name: "Contoso website redesign",
-      contactId: "ct_01J9ZD6E7F8G9H0J1K2M3N4P5Q",
+      contactId: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q",
       source: "referral",
       value: { amount: 12000, currency: "USD" },
       idempotencyKey: "lead-contoso-redesign",
@@ -180,7 +181,7 @@ export const abilities: AbilityDef[] = [
     summary: "Get one lead with its status history.",
     inputSource: "ours",
     input: object({ id: id("Lead id returned by lead.create.") }, ["id"]),
-    example: { id: "ld_01J9ZE7F8G9H0J1K2M3N4P5Q6R" },
+    example: { id: "lead_01J9ZE7F8G9H0J1K2M3N4P5Q6R" },
   },
   {
     id: "lead.list",
@@ -210,7 +211,7 @@ export const abilities: AbilityDef[] = [
       },
       ["id", "status"],
     ),
-    example: { id: "ld_01J9ZE7F8G9H0J1K2M3N4P5Q6R", status: "qualified", reason: "Budget confirmed on call." },
+    example: { id: "lead_01J9ZE7F8G9H0J1K2M3N4P5Q6R", status: "qualified", reason: "Budget confirmed on call." },
   },
   // ── tasks ─────────────────────────────────────────────────────────────────────────────────
   {
@@ -245,7 +246,7 @@ export const abilities: AbilityDef[] = [
     summary: "Get one task by id.",
     inputSource: "ours",
     input: object({ id: id("Task id returned by task.create.") }, ["id"]),
-    example: { id: "tk_01J9ZF8G9H0J1K2M3N4P5Q6R7S" },
+    example: { id: "task_01J9ZF8G9H0J1K2M3N4P5Q6R7S" },
   },
   {
     id: "task.list",
@@ -277,14 +278,14 @@ export const abilities: AbilityDef[] = [
       },
       ["id", "status"],
     ),
-    example: { id: "tk_01J9ZF8G9H0J1K2M3N4P5Q6R7S", status: "done", note: "Quote sent." },
+    example: { id: "task_01J9ZF8G9H0J1K2M3N4P5Q6R7S", status: "done", note: "Quote sent." },
   },
   // ── workspace docs ────────────────────────────────────────────────────────────────────────
   {
     id: "workspace.doc.close",
     area: "workspace",
     service: "workspace",
-    summary: "Close a workspace doc; it becomes read-only.",
+    summary: "Close a workspace doc; it becomes read-only (closing a closed doc returns it unchanged).",
     inputSource: "ours",
     input: object({ id: docId() }, ["id"]),
     example: { id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T" },
@@ -393,7 +394,7 @@ export const abilities: AbilityDef[] = [
     input: object(
       {
         event: text("Event name: dot-separated tokens of letters, digits, _ and - (no wildcards), e.g. `booking.confirmed`.", 128, { pattern: EVENT_NAME_PATTERN }),
-        payload: freeObject("Event data (JSON object; the service enforces a size limit on the serialized payload)."),
+        payload: freeObject("Event data (JSON object). At most 64 KiB serialized by default (the service's EVENT_MAX_PAYLOAD_BYTES); larger payloads are refused with 413."),
       },
       ["event"],
     ),

@@ -4,6 +4,7 @@
  */
 import type { CallContext } from "@gantry/kit";
 import type { RateLimitPolicy } from "../rate-limit/types.ts";
+import type { GatewayDeps } from "../deps.ts";
 
 export interface MetaEnv {
   version: string;
@@ -12,4 +13,5 @@ export interface MetaEnv {
   maxBodyBytes: number;
 }
 
-export type MetaHandler = (input: Record<string, unknown>, call: CallContext, env: MetaEnv) => Promise<unknown>;
+/** `deps` gives meta abilities what the gateway knows (e.g. the owners' live status for capability.discover). */
+export type MetaHandler = (input: Record<string, unknown>, call: CallContext, env: MetaEnv, deps: GatewayDeps) => Promise<unknown>;

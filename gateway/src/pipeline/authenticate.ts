@@ -1,13 +1,18 @@
 /**
  * @module gateway/pipeline/authenticate
- * Bearer key → resolved key record. A key that is not well formed (prefix, length, checksum) is
+ * Bearer key → resolved key record. A `gk_` key that is not well formed (length, checksum) is
  * refused without any lookup; a well-formed one is resolved by its SHA-256 through the key cache.
+ * Any other bearer of 16–512 printable characters can only be a legacy credential
+ * (GANTRY_LEGACY_KEYS, held by the keys service): it is resolved with `legacyOnly`, which the keys
+ * service answers from memory without a database lookup; shorter or odd bearers are refused at once.
  */
 import type { Request, Response } from "express";
-import { GantryError, hashKey, isWellFormedKey } from "@gantry/kit";
+import { GantryError, KEY_PREFIX, hashKey, isWellFormedKey } from "@gantry/kit";
 import type { KeyCache, KeyRecord } from "../key-cache.ts";
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+/** What a legacy credential may look like (the keys service enforces the same when it loads them). */
+const LEGACY_SHAPE = /^[\x21-\x7e]{16,512}$/;
 
 export async function authenticate(req: Request, res: Response, keys: KeyCache, now: number): Promise<KeyRecord> {
   const header = req.headers.authorization;
@@ -17,10 +22,11 @@ export async function authenticate(req: Request, res: Response, keys: KeyCache, 
   const match = BEARER.exec(header);
   if (!match) throw new GantryError("unauthorized", "Malformed Authorization header: expected Bearer <API key>.");
   const raw = match[1];
-  if (!isWellFormedKey(raw)) {
+  const wellFormed = isWellFormedKey(raw);
+  if (!wellFormed && (raw.startsWith(KEY_PREFIX) || !LEGACY_SHAPE.test(raw))) {
     throw new GantryError("unauthorized", "The API key is not recognised.", { reason: "Gantry keys start with gk_ and are 39 characters long; check for a copy-paste error." });
   }
-  const record = await keys.resolve(hashKey(raw));
+  const record = await keys.resolve(hashKey(raw), !wellFormed);
   if (!record || (record.expires_at_ms > 0 && record.expires_at_ms <= now)) {
     throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
   }

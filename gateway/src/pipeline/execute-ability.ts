@@ -4,10 +4,12 @@
  * scope → rate limit → envelope → tenant → validate → dispatch → envelope out → audit + metrics.
  * Both `POST /v1/abilities/{id}` and `POST /abilities/execute` run exactly this; they differ only in
  * where the ability id comes from and in the status of an unknown id (404 vs 400, spec §4.2, §7).
+ * MCP `tools/call` runs it too ({@link runAbility}): the same steps, with the body already parsed
+ * and the key already resolved by the MCP route; only the way the outcome is written differs.
  */
 import { createHash } from "node:crypto";
 import type { Request, Response } from "express";
-import { abilityById, matchesScope } from "@gantry/proto/catalogue";
+import { abilityById, keyMayCall } from "@gantry/proto/catalogue";
 import { GantryError, validateInput, type CallContext } from "@gantry/kit";
 import { authenticate } from "./authenticate.ts";
 import { readJsonBody } from "./body.ts";
@@ -25,22 +27,46 @@ interface CallState {
   inputHash?: string;
 }
 
+/** Where one call comes from. HTTP routes give only `ability`; MCP gives all of it. */
+export interface AbilityCallSource {
+  /** The id named by the route or MCP tool; undefined on `/abilities/execute`, where the body names it. */
+  ability: string | undefined;
+  /** The request envelope, already parsed (MCP). Absent: the JSON body is read from the request. */
+  body?: unknown;
+  /** The key, when the caller resolved it for this HTTP request already (MCP). */
+  key?: KeyRecord;
+  /** The call's request id (audit record id, receipt). Default: the HTTP request's `X-Request-Id`. */
+  requestId?: string;
+}
+
+export type AbilityOutcome =
+  | { ok: true; ability: string; resultJson: string; durationMs: number; requestId: string }
+  | { ok: false; error: GantryError; ability?: string; requestId: string };
+
 export async function executeAbility(req: Request, res: Response, deps: GatewayDeps, pathAbility: string | undefined): Promise<void> {
+  const out = await runAbility(req, res, deps, { ability: pathAbility });
+  if (out.ok) sendResult(res, out.ability, out.resultJson, out.durationMs);
+  else sendError(res, out.error, out.ability);
+}
+
+/** Runs the whole policy pipeline for one call and returns its outcome; audit and metrics included. */
+export async function runAbility(req: Request, res: Response, deps: GatewayDeps, source: AbilityCallSource): Promise<AbilityOutcome> {
+  const pathAbility = source.ability;
   const state: CallState = {};
-  const requestId: string = res.locals.requestId;
-  const started: number = res.locals.started;
+  const requestId: string = source.requestId ?? res.locals.requestId;
+  const started: number = source.body === undefined ? res.locals.started : performance.now();
   let status = 500;
   let errorCode: string | undefined;
   try {
     const now = deps.now();
-    const key = await authenticate(req, res, deps.keys, now);
+    const key = source.key ?? (await authenticate(req, res, deps.keys, now));
     state.key = key;
     state.tenant = key.tenant;
     deps.usage.used(key.id, key.source, now);
 
     const executePath = pathAbility === undefined;
     if (!executePath) state.ability = knownAbility(pathAbility, false);
-    const { value } = await readJsonBody(req, deps.config.MAX_BODY_BYTES);
+    const { value } = source.body !== undefined ? { value: source.body } : await readJsonBody(req, deps.config.MAX_BODY_BYTES);
     if (executePath && value !== null && typeof value === "object" && !Array.isArray(value)) {
       state.ability = knownAbility((value as Record<string, unknown>).ability, true);
     }
@@ -48,7 +74,8 @@ export async function executeAbility(req: Request, res: Response, deps: GatewayD
     if (executePath && state.ability === undefined) state.ability = knownAbility(envelope.ability, true);
     const ability = abilityById.get(state.ability!)!;
 
-    if (!key.scopes.some((s) => matchesScope(s, ability.id))) {
+    // key.inspect and vertical.manifest_get are open to every authenticated key (spec §5.11).
+    if (!keyMayCall(key.scopes, ability.id)) {
       throw new GantryError("forbidden", `This key's scopes do not include ${ability.id}.`, {
         reason: `Call with a key whose scopes include "${ability.id}", "${ability.id.split(".")[0]}.*" or "*".`,
       });
@@ -87,13 +114,13 @@ export async function executeAbility(req: Request, res: Response, deps: GatewayD
     if (ability.service === "gateway") {
       const handler = metaHandlers[ability.id];
       if (!handler) throw new GantryError("not_implemented", `${ability.id} is declared but not wired yet.`, { reason: "The gateway has no handler for it yet; see docs/abilities.md." });
-      resultJson = JSON.stringify(await handler(envelope.input, call, deps.metaEnv(req)));
+      resultJson = JSON.stringify(await handler(envelope.input, call, deps.metaEnv(req), deps));
     } else {
       // Defaults were applied in place by validation; send the defaulted input.
       resultJson = await deps.dispatcher.execute(ability.service, ability.id, JSON.stringify(envelope.input), call);
     }
     status = 200;
-    sendResult(res, ability.id, resultJson, performance.now() - started);
+    return { ok: true, ability: ability.id, resultJson, durationMs: performance.now() - started, requestId };
   } catch (err) {
     const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
     status = gerr.httpStatus;
@@ -103,7 +130,7 @@ export async function executeAbility(req: Request, res: Response, deps: GatewayD
       deps.metrics.upstreamErrors.inc({ service: service ?? "gateway", code: gerr.code });
       deps.log.error({ requestId, ability: state.ability, code: gerr.code, err: describeCause(gerr) }, "call failed");
     }
-    sendError(res, gerr, state.ability);
+    return { ok: false, error: gerr, ability: state.ability, requestId };
   } finally {
     const durationMs = performance.now() - started;
     const label = state.ability ?? "unknown";

@@ -2,10 +2,16 @@
  * @module keys/resolver
  * The KeyResolver gRPC service: the gateway resolves a bearer key by the SHA-256 of its secret and
  * reports usage in batches, so `lastUsed` costs one write per key per report, not one per request.
+ * Resolution order: stored keys, then the legacy credential store (GANTRY_LEGACY_KEYS); bearers
+ * that are not `gk_` keys (`legacy_only`) go to the legacy store alone. Requests authenticated with a
+ * legacy credential are counted from the same usage reports (`legacy_usage.requests`).
  */
-import { GantryError, grpc, lookupService, toGrpcError, type KeyRecord, type Logger } from "@gantry/kit";
+import { GantryError, grpc, lookupService, toGrpcError, type KeyRecord } from "@gantry/kit";
 import { KEYS_PROTO } from "@gantry/proto/paths";
 import type { PrismaClient } from "./db.ts";
+import { SCHEMA, type KeysContext } from "./context.ts";
+import { recordExpired } from "./expiry.ts";
+import { legacyToWire } from "./legacy.ts";
 
 type ApiKeyRow = Awaited<ReturnType<PrismaClient["apiKey"]["findUnique"]>>;
 
@@ -29,18 +35,32 @@ export function toWire(row: NonNullable<ApiKeyRow>): KeyRecord {
   };
 }
 
-export function resolverService(db: PrismaClient, log: Logger, now: () => number = Date.now) {
+export function resolverService(ctx: KeysContext) {
+  const { db, log, now, legacy } = ctx;
   const Service = lookupService(KEYS_PROTO, "gantry.keys.v1.KeyResolver");
   const impl: grpc.UntypedServiceImplementation = {
-    ResolveKey: (call: grpc.ServerUnaryCall<{ secret_sha256: string }, unknown>, callback: grpc.sendUnaryData<KeyRecord>) => {
+    ResolveKey: (call: grpc.ServerUnaryCall<{ secret_sha256: string; legacy_only?: boolean }, unknown>, callback: grpc.sendUnaryData<KeyRecord>) => {
       const hash = call.request.secret_sha256;
       (async () => {
         if (!/^[0-9a-f]{64}$/.test(hash)) throw new GantryError("invalid_request", "secret_sha256 must be 64 lower-case hex characters");
-        const row = await db.apiKey.findUnique({ where: { secretHash: hash } });
-        if (!row || row.status !== "active" || (row.expiresAt && row.expiresAt.getTime() <= now())) {
-          throw new GantryError("not_found", "no active key has this hash");
+        // Bearers that are not gk_ keys can only be legacy credentials: never a database lookup.
+        if (call.request.legacy_only) {
+          const k = legacy.byHash(hash);
+          if (!k) throw new GantryError("not_found", "no active key has this hash");
+          return legacyToWire(k);
         }
-        return toWire(row);
+        const row = await db.apiKey.findUnique({ where: { secretHash: hash } });
+        if (row) {
+          if (row.status === "active" && row.expiresAt && row.expiresAt.getTime() <= now()) {
+            // Lazily complete the event trail; the sweep would get there too.
+            recordExpired(ctx, [row.id]).catch((err) => log.warn({ keyId: row.id, err: String(err) }, "recording expiry failed"));
+          }
+          if (row.status !== "active" || (row.expiresAt && row.expiresAt.getTime() <= now())) throw new GantryError("not_found", "no active key has this hash");
+          return toWire(row);
+        }
+        const k = legacy.byHash(hash);
+        if (k) return legacyToWire(k);
+        throw new GantryError("not_found", "no active key has this hash");
       })().then(
         (rec) => callback(null, rec),
         (err) => {
@@ -49,12 +69,28 @@ export function resolverService(db: PrismaClient, log: Logger, now: () => number
         },
       );
     },
-    ReportUsage: (call: grpc.ServerUnaryCall<{ usage: Array<{ key_id: string; last_used_ms: number; source: string }> }, unknown>, callback: grpc.sendUnaryData<object>) => {
+    ReportUsage: (call: grpc.ServerUnaryCall<{ usage: Array<{ key_id: string; last_used_ms: number; count: number; source: string }> }, unknown>, callback: grpc.sendUnaryData<object>) => {
       (async () => {
-        for (const u of call.request.usage.filter((x) => x.source !== "legacy").slice(0, 10_000)) {
+        for (const u of call.request.usage.slice(0, 10_000)) {
+          if (!Number.isFinite(u.last_used_ms) || u.last_used_ms <= 0) continue;
+          const at = new Date(u.last_used_ms);
+          if (u.source === "legacy") {
+            // Count only credentials this service knows; a report cannot invent legacy ids.
+            const k = legacy.byId(u.key_id);
+            if (!k) continue;
+            const count = Math.max(1, Math.floor(Number(u.count) || 1));
+            await ctx.pool.query(
+              `INSERT INTO "${SCHEMA}"."legacy_usage" ("key_id", "tenant", "name", "requests", "first_used_at", "last_used_at") VALUES ($1, $2, $3, $4, $5, $5)
+               ON CONFLICT ("key_id") DO UPDATE SET "requests" = "legacy_usage"."requests" + EXCLUDED."requests",
+                 "tenant" = EXCLUDED."tenant", "name" = EXCLUDED."name",
+                 "last_used_at" = GREATEST("legacy_usage"."last_used_at", EXCLUDED."last_used_at")`,
+              [k.id, k.tenant, k.name, count, at],
+            );
+            continue;
+          }
           await db.apiKey.updateMany({
-            where: { id: u.key_id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(u.last_used_ms) } }] },
-            data: { lastUsedAt: new Date(u.last_used_ms) },
+            where: { id: u.key_id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] },
+            data: { lastUsedAt: at },
           });
         }
       })().then(

@@ -39,3 +39,9 @@ test("the diff notices a column the schema does not declare", async () => {
     await t.db.query(`ALTER TABLE keys.audit_records DROP COLUMN sneaky`);
   }
 });
+
+test("the index schema.prisma cannot express exists: one expired event per key", async () => {
+  const { rows } = await t.db.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = 'keys' AND indexname = 'key_events_expired_once'`);
+  assert.equal(rows.length, 1);
+  assert.match(rows[0].indexdef, /UNIQUE INDEX .* \(key_id\) WHERE \(kind = 'expired'::text\)/);
+});

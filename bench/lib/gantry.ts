@@ -1,0 +1,260 @@
+/**
+ * @module bench/lib/gantry
+ * Gantry under test: a whole local stack (real Postgres, NATS, every area service) started the way
+ * the integration tests start it, plus a gateway process the bench starts itself, with exactly the
+ * command and environment the runner would use (so it can be restarted with `--cpu-prof`), a bench
+ * key inserted straight into the keys table, and the passthrough server.
+ */
+import path from "node:path";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import { AREA_SERVICES, type AreaService, type CallContext } from "@gantry/kit";
+import { abilityById, catalogue } from "@gantry/proto/catalogue";
+import { REPO_ROOT } from "../../infra/runner/stack.ts";
+import { freePort } from "../../infra/runner/ports.ts";
+import { httpHealthy } from "../../infra/runner/health.ts";
+import { startTestStack, type TestStack } from "../../infra/testing/stack.ts";
+import { Dispatcher } from "../../gateway/src/dispatch.ts";
+import { startChild, type Child } from "./child.ts";
+
+export interface BenchKey {
+  id: string;
+  key: string;
+  context: Omit<CallContext, "requestId">;
+}
+
+/** What the bench sends to one ability, and what it must answer. */
+export interface Workload {
+  ability: string;
+  input: unknown;
+  expectStatus: number;
+  /** Why this ability is measured / what its answer means. */
+  note: string;
+}
+
+export const RATE_LIMIT_HIGH = "1000000000";
+
+export async function startGantryStack(): Promise<{ ts: TestStack; seconds: number }> {
+  const t0 = performance.now();
+  const ts = await startTestStack({
+    gateways: 0,
+    healthTimeoutMs: 120_000,
+    env: { RATE_LIMIT_DEFAULT: RATE_LIMIT_HIGH, LOG_LEVEL: "info" },
+  });
+  return { ts, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Starts `node gateway/src/main.ts` against the stack; `nodeOptions` e.g. `--cpu-prof`. */
+export async function startGateway(ts: TestStack, nodeOptions?: string): Promise<Child & { url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, ...ts.stack.env, PORT: String(port), HOST: "127.0.0.1" };
+  if (!ts.stack.env.REDIS_URL) delete env.REDIS_URL;
+  delete env.NODE_TEST_CONTEXT;
+  if (nodeOptions) env.NODE_OPTIONS = [process.env.NODE_OPTIONS, nodeOptions].filter(Boolean).join(" ");
+  const child = await startChild({
+    name: "gateway",
+    command: process.execPath,
+    args: ["gateway/src/main.ts"],
+    cwd: REPO_ROOT,
+    env,
+    health: () => httpHealthy(url),
+    timeoutMs: 60_000,
+  });
+  return Object.assign(child, { url });
+}
+
+export async function startPassthrough(ts: TestStack, key: BenchKey): Promise<Child & { url: string }> {
+  const child = await startChild({
+    name: "passthrough",
+    command: process.execPath,
+    args: [path.join(import.meta.dirname, "..", "servers", "passthrough.ts")],
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...ts.stack.env, PORT: "0", BENCH_CALL_CONTEXT: JSON.stringify(key.context) },
+    readyLine: /^READY (\d+)/,
+  });
+  return Object.assign(child, { url: `http://127.0.0.1:${child.port}` });
+}
+
+export async function insertBenchKey(ts: TestStack): Promise<BenchKey> {
+  const collections = ["bench"];
+  const { id, key } = await ts.insertKey({ tenant: "bench", name: "bench", scopes: ["*"], collections });
+  return {
+    id,
+    key,
+    context: { tenant: "bench", keyTenant: "bench", keyId: id, scopes: ["*"], collections, products: [], admin: false, subTenants: false },
+  };
+}
+
+export interface CallOutcome {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export async function call(url: string, key: string, ability: string, input: unknown): Promise<CallOutcome> {
+  const res = await fetch(`${url}/v1/abilities/${ability}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ input }),
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { raw: text.slice(0, 200) };
+  }
+  return { status: res.status, body };
+}
+
+/** Which owned abilities each running service has wired (Describe RPC). */
+export async function wiredAbilities(ts: TestStack): Promise<Map<string, boolean>> {
+  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, ts.stack.env[s.addrEnv]])) as Record<AreaService, string>;
+  const d = new Dispatcher(addrs, 2_000);
+  const out = new Map<string, boolean>();
+  try {
+    for (const s of AREA_SERVICES) {
+      for (const a of (await d.describe(s.name)) ?? []) out.set(a.id, a.wired);
+    }
+  } finally {
+    d.close();
+  }
+  return out;
+}
+
+/** Abilities preferred as "the hop" (an unwired ability: full pipeline + gRPC hop, then 501), in order. */
+const HOP_PREFERENCE = ["web.browse", "web.research", "qa.browser_check", "trust.status", "payment.status"];
+
+/**
+ * Picks the abilities to measure through the full chain. Each is probed once; one that does not
+ * answer as expected is skipped with the reason. `gantry.about` never hops (the gateway answers
+ * it); the unwired one hops and answers 501 from the owning service.
+ */
+export async function planWorkloads(gatewayUrl: string, ts: TestStack, key: BenchKey, log: (l: string) => void): Promise<{ workloads: Map<string, Workload>; skipped: Map<string, string> }> {
+  const workloads = new Map<string, Workload>();
+  const skipped = new Map<string, string>();
+  const wired = await wiredAbilities(ts);
+
+  workloads.set("gantry.about", { ability: "gantry.about", input: {}, expectStatus: 200, note: "answered inside the gateway (no gRPC hop)" });
+
+  const unwired = [...HOP_PREFERENCE, ...catalogue.map((a) => a.id).sort()].filter((id) => wired.get(id) === false);
+  const hop = unwired[0];
+  if (hop) {
+    const input = abilityById.get(hop)!.example;
+    const probe = await call(gatewayUrl, key.key, hop, input);
+    if (probe.status === 501) workloads.set("hop", { ability: hop, input, expectStatus: 501, note: `not wired: full pipeline + gRPC hop to ${abilityById.get(hop)!.service}, which answers 501` });
+    else skipped.set("hop", `${hop} answered ${probe.status} (${String(probe.body.code ?? "")}) instead of 501`);
+  } else skipped.set("hop", "every ability is wired; key.inspect is the hop to compare");
+
+  const candidates: Array<{ ability: string; input: () => Promise<unknown>; note: string }> = [
+    { ability: "key.inspect", input: async () => ({}), note: "keys service, Postgres read" },
+    {
+      ability: "contact.get",
+      input: async () => {
+        const created = await call(gatewayUrl, key.key, "contact.create", { name: "Bench Lookup", company: "Northwind Studio" });
+        const result = created.body.result as Record<string, unknown> | undefined;
+        const id = result?.id ?? (result?.contact as Record<string, unknown> | undefined)?.id;
+        if (created.status !== 200 || typeof id !== "string") throw new Error(`contact.create for its fixture answered ${created.status} (${String(created.body.code ?? "")})`);
+        return { id };
+      },
+      note: "workspace service, Postgres read by id",
+    },
+    { ability: "contact.create", input: async () => ({ name: "Ada Obi", company: "Northwind Studio", metadata: { source: "bench" } }), note: "workspace service, Postgres insert per call" },
+    {
+      ability: "memory.search",
+      input: async () => {
+        for (const text of ["Biscuit eats the renal diet kibble, twice a day.", "Biscuit's vet is Dr. Okafor.", "Refill the prescription on the 1st."]) {
+          await call(gatewayUrl, key.key, "memory.save", { text, collection: "bench" }).catch(() => undefined);
+        }
+        return { query: "which food does Biscuit need", collection: "bench", limit: 3 };
+      },
+      note: "memory service, vector search",
+    },
+  ];
+  for (const c of candidates) {
+    if (wired.get(c.ability) !== true) {
+      skipped.set(c.ability, wired.has(c.ability) ? "not wired yet (its service answers 501)" : "its service did not answer Describe");
+      continue;
+    }
+    try {
+      const input = await c.input();
+      const probe = await call(gatewayUrl, key.key, c.ability, input);
+      if (probe.status === 200) workloads.set(c.ability, { ability: c.ability, input, expectStatus: 200, note: c.note });
+      else skipped.set(c.ability, `probe answered ${probe.status} (${String(probe.body.code ?? "")}: ${String(probe.body.error ?? "").slice(0, 120)})`);
+    } catch (err) {
+      skipped.set(c.ability, (err as Error).message);
+    }
+  }
+  for (const [k, why] of skipped) log(`skip gantry:${k}: ${why}`);
+  return { workloads, skipped };
+}
+
+/**
+ * Cold start of `npm start` (dependencies installed): time from spawning it until the gateway's
+ * `/health` answers 200. `dataDir` empty → first start (initdb, migrations); kept → a restart.
+ */
+export async function timeNpmStart(dataDir: string): Promise<number> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const child = await startChild({
+    name: "npm start",
+    command: "npm",
+    args: ["start", "--silent"],
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: String(port), GANTRY_DATA_DIR: dataDir, NO_COLOR: "1" },
+    health: () => httpHealthy(url, 500),
+    timeoutMs: 120_000,
+    detached: true,
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  // Signal the runner only (npm would forward a second SIGTERM, which the runner reads as "kill").
+  const runner = findDescendant(child.pid, "infra/runner/start.ts");
+  if (runner) process.kill(runner, "SIGTERM");
+  const timer = setTimeout(() => void child.stop(1_000), 30_000);
+  await child.exited;
+  clearTimeout(timer);
+  return seconds;
+}
+
+function findDescendant(root: number, needle: string): number | undefined {
+  const parents = new Map<number, number>();
+  for (const name of fs.readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      parents.set(pid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const isUnder = (pid: number) => {
+    for (let p = pid, i = 0; p > 1 && i < 64; p = parents.get(p) ?? 0, i++) if (p === root) return true;
+    return false;
+  };
+  for (const pid of parents.keys()) {
+    if (!isUnder(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(needle)) return pid;
+    } catch {
+      /* gone */
+    }
+  }
+  return undefined;
+}
+
+/** `git rev-parse --short HEAD` plus `+dirty` when the work tree has changes. */
+export async function gitDescribe(): Promise<string> {
+  const run = (args: string[]) =>
+    new Promise<string>((resolve) => {
+      const p = spawn("git", args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "ignore"] });
+      let out = "";
+      p.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      p.on("exit", () => resolve(out.trim()));
+      p.on("error", () => resolve(""));
+    });
+  const head = await run(["rev-parse", "--short", "HEAD"]);
+  const dirty = (await run(["status", "--porcelain", "--untracked-files=no"])) !== "";
+  return head ? `${head}${dirty ? "+dirty" : ""}` : "unknown";
+}

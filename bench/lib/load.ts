@@ -1,0 +1,102 @@
+/**
+ * @module bench/lib/load
+ * One bounded load run with autocannon: a warm-up (discarded), then the measured run. Latency is
+ * taken from autocannon's per-response timings (sub-millisecond, every response including non-2xx)
+ * rather than its integer-millisecond histogram, so p50 of a sub-millisecond server is not "0 ms".
+ */
+import autocannon from "autocannon";
+
+export interface LoadSpec {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+}
+
+export interface LoadResult {
+  /** Responses received in the measured run. */
+  responses: number;
+  /** Responses per second (responses / measured seconds). */
+  rps: number;
+  /** Latency percentiles in milliseconds. */
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** Responses by HTTP status. */
+  statuses: Record<string, number>;
+  /** Connection errors and timeouts. */
+  errors: number;
+  timeouts: number;
+  /** Mean response size in bytes (headers + body). */
+  bytesPerResponse: number;
+  seconds: number;
+}
+
+interface Recorder {
+  times: Float64Array;
+  n: number;
+}
+
+function record(rec: Recorder, ms: number): void {
+  if (rec.n === rec.times.length) {
+    const bigger = new Float64Array(rec.times.length * 2);
+    bigger.set(rec.times);
+    rec.times = bigger;
+  }
+  rec.times[rec.n++] = ms;
+}
+
+function percentile(sorted: Float64Array, n: number, p: number): number {
+  if (n === 0) return NaN;
+  const i = Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
+  return sorted[i];
+}
+
+async function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promise<autocannon.Result> {
+  const instance = autocannon({
+    url: spec.url,
+    method: spec.method ?? "GET",
+    headers: spec.headers,
+    body: spec.body,
+    connections: spec.connections,
+    duration: seconds,
+    pipelining: 1,
+    timeout: 10,
+  });
+  if (rec) {
+    instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => record(rec, responseTime));
+  }
+  return await instance;
+}
+
+/** Warm-up, then the measured run. */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  if (spec.warmupSec > 0) await once(spec, spec.warmupSec, undefined);
+  const rec: Recorder = { times: new Float64Array(1 << 16), n: 0 };
+  const t0 = performance.now();
+  const result = await once(spec, spec.durationSec, rec);
+  const seconds = (performance.now() - t0) / 1000;
+  const sorted = rec.times.subarray(0, rec.n).sort();
+  const statuses: Record<string, number> = {};
+  for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (s as { count?: number }).count ?? 0;
+  const responses = rec.n;
+  // autocannon's own duration excludes its start-up; use it when it is sane.
+  const measured = result.duration > 0 ? result.duration : seconds;
+  return {
+    responses,
+    rps: responses / measured,
+    p50: percentile(sorted, responses, 50),
+    p90: percentile(sorted, responses, 90),
+    p99: percentile(sorted, responses, 99),
+    max: responses ? sorted[responses - 1] : NaN,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    bytesPerResponse: responses ? result.throughput.total / responses : 0,
+    seconds: measured,
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * @module bench/lib/proc-stats
+ * What the processes under test cost, read from /proc (Linux only): resident memory (RSS, and PSS,
+ * which splits shared pages such as Postgres' shared buffers between the processes that map them),
+ * CPU time, and the machine's total CPU use, so a run can say how busy the rest of the machine was.
+ *
+ * A "root" is a pid we started (a server, a stack process); its whole process tree counts, so a
+ * Postgres postmaster brings its backends along.
+ *
+ * @example
+ * const sampler = new RssSampler(() => [server.pid]);
+ * sampler.start();
+ * // ... load ...
+ * const { peakRssBytes } = sampler.stop();
+ */
+import fs from "node:fs";
+
+/** Linux clock ticks per second (`getconf CLK_TCK`); 100 on every mainstream kernel config. */
+export const CLK_TCK = 100;
+
+interface StatLine {
+  ppid: number;
+  /** user + system CPU time of this process, in clock ticks. */
+  ticks: number;
+}
+
+function readStat(pid: number): StatLine | undefined {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    // rest[0] is field 3 (state); ppid is field 4, utime 14, stime 15.
+    return { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live pid on the machine with its parent. */
+function processTable(): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const name of fs.readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const st = readStat(pid);
+    if (st) parents.set(pid, st.ppid);
+  }
+  return parents;
+}
+
+/** The roots and all their descendants that are alive now (deduplicated). */
+export function processTrees(roots: readonly number[]): number[] {
+  const alive = roots.filter((p) => p > 0 && fs.existsSync(`/proc/${p}`));
+  if (alive.length === 0) return [];
+  const parents = processTable();
+  const children = new Map<number, number[]>();
+  for (const [pid, ppid] of parents) {
+    let list = children.get(ppid);
+    if (!list) children.set(ppid, (list = []));
+    list.push(pid);
+  }
+  const out = new Set<number>();
+  const queue = [...alive];
+  while (queue.length) {
+    const pid = queue.pop()!;
+    if (out.has(pid)) continue;
+    out.add(pid);
+    for (const c of children.get(pid) ?? []) queue.push(c);
+  }
+  return [...out];
+}
+
+function statusKb(pid: number, field: string): number {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text);
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident set size of one process, in bytes (0 when it is gone). */
+export function rssBytes(pid: number): number {
+  return statusKb(pid, "VmRSS") * 1024;
+}
+
+/** Proportional set size of one process, in bytes (shared pages divided among their mappers). */
+export function pssBytes(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Summed RSS and PSS of the roots' process trees right now. */
+export function memoryOf(roots: readonly number[]): { rssBytes: number; pssBytes: number; pids: number } {
+  const pids = processTrees(roots);
+  let rss = 0;
+  let pss = 0;
+  for (const p of pids) {
+    rss += rssBytes(p);
+    pss += pssBytes(p);
+  }
+  return { rssBytes: rss, pssBytes: pss, pids: pids.length };
+}
+
+/** CPU ticks used so far by each root's process tree (children that already exited are not counted). */
+export function cpuTicksByRoot(roots: readonly number[]): Map<number, number> {
+  const parents = processTable();
+  const children = new Map<number, number[]>();
+  for (const [pid, ppid] of parents) {
+    let list = children.get(ppid);
+    if (!list) children.set(ppid, (list = []));
+    list.push(pid);
+  }
+  const out = new Map<number, number>();
+  for (const root of roots) {
+    let sum = 0;
+    const queue = [root];
+    const seen = new Set<number>();
+    while (queue.length) {
+      const pid = queue.pop()!;
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      sum += readStat(pid)?.ticks ?? 0;
+      for (const c of children.get(pid) ?? []) queue.push(c);
+    }
+    out.set(root, sum);
+  }
+  return out;
+}
+
+/** Machine-wide CPU counters from /proc/stat (all cores), in clock ticks. */
+export function machineTicks(): { busy: number; total: number } {
+  const first = fs.readFileSync("/proc/stat", "utf8").split("\n", 1)[0];
+  const f = first.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in user.
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = f[3] + (f[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/**
+ * CPU accounting over an interval: how many cores each root tree used, how many this (load
+ * generator) process used, and how many everything else on the machine used.
+ */
+export class CpuMeter {
+  private readonly roots: number[];
+  private startByRoot = new Map<number, number>();
+  private startSelf = 0;
+  private startMachine = { busy: 0, total: 0 };
+  private startedAt = 0;
+
+  constructor(roots: readonly number[]) {
+    this.roots = [...roots];
+  }
+
+  start(): void {
+    this.startByRoot = cpuTicksByRoot(this.roots);
+    this.startSelf = readStat(process.pid)?.ticks ?? 0;
+    this.startMachine = machineTicks();
+    this.startedAt = performance.now();
+  }
+
+  /** Cores used (CPU seconds per wall second) since start(). */
+  stop(): { byRoot: Map<number, number>; self: number; other: number; seconds: number } {
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    const endByRoot = cpuTicksByRoot(this.roots);
+    const endSelf = readStat(process.pid)?.ticks ?? 0;
+    const endMachine = machineTicks();
+    const byRoot = new Map<number, number>();
+    let ours = 0;
+    for (const r of this.roots) {
+      const d = Math.max(0, (endByRoot.get(r) ?? 0) - (this.startByRoot.get(r) ?? 0));
+      ours += d;
+      byRoot.set(r, d / CLK_TCK / seconds);
+    }
+    const self = Math.max(0, endSelf - this.startSelf);
+    const busy = endMachine.busy - this.startMachine.busy;
+    const other = Math.max(0, busy - ours - self) / CLK_TCK / seconds;
+    return { byRoot, self: self / CLK_TCK / seconds, other, seconds };
+  }
+}
+
+/** Samples the summed RSS of some process trees on an interval and keeps the peak. */
+export class RssSampler {
+  private readonly roots: () => readonly number[];
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private peakRss = 0;
+  private peakPss = 0;
+
+  constructor(roots: () => readonly number[], intervalMs = 250) {
+    this.roots = roots;
+    this.intervalMs = intervalMs;
+  }
+
+  private sample(): void {
+    const m = memoryOf(this.roots());
+    if (m.rssBytes > this.peakRss) this.peakRss = m.rssBytes;
+    if (m.pssBytes > this.peakPss) this.peakPss = m.pssBytes;
+  }
+
+  start(): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+  }
+
+  stop(): { peakRssBytes: number; peakPssBytes: number } {
+    if (this.timer) clearInterval(this.timer);
+    this.sample();
+    return { peakRssBytes: this.peakRss, peakPssBytes: this.peakPss };
+  }
+}
+
+/**
+ * Waits until the roots' trees are (nearly) idle: below `maxCores` CPU over a 500 ms window, for
+ * at most `timeoutMs`. Work queued by the previous run (audit records still being written, GC)
+ * would otherwise be billed to the next one. Returns how long it waited.
+ */
+export async function settle(roots: readonly number[], { maxCores = 0.05, timeoutMs = 20_000 } = {}): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const a = cpuTicksByRoot(roots);
+    await new Promise((r) => setTimeout(r, 500));
+    const b = cpuTicksByRoot(roots);
+    let ticks = 0;
+    for (const r of roots) ticks += Math.max(0, (b.get(r) ?? 0) - (a.get(r) ?? 0));
+    if (ticks / CLK_TCK / 0.5 <= maxCores || performance.now() - t0 > timeoutMs) break;
+  }
+  return performance.now() - t0;
+}

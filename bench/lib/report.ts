@@ -1,0 +1,293 @@
+/**
+ * @module bench/lib/report
+ * Turns one bench run into Markdown (tables, target checks, profile summary) and an SVG bar chart,
+ * and writes them into docs/benchmarks.md between markers, so the hand-written analysis around
+ * them survives re-runs. Each run also appends one line to the history table (before/after).
+ */
+import fs from "node:fs";
+import type { LoadResult } from "./load.ts";
+import type { ProfileSummary } from "./profile.ts";
+
+export type Group = "ceiling" | "peer" | "passthrough" | "gantry";
+
+export interface TargetRow {
+  /** `ceiling`, `express-gateway`, `passthrough:<ability>`, `gantry:<ability>` */
+  id: string;
+  group: Group;
+  label: string;
+  ability?: string;
+  note: string;
+  expectStatus: number;
+  load: LoadResult;
+  /** Peak summed RSS of every process involved (see `processes`). */
+  peakRssBytes: number;
+  peakPssBytes: number;
+  /** Peak RSS of the process that speaks HTTP to the client. */
+  frontRssBytes: number;
+  processes: string;
+  /** CPU cores used during the measured run: by process, by the load generator, by the rest of the machine. */
+  cpu: { byProcess: Array<{ name: string; cores: number }>; loadGenerator: number; other: number };
+  /** Output lines the involved processes printed during the measured run. */
+  logLines: number;
+  /** Statuses other than the expected one, e.g. "12 × 503". */
+  unexpected?: string;
+}
+
+export interface BenchReport {
+  date: string;
+  command: string;
+  commit: string;
+  machine: { nproc: number; cpu: string; memGiB: number; node: string; loadavg: number[] };
+  options: { durationSec: number; connections: number; warmupSec: number };
+  rows: TargetRow[];
+  skipped: Array<{ id: string; why: string }>;
+  coldStart: { npmStartFirstSec?: number; npmStartRestartSec?: number; benchStackSec: number };
+  idle: { rssBytes: number; pssBytes: number; byProcess: Array<{ name: string; rssBytes: number }> } | undefined;
+  idleAfter: { rssBytes: number; pssBytes: number } | undefined;
+  profiles: Array<{ target: string; summary: ProfileSummary }>;
+  expressGateway: { version: string; installSec: number };
+  totalSec: number;
+}
+
+const MiB = 1024 * 1024;
+const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–");
+const fmtMs = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : "–");
+const fmtX = (n: number) => (Number.isFinite(n) && n > 0 ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×` : "–");
+const fmtPct = (n: number) => `${(n * 100).toFixed(n < 0.1 ? 1 : 0)}%`;
+const fmtMiB = (b: number) => (b > 0 ? (b / MiB).toFixed(0) : "–");
+
+function statuses(r: TargetRow): string {
+  return Object.entries(r.load.statuses)
+    .sort((a, b) => b[1] - a[1])
+    .map(([code, n]) => `${code}${Object.keys(r.load.statuses).length > 1 ? ` ×${fmtInt(n)}` : ""}`)
+    .join(", ") + (r.load.errors ? `, ${r.load.errors} errors` : "");
+}
+
+export interface Check {
+  what: string;
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
+
+export function checks(rep: BenchReport): Check[] {
+  const row = (id: string) => rep.rows.find((r) => r.id === id);
+  const eg = row("express-gateway");
+  const about = row("gantry:gantry.about");
+  const out: Check[] = [];
+  if (eg && about) {
+    const x = about.load.rps / eg.load.rps;
+    out.push({ what: "gantry.about throughput vs express-gateway", target: "≥ 2×", measured: fmtX(x), met: x >= 2 });
+    const p = about.load.p99 / eg.load.p99;
+    out.push({ what: "gantry.about p99 vs express-gateway", target: "≤ 0.5×", measured: `${fmtX(p)} (${fmtMs(about.load.p99)} vs ${fmtMs(eg.load.p99)} ms)`, met: p <= 0.5 });
+  }
+  for (const pass of rep.rows.filter((r) => r.group === "passthrough")) {
+    const full = row(`gantry:${pass.ability}`);
+    if (!full) continue;
+    const x = full.load.rps / pass.load.rps;
+    out.push({ what: `full chain vs passthrough floor, same ability (${pass.ability}, both hop)`, target: "≥ 75%", measured: fmtPct(x), met: x >= 0.75 });
+  }
+  const hopPass = rep.rows.find((r) => r.group === "passthrough");
+  if (about && hopPass) {
+    const x = about.load.rps / hopPass.load.rps;
+    out.push({ what: `gantry.about (no hop) vs passthrough floor on ${hopPass.ability} (one hop): not like for like`, target: "≥ 75%", measured: fmtPct(x), met: x >= 0.75 });
+  }
+  const { npmStartFirstSec: first, npmStartRestartSec: again } = rep.coldStart;
+  if (again !== undefined) out.push({ what: "cold start of `npm start`, data dir kept (restart)", target: "< 10 s", measured: `${again.toFixed(1)} s`, met: again < 10 });
+  if (first !== undefined) out.push({ what: "cold start of `npm start`, empty data dir (initdb + migrations)", target: "< 10 s", measured: `${first.toFixed(1)} s`, met: first < 10 });
+  return out;
+}
+
+export function renderMarkdown(rep: BenchReport, chartFile: string): string {
+  const L: string[] = [];
+  const ceiling = rep.rows.find((r) => r.id === "ceiling");
+  const eg = rep.rows.find((r) => r.id === "express-gateway");
+  const m = rep.machine;
+  L.push(`Run of ${rep.date} · commit \`${rep.commit}\` · \`${rep.command}\``);
+  L.push("");
+  L.push(`Machine: ${m.nproc} cores (${m.cpu}), ${m.memGiB.toFixed(0)} GiB, Node ${m.node}, load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(" / ")}. `
+    + `Each target: ${rep.options.warmupSec} s warm-up, then ${rep.options.durationSec} s measured, ${rep.options.connections} connections, autocannon on loopback (pipelining 1). Whole run: ${Math.round(rep.totalSec)} s.`);
+  L.push("");
+  L.push("> Figures are **ratios measured side by side** in one run on a small, shared 2-core machine: the load generator");
+  L.push("> takes one core, the servers share the other, and other work on the machine shows up as noise (the");
+  L.push("> \"other load\" column). Compare rows within a run, not absolute numbers across machines or runs.");
+  L.push("");
+  L.push(`![Throughput and p99 latency per target](${chartFile})`);
+  L.push("");
+  L.push("### Throughput and latency");
+  L.push("");
+  L.push("| target | req/s | × ceiling | × express-gateway | p50 ms | p90 ms | p99 ms | p99 × express-gateway | status | other load (cores) |");
+  L.push("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|");
+  for (const r of rep.rows) {
+    L.push(`| ${r.label}${r.unexpected ? ` ⚠ ${r.unexpected}` : ""} | ${fmtInt(r.load.rps)} | ${ceiling ? fmtX(r.load.rps / ceiling.load.rps) : "–"} | ${eg ? fmtX(r.load.rps / eg.load.rps) : "–"} | ${fmtMs(r.load.p50)} | ${fmtMs(r.load.p90)} | ${fmtMs(r.load.p99)} | ${eg ? fmtX(r.load.p99 / eg.load.p99) : "–"} | ${statuses(r)} | ${r.cpu.other.toFixed(2)} |`);
+  }
+  L.push("");
+  L.push("### Memory and CPU");
+  L.push("");
+  L.push("Peak RSS is sampled every 250 ms from /proc and summed over every process involved (and their children, e.g. Postgres backends). RSS counts shared pages once per process, so the sum over-counts Postgres' shared buffers; PSS splits them.");
+  L.push("");
+  L.push("| target | processes counted | peak RSS MiB | × ceiling | × express-gateway | peak PSS MiB | HTTP front process RSS MiB | CPU cores by process | log lines |");
+  L.push("|---|---|---:|---:|---:|---:|---:|---|---:|");
+  for (const r of rep.rows) {
+    const cpu = r.cpu.byProcess.filter((p) => p.cores >= 0.01).sort((a, b) => b.cores - a.cores).map((p) => `${p.name} ${p.cores.toFixed(2)}`).join(", ");
+    L.push(`| ${r.label} | ${r.processes} | ${fmtMiB(r.peakRssBytes)} | ${ceiling ? fmtX(r.peakRssBytes / ceiling.peakRssBytes) : "–"} | ${eg ? fmtX(r.peakRssBytes / eg.peakRssBytes) : "–"} | ${fmtMiB(r.peakPssBytes)} | ${fmtMiB(r.frontRssBytes)} | ${cpu || "–"}; load generator ${r.cpu.loadGenerator.toFixed(2)} | ${fmtInt(r.logLines)} |`);
+  }
+  L.push("");
+  if (rep.idle) {
+    L.push(`Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)`
+      + (rep.idleAfter ? `; after the run, idle again: ${fmtMiB(rep.idleAfter.rssBytes)} MiB RSS (${fmtMiB(rep.idleAfter.pssBytes)} MiB PSS).` : "."));
+    L.push("");
+    L.push(`By process (RSS MiB): ${rep.idle.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
+    L.push("");
+  }
+  L.push("### Cold start");
+  L.push("");
+  L.push("| what | seconds |");
+  L.push("|---|---:|");
+  if (rep.coldStart.npmStartFirstSec !== undefined) L.push(`| \`npm start\` until \`GET /health\` = 200, empty data dir (initdb, migrations) | ${rep.coldStart.npmStartFirstSec.toFixed(1)} |`);
+  if (rep.coldStart.npmStartRestartSec !== undefined) L.push(`| \`npm start\` until \`GET /health\` = 200, data dir kept (a restart) | ${rep.coldStart.npmStartRestartSec.toFixed(1)} |`);
+  L.push(`| bench stack (\`startStack\`, ephemeral Postgres, every service; gateway started after) | ${rep.coldStart.benchStackSec.toFixed(1)} |`);
+  L.push("");
+  L.push("### Targets");
+  L.push("");
+  L.push("| target | wanted | measured | met |");
+  L.push("|---|---|---|---|");
+  for (const c of checks(rep)) L.push(`| ${c.what} | ${c.target} | ${c.measured} | ${c.met === undefined ? "–" : c.met ? "yes" : "**no**"} |`);
+  L.push("");
+  L.push("### What each target is");
+  L.push("");
+  for (const r of rep.rows) L.push(`- **${r.label}**: ${r.note}`);
+  for (const s of rep.skipped) L.push(`- *skipped* \`${s.id}\`: ${s.why}`);
+  L.push(`- express-gateway ${rep.expressGateway.version} was ${rep.expressGateway.installSec > 0 ? `installed by this run (${rep.expressGateway.installSec.toFixed(0)} s)` : "already installed"} in \`.gantry/bench/express-gateway/\`.`);
+  L.push("");
+  if (rep.profiles.length) {
+    L.push("### CPU profile of the gateway under load");
+    L.push("");
+    L.push("`node --cpu-prof` on the gateway process only (a separate, shorter run; not the measured one above). Shares are of the gateway's busy (non-idle) time inside the load window.");
+    L.push("");
+    for (const p of rep.profiles) {
+      const s = p.summary;
+      L.push(`#### ${p.target}: busy ${fmtPct(s.busy)} of ${s.seconds.toFixed(1)} s`);
+      L.push("");
+      L.push(`Self time by category: ${s.categories.filter((c) => c.share >= 0.005).map((c) => `${c.category} ${fmtPct(c.share)}`).join(" · ")}`);
+      L.push("");
+      L.push("| top self time | where | category | share |");
+      L.push("|---|---|---|---:|");
+      for (const f of s.topSelf) L.push(`| \`${f.name}\` | ${f.where} | ${f.category} | ${fmtPct(f.share)} |`);
+      L.push("");
+      L.push("| our code, inclusive time | where | share |");
+      L.push("|---|---|---:|");
+      for (const f of s.topInclusive) L.push(`| \`${f.name}\` | ${f.where} | ${fmtPct(f.share)} |`);
+      L.push("");
+    }
+  }
+  return L.join("\n");
+}
+
+/** One line for the history table. */
+export function historyRow(rep: BenchReport): string {
+  const row = (id: string) => rep.rows.find((r) => r.id === id);
+  const eg = row("express-gateway");
+  const about = row("gantry:gantry.about");
+  const pairs = rep.rows
+    .filter((r) => r.group === "passthrough")
+    .map((p) => {
+      const full = row(`gantry:${p.ability}`);
+      return full ? `${p.ability} ${fmtPct(full.load.rps / p.load.rps)}` : undefined;
+    })
+    .filter(Boolean)
+    .join(", ");
+  return `| ${rep.date.slice(0, 16).replace("T", " ")} | \`${rep.commit}\` | ${rep.options.durationSec} s × ${rep.options.connections} | ${fmtInt(row("ceiling")?.load.rps ?? NaN)} | ${fmtInt(eg?.load.rps ?? NaN)} | ${fmtInt(about?.load.rps ?? NaN)} | ${eg && about ? fmtX(about.load.rps / eg.load.rps) : "–"} | ${eg && about ? fmtX(about.load.p99 / eg.load.p99) : "–"} | ${pairs || "–"} | ${rep.coldStart.npmStartRestartSec?.toFixed(1) ?? "–"} s |`;
+}
+
+const HISTORY_HEAD = [
+  "| date (UTC) | commit | run | ceiling req/s | express-gateway req/s | gantry.about req/s | about ÷ EG req/s | about ÷ EG p99 | full ÷ passthrough | npm start (restart) |",
+  "|---|---|---|---:|---:|---:|---:|---:|---|---:|",
+];
+
+function replaceBlock(doc: string, name: string, body: (old: string) => string): string {
+  const begin = `<!-- bench:${name}:begin -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const i = doc.indexOf(begin);
+  const j = doc.indexOf(end);
+  if (i < 0 || j < i) return `${doc.trimEnd()}\n\n${begin}\n${body("")}\n${end}\n`;
+  const old = doc.slice(i + begin.length, j);
+  return `${doc.slice(0, i)}${begin}\n${body(old)}\n${end}${doc.slice(j + end.length)}`;
+}
+
+const SKELETON = `# Benchmarks
+
+\`npm run bench\` measures Gantry side by side with a bare Node server (the machine's ceiling) and
+express-gateway (the peer users of Express would pick), in one run on one machine. The sections
+between the \`bench:\` markers are rewritten by every run; the rest of this page is written by hand.
+
+## Latest run
+
+<!-- bench:results:begin -->
+<!-- bench:results:end -->
+
+## History
+
+<!-- bench:history:begin -->
+<!-- bench:history:end -->
+`;
+
+/** Writes the results block and appends to the history block of `docFile`. */
+export function writeDoc(docFile: string, rep: BenchReport, chartRel: string): void {
+  let doc = fs.existsSync(docFile) ? fs.readFileSync(docFile, "utf8") : SKELETON;
+  doc = replaceBlock(doc, "results", () => renderMarkdown(rep, chartRel));
+  doc = replaceBlock(doc, "history", (old) => {
+    const rows = old.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith(HISTORY_HEAD[0].slice(0, 12)) && !l.startsWith("|---"));
+    return [...HISTORY_HEAD, ...rows, historyRow(rep)].join("\n");
+  });
+  fs.writeFileSync(docFile, doc);
+}
+
+const COLORS: Record<Group, string> = { ceiling: "#9aa5b1", peer: "#e07b39", passthrough: "#6c8ebf", gantry: "#2f855a" };
+
+function esc(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** A two-panel horizontal bar chart: req/s and p99 latency per target. */
+export function renderSvg(rep: BenchReport): string {
+  const rows = rep.rows;
+  const labelW = 250;
+  const panelW = 300;
+  const gap = 60;
+  const rowH = 26;
+  const top = 58;
+  const width = labelW + panelW * 2 + gap + 90;
+  const height = top + rows.length * rowH + 46;
+  const maxRps = Math.max(...rows.map((r) => r.load.rps), 1);
+  const maxP99 = Math.max(...rows.map((r) => (Number.isFinite(r.load.p99) ? r.load.p99 : 0)), 0.001);
+  const x1 = labelW;
+  const x2 = labelW + panelW + gap;
+  const s: string[] = [];
+  s.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
+  s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
+  s.push(`<text x="12" y="20" font-size="14" font-weight="bold">Gantry vs peers, ${esc(rep.date.slice(0, 10))} (${rep.machine.nproc} cores, Node ${esc(rep.machine.node)}, ${rep.options.connections} connections, ${rep.options.durationSec} s each)</text>`);
+  s.push(`<text x="${x1}" y="${top - 10}" font-weight="bold">Throughput (req/s, higher is better)</text>`);
+  s.push(`<text x="${x2}" y="${top - 10}" font-weight="bold">p99 latency (ms, lower is better)</text>`);
+  rows.forEach((r, i) => {
+    const y = top + i * rowH;
+    s.push(`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${esc(r.label)}</text>`);
+    const w1 = Math.max(1, (r.load.rps / maxRps) * panelW);
+    s.push(`<rect x="${x1}" y="${y + 4}" width="${w1.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[r.group]}"/>`);
+    s.push(`<text x="${(x1 + w1 + 4).toFixed(1)}" y="${y + 16}">${fmtInt(r.load.rps)}</text>`);
+    const p = Number.isFinite(r.load.p99) ? r.load.p99 : 0;
+    const w2 = Math.max(1, (p / maxP99) * panelW);
+    s.push(`<rect x="${x2}" y="${y + 4}" width="${w2.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[r.group]}"/>`);
+    s.push(`<text x="${(x2 + w2 + 4).toFixed(1)}" y="${y + 16}">${fmtMs(p)}</text>`);
+  });
+  const ly = top + rows.length * rowH + 24;
+  let lx = 12;
+  for (const [g, label] of [["ceiling", "ceiling: bare node:http"], ["peer", "express-gateway 1.16"], ["passthrough", "Gantry passthrough floor"], ["gantry", "Gantry full chain"]] as Array<[Group, string]>) {
+    s.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${COLORS[g]}"/>`);
+    s.push(`<text x="${lx + 16}" y="${ly}">${esc(label)}</text>`);
+    lx += 24 + label.length * 6.6;
+  }
+  s.push(`<text x="12" y="${ly + 18}" fill="#555">Ratios measured side by side on one noisy 2-core machine; see docs/benchmarks.md.</text>`);
+  s.push("</svg>");
+  return s.join("\n");
+}

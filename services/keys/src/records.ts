@@ -1,0 +1,214 @@
+/**
+ * @module keys/records
+ * How keys look to callers (never a secret or its hash), who the caller is, which keys a caller may
+ * manage, and the opaque list cursor. Dates are RFC 3339 strings or null.
+ *
+ * Status as shown: `active`, `expired` (its expiry has passed; stored status is still `active`,
+ * since expiry is a time) or `revoked`.
+ */
+import { GantryError, type CallContext } from "@gantry/kit";
+import type { PrismaClient } from "./db.ts";
+import type { KeysContext, RateLimitPolicy } from "./context.ts";
+import type { Grant } from "./containment.ts";
+import { isLegacyId, type LegacyKey } from "./legacy.ts";
+
+export type ApiKeyRow = NonNullable<Awaited<ReturnType<PrismaClient["apiKey"]["findUnique"]>>>;
+export type KeyEventRow = NonNullable<Awaited<ReturnType<PrismaClient["keyEvent"]["findFirst"]>>>;
+
+export interface KeyEventView {
+  kind: string;
+  at: string;
+  reason: string | null;
+  actorKeyId: string | null;
+  requestId: string | null;
+}
+
+export interface KeyView {
+  id: string;
+  tenant: string;
+  name: string;
+  prefix: string;
+  status: "active" | "expired" | "revoked";
+  scopes: string[];
+  collections: string[];
+  products: string[];
+  subTenants: boolean;
+  admin: boolean;
+  /** The key's own limit; null = the deployment default. */
+  rateLimit: RateLimitPolicy | null;
+  created: string | null;
+  expires: string | null;
+  lastUsed: string | null;
+  revoked: string | null;
+  /** The successor minted by key.rotate. */
+  rotatedTo: string | null;
+  /** The key this one was rotated from. */
+  rotatedFrom: string | null;
+  source: "key" | "legacy";
+  events?: KeyEventView[];
+}
+
+export function iso(d: Date | null | undefined): string | null {
+  return d ? d.toISOString() : null;
+}
+
+export function statusOf(row: Pick<ApiKeyRow, "status" | "expiresAt">, now: number): KeyView["status"] {
+  if (row.status === "revoked") return "revoked";
+  if (row.expiresAt && row.expiresAt.getTime() <= now) return "expired";
+  return "active";
+}
+
+export function rowView(row: ApiKeyRow, now: number, rotatedFrom: string | null = null): KeyView {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    name: row.name,
+    prefix: row.prefix,
+    status: statusOf(row, now),
+    scopes: row.scopes,
+    collections: row.collections,
+    products: row.products,
+    subTenants: row.subTenants,
+    admin: row.admin,
+    rateLimit: ownRateLimitOf(row),
+    created: iso(row.createdAt),
+    expires: iso(row.expiresAt),
+    lastUsed: iso(row.lastUsedAt),
+    revoked: iso(row.revokedAt),
+    rotatedTo: row.rotatedTo,
+    rotatedFrom,
+    source: "key",
+  };
+}
+
+export function legacyView(k: LegacyKey, lastUsed: Date | null): KeyView {
+  return {
+    id: k.id,
+    tenant: k.tenant,
+    name: k.name,
+    prefix: k.prefix,
+    status: "active",
+    scopes: k.scopes,
+    collections: k.collections,
+    products: k.products,
+    subTenants: k.subTenants,
+    admin: k.admin,
+    rateLimit: null,
+    created: null,
+    expires: null,
+    lastUsed: iso(lastUsed),
+    revoked: null,
+    rotatedTo: null,
+    rotatedFrom: null,
+    source: "legacy",
+  };
+}
+
+export function eventView(e: KeyEventRow): KeyEventView {
+  return { kind: e.kind, at: e.at.toISOString(), reason: e.reason, actorKeyId: e.actorKeyId, requestId: e.requestId };
+}
+
+/** Events of these keys, oldest first, at most `perKey` (the most recent) per key. */
+export async function eventsOf(ctx: KeysContext, ids: string[], perKey = 50): Promise<Map<string, KeyEventView[]>> {
+  const out = new Map<string, KeyEventView[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return out;
+  const rows = await ctx.db.keyEvent.findMany({ where: { keyId: { in: ids } }, orderBy: [{ at: "asc" }, { id: "asc" }] });
+  for (const r of rows) out.get(r.keyId)?.push(eventView(r));
+  for (const [id, list] of out) if (list.length > perKey) out.set(id, list.slice(-perKey));
+  return out;
+}
+
+/** `rotatedFrom` for each of these keys (the predecessor whose `rotated_to` names it). */
+export async function predecessorsOf(ctx: KeysContext, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.apiKey.findMany({ where: { rotatedTo: { in: ids } }, select: { id: true, rotatedTo: true } });
+  return new Map(rows.map((r) => [r.rotatedTo!, r.id]));
+}
+
+/** The calling key: what containment compares against, plus its own (not defaulted) rate limit. */
+export interface Caller extends Grant {
+  id: string;
+  ownRateLimit: RateLimitPolicy | null;
+}
+
+/** The calling key, from the store or the legacy store; its tenant is the acting tenant of the call. */
+export async function callerOf(ctx: KeysContext, call: CallContext): Promise<Caller> {
+  if (isLegacyId(call.keyId)) {
+    const k = ctx.legacy.byId(call.keyId);
+    if (!k) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
+    return { id: k.id, tenant: call.tenant, scopes: k.scopes, collections: k.collections, products: k.products, admin: k.admin, subTenants: k.subTenants, rateLimit: ctx.defaultRateLimit, ownRateLimit: null, expiresAt: null };
+  }
+  const row = await ctx.db.apiKey.findUnique({ where: { id: call.keyId } });
+  if (!row || statusOf(row, ctx.now()) !== "active") {
+    // Revoked or expired between the gateway's check and now.
+    throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
+  }
+  return { ...grantOf(row, ctx.defaultRateLimit), id: row.id, tenant: call.tenant, ownRateLimit: ownRateLimitOf(row) };
+}
+
+export function ownRateLimitOf(row: Pick<ApiKeyRow, "rateLimit" | "rateWindowSeconds">): RateLimitPolicy | null {
+  return row.rateLimit && row.rateWindowSeconds ? { limit: row.rateLimit, windowSeconds: row.rateWindowSeconds } : null;
+}
+
+export function grantOf(row: ApiKeyRow, defaultRateLimit: RateLimitPolicy): Grant {
+  return {
+    tenant: row.tenant,
+    scopes: row.scopes,
+    collections: row.collections,
+    products: row.products,
+    admin: row.admin,
+    subTenants: row.subTenants,
+    rateLimit: ownRateLimitOf(row) ?? defaultRateLimit,
+    expiresAt: row.expiresAt?.getTime() ?? null,
+  };
+}
+
+function notFound(id: string): GantryError {
+  return new GantryError("not_found", `No key ${id} in this tenant.`, { reason: "key.list shows the keys this key may manage." });
+}
+
+/**
+ * The stored key `id`, if the caller may manage it: admin keys any key, tenant keys only keys of
+ * their own (acting) tenant. Another tenant's key is "not found", exactly like a key that does not
+ * exist, so ids cannot be probed across tenants. Legacy keys: refused with `legacy_key` (they live
+ * in the environment, not the store).
+ */
+export async function manageableKey(ctx: KeysContext, call: CallContext, id: string, action: string): Promise<ApiKeyRow> {
+  if (isLegacyId(id)) {
+    const k = ctx.legacy.byId(id);
+    if (!k || (!call.admin && k.tenant !== call.tenant)) throw notFound(id);
+    throw new GantryError("invalid_request", `${id} is a legacy key from GANTRY_LEGACY_KEYS; it cannot be ${action} through the API.`, {
+      reason: "Issue a stored key with key.issue, move the client to it, then remove the entry from GANTRY_LEGACY_KEYS.",
+      details: [{ path: "/input/id", message: `legacy keys cannot be ${action}`, code: "legacy_key" }],
+    });
+  }
+  const row = await ctx.db.apiKey.findUnique({ where: { id } });
+  if (!row || (!call.admin && row.tenant !== call.tenant)) throw notFound(id);
+  return row;
+}
+
+// ── cursor ──────────────────────────────────────────────────────────────────────────────────────
+
+export interface ListCursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(row: { createdAt: Date; id: string }): string {
+  return Buffer.from(JSON.stringify({ t: row.createdAt.getTime(), i: row.id })).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): ListCursor {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { t?: unknown; i?: unknown };
+    if (typeof v.t === "number" && Number.isSafeInteger(v.t) && typeof v.i === "string" && /^key_[A-Za-z0-9_-]+$/.test(v.i)) {
+      return { createdAt: new Date(v.t), id: v.i };
+    }
+  } catch {
+    // fall through
+  }
+  throw new GantryError("invalid_request", "cursor is not a cursor this service issued.", {
+    reason: "Pass the nextCursor of the previous page unchanged, or omit cursor for the first page.",
+    details: [{ path: "/input/cursor", message: "/input/cursor is not a valid cursor", code: "invalid_cursor" }],
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * @module memory/abilities/lesson.record
+ * `lesson.record {title, category, lesson, triggers?, severity?, context?, fix?, tags?, reusable?}`
+ * → `{id, status: "inbox", recorded, event}`.
+ *
+ * Appends to the lessons inbox of the consolidation pipeline. The lesson row and its
+ * `memory.lesson.recorded` event (stream LESSONS, msg id = lesson id) are committed together
+ * (outbox), and the event is published right after the commit (or by the outbox relay after a NATS
+ * outage), so the pipeline never misses a lesson. The inbox is append-only: no ability edits or
+ * deletes an entry, and a database trigger refuses UPDATE and DELETE on the table.
+ */
+import { SUBJECTS, randomBase62, type CallContext } from "@gantry/kit";
+import type { MemoryDeps } from "../context.ts";
+
+export interface LessonRecordInput {
+  title: string;
+  category: string;
+  lesson: string;
+  triggers?: string[];
+  severity?: string;
+  context?: string;
+  fix?: string;
+  tags?: string[];
+  reusable?: boolean;
+}
+
+/** The `memory.lesson.recorded` payload. */
+export interface LessonRecordedEvent {
+  id: string;
+  tenant: string;
+  title: string;
+  category: string;
+  lesson: string;
+  triggers: string[];
+  severity: string | null;
+  context: string | null;
+  fix: string | null;
+  tags: string[];
+  reusable: boolean | null;
+  recorded: string;
+  requestId: string | null;
+  keyId: string | null;
+}
+
+export async function lessonRecord(input: LessonRecordInput, call: CallContext, m: MemoryDeps) {
+  const id = `les_${randomBase62(22)}`;
+  const at = new Date(m.now());
+  const event: LessonRecordedEvent = {
+    id,
+    tenant: call.tenant,
+    title: input.title,
+    category: input.category,
+    lesson: input.lesson,
+    triggers: input.triggers ?? [],
+    severity: input.severity ?? null,
+    context: input.context ?? null,
+    fix: input.fix ?? null,
+    tags: input.tags ?? [],
+    reusable: input.reusable ?? null,
+    recorded: at.toISOString(),
+    requestId: call.requestId || null,
+    keyId: call.keyId || null,
+  };
+  await m.db.$transaction([
+    m.db.lesson.create({
+      data: {
+        id,
+        tenant: call.tenant,
+        title: input.title,
+        category: input.category,
+        triggers: event.triggers,
+        severity: event.severity,
+        context: event.context,
+        lesson: input.lesson,
+        fix: event.fix,
+        tags: event.tags,
+        reusable: event.reusable,
+        requestId: event.requestId,
+        keyId: event.keyId,
+        createdAt: at,
+      },
+    }),
+    m.db.outboxEvent.create({ data: { subject: SUBJECTS.lessonRecorded, msgId: id, payload: event as unknown as object } }),
+  ]);
+  await m.outbox.flush();
+  return { id, status: "inbox" as const, recorded: event.recorded, event: SUBJECTS.lessonRecorded };
+}

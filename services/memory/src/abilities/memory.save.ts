@@ -1,0 +1,57 @@
+/**
+ * @module memory/abilities/memory.save
+ * `memory.save {text, collection?, metadata?, id?}` → `{id, collection, action, deduplicated,
+ * similarity?, created, updated, model}`.
+ *
+ * - `id` given: upsert that memory (text replaced; metadata replaced when given, kept otherwise);
+ *   an id the tenant already uses in another collection is 409.
+ * - no `id`: a memory of the same tenant + collection whose cosine with the new text is ≥ 0.97
+ *   (`MEMORY_DEDUP_THRESHOLD`) is updated instead of a second one being added: newest text, metadata
+ *   merged (new keys win), saved time refreshed; the result says `deduplicated: true` with the
+ *   similarity. Otherwise a new memory `mem_…` is added.
+ * - `action` is `created`, `updated` (id upsert of an existing memory) or `deduplicated`; `created`
+ *   and `updated` are the memory's first and latest save times (ISO 8601).
+ */
+import { randomBase62, type CallContext } from "@gantry/kit";
+import { resolveCollection } from "../collections.ts";
+import type { MemoryDeps } from "../context.ts";
+import type { Metadata } from "../filter.ts";
+
+export interface MemorySaveInput {
+  text: string;
+  collection?: string;
+  metadata?: Metadata;
+  id?: string;
+}
+
+export function newMemoryId(): string {
+  return `mem_${randomBase62(22)}`;
+}
+
+export async function memorySave(input: MemorySaveInput, call: CallContext, m: MemoryDeps) {
+  const collection = resolveCollection(call, input.collection);
+  const [vector] = await m.embedder.embed([input.text], "document");
+  const r = await m.store.save({
+    tenant: call.tenant,
+    collection,
+    id: input.id,
+    newId: newMemoryId(),
+    text: input.text,
+    metadata: input.metadata,
+    vector,
+    model: m.embedder.model,
+    dimensions: m.embedder.dimensions,
+    now: m.now(),
+    dedupThreshold: m.config.MEMORY_DEDUP_THRESHOLD,
+  });
+  return {
+    id: r.memory.id,
+    collection,
+    action: r.created ? "created" : r.deduplicated ? "deduplicated" : "updated",
+    deduplicated: r.deduplicated,
+    ...(r.similarity !== undefined ? { similarity: Math.round(r.similarity * 1e6) / 1e6 } : {}),
+    created: new Date(r.memory.createdAt).toISOString(),
+    updated: new Date(r.memory.updatedAt).toISOString(),
+    model: r.memory.model,
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * @module memory/reembed
+ * Re-embeds memory collections with the configured embedding model: the documented way to change
+ * models (the service refuses to mix models in one collection, 409).
+ *
+ * Usage (same environment as the memory service: DATABASE_URL, NATS_URL, MEMORY_STORE, EMBEDDER,
+ * EMBEDDING_* …):
+ *
+ *     npm run reembed -w @gantry/memory -- --tenant acme --collection clinic-notes
+ *     npm run reembed -w @gantry/memory -- --tenant acme            # every collection of the tenant
+ *     npm run reembed -w @gantry/memory -- --all                    # every collection of every tenant
+ *     options: --dry-run (list what would change)  --force (re-embed even when the model matches)
+ *              --batch N (texts per embedding request, default 64)
+ *
+ * Each collection is embedded in full first, then its vectors and model are replaced in one
+ * transaction (Postgres store), so searches see the old model or the new one, never a mix; running
+ * replicas are told through a partition notice and reload. Memories keep their ids, text, metadata
+ * and timestamps (recency is unchanged). Memories saved into the collection while it runs (still with
+ * the old model) make the final step refuse; run the command again. Exit code 0 on success.
+ */
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { BASE_ENV, connectNats, createLogger, loadConfig, type Nats } from "@gantry/kit";
+import { MEMORY_ENV, type MemoryConfig } from "./config.ts";
+import { createEmbedder } from "./embed/index.ts";
+import { createStore } from "./store/index.ts";
+
+const { values } = parseArgs({
+  options: {
+    tenant: { type: "string" },
+    collection: { type: "string" },
+    all: { type: "boolean", default: false },
+    "dry-run": { type: "boolean", default: false },
+    force: { type: "boolean", default: false },
+    batch: { type: "string", default: "64" },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`reembed: ${message}\n`);
+  process.exit(2);
+}
+
+if (!values.all && !values.tenant) fail("name a tenant (--tenant acme [--collection notes]) or pass --all");
+if (values.all && (values.tenant || values.collection)) fail("--all cannot be combined with --tenant or --collection");
+const batch = Number(values.batch);
+if (!Number.isInteger(batch) || batch < 1 || batch > 2048) fail("--batch must be an integer 1..2048");
+
+const config = loadConfig<MemoryConfig>("memory reembed", { ...BASE_ENV, ...MEMORY_ENV }, ["DATABASE_URL"]);
+const log = createLogger("memory-reembed", config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
+let nats: Nats | undefined;
+try {
+  nats = await Promise.race([connectNats(config.NATS_URL, "memory-reembed", log), new Promise<never>((_, r) => setTimeout(() => r(new Error("timeout")), 5_000))]);
+} catch (err) {
+  process.stderr.write(`reembed: NATS unreachable (${String(err)}); replicas will notice the change at their next version check\n`);
+}
+const store = createStore(config, { pool, nats, log });
+const embedder = createEmbedder(config);
+let code = 0;
+try {
+  await store.start();
+  const partitions = (await store.partitions(values.tenant)).filter((p) => values.collection === undefined || p.collection === values.collection);
+  if (partitions.length === 0) process.stdout.write("nothing to re-embed: no matching collection holds memories\n");
+  for (const p of partitions) {
+    const label = `${p.tenant}/${p.collection} (${p.count} memories, ${p.model})`;
+    if (p.model === embedder.model && p.dimensions === embedder.dimensions && !values.force) {
+      process.stdout.write(`skip ${label}: already ${embedder.model}\n`);
+      continue;
+    }
+    if (values["dry-run"]) {
+      process.stdout.write(`would re-embed ${label} with ${embedder.model}\n`);
+      continue;
+    }
+    const started = Date.now();
+    const vectors = new Map<string, Float32Array>();
+    for await (const memories of store.scan(p.tenant, p.collection, batch)) {
+      const embedded = await embedder.embed(memories.map((m) => m.text), "document");
+      memories.forEach((m, i) => vectors.set(m.id, embedded[i]));
+    }
+    await store.replaceVectors(p.tenant, p.collection, embedder.model, embedder.dimensions, vectors);
+    process.stdout.write(`re-embedded ${label} with ${embedder.model} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+} catch (err) {
+  process.stderr.write(`reembed: ${err instanceof Error ? err.message : String(err)}\n`);
+  code = 1;
+} finally {
+  await store.close().catch(() => {});
+  await nats?.nc.drain().catch(() => {});
+  await pool.end().catch(() => {});
+}
+process.exit(code);

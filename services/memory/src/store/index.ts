@@ -1,0 +1,20 @@
+/**
+ * @module memory/store
+ * Picks the vector store from configuration (`MEMORY_STORE`).
+ */
+import type pg from "pg";
+import { ConfigError, type Logger, type Nats } from "@gantry/kit";
+import type { MemoryConfig } from "../config.ts";
+import { PostgresStore } from "./postgres.ts";
+import type { VectorStore } from "./types.ts";
+import { WeaviateStore } from "./weaviate.ts";
+
+export type { VectorStore } from "./types.ts";
+
+export function createStore(c: MemoryConfig, deps: { pool: pg.Pool; nats?: Nats; log: Logger }): VectorStore {
+  if (c.MEMORY_STORE === "weaviate") {
+    if (!c.WEAVIATE_URL) throw new ConfigError("memory: MEMORY_STORE=weaviate needs WEAVIATE_URL (e.g. http://127.0.0.1:8080)");
+    return new WeaviateStore({ url: c.WEAVIATE_URL, grpcPort: c.WEAVIATE_GRPC_PORT, apiKey: c.WEAVIATE_API_KEY, prefix: c.WEAVIATE_PREFIX, index: c.WEAVIATE_INDEX, log: deps.log });
+  }
+  return new PostgresStore({ pool: deps.pool, log: deps.log, nats: deps.nats, cacheBytes: c.MEMORY_CACHE_MB * 1024 * 1024, checkIntervalMs: c.MEMORY_CACHE_CHECK_MS });
+}

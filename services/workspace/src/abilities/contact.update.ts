@@ -1,0 +1,48 @@
+/**
+ * @module workspace/abilities/contact.update
+ * Partial update: only the given fields change; `null` clears phone, email or company; metadata is
+ * merged key by key and a key set to `null` is removed. The row is locked for the read-modify-write
+ * so concurrent updates of different metadata keys both survive.
+ */
+import { Prisma } from "../generated/prisma/client.ts";
+import type { Handler } from "../workspace.ts";
+import { contactOut } from "../lib/records.ts";
+import { normalizeEmail, phoneOrThrow } from "../lib/contacts.ts";
+import { invalidField, notFound } from "../lib/errors.ts";
+
+export interface ContactUpdateInput {
+  id: string;
+  name?: string;
+  phone?: string | null;
+  email?: string | null;
+  company?: string | null;
+  metadata?: Record<string, string | number | boolean | null>;
+}
+
+export const handler: Handler<ContactUpdateInput> = async (input, call, ws) => {
+  const phone = typeof input.phone === "string" ? phoneOrThrow(input.phone) : input.phone;
+  return ws.db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: string }[]>(
+      Prisma.sql`SELECT id FROM "workspace"."contacts" WHERE id = ${input.id} AND tenant = ${call.tenant} FOR UPDATE`,
+    );
+    if (locked.length === 0) throw notFound("contact", input.id);
+    const current = await tx.contact.findFirstOrThrow({ where: { id: input.id, tenant: call.tenant } });
+    const data: Record<string, unknown> = { updatedAt: ws.now() };
+    if (input.name !== undefined) data.name = input.name.trim();
+    if (phone !== undefined) data.phone = phone;
+    if (input.email !== undefined) data.email = input.email === null ? null : normalizeEmail(input.email);
+    if (input.company !== undefined) data.company = input.company === null ? null : input.company.trim();
+    if (input.metadata !== undefined) {
+      const merged: Record<string, unknown> = { ...((current.metadata ?? {}) as Record<string, unknown>) };
+      for (const [k, v] of Object.entries(input.metadata)) {
+        if (v === null) delete merged[k];
+        else merged[k] = v;
+      }
+      if (Object.keys(merged).length > 50) {
+        throw invalidField("/input/metadata", "would leave the contact with more than 50 metadata keys", "too_many_keys");
+      }
+      data.metadata = merged;
+    }
+    return contactOut(await tx.contact.update({ where: { id: current.id }, data }));
+  });
+};

@@ -1,0 +1,103 @@
+/**
+ * @module workspace/abilities/workflow.trigger
+ * Records a workflow run (`queued`) and publishes its trigger durably on
+ * `workflows.<tenant token>.<workflow>.triggered` (stream WORKFLOWS, msgID = run id). When the tenant
+ * has an endpoint in WORKFLOW_ENDPOINTS, the deliverer (workflows/deliverer.ts) POSTs the trigger
+ * there, signed, with retries; the outcome is recorded on the run. Result `{runId, status, …}`.
+ *
+ * If the publish fails the run is removed again (with its idempotency record) and the call answers
+ * 503, so a retry starts clean. A replay of a run that is still `queued` re-publishes with the same
+ * msgID: JetStream drops the duplicate within its window, and the deliverer skips finished runs.
+ */
+import { GantryError, encodeJson, workflowSubject, type CallContext } from "@gantry/kit";
+import type { Handler, Workspace } from "../workspace.ts";
+import type { WorkflowRun } from "../db.ts";
+import { newId } from "../lib/ids.ts";
+import { idempotentCreate } from "../lib/idempotency.ts";
+import { notFound } from "../lib/errors.ts";
+import type { TriggerMessage } from "../workflows/deliverer.ts";
+
+export interface WorkflowTriggerInput {
+  workflow: string;
+  input?: Record<string, unknown>;
+  idempotencyKey?: string;
+}
+
+function result(run: WorkflowRun) {
+  return {
+    runId: run.id,
+    status: run.status,
+    workflow: run.workflow,
+    subject: run.subject,
+    delivery: run.endpointHost ? "webhook" : "subject",
+    created: run.createdAt.toISOString(),
+  };
+}
+
+async function publish(ws: Workspace, run: WorkflowRun): Promise<number> {
+  const message: TriggerMessage = {
+    type: "workflow.triggered",
+    id: run.id,
+    runId: run.id,
+    tenant: run.tenant,
+    workflow: run.workflow,
+    input: run.input as Record<string, unknown>,
+    triggered: run.createdAt.toISOString(),
+    keyId: run.keyId,
+    requestId: run.requestId,
+  };
+  const ack = await ws.nats.js.publish(run.subject, encodeJson(message), { msgID: run.id, expect: { streamName: "WORKFLOWS" } });
+  return ack.seq;
+}
+
+async function compensate(ws: Workspace, call: CallContext, run: WorkflowRun, key: string | undefined): Promise<void> {
+  await ws.db.$transaction([
+    ws.db.workflowRun.deleteMany({ where: { id: run.id, tenant: call.tenant } }),
+    ...(key ? [ws.db.idempotencyRecord.deleteMany({ where: { tenant: call.tenant, ability: "workflow.trigger", key, recordId: run.id } })] : []),
+  ]);
+}
+
+export const handler: Handler<WorkflowTriggerInput> = async (input, call, ws) => {
+  const id = newId("workflowRun");
+  const now = ws.now();
+  const endpoint = ws.endpoints.get(call.tenant);
+  const { result: run, created } = await idempotentCreate({
+    db: ws.db,
+    call,
+    ability: "workflow.trigger",
+    input: input as unknown as Record<string, unknown>,
+    recordId: id,
+    create: (tx) =>
+      tx.workflowRun.create({
+        data: {
+          id,
+          tenant: call.tenant,
+          workflow: input.workflow,
+          input: (input.input ?? {}) as object,
+          status: "queued",
+          subject: workflowSubject(call.tenant, input.workflow, "triggered"),
+          endpointHost: endpoint?.url.host ?? null,
+          keyId: call.keyId || null,
+          requestId: call.requestId || null,
+          createdAt: now,
+          updatedAt: now,
+        },
+      }),
+    replay: async (recordId) => {
+      const row = await ws.db.workflowRun.findFirst({ where: { id: recordId, tenant: call.tenant } });
+      if (!row) throw notFound("workflow run", recordId);
+      return row;
+    },
+  });
+  if (created || (run.status === "queued" && run.sequence === null)) {
+    let seq: number;
+    try {
+      seq = await publish(ws, run);
+    } catch (err) {
+      if (created) await compensate(ws, call, run, input.idempotencyKey).catch((e) => ws.log.error({ runId: run.id, err: String(e) }, "could not remove unpublished run"));
+      throw new GantryError("unavailable", "The workflow stream is unavailable; the run was not triggered. Retry shortly.", { retryAfterMs: 1_000, cause: err });
+    }
+    await ws.db.workflowRun.updateMany({ where: { id: run.id, sequence: null }, data: { sequence: BigInt(seq) } });
+  }
+  return result(run);
+};

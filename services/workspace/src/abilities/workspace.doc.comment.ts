@@ -1,0 +1,35 @@
+/**
+ * @module workspace/abilities/workspace.doc.comment
+ * Adds a comment to an open doc. An `anchor` must be an exact passage of the current content. The
+ * doc row is locked (FOR SHARE) while the comment is written, so a comment never lands on a doc
+ * that a concurrent close has just made read-only.
+ */
+import { Prisma } from "../generated/prisma/client.ts";
+import type { Handler } from "../workspace.ts";
+import { newId } from "../lib/ids.ts";
+import { commentOut } from "../lib/records.ts";
+import { invalidField, notFound } from "../lib/errors.ts";
+import { closedConflict } from "../lib/docs.ts";
+
+export interface DocCommentInput {
+  id: string;
+  text: string;
+  anchor?: string;
+}
+
+export const handler: Handler<DocCommentInput> = async (input, call, ws) =>
+  ws.db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ status: string; version: number; content: string }[]>(
+      Prisma.sql`SELECT status, version, content FROM "workspace"."docs" WHERE id = ${input.id} AND tenant = ${call.tenant} FOR SHARE`,
+    );
+    if (rows.length === 0) throw notFound("workspace doc", input.id);
+    const doc = rows[0];
+    if (doc.status === "closed") throw closedConflict(input.id);
+    if (input.anchor !== undefined && !doc.content.includes(input.anchor)) {
+      throw invalidField("/input/anchor", "is not a passage of the doc's current content", "anchor_not_found");
+    }
+    const comment = await tx.docComment.create({
+      data: { id: newId("comment"), docId: input.id, tenant: call.tenant, text: input.text, anchor: input.anchor ?? null, version: doc.version, keyId: call.keyId || null, createdAt: ws.now() },
+    });
+    return commentOut(comment);
+  });

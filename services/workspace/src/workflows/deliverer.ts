@@ -1,0 +1,136 @@
+/**
+ * @module workspace/workflows/deliverer
+ * Delivers workflow triggers to tenants' endpoints. It is a durable JetStream consumer
+ * (`workspace-workflow-delivery`, filter `workflows.*.*.triggered`) of the service's own trigger
+ * messages, so a trigger published before a crash is still delivered after the restart.
+ *
+ * Per message: the run is read; runs already delivered or failed are acknowledged and skipped (a
+ * redelivered or re-published trigger cannot deliver twice from here); a tenant without an
+ * endpoint leaves the run `queued` (subscribers of the subject are its consumers). Otherwise the
+ * attempt counter is bumped in Postgres, the signed POST is made, and the outcome is recorded:
+ * `delivered`, or `failed` after a permanent error or the last attempt, or a retry scheduled with
+ * `nak(backoff)` where backoff = WORKFLOW_RETRY_BASE_MS · 2^(attempt−1), capped at
+ * WORKFLOW_RETRY_MAX_MS. Final outcomes are published on `workflows.<tenant>.<workflow>.delivered`
+ * or `.failed`. The message is acknowledged only after the outcome is committed.
+ */
+import { AckPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { STREAMS, decodeJson, encodeJson, workflowSubject } from "@gantry/kit";
+import type { Workspace } from "../workspace.ts";
+import { deliver } from "./deliver.ts";
+
+export const DELIVERY_DURABLE = "workspace-workflow-delivery";
+const CONCURRENCY = 8;
+
+export interface TriggerMessage {
+  type: "workflow.triggered";
+  id: string;
+  runId: string;
+  tenant: string;
+  workflow: string;
+  input: Record<string, unknown>;
+  triggered: string;
+  keyId: string | null;
+  requestId: string | null;
+}
+
+export function backoffMs(ws: Workspace, attempt: number): number {
+  return Math.min(ws.config.WORKFLOW_RETRY_MAX_MS, ws.config.WORKFLOW_RETRY_BASE_MS * 2 ** (attempt - 1));
+}
+
+async function publishOutcome(ws: Workspace, t: TriggerMessage, what: "delivered" | "failed", extra: Record<string, unknown>): Promise<void> {
+  const subject = workflowSubject(t.tenant, t.workflow, what);
+  await ws.nats.js
+    .publish(subject, encodeJson({ type: `workflow.${what}`, runId: t.runId, tenant: t.tenant, workflow: t.workflow, at: ws.now().toISOString(), ...extra }), { msgID: `${t.runId}:${what}` })
+    .catch((err) => ws.log.warn({ runId: t.runId, err: String(err) }, "workflow outcome not published"));
+}
+
+async function handle(ws: Workspace, m: JsMsg): Promise<void> {
+  let t: TriggerMessage;
+  try {
+    t = decodeJson<TriggerMessage>(m.data);
+  } catch {
+    ws.log.error({ seq: m.seq, subject: m.subject }, "unreadable workflow trigger dropped");
+    m.term();
+    return;
+  }
+  const run = await ws.db.workflowRun.findFirst({ where: { id: t.runId, tenant: t.tenant } });
+  if (!run || run.status === "delivered" || run.status === "failed") return m.ack();
+  const endpoint = ws.endpoints.get(run.tenant);
+  if (!endpoint) return m.ack();
+
+  const attempt = run.attempts + 1;
+  const claimed = await ws.db.workflowRun.updateMany({
+    where: { id: run.id, attempts: run.attempts, status: { in: ["queued", "delivering"] } },
+    data: { attempts: attempt, status: "delivering", endpointHost: endpoint.url.host, updatedAt: ws.now() },
+  });
+  if (claimed.count === 0) return m.ack(); // another replica is on this run
+
+  const body = JSON.stringify({ type: "workflow.triggered", runId: run.id, tenant: run.tenant, workflow: run.workflow, input: run.input, triggered: run.createdAt.toISOString(), attempt });
+  const outcome = await deliver({
+    url: endpoint.url,
+    secret: endpoint.secret,
+    body,
+    runId: run.id,
+    attempt,
+    timeoutMs: ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS,
+    allowLoopback: ws.config.WORKFLOW_ALLOW_LOOPBACK,
+  });
+  const now = ws.now();
+  if (outcome.ok) {
+    await ws.db.workflowRun.update({ where: { id: run.id }, data: { status: "delivered", deliveredAt: now, lastStatusCode: outcome.statusCode ?? null, lastError: null, updatedAt: now } });
+    await publishOutcome(ws, t, "delivered", { attempts: attempt, statusCode: outcome.statusCode });
+    return m.ack();
+  }
+  const last = outcome.permanent || attempt >= ws.config.WORKFLOW_DELIVERY_ATTEMPTS;
+  await ws.db.workflowRun.update({
+    where: { id: run.id },
+    data: { status: last ? "failed" : "delivering", lastStatusCode: outcome.statusCode ?? null, lastError: (outcome.error ?? "delivery failed").slice(0, 500), updatedAt: now },
+  });
+  if (last) {
+    ws.log.warn({ runId: run.id, tenant: run.tenant, attempts: attempt, err: outcome.error }, "workflow delivery failed");
+    await publishOutcome(ws, t, "failed", { attempts: attempt, statusCode: outcome.statusCode ?? null, error: outcome.error });
+    return m.ack();
+  }
+  m.nak(backoffMs(ws, attempt));
+}
+
+export function startWorkflowDeliverer(ws: Workspace): { stop: () => Promise<void> } {
+  let running = true;
+  let messages: ConsumerMessages | undefined;
+  const inflight = new Set<Promise<void>>();
+  const loop = (async () => {
+    const ackWaitNs = (ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS + 30_000) * 1e6;
+    await ws.nats.jsm.consumers
+      .add(STREAMS.WORKFLOWS.name, { durable_name: DELIVERY_DURABLE, ack_policy: AckPolicy.Explicit, ack_wait: ackWaitNs, filter_subject: "workflows.*.*.triggered", max_ack_pending: 1_000 })
+      .catch((err) => {
+        if (!/already (exists|in use)/i.test(String(err))) throw err;
+      });
+    while (running) {
+      try {
+        const consumer = await ws.nats.js.consumers.get(STREAMS.WORKFLOWS.name, DELIVERY_DURABLE);
+        messages = await consumer.consume({ max_messages: CONCURRENCY * 2 });
+        for await (const m of messages) {
+          const p = handle(ws, m)
+            .catch((err) => {
+              ws.log.error({ err: String(err), seq: m.seq }, "workflow delivery step failed; retrying later");
+              m.nak(1_000);
+            })
+            .finally(() => inflight.delete(p));
+          inflight.add(p);
+          if (inflight.size >= CONCURRENCY) await Promise.race(inflight);
+          if (!running) break;
+        }
+      } catch (err) {
+        if (running) ws.log.warn({ err: String(err) }, "workflow delivery consumer failed; restarting");
+      }
+      if (running) await new Promise((r) => setTimeout(r, 500));
+    }
+  })().catch((err) => ws.log.error({ err: String(err) }, "workflow deliverer stopped"));
+  return {
+    stop: async () => {
+      running = false;
+      await messages?.close().catch(() => {});
+      await Promise.race([Promise.all([loop, ...inflight]), new Promise((r) => setTimeout(r, 3_000))]);
+    },
+  };
+}
