@@ -38,6 +38,7 @@ RUN mkdir /manifests \
 # ---------------------------------------------------------------------------------------------
 # Every dependency, dev ones included: the Prisma CLI (a devDependency) generates the clients.
 FROM ${NODE_IMAGE} AS build
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 WORKDIR /app
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY --from=manifests /manifests/ ./
@@ -62,15 +63,14 @@ RUN for schema in services/*/prisma/schema.prisma; do \
 # TypeScript, which npm otherwise keeps as optional peers of @prisma/client. The sources are laid
 # over the installed tree afterwards, so this layer stays cached while only sources change.
 FROM ${NODE_IMAGE} AS app
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 WORKDIR /app
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY --from=manifests /manifests/ ./
 RUN --mount=type=cache,target=/root/.npm \
-    set -eu; \
-    workspaces="--workspace=proto --workspace=kit --workspace=gateway"; \
-    for dir in services/*/; do workspaces="$workspaces --workspace=${dir%/}"; done; \
-    npm ci --omit=dev --omit=optional --ignore-scripts $workspaces; \
-    rm -rf infra
+    find services -mindepth 2 -maxdepth 2 -name package.json -printf '--workspace=%h\n' | sort \
+  | xargs npm ci --omit=dev --omit=optional --ignore-scripts --workspace=proto --workspace=kit --workspace=gateway \
+ && rm -rf infra
 COPY --from=build /out/ ./
 
 # ---------------------------------------------------------------------------------------------
@@ -114,7 +114,10 @@ ENTRYPOINT ["/usr/local/bin/gantry"]
 # The web service with headless Chromium (Debian's package; Playwright's own browser download
 # is not used). Build with --target web.
 FROM runtime AS web
-USER root
+USER 0:0
+# Debian's chromium follows the distribution's security updates; pinning a version would break
+# the build as soon as the archive moves on.
+# hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends chromium fonts-liberation \
  && rm -rf /var/lib/apt/lists/*

@@ -111,7 +111,6 @@ pipelines:
               max: 1000000000
               windowMs: 60000
               delayMs: 0
-              rateLimitBy: "\${req.user.id}"
       - proxy:
           - action:
               serviceEndpoint: backend

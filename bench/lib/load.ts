@@ -56,21 +56,25 @@ function percentile(sorted: Float64Array, n: number, p: number): number {
   return sorted[i];
 }
 
-async function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promise<autocannon.Result> {
-  const instance = autocannon({
-    url: spec.url,
-    method: spec.method ?? "GET",
-    headers: spec.headers,
-    body: spec.body,
-    connections: spec.connections,
-    duration: seconds,
-    pipelining: 1,
-    timeout: 10,
+function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: spec.url,
+        method: spec.method ?? "GET",
+        headers: spec.headers,
+        body: spec.body,
+        connections: spec.connections,
+        duration: seconds,
+        pipelining: 1,
+        timeout: 10,
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+    if (rec) {
+      instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => record(rec, responseTime));
+    }
   });
-  if (rec) {
-    instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => record(rec, responseTime));
-  }
-  return await instance;
 }
 
 /** Warm-up, then the measured run. */

@@ -55,7 +55,9 @@ export function categorize(frame: CallFrame, repoRoot: string): string {
   if (functionName === "(garbage collector)") return "GC";
   if (functionName === "(program)") return "V8/native (program)";
   if (functionName === "(idle)") return "idle";
-  if (url === "" ) return "V8 builtins / native";
+  if (url === "") return "V8 builtins / native";
+  // Node's TypeScript type stripping (amaro, compiled to wasm): start-up work.
+  if (url.startsWith("wasm://") || url.includes("internal/deps/amaro")) return "TS type stripping (amaro)";
   if (url.startsWith("node:")) {
     if (/^node:(internal\/)?(http|_http|net|stream|internal\/streams|internal\/http)/.test(url)) return "Node http/net/streams";
     return "Node internals";

@@ -116,10 +116,10 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("");
   L.push("### Throughput and latency");
   L.push("");
-  L.push("| target | req/s | × ceiling | × express-gateway | p50 ms | p90 ms | p99 ms | p99 × express-gateway | status | other load (cores) |");
-  L.push("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|");
+  L.push("| target | req/s | × ceiling | × express-gateway | p50 ms | p90 ms | p99 ms | p99 × express-gateway | status | bytes/response | other load (cores) |");
+  L.push("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
   for (const r of rep.rows) {
-    L.push(`| ${r.label}${r.unexpected ? ` ⚠ ${r.unexpected}` : ""} | ${fmtInt(r.load.rps)} | ${ceiling ? fmtX(r.load.rps / ceiling.load.rps) : "–"} | ${eg ? fmtX(r.load.rps / eg.load.rps) : "–"} | ${fmtMs(r.load.p50)} | ${fmtMs(r.load.p90)} | ${fmtMs(r.load.p99)} | ${eg ? fmtX(r.load.p99 / eg.load.p99) : "–"} | ${statuses(r)} | ${r.cpu.other.toFixed(2)} |`);
+    L.push(`| ${r.label}${r.unexpected ? ` ⚠ ${r.unexpected}` : ""} | ${fmtInt(r.load.rps)} | ${ceiling ? fmtX(r.load.rps / ceiling.load.rps) : "–"} | ${eg ? fmtX(r.load.rps / eg.load.rps) : "–"} | ${fmtMs(r.load.p50)} | ${fmtMs(r.load.p90)} | ${fmtMs(r.load.p99)} | ${eg ? fmtX(r.load.p99 / eg.load.p99) : "–"} | ${statuses(r)} | ${fmtInt(r.load.bytesPerResponse)} | ${r.cpu.other.toFixed(2)} |`);
   }
   L.push("");
   L.push("### Memory and CPU");

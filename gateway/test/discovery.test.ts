@@ -15,7 +15,8 @@ import { eventually, startTestStack, type TestStack } from "@gantry/infra/testin
 let t: TestStack;
 let narrow: string;
 const NARROW_SCOPES = ["contact.*", "web.browse", "capability.discover"];
-const NARROW_IDS = ["capability.discover", "contact.create", "contact.get", "contact.list", "contact.update", "web.browse"];
+// key.inspect and vertical.manifest_get are open to every key (spec §5.11), so they are listed too.
+const NARROW_IDS = ["capability.discover", "contact.create", "contact.get", "contact.list", "contact.update", "key.inspect", "vertical.manifest_get", "web.browse"];
 
 before(async () => {
   t = await startTestStack({ services: ["keys", "web"] });
@@ -56,7 +57,8 @@ describe("GET /v1/abilities", () => {
     assert.equal(status["capability.discover"], "live", "a gateway meta ability with a handler");
     assert.equal(status["web.browse"], "not_wired", "web is up and declares it without a handler");
     assert.equal(status["contact.create"], "unavailable", "workspace is not running");
-    assert.equal(res.body.live, 1);
+    assert.equal(status["key.inspect"], "live", "wired in the keys service");
+    assert.equal(res.body.live, 2);
     assert.deepEqual(res.body.limits.rateLimit, { limit: 600, windowSeconds: 60 });
     assert.equal(res.body.urls.mcp, `${t.url}/mcp`);
   });

@@ -68,7 +68,7 @@ describe("/docs in headless Chromium", { skip: haveChromium ? false : `no Chromi
     assert.deepEqual(await renderedIds(), expectedIds);
     assert.match((await page.textContent("#load-status")) ?? "", new RegExp(`may call ${expectedIds.length} abilities`));
     assert.match((await page.textContent("#key-summary")) ?? "", /Tenant acme/);
-    assert.equal(await page.$$eval("section.area", (els) => els.map((e) => e.id).join(",")), "area-capability,area-contact,area-gantry");
+    assert.equal(await page.$$eval("section.area", (els) => els.map((e) => e.id).join(",")), "area-capability,area-contact,area-gantry,area-key,area-vertical");
 
     await page.click("#ability-contact\\.create summary");
     await page.locator("#ability-contact\\.create").scrollIntoViewIfNeeded();

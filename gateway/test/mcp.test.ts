@@ -18,7 +18,8 @@ import { eventually, startTestStack, type TestStack } from "@gantry/infra/testin
 
 let t: TestStack;
 let narrow: { id: string; key: string };
-const NARROW_IDS = ["capability.discover", "contact.create", "contact.get", "contact.list", "contact.update", "gantry.about"];
+// key.inspect and vertical.manifest_get are open to every key (spec §5.11).
+const NARROW_IDS = ["capability.discover", "contact.create", "contact.get", "contact.list", "contact.update", "gantry.about", "key.inspect", "vertical.manifest_get"];
 
 before(async () => {
   t = await startTestStack({ services: ["keys"] });

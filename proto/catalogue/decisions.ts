@@ -51,12 +51,12 @@ export const decisions: Readonly<Record<string, string>> = {
   "payout.status": "`{id}` accepts a payout id or a batch id.",
   "payout.verify_account": "`{country, currency, accountNumber, bankCode?, accountName?}`: resolves the holder name (and reports a name match when accountName is given) and registers the account as a recipient for payout.send.",
   // memory
-  "memory.save": "`{text (≤ 32 000), collection?, metadata?, id?}` (issue 7): `id` upserts; near-duplicates update instead of adding.",
-  "memory.search": "`limit` is an integer 1..100; `filter` grammar: `{key: value}` equality, per-key operators `$eq $ne $in $nin $gt $gte $lt $lte`, and one level of `$and`/`$or` lists (bounded, no `$ref`, so the schema embeds anywhere).",
-  "memory.recall": "`k` is an integer 1..100 (default 5).",
-  "memory.forget": "`oneOf` `{id, collection?}` or `{filter (≥ 1 condition), collection?, dryRun?}`; an empty filter can never delete a whole collection.",
-  "decision.record": "`supersedes` must look like `D-NNN` (`^D-[0-9]{3,}$`); the title is one line (no CR/LF).",
-  "decision.list": "`{query?, includeSuperseded? (default false), limit, cursor}` (issue 7).",
+  "memory.save": "`{text (≤ 32 000), collection?, metadata?, id?}` (issue 7): `id` upserts; without it a memory of the same tenant + collection with cosine ≥ 0.97 is updated (newest text, metadata merged) and the result says `deduplicated: true`; result `{id, collection, action: created|updated|deduplicated, deduplicated, similarity?, created, updated, model}`.",
+  "memory.search": "`limit` is an integer 1..100; `filter` grammar: `{key: value}` strict equality, per-key operators `$eq $ne $in $nin $gt $gte $lt $lte` (`$ne`/`$nin` also match an absent key; ranges only numbers), and one level of `$and`/`$or` lists (bounded, no `$ref`, so the schema embeds anywhere); score = cosine × 0.5^(age / half-life), age from the last save, half-life 30 days (`MEMORY_HALF_LIFE_DAYS`); hits with cosine ≤ 0 are left out.",
+  "memory.recall": "`k` is an integer 1..100 (default 5); `block` is wrapped in `<retrieved_memories …>`…`</retrieved_memories>` with a note that it is data, not instructions, and memory text is escaped so it cannot close the block.",
+  "memory.forget": "`oneOf` `{id, collection?}` or `{filter (≥ 1 condition), collection?, dryRun?}`; an empty filter can never delete a whole collection; result `{collection, forgotten, matched, dryRun}`; an unknown id is 404.",
+  "decision.record": "`supersedes` must look like `D-NNN` (`^D-[0-9]{3,}$`) and name an active decision of the tenant (404 unknown, 409 already superseded); the title is one line (no CR/LF); ids are gapless per tenant (D-999 is followed by D-1000).",
+  "decision.list": "`{query?, includeSuperseded? (default false), limit, cursor}` (issue 7): newest first without `query`; with it ranked by cosine (no recency decay), each with `similarity`.",
   // content
   "document.generate": "Deterministic Markdown → PDF or HTML (`{title, markdown, format? pdf|html, filename?, theme?}`), themed like email.render; no model writes content.",
   "email.render": "Theme keys are brandColor, accentColor, logoUrl, firmName, tagline, siteUrl; props are closed per template: notice {heading, body, actionLabel+actionUrl, footer}, invoice {invoiceNumber, issueDate, dueDate, customerName, customerEmail, currency, items, taxRate, notes, payUrl}, receipt {receiptNumber, paidAt, customerName, currency, items, paymentMethod, notes}.",

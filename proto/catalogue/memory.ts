@@ -32,14 +32,14 @@ export const abilities: AbilityDef[] = [
     id: "memory.save",
     area: "memory",
     service: "memory",
-    summary: "Save a memory (text plus metadata) into a scoped collection; near-duplicates update the existing memory.",
+    summary: "Save a memory (text plus metadata) into a scoped collection; a near-duplicate (cosine ≥ 0.97) updates the existing memory instead.",
     inputSource: "ours",
     input: object(
       {
         text: text("The memory. Embedded server-side.", 32_000),
         collection: scopedCollection(),
         metadata: metadata("Key-value data stored with the memory and usable in search filters."),
-        id: id("Memory id to upsert: replaces that memory's text and metadata. Omit to add a new memory."),
+        id: id("Memory id to upsert: replaces that memory's text (and its metadata when `metadata` is given). Unique per tenant: an id used in another collection is refused (409). Omit to add a new memory or update a near-duplicate."),
       },
       ["text"],
     ),
@@ -53,14 +53,14 @@ export const abilities: AbilityDef[] = [
     id: "memory.search",
     area: "memory",
     service: "memory",
-    summary: "Semantic search over a scoped collection, ranked by cosine similarity with recency decay.",
+    summary: "Semantic search over a scoped collection, ranked by cosine similarity × recency decay (half-life 30 days by default).",
     inputSource: "spec",
     input: object(
       {
         query: text("Natural-language query. Embedded server-side (768 dimensions).", 4000),
         collection: scopedCollection(),
         limit: integer("Maximum hits (1..100).", 1, 100, 5),
-        filter: filter("applied before ranking"),
+        filter: filter("applied before ranking; it never widens the tenant or collection"),
       },
       ["query"],
     ),
@@ -70,7 +70,7 @@ export const abilities: AbilityDef[] = [
     id: "memory.recall",
     area: "memory",
     service: "memory",
-    summary: "Search a scoped collection and return the top matches as a delimited block ready to inject into a model's context.",
+    summary: "Search a scoped collection and return the top matches as a delimited block, marked as retrieved data (not instructions), ready to inject into a model's context.",
     inputSource: "spec",
     input: object(
       {
@@ -86,7 +86,7 @@ export const abilities: AbilityDef[] = [
     id: "memory.forget",
     area: "memory",
     service: "memory",
-    summary: "Delete one memory by id, or every memory of a collection matching a filter.",
+    summary: "Delete one memory by id, or every memory of a collection matching a filter (dry run to count first).",
     inputSource: "ours",
     input: {
       type: "object",
@@ -94,8 +94,8 @@ export const abilities: AbilityDef[] = [
       oneOf: [
         object(
           {
-            id: id("Id of the memory to delete."),
-            collection: scopedCollection(),
+            id: id("Id of the memory to delete. Its collection must be in the key's scope."),
+            collection: collection("When given, the memory must be in this collection (else 404); must be in the key's scope."),
           },
           ["id"],
           { title: "by id", description: "Delete one memory." },
@@ -117,13 +117,13 @@ export const abilities: AbilityDef[] = [
     id: "decision.record",
     area: "decision",
     service: "memory",
-    summary: "Record a decision settled by the operator; returns its citable per-tenant id (D-001, D-002, …).",
+    summary: "Record a decision settled by the operator; returns its citable per-tenant id (D-001, D-002, …, gapless).",
     inputSource: "spec",
     input: object(
       {
         title: line("The decision in one line.", 200),
         why: text("The reasoning behind the decision.", 20_000),
-        supersedes: text("Id of an earlier decision of this tenant that this one replaces (e.g. D-004).", 16, { min: 5, pattern: DECISION_ID_PATTERN }),
+        supersedes: text("Id of an earlier, still active decision of this tenant that this one replaces (e.g. D-004); it becomes superseded. Unknown → 404; already superseded → 409.", 16, { min: 5, pattern: DECISION_ID_PATTERN }),
       },
       ["title", "why"],
     ),
@@ -151,7 +151,7 @@ export const abilities: AbilityDef[] = [
     id: "lesson.record",
     area: "lesson",
     service: "memory",
-    summary: "Append a lesson to the lessons inbox of the consolidation pipeline (append-only).",
+    summary: "Append a lesson to the lessons inbox of the consolidation pipeline (append-only; emits memory.lesson.recorded).",
     inputSource: "spec",
     input: object(
       {

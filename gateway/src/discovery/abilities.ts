@@ -8,7 +8,7 @@
  * const list = await abilitiesFor(key.scopes, deps);
  * list[0]; // { id, area, description, input, example, status: "live", live: true, path, ... }
  */
-import { catalogue, decisions, matchesScope, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
+import { catalogue, decisions, keyMayCall, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
 import type { RateLimitPolicy } from "../rate-limit/types.ts";
@@ -41,9 +41,9 @@ export interface InputField {
   variant?: string;
 }
 
-/** True when any of the key's scopes grants the ability. */
+/** True when a key with these scopes may call the ability (the pipeline's own rule: a scope grants it, or it is open to every key). */
 export function inScope(scopes: readonly string[], id: string): boolean {
-  return scopes.some((s) => matchesScope(s, id));
+  return keyMayCall(scopes, id);
 }
 
 /** The catalogue entries the scopes grant, sorted by id. */

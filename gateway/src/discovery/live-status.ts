@@ -2,9 +2,11 @@
  * @module gateway/discovery/live-status
  * Whether an ability can run right now. An area service answers `Describe` with the abilities it
  * has wired; the gateway's own meta abilities are live when a handler is registered. Answers are
- * cached per service (5 s; a failed Describe for 1 s) and concurrent look-ups share one RPC, so
- * discovery, the docs page, MCP `tools/list` and capability.discover never fan out a gRPC call per
- * request. The cache hangs off the dispatcher, so every gateway process has exactly one.
+ * cached per service (5 s; a failed Describe for 2 s), concurrent look-ups share one RPC, and once
+ * an answer is older than that it is still served (for up to a minute) while a refresh runs in the
+ * background, so discovery, the docs page, MCP `tools/list` and capability.discover never wait on a
+ * slow or unreachable service after the first look. The cache hangs off the dispatcher, so every
+ * gateway process has exactly one.
  *
  * @example
  * const status = await liveStatus(deps).of(["contact.create", "gantry.about"]);
@@ -30,7 +32,9 @@ export const STATUS_TEXT: Record<AbilityStatus, string> = {
 };
 
 const UP_TTL_MS = 5_000;
-const DOWN_TTL_MS = 1_000;
+const DOWN_TTL_MS = 2_000;
+/** How long an expired answer may still be served while its refresh runs. */
+const STALE_MS = 60_000;
 
 interface Entry {
   wired: Set<string> | null;
@@ -73,7 +77,13 @@ export class LiveStatus {
 
   private async wiredOf(service: AreaService): Promise<Set<string> | null> {
     const hit = this.cache.get(service);
-    if (hit && hit.until > this.now()) return hit.wired;
+    const now = this.now();
+    if (hit && hit.until > now) return hit.wired;
+    const pending = this.refresh(service);
+    return hit && now - hit.until < STALE_MS ? hit.wired : pending;
+  }
+
+  private refresh(service: AreaService): Promise<Set<string> | null> {
     let pending = this.inflight.get(service);
     if (!pending) {
       pending = this.dispatcher

@@ -4,11 +4,11 @@
  * ability): version, the abilities this key may call grouped by area, its limits and where the
  * docs live.
  */
-import { catalogue, matchesScope } from "@gantry/proto/catalogue";
+import { catalogue, keyMayCall } from "@gantry/proto/catalogue";
 import type { MetaHandler } from "./types.ts";
 
 export const gantryAbout: MetaHandler = async (_input, call, env) => {
-  const allowed = catalogue.filter((a) => call.scopes.some((s) => matchesScope(s, a.id)));
+  const allowed = catalogue.filter((a) => keyMayCall(call.scopes, a.id));
   const areas: Record<string, string[]> = {};
   for (const a of allowed) (areas[a.area] ??= []).push(a.id);
   return {

@@ -76,7 +76,6 @@ main<WorkspaceConfig>({
     ws = {
       db,
       config: deps.config,
-      deps,
       nats: deps.nats,
       log: deps.log,
       endpoints,

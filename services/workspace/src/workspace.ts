@@ -3,14 +3,13 @@
  * What every handler of the service receives besides its input and call: the Prisma client, the
  * parsed configuration, NATS, the logger. Built once in main.ts `init`.
  */
-import type { CallContext, Logger, Nats, ServiceDeps } from "@gantry/kit";
+import type { CallContext, Logger, Nats } from "@gantry/kit";
 import type { PrismaClient } from "./db.ts";
 import type { WorkflowEndpoint, WorkspaceConfig } from "./config.ts";
 
 export interface Workspace {
   db: PrismaClient;
   config: WorkspaceConfig;
-  deps: ServiceDeps<WorkspaceConfig>;
   nats: Nats;
   log: Logger;
   /** Tenant → workflow endpoint (WORKFLOW_ENDPOINTS). */

@@ -17,7 +17,7 @@ let acme: string;
 const lesson = { title: "Run migrations before deploying the API", category: "ops", lesson: "The API expects the new columns at boot." };
 
 async function events(): Promise<LessonRecordedEvent[]> {
-  const consumer = await nats.js.consumers.get("LESSONS", { filter_subjects: [SUBJECTS.lessonRecorded], deliver_policy: DeliverPolicy.All });
+  const consumer = await nats.js.consumers.get("LESSONS", { deliver_policy: DeliverPolicy.All }); // the stream holds only memory.lesson.* subjects
   const out: LessonRecordedEvent[] = [];
   const info = await nats.jsm.streams.info("LESSONS");
   if (info.state.messages === 0) return out;

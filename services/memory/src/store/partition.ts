@@ -148,7 +148,7 @@ export class Partition {
     for (let row = 0; row < n; row++) {
       if (opts.filter && !matches(opts.filter, this.metas[row])) continue;
       const similarity = this.similarity(q, row);
-      if (!(similarity > 0)) continue;
+      if (!(similarity > 0) || !top.admits(similarity)) continue; // decay ≤ 1, so score ≤ similarity
       const score = similarity * decay(this.updated[row], opts.now, opts.halfLifeMs);
       if (!top.admits(score)) continue;
       top.push({ ...this.memory(row), row, similarity, score });

@@ -8,7 +8,7 @@ import { newId } from "../lib/ids.ts";
 import { idempotentCreate } from "../lib/idempotency.ts";
 import { contactOut } from "../lib/records.ts";
 import { normalizeEmail, phoneOrThrow } from "../lib/contacts.ts";
-import { notFound } from "../lib/errors.ts";
+import { nonBlank, notFound } from "../lib/errors.ts";
 
 export interface ContactCreateInput {
   name: string;
@@ -20,6 +20,7 @@ export interface ContactCreateInput {
 }
 
 export const handler: Handler<ContactCreateInput> = async (input, call, ws) => {
+  const name = nonBlank(input.name, "/input/name");
   const phone = input.phone === undefined ? null : phoneOrThrow(input.phone);
   const id = newId("contact");
   const now = ws.now();
@@ -35,7 +36,7 @@ export const handler: Handler<ContactCreateInput> = async (input, call, ws) => {
           data: {
             id,
             tenant: call.tenant,
-            name: input.name.trim(),
+            name,
             email: input.email === undefined ? null : normalizeEmail(input.email),
             phone,
             company: input.company?.trim() ?? null,

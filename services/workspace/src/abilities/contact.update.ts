@@ -8,7 +8,7 @@ import { Prisma } from "../generated/prisma/client.ts";
 import type { Handler } from "../workspace.ts";
 import { contactOut } from "../lib/records.ts";
 import { normalizeEmail, phoneOrThrow } from "../lib/contacts.ts";
-import { invalidField, notFound } from "../lib/errors.ts";
+import { invalidField, nonBlank, notFound } from "../lib/errors.ts";
 
 export interface ContactUpdateInput {
   id: string;
@@ -28,7 +28,7 @@ export const handler: Handler<ContactUpdateInput> = async (input, call, ws) => {
     if (locked.length === 0) throw notFound("contact", input.id);
     const current = await tx.contact.findFirstOrThrow({ where: { id: input.id, tenant: call.tenant } });
     const data: Record<string, unknown> = { updatedAt: ws.now() };
-    if (input.name !== undefined) data.name = input.name.trim();
+    if (input.name !== undefined) data.name = nonBlank(input.name, "/input/name");
     if (phone !== undefined) data.phone = phone;
     if (input.email !== undefined) data.email = input.email === null ? null : normalizeEmail(input.email);
     if (input.company !== undefined) data.company = input.company === null ? null : input.company.trim();

@@ -11,7 +11,7 @@ import { idempotentCreate } from "../lib/idempotency.ts";
 import { leadOut } from "../lib/records.ts";
 import { toMinor } from "../lib/money.ts";
 import { normalizeEmail } from "../lib/contacts.ts";
-import { notFound } from "../lib/errors.ts";
+import { nonBlank, notFound } from "../lib/errors.ts";
 
 export interface LeadCreateInput {
   name: string;
@@ -25,6 +25,7 @@ export interface LeadCreateInput {
 }
 
 export const handler: Handler<LeadCreateInput> = async (input, call, ws) => {
+  const name = nonBlank(input.name, "/input/name");
   const valueMinor = input.value ? toMinor(input.value.amount, input.value.currency, "/input/value") : null;
   const id = newId("lead");
   const now = ws.now();
@@ -48,7 +49,7 @@ export const handler: Handler<LeadCreateInput> = async (input, call, ws) => {
         data: {
           id,
           tenant: call.tenant,
-          name: input.name.trim(),
+          name,
           contactId: input.contactId ?? null,
           email: input.email !== undefined ? normalizeEmail(input.email) : (contact?.email ?? null),
           company: input.company?.trim() ?? contact?.company ?? null,

@@ -42,6 +42,7 @@ export const handler: Handler<SimGenerateInput> = async (input, call, ws) => {
     ability: "sim.generate",
     input: input as unknown as Record<string, unknown>,
     recordId: id,
+    txOptions: { timeout: 30_000, maxWait: 10_000 },
     create: async (tx) => {
       const plan = planSimulation(manifest, seed, input.size);
       const total = plan.contacts.length + plan.leads.length + plan.tasks.length;

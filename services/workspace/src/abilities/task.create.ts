@@ -7,7 +7,7 @@ import type { Handler } from "../workspace.ts";
 import { newId } from "../lib/ids.ts";
 import { idempotentCreate } from "../lib/idempotency.ts";
 import { taskOut } from "../lib/records.ts";
-import { notFound } from "../lib/errors.ts";
+import { nonBlank, notFound } from "../lib/errors.ts";
 
 export interface TaskCreateInput {
   title: string;
@@ -19,6 +19,7 @@ export interface TaskCreateInput {
 }
 
 export const handler: Handler<TaskCreateInput> = async (input, call, ws) => {
+  const title = nonBlank(input.title, "/input/title");
   const id = newId("task");
   const now = ws.now();
   const { result } = await idempotentCreate({
@@ -32,7 +33,7 @@ export const handler: Handler<TaskCreateInput> = async (input, call, ws) => {
         data: {
           id,
           tenant: call.tenant,
-          title: input.title.trim(),
+          title,
           assignedTo: input.assignedTo?.trim() ?? null,
           dueAt: input.dueInHours === undefined ? null : new Date(now.getTime() + Math.round(input.dueInHours * 3_600_000)),
           priority: input.priority,

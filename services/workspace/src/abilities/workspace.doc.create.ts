@@ -6,7 +6,7 @@ import type { Handler } from "../workspace.ts";
 import { newId } from "../lib/ids.ts";
 import { idempotentCreate } from "../lib/idempotency.ts";
 import { docOut } from "../lib/records.ts";
-import { notFound } from "../lib/errors.ts";
+import { nonBlank, notFound } from "../lib/errors.ts";
 
 export interface DocCreateInput {
   title: string;
@@ -15,6 +15,7 @@ export interface DocCreateInput {
 }
 
 export const handler: Handler<DocCreateInput> = async (input, call, ws) => {
+  const title = nonBlank(input.title, "/input/title");
   const id = newId("doc");
   const now = ws.now();
   const { result } = await idempotentCreate({
@@ -26,7 +27,7 @@ export const handler: Handler<DocCreateInput> = async (input, call, ws) => {
     create: async (tx) =>
       docOut(
         await tx.doc.create({
-          data: { id, tenant: call.tenant, title: input.title.trim(), content: input.content ?? "", version: 1, status: "open", vertical: call.verticalId ?? null, createdAt: now, updatedAt: now },
+          data: { id, tenant: call.tenant, title, content: input.content ?? "", version: 1, status: "open", vertical: call.verticalId ?? null, createdAt: now, updatedAt: now },
         }),
         { comments: [] },
       ),

@@ -25,6 +25,8 @@ export interface IdempotentCreate<T> {
   create: (tx: Tx) => Promise<T>;
   /** Reads the record a previous call created (same tenant), for a replay. */
   replay: (recordId: string) => Promise<T>;
+  /** Interactive-transaction limits for large creations (sim.generate). */
+  txOptions?: { timeout?: number; maxWait?: number };
 }
 
 function withoutKey(input: Record<string, unknown>): Record<string, unknown> {
@@ -57,7 +59,7 @@ function mismatch(ability: string, key: string, fields: string[]): GantryError {
 export async function idempotentCreate<T>(opts: IdempotentCreate<T>): Promise<{ result: T; created: boolean }> {
   const { db, call, ability, input, recordId } = opts;
   const key = typeof input.idempotencyKey === "string" ? input.idempotencyKey : undefined;
-  if (!key) return { result: await db.$transaction((tx) => opts.create(tx)), created: true };
+  if (!key) return { result: await db.$transaction((tx) => opts.create(tx), opts.txOptions), created: true };
 
   const body = withoutKey(input);
   const inputHash = sha256Hex(canonicalJson(body));
@@ -76,7 +78,7 @@ export async function idempotentCreate<T>(opts: IdempotentCreate<T>): Promise<{ 
         data: { tenant: call.tenant, ability, key, inputHash, input: body as object, recordId, createdAt: new Date() },
       });
       return opts.create(tx);
-    });
+    }, opts.txOptions);
     return { result, created: true };
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

@@ -41,8 +41,3 @@ export function ulid(now = Date.now()): string {
 export function newId(kind: RecordKind, now?: number): string {
   return `${ID_PREFIXES[kind]}_${ulid(now)}`;
 }
-
-/** Whether `id` has the prefix of `kind` (a cheap early 404 for an id of another kind). */
-export function hasPrefix(kind: RecordKind, id: string): boolean {
-  return id.startsWith(`${ID_PREFIXES[kind]}_`);
-}

@@ -62,7 +62,7 @@ export function taskOut(t: Task, now = new Date(), history?: TaskEvent[]) {
     status: t.status,
     priority: t.priority,
     assignedTo: t.assignedTo,
-    due: iso(t.dueAt),
+    dueAt: iso(t.dueAt),
     overdue: Boolean(t.dueAt && t.dueAt.getTime() < now.getTime() && !TASK_FINAL.has(t.status)),
     vertical: t.vertical,
     created: iso(t.createdAt)!,

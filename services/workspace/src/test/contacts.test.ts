@@ -54,6 +54,8 @@ describe("contact.create", () => {
     const c = await fails(t, "contact.create", { phone: "+44 20 7946 0958", nickname: "x" }, k.acme, 400);
     const paths = c.details.map((d: { path: string }) => d.path).sort();
     assert.deepEqual(paths, ["/input/name", "/input/nickname"]);
+    const blank = await fails(t, "contact.create", { name: "   " }, k.acme, 400);
+    assert.equal(blank.details[0].code, "blank");
     const d = await fails(t, "contact.create", { name: "X", metadata: { nested: { a: 1 } } }, k.acme, 400);
     assert.ok(d.details.some((x: { path: string }) => x.path.startsWith("/input/metadata")));
   });

@@ -34,8 +34,9 @@ const script: Record<string, number[]> = {
   "/hooks/flaky": [500, 503, 200],
   "/hooks/down": [503],
   "/hooks/gone": [404],
+  "/hooks/restart": [503, 200],
 };
-const SECRETS = { acme: "acme-secret-0123456789", flaky: "flaky-secret-0123456789", down: "down-secret-0123456789", gone: "gone-secret-0123456789", private: "private-secret-0123456", metadata: "metadata-secret-012345" };
+const SECRETS = { acme: "acme-secret-0123456789", flaky: "flaky-secret-0123456789", down: "down-secret-0123456789", gone: "gone-secret-0123456789", private: "private-secret-0123456", metadata: "metadata-secret-012345", restart: "restart-secret-0123456" };
 
 async function readSubject(filter: string, count: number, timeoutMs = 10_000): Promise<Array<{ subject: string; data: any; seq: number }>> {
   const consumer = await js.consumers.get("EVENTS", { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
@@ -71,7 +72,9 @@ before(async () => {
       const codes = script[req.url ?? ""] ?? [404];
       const n = received.filter((r) => r.path === req.url).length;
       res.statusCode = codes[Math.min(n - 1, codes.length - 1)];
-      res.end("ok");
+      // The first delivery to /hooks/restart hangs, so the service can be killed mid-attempt.
+      const delay = req.url === "/hooks/restart" && n === 1 ? 2_000 : 0;
+      setTimeout(() => res.end("ok"), delay);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -81,6 +84,7 @@ before(async () => {
     flaky: { url: `${base}/hooks/flaky`, secret: SECRETS.flaky },
     down: { url: `${base}/hooks/down`, secret: SECRETS.down },
     gone: { url: `${base}/hooks/gone`, secret: SECRETS.gone },
+    restart: { url: `${base}/hooks/restart`, secret: SECRETS.restart },
     private: { url: "http://10.1.2.3/hooks", secret: SECRETS.private },
     metadata: { url: "http://169.254.169.254/latest/meta-data", secret: SECRETS.metadata },
   };
@@ -288,6 +292,22 @@ describe("workflow.trigger", () => {
     assert.equal(rows[0].n, 1);
     const e = await fails(t, "workflow.trigger", { ...input, input: { invoice: "inv_2" } }, k.acme, 409);
     assert.deepEqual(e.details.map((d: { path: string }) => d.path), ["/input/input"]);
+  });
+
+  test("a delivery interrupted by a crash of the workspace service is redelivered after restart (durable consumer)", async () => {
+    const key = await t.insertKey({ tenant: "restart", scopes: ["workflow.trigger"] });
+    const r = await ok(t, "workflow.trigger", { workflow: "survive" }, key.key);
+    // Attempt 1 is in flight (the receiver holds its answer): kill the service now.
+    await eventually(async () => received.some((x) => x.path === "/hooks/restart"));
+    assert.ok(t.stack.kill("workspace", "SIGKILL"));
+    await eventually(async () => t.stack.crashes("workspace") >= 1, 10_000);
+    await t.stack.waitHealthy("workspace", 60_000);
+    const run = await eventually(async () => {
+      const { rows } = await t.db.query(`SELECT * FROM workspace.workflow_runs WHERE id = $1`, [r.runId]);
+      return rows[0]?.status === "delivered" ? rows[0] : undefined;
+    }, 60_000);
+    assert.equal(run.attempts, 2);
+    assert.deepEqual(received.filter((x) => x.path === "/hooks/restart").map((h) => h.headers["gantry-attempt"]), ["1", "2"]);
   });
 
   test("names with dots or wildcards are 400; beta's trigger never reaches acme's endpoint", async () => {

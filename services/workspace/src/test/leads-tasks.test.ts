@@ -130,7 +130,7 @@ describe("task.create / task.get / task.list", () => {
     assert.equal(task.status, "open");
     assert.equal(task.priority, "medium");
     assert.equal(task.overdue, false);
-    const due = Date.parse(task.due);
+    const due = Date.parse(task.dueAt);
     assert.ok(due >= before + 24 * 3600_000 - 1000 && due <= Date.now() + 24 * 3600_000 + 1000);
     assert.deepEqual(task.history.map((h: { to: string }) => h.to), ["open"]);
     assert.deepEqual(await ok(t, "task.get", { id: task.id }, k.acme), task);
@@ -168,7 +168,7 @@ describe("task.create / task.get / task.list", () => {
     const a = await ok(t, "task.create", input, k.acme);
     const b = await ok(t, "task.create", input, k.acme);
     assert.equal(a.id, b.id);
-    assert.equal(a.due, b.due);
+    assert.equal(a.dueAt, b.dueAt);
     const e = await fails(t, "task.create", { ...input, dueInHours: 6 }, k.acme, 409);
     assert.deepEqual(e.details.map((d: { path: string }) => d.path), ["/input/dueInHours"]);
   });

@@ -42,7 +42,7 @@ export const HOST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 const RECORD_COLUMNS: Record<string, string[]> = {
   contact: ["name", "email", "phone", "company"],
   lead: ["name", "email", "company", "source", "value", "notes", "status", "contactId"],
-  task: ["title", "assignedTo", "due", "priority", "status"],
+  task: ["title", "assignedTo", "dueAt", "priority", "status"],
   doc: ["title", "content", "status"],
 };
 /** The ability area that serves each record kind. */

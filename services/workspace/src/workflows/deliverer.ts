@@ -99,11 +99,15 @@ export function startWorkflowDeliverer(ws: Workspace): { stop: () => Promise<voi
   let messages: ConsumerMessages | undefined;
   const inflight = new Set<Promise<void>>();
   const loop = (async () => {
-    const ackWaitNs = (ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS + 30_000) * 1e6;
+    // Long enough for one attempt plus its bookkeeping; also how soon a trigger whose worker died
+    // mid-attempt (crash, kill) is redelivered.
+    const ackWaitNs = (2 * ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS + 5_000) * 1e6;
     await ws.nats.jsm.consumers
       .add(STREAMS.WORKFLOWS.name, { durable_name: DELIVERY_DURABLE, ack_policy: AckPolicy.Explicit, ack_wait: ackWaitNs, filter_subject: "workflows.*.*.triggered", max_ack_pending: 1_000 })
-      .catch((err) => {
+      .catch(async (err) => {
         if (!/already (exists|in use)/i.test(String(err))) throw err;
+        // Exists from an earlier start: bring its ack wait in line with the current timeout.
+        await ws.nats.jsm.consumers.update(STREAMS.WORKFLOWS.name, DELIVERY_DURABLE, { ack_wait: ackWaitNs }).catch((e) => ws.log.warn({ err: String(e) }, "could not update the workflow delivery consumer"));
       });
     while (running) {
       try {

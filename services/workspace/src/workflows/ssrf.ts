@@ -2,8 +2,9 @@
  * @module workspace/workflows/ssrf
  * The SSRF guard of workflow deliveries. An endpoint may only be reached on a public unicast
  * address: loopback, private (RFC 1918), CGNAT, link-local (incl. cloud metadata 169.254.169.254),
- * unique-local, multicast, documentation, benchmarking, IPv4-mapped/translated IPv6 and other
- * special-purpose ranges are refused. The check runs where the connection is made: as the socket's
+ * unique-local, multicast, documentation, benchmarking, NAT64/6to4 and other special-purpose ranges
+ * are refused. IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are judged by their IPv4 address
+ * (Node's BlockList applies the IPv4 rules to them). The check runs where the connection is made: as the socket's
  * DNS `lookup` (so a name cannot resolve to a public address when checked and a private one when
  * used, i.e. no DNS rebinding window) and directly for IP-literal hosts (which skip lookup).
  * A name with ANY disallowed address is refused as a whole.
@@ -21,7 +22,7 @@ for (const [net, prefix] of [
   ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
 ] as const) blocked.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128], ["::1", 128], ["::ffff:0:0", 96], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23],
+  ["::", 128], ["::1", 128], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23],
   ["2001:db8::", 32], ["2002::", 16], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
 ] as const) blocked.addSubnet(net, prefix, "ipv6");
 

@@ -1,0 +1,456 @@
+/**
+ * @module bench/run
+ * `npm run bench`: Gantry side by side with the machine's ceiling and with express-gateway, in one
+ * bounded run on this machine, written to docs/benchmarks.md (+ docs/benchmarks.svg).
+ *
+ * Targets, each measured with autocannon on loopback with the same connections and duration:
+ *   ceiling          bare node:http server, fixed ~100-byte JSON (bench/servers/ceiling.ts)
+ *   express-gateway  express-gateway 1.16: key-auth + rate-limit (delayMs 0) + proxy to the ceiling server
+ *   passthrough      Gantry's HTTP → gRPC hop alone (bench/servers/passthrough.ts), on the hop ability and key.inspect
+ *   gantry           the real gateway, full policy chain (auth, scope, rate limit set high, validation,
+ *                    audit, metrics) on gantry.about, an unwired ability (hop + 501) and the wired
+ *                    abilities that answer 200 (key.inspect, contact.get, contact.create, memory.search)
+ * plus the cold start of `npm start`, whole-stack idle RSS, and a `--cpu-prof` profile of the gateway.
+ *
+ * @example
+ * npm run bench                                    # defaults: 10 s × 64 connections, ~3-4 min
+ * npm run bench -- --duration 5 --targets ceiling,gantry:gantry.about --no-cold-start --no-write
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { REPO_ROOT } from "../infra/runner/stack.ts";
+import { serviceSpec, type AreaService } from "@gantry/kit";
+import { abilityById } from "@gantry/proto/catalogue";
+import { startChild, type Child } from "./lib/child.ts";
+import { runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
+import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
+import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
+import { gitDescribe, insertBenchKey, planWorkloads, startGantryStack, startGateway, startPassthrough, timeNpmStart, type Workload } from "./lib/gantry.ts";
+import { summarizeProfile } from "./lib/profile.ts";
+import { renderMarkdown, renderSvg, writeDoc, checks, type BenchReport, type Group, type TargetRow } from "./lib/report.ts";
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --duration <s>          measured seconds per target (default 10)
+  --connections <n>       concurrent connections (default 64)
+  --warmup <s>            warm-up seconds per target, discarded (default 1)
+  --targets <list>        comma-separated: ceiling, express-gateway, passthrough, gantry,
+                          or one ability: gantry:<id>, passthrough:<id> (<id> may be "hop", the
+                          unwired ability picked at run time). Default: all four groups.
+  --profile-duration <s>  seconds of the --cpu-prof run per profiled ability (default 6)
+  --no-profile            skip the gateway CPU profile
+  --no-cold-start         skip timing \`npm start\`
+  --no-write              print the report instead of writing docs/benchmarks.md and docs/benchmarks.svg
+  --json <file>           also write the raw results as JSON
+  -h, --help              this text
+`;
+
+const { values: opts } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "64" },
+    warmup: { type: "string", default: "1" },
+    targets: { type: "string", default: "ceiling,express-gateway,passthrough,gantry" },
+    "profile-duration": { type: "string", default: "6" },
+    profile: { type: "boolean", default: true },
+    "cold-start": { type: "boolean", default: true },
+    write: { type: "boolean", default: true },
+    json: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+  allowNegative: true,
+  strict: true,
+});
+if (opts.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+function num(name: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    process.stderr.write(`--${name} must be a number from ${min} to ${max} (got "${v}")\n`);
+    process.exit(2);
+  }
+  return n;
+}
+const durationSec = num("duration", opts.duration, 1, 600);
+const connections = Math.round(num("connections", opts.connections, 1, 4096));
+const warmupSec = num("warmup", opts.warmup, 0, 60);
+const profileSec = num("profile-duration", opts["profile-duration"], 1, 120);
+
+const wanted = opts.targets.split(",").map((t) => t.trim()).filter(Boolean);
+const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry"]);
+for (const t of wanted) {
+  const [g, ability] = t.split(":", 2);
+  if (!GROUPS.has(g) || (ability !== undefined && g !== "gantry" && g !== "passthrough") || (ability !== undefined && ability !== "hop" && !abilityById.has(ability))) {
+    process.stderr.write(`unknown target "${t}"\n\n${HELP}`);
+    process.exit(2);
+  }
+}
+const wants = (group: string) => wanted.some((t) => t === group || t.startsWith(`${group}:`));
+/** Abilities asked for in a group; `undefined` = the group's default set. */
+const abilitiesOf = (group: string): string[] | undefined => (wanted.includes(group) ? undefined : wanted.filter((t) => t.startsWith(`${group}:`)).map((t) => t.slice(group.length + 1)));
+
+const log = (line: string) => process.stdout.write(`bench | ${line}\n`);
+const CACHE = path.join(REPO_ROOT, ".gantry", "bench");
+const EG_DIR = path.join(CACHE, "express-gateway");
+const MiB = 1024 * 1024;
+
+interface Proc {
+  name: string;
+  pid: number;
+}
+
+interface MeasureSpec {
+  id: string;
+  group: Group;
+  label: string;
+  ability?: string;
+  note: string;
+  expectStatus: number;
+  load: Omit<LoadSpec, "connections" | "durationSec" | "warmupSec">;
+  /** Every process involved (peak RSS, CPU, settle). */
+  procs: () => Proc[];
+  /** The process that speaks HTTP to the load generator. */
+  front: () => number;
+  processesLabel: string;
+  /** Output lines printed so far by the involved processes. */
+  lines: () => number;
+}
+
+async function measure(spec: MeasureSpec): Promise<TargetRow> {
+  const procs = spec.procs();
+  const pids = procs.map((p) => p.pid);
+  const waited = await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
+  if (waited > 2_000) log(`  (waited ${(waited / 1000).toFixed(1)} s for the previous run's work to finish)`);
+  const sampler = new RssSampler(() => spec.procs().map((p) => p.pid));
+  const front = new RssSampler(() => [spec.front()]);
+  sampler.start();
+  front.start();
+  if (warmupSec > 0) await runLoad({ ...spec.load, connections, durationSec: warmupSec, warmupSec: 0 });
+  const cpu = new CpuMeter(pids);
+  const lines0 = spec.lines();
+  cpu.start();
+  let load: LoadResult;
+  try {
+    load = await runLoad({ ...spec.load, connections, durationSec, warmupSec: 0 });
+  } finally {
+    sampler.stop();
+    front.stop();
+  }
+  const used = cpu.stop();
+  const mem = sampler.stop();
+  const frontMem = front.stop();
+  const other = Object.entries(load.statuses).filter(([code]) => Number(code) !== spec.expectStatus);
+  const unexpected = other.length || load.errors ? [...other.map(([c, n]) => `${n} × ${c}`), ...(load.errors ? [`${load.errors} errors`] : [])].join(", ") : undefined;
+  const row: TargetRow = {
+    id: spec.id,
+    group: spec.group,
+    label: spec.label,
+    ability: spec.ability,
+    note: spec.note,
+    expectStatus: spec.expectStatus,
+    load,
+    peakRssBytes: mem.peakRssBytes,
+    peakPssBytes: mem.peakPssBytes,
+    frontRssBytes: frontMem.peakRssBytes,
+    processes: spec.processesLabel,
+    cpu: {
+      byProcess: procs.map((p) => ({ name: p.name, cores: used.byRoot.get(p.pid) ?? 0 })),
+      loadGenerator: used.self,
+      other: used.other,
+    },
+    logLines: spec.lines() - lines0,
+    unexpected,
+  };
+  log(
+    `  ${spec.label}: ${Math.round(load.rps).toLocaleString("en-US")} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, peak RSS ${(mem.peakRssBytes / MiB).toFixed(0)} MiB` +
+      `${unexpected ? `, UNEXPECTED ${unexpected}` : ""}, other load ${used.other.toFixed(2)} cores`,
+  );
+  return row;
+}
+
+const jsonPost = (key: string | undefined, input: unknown) => ({
+  method: "POST" as const,
+  headers: { "content-type": "application/json", ...(key ? { authorization: key } : {}) },
+  body: JSON.stringify({ input }),
+});
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const started = new Date();
+  const rows: TargetRow[] = [];
+  const skipped: Array<{ id: string; why: string }> = [];
+  const profiles: BenchReport["profiles"] = [];
+  let installSec = 0;
+  let coldStart: BenchReport["coldStart"] = { benchStackSec: NaN };
+  let idle: BenchReport["idle"];
+  let idleAfter: BenchReport["idleAfter"];
+  const children: Child[] = [];
+  const stopAll = async () => {
+    for (const c of children.splice(0)) await c.stop().catch(() => undefined);
+  };
+  process.once("SIGINT", () => {
+    log("interrupted; stopping what was started");
+    void stopAll().then(() => process.exit(130));
+  });
+
+  log(`duration ${durationSec} s, warm-up ${warmupSec} s, ${connections} connections; targets: ${wanted.join(", ")}`);
+  if (wants("express-gateway")) installSec = await ensureExpressGateway(EG_DIR, log);
+
+  // ---- cold start of `npm start` ---------------------------------------------------------------
+  if (opts["cold-start"] && (wants("gantry") || wants("passthrough"))) {
+    const dir = path.join(CACHE, "npm-start-data");
+    fs.rmSync(dir, { recursive: true, force: true });
+    log("timing `npm start` (empty data dir, then again with it kept)");
+    const first = await timeNpmStart(dir);
+    const again = await timeNpmStart(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+    coldStart = { npmStartFirstSec: first, npmStartRestartSec: again, benchStackSec: NaN };
+    log(`  npm start: ${first.toFixed(1)} s first, ${again.toFixed(1)} s restart`);
+  }
+
+  const serverArgs = (file: string) => [path.join(import.meta.dirname, "servers", file)];
+
+  // ---- (1) ceiling ---------------------------------------------------------------------------
+  if (wants("ceiling")) {
+    log("ceiling: bare node:http");
+    const srv = await startChild({ name: "ceiling", command: process.execPath, args: serverArgs("ceiling.ts"), readyLine: /^READY (\d+)/ });
+    children.push(srv);
+    rows.push(
+      await measure({
+        id: "ceiling",
+        group: "ceiling",
+        label: "ceiling: bare node:http",
+        note: "`node:http` server answering a fixed 102-byte JSON (bench/servers/ceiling.ts): the most this machine serves from one Node process with this load generator.",
+        expectStatus: 200,
+        load: { url: `http://127.0.0.1:${srv.port}/v1/abilities/bench.echo`, ...jsonPost(undefined, {}) },
+        procs: () => [{ name: "server", pid: srv.pid }],
+        front: () => srv.pid,
+        processesLabel: "the server",
+        lines: () => srv.lines(),
+      }),
+    );
+    await srv.stop();
+  }
+
+  // ---- (2) express-gateway -------------------------------------------------------------------
+  if (wants("express-gateway")) {
+    log(`express-gateway ${EG_VERSION}: key-auth + rate-limit + proxy`);
+    const backend = await startChild({ name: "backend", command: process.execPath, args: serverArgs("ceiling.ts"), readyLine: /^READY (\d+)/ });
+    children.push(backend);
+    const eg = await startExpressGateway(EG_DIR, `http://127.0.0.1:${backend.port}`);
+    children.push(eg.child);
+    const load = { url: `${eg.url}/v1/abilities/bench.echo`, ...jsonPost(eg.authorization, {}) };
+    const probe = await fetch(load.url, { method: "POST", headers: load.headers, body: load.body });
+    await probe.arrayBuffer();
+    if (probe.status !== 200) throw new Error(`express-gateway answered ${probe.status} to the bench key`);
+    rows.push(
+      await measure({
+        id: "express-gateway",
+        group: "peer",
+        label: `express-gateway ${EG_VERSION}`,
+        note: `express-gateway ${EG_VERSION} (Express 4): \`key-auth\` (key created through its admin API) → \`rate-limit\` (max 10⁹/min per consumer, \`delayMs: 0\`, in-process store) → \`proxy\` to the ceiling server as backend. Node ${process.version}.`,
+        expectStatus: 200,
+        load,
+        procs: () => [
+          { name: "express-gateway", pid: eg.child.pid },
+          { name: "backend", pid: backend.pid },
+        ],
+        front: () => eg.child.pid,
+        processesLabel: "express-gateway + backend",
+        lines: () => eg.child.lines() + backend.lines(),
+      }),
+    );
+    await eg.child.stop();
+    await backend.stop();
+  }
+
+  // ---- (3) passthrough floor and (4) full chain ------------------------------------------------
+  if (wants("passthrough") || wants("gantry")) {
+    log("Gantry: starting a stack (Postgres, NATS, every area service)");
+    const { ts, seconds } = await startGantryStack();
+    coldStart = { ...coldStart, benchStackSec: seconds };
+    const stackLines = new Map<string, number>();
+    const unsubscribe = ts.stack.onLine((name) => stackLines.set(name, (stackLines.get(name) ?? 0) + 1));
+    const stackProcs = (): Proc[] =>
+      ts.stack
+        .names()
+        .map((name) => ({ name, pid: ts.stack.pid(name) ?? 0 }))
+        .filter((p) => p.pid > 0);
+    const sumLines = (names: string[]) => names.reduce((n, name) => n + (stackLines.get(name) ?? 0), 0);
+    let gw: (Child & { url: string }) | undefined;
+    try {
+      gw = await startGateway(ts);
+      children.push(gw);
+      log(`  stack up in ${seconds.toFixed(1)} s; gateway at ${gw.url}`);
+      const key = await insertBenchKey(ts);
+      const gwNow = gw;
+      const allProcs = () => [{ name: "gateway", pid: gwNow.pid }, ...stackProcs()];
+
+      await settle(allProcs().map((p) => p.pid), { maxCores: 0.1, timeoutMs: 15_000 });
+      const idleMem = memoryOf(allProcs().map((p) => p.pid));
+      idle = { rssBytes: idleMem.rssBytes, pssBytes: idleMem.pssBytes, byProcess: allProcs().map((p) => ({ name: p.name, rssBytes: memoryOf([p.pid]).rssBytes })) };
+      log(`  idle stack: ${(idle.rssBytes / MiB).toFixed(0)} MiB RSS, ${(idle.pssBytes / MiB).toFixed(0)} MiB PSS over ${idleMem.pids} processes`);
+
+      const plan = await planWorkloads(gw.url, ts, key, log);
+      for (const [id, why] of plan.skipped) skipped.push({ id: `gantry:${id}`, why });
+      const resolve = (name: string): Workload | undefined => plan.workloads.get(name);
+      const hopAbility = resolve("hop")?.ability;
+
+      // (3) passthrough: the hop ability and key.inspect by default.
+      if (wants("passthrough")) {
+        const list = abilitiesOf("passthrough") ?? ["hop", "key.inspect"];
+        const pt = await startPassthrough(ts, key);
+        children.push(pt);
+        for (const name of list) {
+          const w = resolve(name);
+          if (!w) {
+            if (!skipped.some((s) => s.id === `gantry:${name}`)) skipped.push({ id: `passthrough:${name}`, why: "not available in this run" });
+            continue;
+          }
+          const owner = abilityById.get(w.ability)!.service as AreaService;
+          const withDb = serviceSpec(owner).database;
+          const procs = () => [{ name: "passthrough", pid: pt.pid }, ...stackProcs().filter((p) => p.name === owner || (withDb && p.name === "postgres"))];
+          log(`passthrough: ${w.ability}`);
+          const probe = await fetch(`${pt.url}/v1/abilities/${w.ability}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: w.input }) });
+          await probe.arrayBuffer();
+          if (probe.status !== w.expectStatus) {
+            skipped.push({ id: `passthrough:${w.ability}`, why: `answered ${probe.status}, expected ${w.expectStatus}` });
+            continue;
+          }
+          rows.push(
+            await measure({
+              id: `passthrough:${w.ability}`,
+              group: "passthrough",
+              label: `passthrough floor: ${w.ability}`,
+              ability: w.ability,
+              note: `bench/servers/passthrough.ts: the gateway's Express 5 app settings, request id, JSON body reader, \`Dispatcher\` (gRPC to ${owner}) and response writer; no auth, rate limit, validation, audit or metrics. ${w.note}.`,
+              expectStatus: w.expectStatus,
+              load: { url: `${pt.url}/v1/abilities/${w.ability}`, ...jsonPost(undefined, w.input) },
+              procs,
+              front: () => pt.pid,
+              processesLabel: `passthrough server + ${owner}${withDb ? " + Postgres" : ""}`,
+              lines: () => pt.lines() + sumLines([owner, "postgres"]),
+            }),
+          );
+        }
+        await pt.stop();
+      }
+
+      // (4) the full chain.
+      if (wants("gantry")) {
+        const list = abilitiesOf("gantry") ?? ["gantry.about", "hop", "key.inspect", "contact.get", "contact.create", "memory.search"];
+        for (const name of list) {
+          const w = resolve(name) ?? (name === hopAbility ? resolve("hop") : undefined);
+          if (!w) {
+            if (!skipped.some((s) => s.id === `gantry:${name}`)) skipped.push({ id: `gantry:${name}`, why: "not planned (not in the default set)" });
+            continue;
+          }
+          log(`gantry full chain: ${w.ability}`);
+          rows.push(
+            await measure({
+              id: `gantry:${w.ability}`,
+              group: "gantry",
+              label: `Gantry full chain: ${w.ability}`,
+              ability: w.ability,
+              note: `the real gateway (gateway/src/main.ts): bearer key auth (cached), scope, per-key rate limit (RATE_LIMIT_DEFAULT=10⁹), body + input validation, audit record to JetStream (persisted by the keys service), metrics; ${w.note}.`,
+              expectStatus: w.expectStatus,
+              load: { url: `${gwNow.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input) },
+              procs: allProcs,
+              front: () => gwNow.pid,
+              processesLabel: "whole stack: gateway, 8 services, Postgres, NATS",
+              lines: () => gwNow.lines() + sumLines(ts.stack.names()),
+            }),
+          );
+        }
+      }
+
+      await settle(allProcs().map((p) => p.pid), { maxCores: 0.1, timeoutMs: 20_000 });
+      const after = memoryOf(allProcs().map((p) => p.pid));
+      idleAfter = { rssBytes: after.rssBytes, pssBytes: after.pssBytes };
+
+      // CPU profile of the gateway alone, in a separate run.
+      if (opts.profile && wants("gantry")) {
+        await gw.stop();
+        children.splice(children.indexOf(gw), 1);
+        gw = undefined;
+        const profDir = path.join(CACHE, "profiles", started.toISOString().replace(/[:.]/g, "-"));
+        fs.mkdirSync(profDir, { recursive: true });
+        for (const name of ["gantry.about", "hop"]) {
+          const w = resolve(name);
+          if (!w) continue;
+          log(`profiling the gateway on ${w.ability} (${profileSec} s, --cpu-prof)`);
+          const file = `gateway-${w.ability}.cpuprofile`;
+          const pg = await startGateway(ts, `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-name=${file}`);
+          children.push(pg);
+          const spec: LoadSpec = { url: `${pg.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input), connections, durationSec: profileSec, warmupSec: 0 };
+          if (warmupSec > 0) await runLoad({ ...spec, durationSec: warmupSec });
+          const fromUs = Number(process.hrtime.bigint() / 1000n);
+          await runLoad(spec);
+          const toUs = Number(process.hrtime.bigint() / 1000n);
+          await pg.stop(15_000);
+          children.splice(children.indexOf(pg), 1);
+          const full = path.join(profDir, file);
+          if (!fs.existsSync(full)) {
+            log(`  no profile written at ${full}`);
+            continue;
+          }
+          const summary = summarizeProfile(full, REPO_ROOT, { fromUs, toUs });
+          profiles.push({ target: `gantry:${w.ability}`, summary });
+          log(`  busy ${(summary.busy * 100).toFixed(0)}%; top: ${summary.topSelf.slice(0, 5).map((f) => `${f.name} ${(f.share * 100).toFixed(1)}%`).join(", ")}`);
+          log(`  profile: ${path.relative(process.cwd(), full)}`);
+        }
+      }
+    } finally {
+      unsubscribe();
+      if (gw) await gw.stop();
+      await stopAll();
+      await ts.stop();
+    }
+  }
+  await stopAll();
+
+  const report: BenchReport = {
+    date: started.toISOString(),
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
+    commit: await gitDescribe(),
+    machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim() ?? "unknown", memGiB: os.totalmem() / 1024 ** 3, node: process.version, loadavg: os.loadavg() },
+    options: { durationSec, connections, warmupSec },
+    rows,
+    skipped,
+    coldStart,
+    idle,
+    idleAfter,
+    profiles,
+    expressGateway: { version: EG_VERSION, installSec },
+    totalSec: (performance.now() - t0) / 1000,
+  };
+
+  const resultsDir = path.join(CACHE, "results");
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const raw = JSON.stringify(report, null, 2);
+  fs.writeFileSync(path.join(resultsDir, `${started.toISOString().replace(/[:.]/g, "-")}.json`), raw);
+  if (opts.json) fs.writeFileSync(path.resolve(opts.json), raw);
+
+  for (const c of checks(report)) log(`target: ${c.what}: ${c.measured} (wanted ${c.target}) → ${c.met ? "met" : "NOT met"}`);
+  if (opts.write) {
+    const docs = path.join(REPO_ROOT, "docs");
+    fs.writeFileSync(path.join(docs, "benchmarks.svg"), renderSvg(report));
+    writeDoc(path.join(docs, "benchmarks.md"), report, "benchmarks.svg");
+    log(`wrote docs/benchmarks.md and docs/benchmarks.svg (${Math.round(report.totalSec)} s in all)`);
+  } else {
+    process.stdout.write(`\n${renderMarkdown(report, "benchmarks.svg")}\n`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,333 @@
+{{/*
+The shared skeleton. Every Gantry workload (the gateway and each area service) is rendered by the
+same named templates below from one resolved "workload" dict (`gantry.workload`): the templates
+deployment.yaml, service.yaml, configmap.yaml, hpa.yaml, pdb.yaml and networkpolicy.yaml only loop
+over `gantry.workloadNames`. Adding a service is a values entry, not a new template.
+*/}}
+
+{{- define "gantry.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Release-scoped base name; object names are "<fullname>-<component>", so it is kept short. */}}
+{{- define "gantry.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gantry.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Selector labels of one component: (dict "root" $ "component" "keys") */}}
+{{- define "gantry.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gantry.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* Selector of every pod of the release (NetworkPolicy default deny, DNS). */}}
+{{- define "gantry.releaseSelector" -}}
+app.kubernetes.io/name: {{ include "gantry.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* Full labels: (dict "root" $ "component" "keys") */}}
+{{- define "gantry.labels" -}}
+helm.sh/chart: {{ include "gantry.chart" .root }}
+{{ include "gantry.selectorLabels" . }}
+app.kubernetes.io/part-of: gantry
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- with .root.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Deep merge of two dicts: keys of .override win over .base, false, 0 and "" included (sprig's
+merge/mergeOverwrite would drop those); nested dicts merge key by key; lists are replaced.
+*/}}
+{{- define "gantry.merge" -}}
+{{- $out := deepCopy .base -}}
+{{- range $k, $v := .override -}}
+{{- $b := get $out $k -}}
+{{- if and (kindIs "map" $v) (kindIs "map" $b) -}}
+{{- $_ := set $out $k (include "gantry.merge" (dict "base" $b "override" $v) | fromYaml) -}}
+{{- else -}}
+{{- $_ := set $out $k $v -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/* Every workload name: the gateway, then the enabled area services in name order. */}}
+{{- define "gantry.workloadNames" -}}
+{{- $names := list "gateway" -}}
+{{- range $name := keys .Values.services | sortAlpha -}}
+{{- $svc := get $.Values.services $name -}}
+{{- if or (not (hasKey $svc "enabled")) $svc.enabled -}}
+{{- $names = append $names $name -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
+
+{{/* Area services that own tables (database: true) and are enabled. */}}
+{{- define "gantry.databaseServices" -}}
+{{- $out := list -}}
+{{- range $name := include "gantry.workloadNames" . | fromJsonArray -}}
+{{- if and (ne $name "gateway") (get (get $.Values.services $name) "database") -}}
+{{- $out = append $out $name -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/*
+One workload, resolved: `defaults` merged with `gateway` or `services.<name>`, plus
+name, http (gateway) / grpc, portName, and database. Call: include "gantry.workload" (dict "root" $ "name" "keys") | fromYaml
+*/}}
+{{- define "gantry.workload" -}}
+{{- $root := .root -}}
+{{- $own := dict -}}
+{{- if eq .name "gateway" -}}
+{{- $own = $root.Values.gateway -}}
+{{- else -}}
+{{- $own = get $root.Values.services .name -}}
+{{- if not $own -}}{{- fail (printf "no area service %q in values.services" .name) -}}{{- end -}}
+{{- end -}}
+{{- $w := include "gantry.merge" (dict "base" $root.Values.defaults "override" $own) | fromYaml -}}
+{{- $_ := set $w "name" .name -}}
+{{- $_ := set $w "http" (eq .name "gateway") -}}
+{{- $_ := set $w "portName" (ternary "http" "grpc" (eq .name "gateway")) -}}
+{{- $_ := set $w "database" (and (ne .name "gateway") (hasKey $own "database") $own.database) -}}
+{{- if not $w.port -}}{{- fail (printf "%s: port is required" .name) -}}{{- end -}}
+{{- range $called := $w.calls -}}
+{{- if not (hasKey $root.Values.services $called) -}}{{- fail (printf "%s.calls: %q is not an area service" $.name $called) -}}{{- end -}}
+{{- end -}}
+{{- toYaml $w -}}
+{{- end -}}
+
+{{/* The image of a workload: the global image with the workload's `image` keys over it. */}}
+{{- define "gantry.image" -}}
+{{- $img := include "gantry.merge" (dict "base" .root.Values.image "override" (.w.image | default dict)) | fromYaml -}}
+{{- $tag := $img.tag | default .root.Chart.AppVersion | toString -}}
+{{- if $img.digest -}}
+{{- printf "%s@%s" $img.repository $img.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $img.repository $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gantry.imagePullPolicy" -}}
+{{- $img := include "gantry.merge" (dict "base" .root.Values.image "override" (.w.image | default dict)) | fromYaml -}}
+{{- $img.pullPolicy | default "IfNotPresent" -}}
+{{- end -}}
+
+{{/* A scalar as an environment string: whole numbers without an exponent (YAML numbers arrive as float64). */}}
+{{- define "gantry.str" -}}
+{{- if kindIs "float64" . -}}
+{{- if eq (float64 (int64 .)) . -}}{{- int64 . -}}{{- else -}}{{- . -}}{{- end -}}
+{{- else if kindIs "invalid" . -}}
+{{- else -}}
+{{- . -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gantry.secretName" -}}
+{{- .Values.secrets.existingSecret | default (include "gantry.fullname" .) -}}
+{{- end -}}
+
+{{- define "gantry.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- .Values.serviceAccount.name | default (include "gantry.fullname" .) -}}
+{{- else -}}
+{{- .Values.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Where DATABASE_URL comes from: the bundled Postgres' Secret, else the main Secret. */}}
+{{- define "gantry.databaseUrlSecret" -}}
+{{- if .Values.postgres.bundled.enabled -}}
+{{- printf "%s-postgres" (include "gantry.fullname" .) -}}
+{{- else -}}
+{{- include "gantry.secretName" . -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gantry.natsUrl" -}}
+{{- if .Values.nats.bundled.enabled -}}
+{{- printf "nats://%s-nats:%d" (include "gantry.fullname" .) (int .Values.nats.port) -}}
+{{- else -}}
+{{- required "nats.url is required when nats.bundled.enabled is false" .Values.nats.url -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gantry.weaviateUrl" -}}
+{{- if .Values.weaviate.bundled.enabled -}}
+{{- printf "http://%s-weaviate:%d" (include "gantry.fullname" .) (int .Values.weaviate.port) -}}
+{{- else -}}
+{{- required "weaviate.url is required when weaviate.enabled and not weaviate.bundled.enabled" .Values.weaviate.url -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The plain environment of a workload (its ConfigMap): shared config, where NATS and every area
+service are, its own port, dependency settings, then defaults.env and the workload's env.
+Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
+*/}}
+{{- define "gantry.env" -}}
+{{- $root := .root -}}
+{{- $w := .w -}}
+{{- $fullname := include "gantry.fullname" $root -}}
+{{- $env := dict -}}
+{{- range $k, $v := $root.Values.config -}}
+{{- $_ := set $env $k (include "gantry.str" $v) -}}
+{{- end -}}
+{{- $_ := set $env "NATS_URL" (include "gantry.natsUrl" $root) -}}
+{{- range $name, $svc := $root.Values.services -}}
+{{- $_ := set $env (printf "%s_ADDR" (upper $name)) (printf "%s-%s:%d" $fullname $name (int $svc.port)) -}}
+{{- end -}}
+{{- if $w.http -}}
+{{- $_ := set $env "PORT" (toString (int $w.port)) -}}
+{{- if and $root.Values.redis.enabled $root.Values.redis.bundled.enabled -}}
+{{- $_ := set $env "REDIS_URL" (printf "redis://%s-redis:%d" $fullname (int $root.Values.redis.port)) -}}
+{{- end -}}
+{{- else -}}
+{{- $_ := set $env "GRPC_PORT" (toString (int $w.port)) -}}
+{{- end -}}
+{{- if and (eq $w.name "memory") $root.Values.weaviate.enabled -}}
+{{- $_ := set $env "MEMORY_STORE" "weaviate" -}}
+{{- $_ := set $env "WEAVIATE_URL" (include "gantry.weaviateUrl" $root) -}}
+{{- $_ := set $env "WEAVIATE_GRPC_PORT" (toString (int $root.Values.weaviate.grpcPort)) -}}
+{{- end -}}
+{{- range $k, $v := $w.env -}}
+{{- $_ := set $env $k (include "gantry.str" $v) -}}
+{{- end -}}
+{{- toYaml $env -}}
+{{- end -}}
+
+{{/* Environment variables read from Secrets (a container's `env:` list). */}}
+{{- define "gantry.secretEnv" -}}
+{{- $root := .root -}}
+{{- $w := .w -}}
+{{- $secret := include "gantry.secretName" $root -}}
+{{- if $w.database }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "gantry.databaseUrlSecret" $root }}
+      key: DATABASE_URL
+{{- end }}
+{{- if and $w.http $root.Values.redis.enabled (not $root.Values.redis.bundled.enabled) }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: REDIS_URL
+{{- end }}
+{{- if $root.Values.secrets.existingSecret }}
+- name: NATS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: NATS_URL
+      optional: true
+{{- end }}
+{{- range $name := $w.secretEnv | uniq }}
+- name: {{ $name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $name }}
+      optional: true
+{{- end }}
+{{- end -}}
+
+{{/* Pod-level settings every Gantry pod shares. */}}
+{{- define "gantry.podSecurity" -}}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+automountServiceAccountToken: false
+enableServiceLinks: false
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The /tmp emptyDir (the root filesystem is read-only): (dict "size" "64Mi") */}}
+{{- define "gantry.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: {{ .size | default "64Mi" }}
+{{- end -}}
+
+{{/* The hooks that run the migration Jobs. */}}
+{{- define "gantry.migrationHooks" -}}
+{{- if .Values.migrations.hooks -}}
+{{- .Values.migrations.hooks -}}
+{{- else if .Values.postgres.bundled.enabled -}}
+pre-upgrade
+{{- else -}}
+pre-install,pre-upgrade
+{{- end -}}
+{{- end -}}
+
+{{/* A NetworkPolicy peer list of pods of one component: (dict "root" $ "component" "gateway") */}}
+{{- define "gantry.podPeer" -}}
+- podSelector:
+    matchLabels:
+      {{- include "gantry.selectorLabels" . | nindent 6 }}
+{{- end -}}
+
+{{/*
+An egress rule to a dependency: bundled → its pods; external → its networkPeers, or any address
+when none are given. (dict "root" $ "dep" "postgres" "ports" (list 5432))
+*/}}
+{{- define "gantry.depEgress" -}}
+{{- $dep := get .root.Values .dep -}}
+- ports:
+  {{- range .ports }}
+    - protocol: TCP
+      port: {{ int . }}
+  {{- end }}
+  {{- if $dep.bundled.enabled }}
+  to:
+    {{- include "gantry.podPeer" (dict "root" .root "component" .dep) | nindent 4 }}
+  {{- else if $dep.networkPeers }}
+  to:
+    {{- toYaml $dep.networkPeers | nindent 4 }}
+  {{- end }}
+{{- end -}}
+
+{{/* Security settings of the bundled dependencies' pods: (dict "uid" 70) */}}
+{{- define "gantry.depPodSecurity" -}}
+securityContext:
+  runAsNonRoot: true
+  runAsUser: {{ .uid }}
+  runAsGroup: {{ .uid }}
+  fsGroup: {{ .uid }}
+  seccompProfile:
+    type: RuntimeDefault
+automountServiceAccountToken: false
+enableServiceLinks: false
+{{- end -}}
+
+{{- define "gantry.depContainerSecurity" -}}
+securityContext:
+  allowPrivilegeEscalation: false
+  readOnlyRootFilesystem: true
+  privileged: false
+  capabilities:
+    drop: [ALL]
+{{- end -}}
