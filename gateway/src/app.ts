@@ -26,11 +26,13 @@ export function createApp(deps: GatewayDeps) {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
-  // Calls must be POST: say so instead of a bare 404.
-  app.all(["/v1/abilities/:id", "/abilities/execute"], (req, res) => {
-    res.setHeader("Allow", "POST");
-    sendError(res, new GantryError("invalid_request", `${req.method} is not supported here; ability calls are POST with a JSON body.`));
-  });
+  // A wrong method gets 405 naming the allowed ones, not a bare 404.
+  const methodNotAllowed = (allow: string) => (req: Request, res: Response) => {
+    res.setHeader("Allow", allow);
+    sendError(res, new GantryError("method_not_allowed", `${req.method} is not supported on ${req.path}; use ${allow}.`, { reason: "Ability calls are POST with a JSON body; GET /v1/abilities/{id} describes one." }));
+  };
+  app.all("/v1/abilities/:id", methodNotAllowed("GET, POST"));
+  app.all("/abilities/execute", methodNotAllowed("POST"));
   app.use((req: Request, res: Response) => {
     sendError(res, new GantryError("not_found", `No route ${req.method} ${req.path}.`, { reason: "Ability calls are POST /v1/abilities/{id} or POST /abilities/execute." }));
   });

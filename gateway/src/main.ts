@@ -17,6 +17,7 @@ import {
   decodeJson,
   ensureStream,
   makeClient,
+  warmValidators,
   type AreaService,
   type grpc,
 } from "@gantry/kit";
@@ -88,6 +89,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     }),
   };
 
+  warmValidators();
   const app = createApp(deps);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));

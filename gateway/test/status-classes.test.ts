@@ -106,6 +106,16 @@ describe("404", () => {
   });
 });
 
+describe("405", () => {
+  test("a wrong method names the allowed ones", async () => {
+    const res = await request(t.url).delete("/v1/abilities/gantry.about").set("Authorization", `Bearer ${t.adminKey}`).expect(405);
+    assert.equal(res.body.code, "method_not_allowed");
+    assert.equal(res.headers.allow, "GET, POST");
+    const exec = await request(t.url).get("/abilities/execute").expect(405);
+    assert.equal(exec.headers.allow, "POST");
+  });
+});
+
 describe("413 and 415", () => {
   test("body over MAX_BODY_BYTES", async () => {
     const res = await t.call("gantry.about", { input: { pad: "x".repeat(5000) } }).expect(413);

@@ -14,6 +14,7 @@ export const ERROR_TABLE = {
   unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
   forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
   not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  method_not_allowed: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED },
   conflict: { http: 409, grpc: GrpcStatus.ABORTED },
   payload_too_large: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT },

@@ -21,7 +21,7 @@ import { GantryError } from "./errors.ts";
 import { connectNats, type Nats } from "./nats.ts";
 import { migrate } from "./migrate.ts";
 import { serviceSpec, AREA_SERVICES, type AreaService } from "./topology.ts";
-import { validateInput } from "./validation.ts";
+import { validateInput, warmValidators } from "./validation.ts";
 import { fromGrpcContext, type CallContext, type GrpcCallContext } from "./wire.ts";
 
 
@@ -121,6 +121,7 @@ export async function runService<C extends BaseConfig>(def: ServiceDefinition<C>
   const deps: ServiceDeps<C> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs };
   await def.init?.(deps);
 
+  warmValidators();
   const handlers = def.abilities(deps);
   const owned = abilitiesOfService(def.name);
   const ownedIds = new Set(owned.map((a) => a.id));

@@ -20,6 +20,11 @@ export function createAjv(): Ajv2020 {
 
 let validators: Map<string, ValidateFunction> | undefined;
 
+/** Compiles every schema now, so the first call of each ability does not pay for it (~1 s in all). */
+export function warmValidators(): void {
+  compiled();
+}
+
 function compiled(): Map<string, ValidateFunction> {
   if (!validators) {
     const ajv = createAjv();
