@@ -40,6 +40,8 @@ const HELP = `Usage: npm run bench -- [options]
                           or one ability: gantry:<id>, passthrough:<id> (<id> may be "hop", the
                           unwired ability picked at run time). Default: all four groups.
   --profile-duration <s>  seconds of the --cpu-prof run per profiled ability (default 6)
+  --wait-quiet <s>        before each target, wait up to this long for the rest of the machine to
+                          use < 0.3 cores (default 0: don't wait; the "other load" column shows it)
   --no-profile            skip the gateway CPU profile
   --no-cold-start         skip timing \`npm start\`
   --no-write              print the report instead of writing docs/benchmarks.md and docs/benchmarks.svg
@@ -54,6 +56,7 @@ const { values: opts } = parseArgs({
     warmup: { type: "string", default: "1" },
     targets: { type: "string", default: "ceiling,express-gateway,passthrough,gantry" },
     "profile-duration": { type: "string", default: "6" },
+    "wait-quiet": { type: "string", default: "0" },
     profile: { type: "boolean", default: true },
     "cold-start": { type: "boolean", default: true },
     write: { type: "boolean", default: true },
@@ -80,6 +83,7 @@ const durationSec = num("duration", opts.duration, 1, 600);
 const connections = Math.round(num("connections", opts.connections, 1, 4096));
 const warmupSec = num("warmup", opts.warmup, 0, 60);
 const profileSec = num("profile-duration", opts["profile-duration"], 1, 120);
+const waitQuietSec = num("wait-quiet", opts["wait-quiet"], 0, 600);
 
 const wanted = opts.targets.split(",").map((t) => t.trim()).filter(Boolean);
 const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry"]);
@@ -126,6 +130,18 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
   const pids = procs.map((p) => p.pid);
   const waited = await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
   if (waited > 2_000) log(`  (waited ${(waited / 1000).toFixed(1)} s for the previous run's work to finish)`);
+  if (waitQuietSec > 0) {
+    const until = performance.now() + waitQuietSec * 1000;
+    let other = Infinity;
+    while (performance.now() < until) {
+      const probe = new CpuMeter(pids);
+      probe.start();
+      await new Promise((r) => setTimeout(r, 1_000));
+      other = probe.stop().other;
+      if (other < 0.3) break;
+    }
+    if (other >= 0.3) log(`  (the rest of the machine still uses ${other.toFixed(2)} cores; measuring anyway)`);
+  }
   const sampler = new RssSampler(() => spec.procs().map((p) => p.pid));
   const front = new RssSampler(() => [spec.front()]);
   sampler.start();

@@ -142,7 +142,7 @@ export async function planWorkloads(gatewayUrl: string, ts: TestStack, key: Benc
   if (hop) {
     const input = abilityById.get(hop)!.example;
     const probe = await call(gatewayUrl, key.key, hop, input);
-    if (probe.status === 501) workloads.set("hop", { ability: hop, input, expectStatus: 501, note: `not wired: full pipeline + gRPC hop to ${abilityById.get(hop)!.service}, which answers 501` });
+    if (probe.status === 501) workloads.set("hop", { ability: hop, input, expectStatus: 501, note: `not wired: one gRPC hop to ${abilityById.get(hop)!.service}, which answers 501 (declared, not wired)` });
     else skipped.set("hop", `${hop} answered ${probe.status} (${String(probe.body.code ?? "")}) instead of 501`);
   } else skipped.set("hop", "every ability is wired; key.inspect is the hop to compare");
 
@@ -211,6 +211,7 @@ export async function timeNpmStart(dataDir: string): Promise<number> {
   // Signal the runner only (npm would forward a second SIGTERM, which the runner reads as "kill").
   const runner = findDescendant(child.pid, "infra/runner/start.ts");
   if (runner) process.kill(runner, "SIGTERM");
+  else void child.stop(10_000);
   const timer = setTimeout(() => void child.stop(1_000), 30_000);
   await child.exited;
   clearTimeout(timer);
@@ -233,10 +234,13 @@ function findDescendant(root: number, needle: string): number | undefined {
     for (let p = pid, i = 0; p > 1 && i < 64; p = parents.get(p) ?? 0, i++) if (p === root) return true;
     return false;
   };
+  // The node process itself, not the `sh -c "node …"` wrapper npm puts between (whose command line
+  // contains the same text): signalling the wrapper would orphan the runner.
   for (const pid of parents.keys()) {
     if (!isUnder(pid)) continue;
     try {
-      if (fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(needle)) return pid;
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (path.basename(argv[0]) === "node" && argv.slice(1).some((a) => a.includes(needle))) return pid;
     } catch {
       /* gone */
     }
