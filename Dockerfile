@@ -10,8 +10,9 @@
 #   docker run gantry:0.1.0 gateway              # HTTP on 8080
 #   docker run gantry:0.1.0 keys                 # gRPC on 50051 (any area service by name)
 #   docker run -e SERVICE=keys gantry:0.1.0      # the same, by environment (compose, Helm)
-#   docker run gantry:0.1.0 migrate keys         # apply one service's migrations and exit
+#   docker run gantry:0.1.0 migrate keys         # apply one service's migrations and exit (or: all)
 #   docker run --rm gantry:0.1.0 new-key         # print a fresh gk_… key (for GANTRY_ADMIN_KEY)
+#   docker exec <container> gantry health        # the container's own health check (HEALTHCHECK)
 #
 # The `web` target adds Debian's Chromium for the web service (headless browsing is isolated
 # there); every other process runs the default (last) target:
@@ -88,7 +89,7 @@ COPY --from=app /app ./
 # The entry point: `<process> [args]`, or $SERVICE when no argument is given.
 COPY --chmod=0755 <<'EOF' /usr/local/bin/gantry
 #!/bin/sh
-# gantry [gateway|<area service>|migrate <service>|new-key] — see the Dockerfile header.
+# gantry [gateway|<area service>|migrate <service|all>|new-key|health] — see the Dockerfile header.
 set -eu
 cd /app
 what="${1:-${SERVICE:-gateway}}"
@@ -97,6 +98,19 @@ case "$what" in
   gateway) exec node gateway/src/main.ts "$@" ;;
   migrate) exec node kit/src/migrate-cli.ts "$@" ;;
   new-key) exec node --input-type=module -e 'import { generateKey } from "@gantry/kit/key-format.ts"; process.stdout.write(generateKey() + "\n");' ;;
+  health)
+    # This container's own check ($SERVICE): GET /health on the gateway, grpc.health.v1 on a service.
+    exec node --input-type=module -e '
+      const svc = process.env.SERVICE || "gateway";
+      if (svc === "gateway") {
+        const res = await fetch(`http://127.0.0.1:${process.env.PORT || 8080}/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+        process.exit(res?.ok ? 0 : 1);
+      }
+      const { HealthClient } = await import("@gantry/kit/health.ts");
+      const { serviceSpec } = await import("@gantry/kit/topology.ts");
+      const status = await new HealthClient(`127.0.0.1:${process.env.GRPC_PORT || serviceSpec(svc).defaultPort}`).check(3000);
+      console.log(`${svc}: ${status}`);
+      process.exit(status === "SERVING" ? 0 : 1);' ;;
   *)
     case "$what" in *[!a-z]*) echo "gantry: unknown process \"$what\"" >&2; exit 64 ;; esac
     if [ -f "services/$what/src/main.ts" ]; then exec node "services/$what/src/main.ts" "$@"; fi
@@ -108,6 +122,8 @@ EOF
 
 USER 1000:1000
 EXPOSE 8080 50051 50052 50053 50054 50055 50056 50057 50058
+# For Docker and Compose (Kubernetes uses the chart's probes instead).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 CMD ["/usr/local/bin/gantry", "health"]
 ENTRYPOINT ["/usr/local/bin/gantry"]
 
 # ---------------------------------------------------------------------------------------------

@@ -297,7 +297,7 @@ when none are given. (dict "root" $ "dep" "postgres" "ports" (list 5432))
 {{- define "gantry.depEgress" -}}
 {{- $dep := get .root.Values .dep -}}
 - ports:
-  {{- range .ports }}
+  {{- range .ports | uniq }}
     - protocol: TCP
       port: {{ int . }}
   {{- end }}

@@ -1,0 +1,493 @@
+/**
+ * The deployment artefacts, checked with real tools (k8s/scripts/tools.ts installs them; without
+ * them every test here fails and says how to install them):
+ *  - the Helm chart under every CI value set (k8s/gantry/ci/*-values.yaml): `helm lint --strict`,
+ *    `helm template`, every rendered object validated by kubeconform against the Kubernetes
+ *    OpenAPI schemas (strict: unknown fields fail), and the rendered manifests hold what issue 8
+ *    asks for: a Deployment + Service per area service and the gateway, gRPC and HTTP probes,
+ *    migration hook Jobs, HPAs, PDBs, NetworkPolicies, locked-down pods, Secrets vs ConfigMaps;
+ *  - the chart's refusals (bad values fail the render with a message naming the value);
+ *  - the Dockerfile (hadolint) and infra/compose.yaml (the compose-spec JSON Schema).
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { parse, parseAllDocuments } from "yaml";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { AREA_SERVICES, GATEWAY_DEFAULT_PORT } from "@gantry/kit/topology.ts";
+import { COMPOSE_SCHEMA, HADOLINT, HELM, KUBECONFORM, KUBERNETES_VERSION, ROOT, SCHEMA_LOCATION, missingTools } from "./scripts/tools.ts";
+import { adjust, fileName } from "./scripts/openapi2jsonschema.ts";
+
+const CHART = join(ROOT, "k8s", "gantry");
+const CI_DIR = join(CHART, "ci");
+const RELEASE = "gantry";
+const NAMESPACE = "gantry";
+const FULLNAME = "gantry"; // release "gantry" + chart "gantry" → "gantry"
+const VALUE_SETS = readdirSync(CI_DIR).filter((f) => f.endsWith("-values.yaml")).sort();
+
+type Obj = Record<string, any>;
+
+function requireTools(): void {
+  const missing = missingTools();
+  if (missing.length) {
+    assert.fail(
+      `the deployment checks need tools that are not installed:\n  ${missing.join("\n  ")}\n` +
+        "install them with `node k8s/scripts/tools.ts` (helm and kubeconform build with Go; .ci/run does this before npm test)",
+    );
+  }
+}
+
+function exec(cmd: string, args: string[], input?: string): { code: number | null; out: string; stdout: string } {
+  const r = spawnSync(cmd, args, { cwd: ROOT, input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+  if (r.error) throw r.error;
+  return { code: r.status, out: `${r.stdout}${r.stderr}`, stdout: r.stdout };
+}
+
+function helmTemplate(valueArgs: string[]): { code: number | null; out: string; stdout: string } {
+  return exec(HELM, ["template", RELEASE, CHART, "--namespace", NAMESPACE, "--kube-version", KUBERNETES_VERSION, ...valueArgs]);
+}
+
+function parseDocs(text: string): Obj[] {
+  return parseAllDocuments(text)
+    .map((d) => {
+      if (d.errors.length) throw new Error(`rendered YAML does not parse: ${d.errors[0].message}`);
+      return d.toJS() as Obj | null;
+    })
+    .filter((d): d is Obj => d !== null && typeof d === "object");
+}
+
+function kubeconform(manifests: string): { code: number | null; summary: { valid: number; invalid: number; errors: number; skipped: number }; problems: string[] } {
+  const r = exec(KUBECONFORM, ["-strict", "-summary", "-output", "json", "-kubernetes-version", KUBERNETES_VERSION, "-schema-location", SCHEMA_LOCATION, "-"], manifests);
+  const report = JSON.parse(r.stdout) as { resources: Array<{ kind: string; name: string; status: string; msg: string }>; summary: { valid: number; invalid: number; errors: number; skipped: number } };
+  return { code: r.code, summary: report.summary, problems: report.resources.map((x) => `${x.kind} ${x.name}: ${x.status} ${x.msg}`) };
+}
+
+/** The chart's merge rule (maps merge, anything else replaces), to know what a value set asks for. */
+function merge(base: any, over: any): any {
+  if (over && typeof over === "object" && !Array.isArray(over) && base && typeof base === "object" && !Array.isArray(base)) {
+    const out: Obj = { ...base };
+    for (const [k, v] of Object.entries(over)) out[k] = merge(base[k], v);
+    return out;
+  }
+  return over === undefined ? base : over;
+}
+
+const DEFAULTS = parse(readFileSync(join(CHART, "values.yaml"), "utf8")) as Obj;
+
+interface Rendered {
+  set: string;
+  values: Obj;
+  text: string;
+  docs: Obj[];
+  find: (kind: string, name: string) => Obj | undefined;
+  all: (kind: string) => Obj[];
+}
+
+/** A workload's effective settings under a value set. */
+function workload(values: Obj, name: string): Obj {
+  return merge(values.defaults, name === "gateway" ? values.gateway : values.services[name]);
+}
+
+function podTemplates(r: Rendered): Array<{ owner: string; spec: Obj }> {
+  const out: Array<{ owner: string; spec: Obj }> = [];
+  for (const d of r.docs) {
+    if (["Deployment", "StatefulSet", "Job"].includes(d.kind)) out.push({ owner: `${d.kind} ${d.metadata.name}`, spec: d.spec.template.spec });
+    if (d.kind === "Pod") out.push({ owner: `Pod ${d.metadata.name}`, spec: d.spec });
+  }
+  return out;
+}
+
+test("values.yaml lists the area services of kit/src/topology.ts, with their ports and tables", () => {
+  assert.deepEqual(Object.keys(DEFAULTS.services).sort(), AREA_SERVICES.map((s) => s.name).sort());
+  for (const s of AREA_SERVICES) {
+    assert.equal(DEFAULTS.services[s.name].port, s.defaultPort, `${s.name} port`);
+    assert.equal(DEFAULTS.services[s.name].database === true, s.database, `${s.name} database`);
+  }
+  assert.equal(DEFAULTS.gateway.port, GATEWAY_DEFAULT_PORT);
+});
+
+test("openapi2jsonschema: kubeconform's file names, strict objects, int-or-string", () => {
+  assert.equal(fileName({ group: "apps", version: "v1", kind: "Deployment" }), "deployment-apps-v1.json");
+  assert.equal(fileName({ group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy" }), "networkpolicy-networking-v1.json");
+  assert.equal(fileName({ group: "", version: "v1", kind: "Service" }), "service-v1.json");
+  assert.deepEqual(adjust({ type: "object", properties: { port: { type: "string", format: "int-or-string" }, format: { type: "string" } } }), {
+    type: "object",
+    properties: { port: { oneOf: [{ type: "string" }, { type: "integer" }] }, format: { type: "string" } },
+    additionalProperties: false,
+  });
+  assert.deepEqual(adjust({ type: "object", additionalProperties: { type: "string" } }), { type: "object", additionalProperties: { type: "string" } }, "maps stay open");
+});
+
+test("there are CI value sets for defaults, all features on and external dependencies", () => {
+  for (const expected of ["defaults-values.yaml", "all-features-values.yaml", "external-values.yaml"]) assert.ok(VALUE_SETS.includes(expected), `k8s/gantry/ci/${expected}`);
+});
+
+for (const set of VALUE_SETS) {
+  describe(`value set ${basename(set, "-values.yaml")}`, () => {
+    const file = join(CI_DIR, set);
+    const values = merge(DEFAULTS, parse(readFileSync(file, "utf8")) ?? {});
+    let rendered: Rendered | undefined;
+    const render = (): Rendered => {
+      requireTools();
+      if (!rendered) {
+        const r = helmTemplate(["-f", file]);
+        assert.equal(r.code, 0, `helm template failed:\n${r.out}`);
+        const docs = parseDocs(r.stdout);
+        rendered = {
+          set,
+          values,
+          text: r.stdout,
+          docs,
+          find: (kind, name) => docs.find((d) => d.kind === kind && d.metadata?.name === name),
+          all: (kind) => docs.filter((d) => d.kind === kind),
+        };
+      }
+      return rendered;
+    };
+    const enabledServices = AREA_SERVICES.filter((s) => values.services[s.name].enabled !== false);
+    const workloads = ["gateway", ...enabledServices.map((s) => s.name)];
+
+    test("helm lint --strict passes", () => {
+      requireTools();
+      const r = exec(HELM, ["lint", "--strict", "--kube-version", KUBERNETES_VERSION, CHART, "-f", file]);
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    });
+
+    test("every rendered object is valid against the Kubernetes schemas (kubeconform, strict)", () => {
+      const r = render();
+      const v = kubeconform(r.text);
+      assert.equal(v.code, 0, v.problems.join("\n"));
+      assert.deepEqual(v.summary, { valid: r.docs.length, invalid: 0, errors: 0, skipped: 0 }, v.problems.join("\n"));
+    });
+
+    test("a Deployment and a Service per enabled area service and the gateway, on the topology's ports", () => {
+      const r = render();
+      const DEPENDENCIES = ["postgres", "nats", "redis", "weaviate"];
+      const deployments = r.all("Deployment").filter((d) => !DEPENDENCIES.includes(d.metadata.labels["app.kubernetes.io/component"]));
+      assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), workloads.map((w) => `${FULLNAME}-${w}`).sort());
+      for (const s of enabledServices) {
+        const svc = r.find("Service", `${FULLNAME}-${s.name}`);
+        assert.ok(svc, `Service ${s.name}`);
+        assert.deepEqual(svc.spec.ports.map((p: Obj) => [p.name, p.port, p.targetPort]), [["grpc", s.defaultPort, "grpc"]]);
+        const dep = r.find("Deployment", `${FULLNAME}-${s.name}`)!;
+        const c = dep.spec.template.spec.containers[0];
+        assert.deepEqual(c.args, [s.name], "the image entry point runs the service named in args");
+        assert.equal(c.ports[0].containerPort, s.defaultPort);
+        assert.deepEqual(svc.spec.selector, dep.spec.selector.matchLabels);
+      }
+      const gw = r.find("Service", `${FULLNAME}-gateway`)!;
+      assert.equal(gw.spec.ports[0].targetPort, "http");
+      assert.equal(r.find("Deployment", `${FULLNAME}-gateway`)!.spec.template.spec.containers[0].ports[0].containerPort, GATEWAY_DEFAULT_PORT);
+    });
+
+    test("area services are probed with grpc.health.v1 (native gRPC probes), the gateway with GET /health", () => {
+      const r = render();
+      for (const s of enabledServices) {
+        const c = r.find("Deployment", `${FULLNAME}-${s.name}`)!.spec.template.spec.containers[0];
+        for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) {
+          assert.deepEqual(c[probe]?.grpc, { port: s.defaultPort }, `${s.name} ${probe}`);
+        }
+      }
+      const gw = r.find("Deployment", `${FULLNAME}-gateway`)!.spec.template.spec.containers[0];
+      for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) assert.deepEqual(gw[probe]?.httpGet, { path: "/health", port: "http" }, `gateway ${probe}`);
+    });
+
+    test("each workload's ConfigMap says where everything is; secrets only come from Secrets", () => {
+      const r = render();
+      for (const w of workloads) {
+        const cm = r.find("ConfigMap", `${FULLNAME}-${w}`);
+        assert.ok(cm, `ConfigMap ${w}`);
+        for (const s of AREA_SERVICES) assert.equal(cm.data[s.addrEnv], `${FULLNAME}-${s.name}:${s.defaultPort}`, `${w} ${s.addrEnv}`);
+        assert.match(cm.data.NATS_URL, /^nats:\/\//);
+        if (w === "gateway") assert.equal(cm.data.PORT, String(GATEWAY_DEFAULT_PORT));
+        else assert.equal(cm.data.GRPC_PORT, String(AREA_SERVICES.find((s) => s.name === w)!.defaultPort));
+        for (const secret of ["DATABASE_URL", "GANTRY_ADMIN_KEY", ...Object.keys(values.secrets.providers ?? {})]) assert.ok(!(secret in cm.data), `${secret} must not be in ConfigMap ${w}`);
+        if (!values.redis.bundled.enabled) assert.ok(!("REDIS_URL" in cm.data), "an external Redis URL (may hold a password) stays in the Secret");
+        const container = r.find("Deployment", `${FULLNAME}-${w}`)!.spec.template.spec.containers[0];
+        assert.deepEqual(container.envFrom, [{ configMapRef: { name: `${FULLNAME}-${w}` } }]);
+        const env = new Map<string, Obj>((container.env ?? []).map((e: Obj) => [e.name, e.valueFrom?.secretKeyRef]));
+        const spec = AREA_SERVICES.find((s) => s.name === w);
+        if (spec?.database) assert.equal(env.get("DATABASE_URL")?.key, "DATABASE_URL", `${w} reads DATABASE_URL from a Secret`);
+        else assert.ok(!env.has("DATABASE_URL"), `${w} owns no tables and gets no DATABASE_URL`);
+        for (const name of workload(values, w).secretEnv ?? []) assert.deepEqual(env.get(name), { name: values.secrets.existingSecret || FULLNAME, key: name, optional: true }, `${w} ${name}`);
+      }
+      const keysEnv = r.find("Deployment", `${FULLNAME}-keys`)!.spec.template.spec.containers[0].env.map((e: Obj) => e.name);
+      assert.ok(keysEnv.includes("GANTRY_ADMIN_KEY"), "the keys service reads the admin key from the Secret");
+      for (const w of workloads.filter((x) => x !== "keys")) {
+        const names = (r.find("Deployment", `${FULLNAME}-${w}`)!.spec.template.spec.containers[0].env ?? []).map((e: Obj) => e.name);
+        assert.ok(!names.includes("GANTRY_ADMIN_KEY"), `${w} does not get the admin key`);
+      }
+      const chartSecret = r.find("Secret", FULLNAME);
+      if (values.secrets.existingSecret) assert.equal(chartSecret, undefined, "no chart-made Secret with secrets.existingSecret");
+      else {
+        assert.ok(chartSecret, "the chart makes its Secret");
+        if (values.secrets.adminKey) assert.equal(chartSecret.stringData.GANTRY_ADMIN_KEY, values.secrets.adminKey);
+        if (!values.postgres.bundled.enabled) assert.equal(chartSecret.stringData.DATABASE_URL, values.postgres.url);
+      }
+    });
+
+    test("a migrations Job per service with tables, as a pre-install/pre-upgrade hook", () => {
+      const r = render();
+      const jobs = r.all("Job");
+      const dbServices = enabledServices.filter((s) => s.database);
+      assert.deepEqual(jobs.map((j) => j.metadata.name).sort(), dbServices.map((s) => `${FULLNAME}-migrate-${s.name}`).sort());
+      const hooks = values.postgres.bundled.enabled ? "pre-upgrade" : "pre-install,pre-upgrade";
+      for (const job of jobs) {
+        const service = job.metadata.labels["gantry.dev/service"];
+        assert.equal(job.metadata.annotations["helm.sh/hook"], hooks, job.metadata.name);
+        assert.match(job.metadata.annotations["helm.sh/hook-delete-policy"], /before-hook-creation/);
+        const pod = job.spec.template.spec;
+        assert.equal(pod.restartPolicy, "Never");
+        assert.equal(pod.serviceAccountName, undefined, "hook pods must not need the release's ServiceAccount (it does not exist before install)");
+        const c = pod.containers[0];
+        assert.deepEqual(c.args, ["migrate", service]);
+        const db = c.env.find((e: Obj) => e.name === "DATABASE_URL").valueFrom.secretKeyRef;
+        if (values.secrets.existingSecret) assert.equal(db.name, values.secrets.existingSecret);
+        else if (values.postgres.bundled.enabled) assert.equal(db.name, `${FULLNAME}-postgres`);
+        else {
+          // The release's Secret does not exist during pre-install: the hook reads a hook Secret made just before it.
+          assert.equal(db.name, `${FULLNAME}-migrations`);
+          const hookSecret = r.find("Secret", `${FULLNAME}-migrations`)!;
+          assert.equal(hookSecret.metadata.annotations["helm.sh/hook"], hooks);
+          assert.ok(Number(hookSecret.metadata.annotations["helm.sh/hook-weight"]) < Number(job.metadata.annotations["helm.sh/hook-weight"]));
+        }
+      }
+    });
+
+    test("HorizontalPodAutoscalers and PodDisruptionBudgets per workload, as configured", () => {
+      const r = render();
+      for (const w of workloads) {
+        const cfg = workload(values, w);
+        const hpa = r.find("HorizontalPodAutoscaler", `${FULLNAME}-${w}`);
+        const dep = r.find("Deployment", `${FULLNAME}-${w}`)!;
+        if (cfg.autoscaling.enabled) {
+          assert.ok(hpa, `HPA ${w}`);
+          assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: "apps/v1", kind: "Deployment", name: `${FULLNAME}-${w}` });
+          assert.equal(hpa.spec.minReplicas, cfg.autoscaling.minReplicas);
+          assert.equal(hpa.spec.maxReplicas, cfg.autoscaling.maxReplicas);
+          assert.equal(dep.spec.replicas, undefined, `${w}: the HPA owns the replica count`);
+        } else {
+          assert.equal(hpa, undefined, `no HPA for ${w}`);
+          assert.equal(dep.spec.replicas, cfg.replicas, `${w} replicas`);
+        }
+        const pdb = r.find("PodDisruptionBudget", `${FULLNAME}-${w}`);
+        if (cfg.pdb.enabled) {
+          assert.ok(pdb, `PDB ${w}`);
+          assert.deepEqual(pdb.spec.selector.matchLabels, dep.spec.selector.matchLabels);
+          assert.equal(pdb.spec.minAvailable ?? pdb.spec.maxUnavailable, cfg.pdb.minAvailable !== "" ? cfg.pdb.minAvailable : cfg.pdb.maxUnavailable);
+        } else assert.equal(pdb, undefined, `no PDB for ${w}`);
+      }
+    });
+
+    test("every pod runs as non-root, read-only, with no capabilities and the RuntimeDefault seccomp profile", () => {
+      const r = render();
+      const pods = podTemplates(r);
+      assert.ok(pods.length >= workloads.length);
+      for (const { owner, spec } of pods) {
+        assert.equal(spec.securityContext?.runAsNonRoot, true, `${owner} runAsNonRoot`);
+        assert.equal(spec.securityContext?.seccompProfile?.type, "RuntimeDefault", `${owner} seccomp`);
+        assert.equal(spec.automountServiceAccountToken, false, `${owner} mounts no API token`);
+        for (const c of spec.containers) {
+          assert.equal(c.securityContext?.readOnlyRootFilesystem, true, `${owner}/${c.name} read-only root`);
+          assert.equal(c.securityContext?.allowPrivilegeEscalation, false, `${owner}/${c.name} no privilege escalation`);
+          assert.deepEqual(c.securityContext?.capabilities?.drop, ["ALL"], `${owner}/${c.name} drops every capability`);
+          assert.ok(c.resources?.requests && c.resources?.limits?.memory, `${owner}/${c.name} has requests and a memory limit`);
+        }
+      }
+      for (const w of workloads) {
+        const spec = r.find("Deployment", `${FULLNAME}-${w}`)!.spec.template.spec;
+        assert.equal(spec.securityContext.runAsUser, 1000);
+        const tmp = spec.volumes.find((v: Obj) => v.name === "tmp");
+        assert.ok(tmp?.emptyDir, `${w}: /tmp is an emptyDir`);
+        assert.deepEqual(spec.containers[0].volumeMounts, [{ name: "tmp", mountPath: "/tmp" }]);
+      }
+    });
+
+    test("NetworkPolicies: default deny; only the gateway reaches the services; services reach only their dependencies", () => {
+      const r = render();
+      const policies = r.all("NetworkPolicy");
+      if (!values.networkPolicy.enabled) {
+        assert.equal(policies.length, 0);
+        return;
+      }
+      const np = (name: string) => {
+        const p = r.find("NetworkPolicy", `${FULLNAME}-${name}`);
+        assert.ok(p, `NetworkPolicy ${name}`);
+        return p.spec as Obj;
+      };
+      const release = { "app.kubernetes.io/name": "gantry", "app.kubernetes.io/instance": RELEASE };
+      const deny = np("default-deny");
+      assert.deepEqual(deny.podSelector.matchLabels, release);
+      assert.deepEqual(deny.policyTypes, ["Ingress", "Egress"]);
+      assert.equal(deny.ingress, undefined);
+      assert.equal(deny.egress, undefined);
+      const component = (peer: Obj) => peer.podSelector?.matchLabels?.["app.kubernetes.io/component"];
+      const portsOf = (rule: Obj) => (rule.ports ?? []).map((p: Obj) => p.port);
+      const egressTo = (spec: Obj, port: number) => spec.egress.filter((e: Obj) => portsOf(e).includes(port));
+
+      for (const s of enabledServices) {
+        const spec = np(s.name);
+        assert.deepEqual(spec.policyTypes, ["Ingress", "Egress"]);
+        assert.equal(spec.ingress.length, 1);
+        assert.deepEqual(portsOf(spec.ingress[0]), [s.defaultPort]);
+        const callers = spec.ingress[0].from.map(component).sort();
+        const expected = ["gateway", ...enabledServices.filter((o) => (workload(values, o.name).calls ?? []).includes(s.name)).map((o) => o.name)].sort();
+        assert.deepEqual(callers, expected, `${s.name} accepts calls from ${expected.join(", ")} only`);
+        assert.ok(spec.ingress[0].from.every((p: Obj) => p.podSelector && !p.ipBlock && !p.namespaceSelector), `${s.name}: only pods of the release`);
+        const pg = egressTo(spec, values.postgres.port);
+        assert.equal(pg.length > 0, s.database, `${s.name} ${s.database ? "reaches" : "does not reach"} Postgres`);
+        if (s.database && values.postgres.bundled.enabled) assert.equal(component(pg[0].to[0]), "postgres");
+        assert.equal(egressTo(spec, values.nats.port).length, 1, `${s.name} reaches NATS`);
+        const weaviatePorts = [...new Set([values.weaviate.port, values.weaviate.grpcPort])];
+        const wv = spec.egress.filter((e: Obj) =>
+          values.weaviate.bundled.enabled
+            ? (e.to ?? []).some((p: Obj) => component(p) === "weaviate")
+            : JSON.stringify(portsOf(e)) === JSON.stringify(weaviatePorts) && JSON.stringify(e.to ?? []) === JSON.stringify(values.weaviate.networkPeers ?? []),
+        );
+        assert.equal(wv.length > 0, s.name === "memory" && values.weaviate.enabled, `${s.name} and Weaviate`);
+        for (const rule of spec.egress) {
+          for (const peer of rule.to ?? []) {
+            if (peer.ipBlock) {
+              // Only "the internet" rules use ipBlocks (external dependencies use their networkPeers): private ranges excluded.
+              const external = ["postgres", "nats", "redis", "weaviate"].some((d) => (values[d].networkPeers ?? []).some((x: Obj) => x.ipBlock?.cidr === peer.ipBlock.cidr));
+              if (!external) assert.ok(peer.ipBlock.except?.includes(peer.ipBlock.cidr.includes(":") ? "fc00::/7" : "10.0.0.0/8"), `${s.name}: internet egress excludes private ranges`);
+            }
+            if (component(peer) && !["postgres", "nats", "redis", "weaviate"].includes(component(peer))) {
+              assert.ok((workload(values, s.name).calls ?? []).includes(component(peer)), `${s.name} reaches ${component(peer)} only if it calls it`);
+            }
+          }
+        }
+      }
+      const gw = np("gateway");
+      const serviceEgress = gw.egress.find((e: Obj) => (e.to ?? []).some((p: Obj) => component(p) === "keys"));
+      assert.deepEqual(serviceEgress.to.map(component).sort(), enabledServices.map((s) => s.name).sort(), "the gateway reaches every area service");
+      assert.deepEqual(portsOf(serviceEgress).sort(), enabledServices.map((s) => s.defaultPort).sort());
+      assert.deepEqual(portsOf(gw.ingress[0]), [GATEWAY_DEFAULT_PORT]);
+      assert.equal(egressTo(gw, values.postgres.port).length, 0, "the gateway has no database access");
+      if (values.redis.enabled) assert.equal(egressTo(gw, values.redis.port).length, 1, "the gateway reaches Redis");
+      const dns = np("dns");
+      assert.deepEqual(dns.egress[0].ports.map((p: Obj) => `${p.port}/${p.protocol}`).sort(), ["53/TCP", "53/UDP"]);
+      if (values.postgres.bundled.enabled) {
+        const clients = np("postgres").ingress[0].from.map(component).sort();
+        assert.deepEqual(clients, [...enabledServices.filter((s) => s.database).map((s) => s.name), ...(values.migrations.enabled ? ["migrations"] : [])].sort());
+      }
+      if (values.migrations.enabled) assert.equal(egressTo(np("migrations"), values.postgres.port).length, 1, "migration Jobs reach Postgres");
+    });
+
+    test("the Ingress, when enabled, routes to the gateway only", () => {
+      const r = render();
+      const ingresses = r.all("Ingress");
+      assert.equal(ingresses.length, values.ingress.enabled ? 1 : 0);
+      for (const ing of ingresses) {
+        for (const rule of ing.spec.rules) for (const p of rule.http.paths) assert.deepEqual(p.backend.service, { name: `${FULLNAME}-gateway`, port: { name: "http" } });
+      }
+    });
+  });
+}
+
+describe("the chart refuses bad values with a message naming them", () => {
+  const refuse = (args: string[], pattern: RegExp) => {
+    requireTools();
+    const r = helmTemplate(args);
+    assert.notEqual(r.code, 0, `helm template ${args.join(" ")} should fail`);
+    assert.match(r.out, pattern);
+  };
+  test("an external Postgres without its URL", () => refuse(["--set", "postgres.bundled.enabled=false"], /postgres\.url .*is required/));
+  test("an admin key that is not a Gantry key", () => refuse(["--set", "secrets.adminKey=hunter2"], /adminKey/));
+  test("a misspelled setting", () => refuse(["--set", "services.keys.replica=2"], /additional properties 'replica' not allowed/));
+  test("minReplicas above maxReplicas", () => refuse(["--set", "gateway.autoscaling.minReplicas=9", "--set", "gateway.autoscaling.maxReplicas=3"], /minReplicas \(9\) is above maxReplicas \(3\)/));
+  test("a call to a service that does not exist", () => refuse(["--set", "services.trust.calls={billing}"], /trust\.calls: "billing" is not an area service/));
+  test("an external NATS without its URL", () => refuse(["--set", "nats.bundled.enabled=false"], /nats\.url is required/));
+});
+
+test("the validator is real: broken manifests fail kubeconform", () => {
+  requireTools();
+  const r = helmTemplate([]);
+  assert.equal(r.code, 0, r.out);
+  const docs = parseDocs(r.stdout);
+  const dep = docs.find((d) => d.kind === "Deployment" && d.metadata.name === `${FULLNAME}-keys`)!;
+  const broken = structuredClone(dep);
+  broken.spec.template.spec.containers[0].readinessProbe.grpc.port = "fifty";
+  broken.spec.template.spec.containers[0].securityContext.readOnlyRootFilesytem = true; // misspelled
+  const removedApi = { apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", metadata: { name: "old" }, spec: { maxUnavailable: 1 } };
+  const v = kubeconform([broken, removedApi].map((d) => JSON.stringify(d)).join("\n---\n"));
+  assert.notEqual(v.code, 0);
+  assert.equal(v.summary.invalid + v.summary.errors, 2, v.problems.join("\n"));
+  const text = v.problems.join("\n");
+  assert.match(text, /readinessProbe\/grpc\/port.*want integer/);
+  assert.match(text, /readOnlyRootFilesytem/);
+  assert.match(text, /could not find schema for PodDisruptionBudget/);
+});
+
+/**
+ * NOTES.txt as Helm renders it. `helm template` leaves NOTES out and `helm install --dry-run`
+ * wants a reachable cluster, so a copy of the chart gets one more template that includes
+ * NOTES.txt into a ConfigMap.
+ */
+function renderNotes(args: string[]): string {
+  const copy = join(mkdtempSync(join(tmpdir(), "gantry-chart-")), "gantry");
+  try {
+    cpSync(CHART, copy, { recursive: true });
+    writeFileSync(join(copy, "templates", "zz-notes.yaml"), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include (print $.Template.BasePath "/NOTES.txt") . | quote }}\n');
+    const r = exec(HELM, ["template", RELEASE, copy, "--namespace", NAMESPACE, "--kube-version", KUBERNETES_VERSION, "--show-only", "templates/zz-notes.yaml", ...args]);
+    assert.equal(r.code, 0, r.out);
+    return (parse(r.stdout) as Obj).data.notes as string;
+  } finally {
+    rmSync(dirname(copy), { recursive: true, force: true });
+  }
+}
+
+test("NOTES.txt tells the operator the URL and how to get the admin key", () => {
+  requireTools();
+  const plain = renderNotes([]);
+  assert.match(plain, /port-forward service\/gantry-gateway 8080:80/);
+  assert.match(plain, /logs deployment\/gantry-keys \| grep '"adminKey"'/);
+  assert.match(plain, /new-key/, "says how to choose the key instead");
+  const chosen = renderNotes(["-f", join(CI_DIR, "all-features-values.yaml")]);
+  assert.match(chosen, /https:\/\/api\.gantry\.example\.com/);
+  assert.match(chosen, /get secret gantry -o jsonpath='\{\.data\.GANTRY_ADMIN_KEY\}' \| base64 -d/);
+  const existing = renderNotes(["-f", join(CI_DIR, "external-values.yaml")]);
+  assert.match(existing, /get secret gantry-credentials -o jsonpath='\{\.data\.GANTRY_ADMIN_KEY\}'/);
+  assert.match(existing, /get service gantry-gateway -o jsonpath/, "a LoadBalancer gateway: how to read its address");
+});
+
+test("the Dockerfile passes hadolint and builds a non-root Node 24 image without dev dependencies", () => {
+  requireTools();
+  const r = exec(HADOLINT, ["--no-color", join(ROOT, "Dockerfile")]);
+  assert.equal(r.code, 0, r.out);
+  const text = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+  assert.match(text, /^ARG NODE_IMAGE=node:24-slim$/m);
+  assert.match(text, /npm ci --omit=dev --omit=optional/);
+  assert.match(text, /^USER 1000:1000$/m);
+  assert.match(text, /node infra\/scripts\/generate\.ts/, "the Prisma clients are generated in the image build");
+  const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n");
+  for (const entry of ["**/node_modules", ".git", ".gantry", "services/*/src/generated"]) assert.ok(ignore.includes(entry), `.dockerignore: ${entry}`);
+});
+
+test("infra/compose.yaml is a valid Compose file running the whole stack", () => {
+  requireTools();
+  const compose = parse(readFileSync(join(ROOT, "infra", "compose.yaml"), "utf8"), { merge: true }) as Obj;
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const validate = ajv.compile(JSON.parse(readFileSync(COMPOSE_SCHEMA, "utf8")));
+  assert.ok(validate(compose), JSON.stringify(validate.errors, null, 1));
+  const services = compose.services as Record<string, Obj>;
+  for (const dep of ["postgres", "nats", "redis", "weaviate", "migrate", "gateway"]) assert.ok(services[dep], dep);
+  assert.ok(services.nats.command.includes("--jetstream"));
+  for (const s of AREA_SERVICES) {
+    const svc = services[s.name];
+    assert.ok(svc, s.name);
+    assert.equal(svc.environment.SERVICE, s.name);
+    assert.equal(svc.environment.GRPC_PORT, String(s.defaultPort));
+    assert.equal(svc.environment.DATABASE_URL !== undefined, s.database, `${s.name} DATABASE_URL`);
+    assert.equal(svc.read_only, true);
+    assert.deepEqual(svc.cap_drop, ["ALL"]);
+    assert.equal(svc.depends_on.migrate.condition, "service_completed_successfully");
+    for (const other of AREA_SERVICES) assert.equal(svc.environment[other.addrEnv], `${other.name}:${other.defaultPort}`);
+  }
+  assert.equal(services.gateway.environment.REDIS_URL, "redis://redis:6379");
+  assert.deepEqual(services.migrate.command, ["migrate", "all"]);
+});
