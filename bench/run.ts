@@ -27,9 +27,9 @@ import { startChild, type Child } from "./lib/child.ts";
 import { runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
 import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
-import { gitDescribe, insertBenchKey, planWorkloads, startGantryStack, startGateway, startPassthrough, timeNpmStart, type Workload } from "./lib/gantry.ts";
+import { call, gitDescribe, insertBenchKey, planWorkloads, startGantryStack, startGateway, startPassthrough, timeNpmStart, type Workload } from "./lib/gantry.ts";
 import { summarizeProfile } from "./lib/profile.ts";
-import { renderMarkdown, renderSvg, writeDoc, checks, type BenchReport, type Group, type TargetRow } from "./lib/report.ts";
+import { renderMarkdown, renderSvg, writeDoc, checks, involvedCores, type BenchReport, type Group, type TargetRow } from "./lib/report.ts";
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -45,7 +45,10 @@ const HELP = `Usage: npm run bench -- [options]
   --no-profile            skip the gateway CPU profile
   --no-cold-start         skip timing \`npm start\`
   --no-write              print the report instead of writing docs/benchmarks.md and docs/benchmarks.svg
+  --gateway-main <file>   the gateway entry point to run (default gateway/src/main.ts): measure a
+                          patched copy side by side with the same stack and key
   --json <file>           also write the raw results as JSON
+  --render <file>         don't measure: write the docs from a JSON file an earlier run saved
   -h, --help              this text
 `;
 
@@ -61,6 +64,8 @@ const { values: opts } = parseArgs({
     "cold-start": { type: "boolean", default: true },
     write: { type: "boolean", default: true },
     json: { type: "string" },
+    render: { type: "string" },
+    "gateway-main": { type: "string", default: "gateway/src/main.ts" },
     help: { type: "boolean", short: "h", default: false },
   },
   allowNegative: true,
@@ -184,6 +189,7 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
   };
   log(
     `  ${spec.label}: ${Math.round(load.rps).toLocaleString("en-US")} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, peak RSS ${(mem.peakRssBytes / MiB).toFixed(0)} MiB` +
+      `, ${Math.round(involvedCores(row) > 0 ? load.rps / involvedCores(row) : 0).toLocaleString("en-US")} per CPU-second` +
       `${unexpected ? `, UNEXPECTED ${unexpected}` : ""}, other load ${used.other.toFixed(2)} cores`,
   );
   return row;
@@ -195,9 +201,26 @@ const jsonPost = (key: string | undefined, input: unknown) => ({
   body: JSON.stringify({ input }),
 });
 
+function publish(report: BenchReport): void {
+  for (const c of checks(report)) log(`target: ${c.what}: ${c.measured} (wanted ${c.target}) → ${c.met ? "met" : "NOT met"}`);
+  if (opts.write) {
+    const docs = path.join(REPO_ROOT, "docs");
+    fs.writeFileSync(path.join(docs, "benchmarks.svg"), renderSvg(report));
+    writeDoc(path.join(docs, "benchmarks.md"), report, "benchmarks.svg");
+    log(`wrote docs/benchmarks.md and docs/benchmarks.svg (${Math.round(report.totalSec)} s in all)`);
+  } else {
+    process.stdout.write(`\n${renderMarkdown(report, "benchmarks.svg")}\n`);
+  }
+}
+
 async function main(): Promise<void> {
+  if (opts.render) {
+    publish(JSON.parse(fs.readFileSync(path.resolve(opts.render), "utf8")) as BenchReport);
+    return;
+  }
   const t0 = performance.now();
   const started = new Date();
+  const loadavg = os.loadavg();
   const rows: TargetRow[] = [];
   const skipped: Array<{ id: string; why: string }> = [];
   const profiles: BenchReport["profiles"] = [];
@@ -269,7 +292,7 @@ async function main(): Promise<void> {
         id: "express-gateway",
         group: "peer",
         label: `express-gateway ${EG_VERSION}`,
-        note: `express-gateway ${EG_VERSION} (Express 4): \`key-auth\` (key created through its admin API) → \`rate-limit\` (max 10⁹/min per consumer, \`delayMs: 0\`, in-process store) → \`proxy\` to the ceiling server as backend. Node ${process.version}.`,
+        note: `express-gateway ${EG_VERSION} (Express 4): \`key-auth\` (key created through its admin API) → \`rate-limit\` (max 10⁹ per minute, \`delayMs: 0\`, default key = client IP, its in-process store) → \`proxy\` to the ceiling server as backend. Node ${process.version}.`,
         expectStatus: 200,
         load,
         procs: () => [
@@ -300,16 +323,25 @@ async function main(): Promise<void> {
     const sumLines = (names: string[]) => names.reduce((n, name) => n + (stackLines.get(name) ?? 0), 0);
     let gw: (Child & { url: string }) | undefined;
     try {
-      gw = await startGateway(ts);
+      gw = await startGateway(ts, undefined, path.resolve(REPO_ROOT, opts["gateway-main"]));
       children.push(gw);
       log(`  stack up in ${seconds.toFixed(1)} s; gateway at ${gw.url}`);
       const key = await insertBenchKey(ts);
       const gwNow = gw;
+      // The first calls after start: key resolution through the keys service, first validation.
+      for (const which of ["firstCallMs", "secondCallMs"] as const) {
+        const t = performance.now();
+        const first = await call(gw.url, key.key, "gantry.about", {});
+        coldStart[which] = performance.now() - t;
+        if (first.status !== 200) log(`  gantry.about answered ${first.status} (${String(first.body.code ?? "")})`);
+      }
+      log(`  first gantry.about call ${coldStart.firstCallMs!.toFixed(0)} ms, second ${coldStart.secondCallMs!.toFixed(1)} ms`);
       const allProcs = () => [{ name: "gateway", pid: gwNow.pid }, ...stackProcs()];
+      const memByProcess = () => allProcs().map((p) => ({ name: p.name, rssBytes: memoryOf([p.pid]).rssBytes }));
 
       await settle(allProcs().map((p) => p.pid), { maxCores: 0.1, timeoutMs: 15_000 });
       const idleMem = memoryOf(allProcs().map((p) => p.pid));
-      idle = { rssBytes: idleMem.rssBytes, pssBytes: idleMem.pssBytes, byProcess: allProcs().map((p) => ({ name: p.name, rssBytes: memoryOf([p.pid]).rssBytes })) };
+      idle = { rssBytes: idleMem.rssBytes, pssBytes: idleMem.pssBytes, byProcess: memByProcess() };
       log(`  idle stack: ${(idle.rssBytes / MiB).toFixed(0)} MiB RSS, ${(idle.pssBytes / MiB).toFixed(0)} MiB PSS over ${idleMem.pids} processes`);
 
       const plan = await planWorkloads(gw.url, ts, key, log);
@@ -323,7 +355,7 @@ async function main(): Promise<void> {
         const pt = await startPassthrough(ts, key);
         children.push(pt);
         for (const name of list) {
-          const w = resolve(name);
+          const w = resolve(name) ?? (name === hopAbility ? resolve("hop") : undefined);
           if (!w) {
             if (!skipped.some((s) => s.id === `gantry:${name}`)) skipped.push({ id: `passthrough:${name}`, why: "not available in this run" });
             continue;
@@ -355,6 +387,7 @@ async function main(): Promise<void> {
           );
         }
         await pt.stop();
+        children.splice(children.indexOf(pt), 1);
       }
 
       // (4) the full chain.
@@ -373,7 +406,7 @@ async function main(): Promise<void> {
               group: "gantry",
               label: `Gantry full chain: ${w.ability}`,
               ability: w.ability,
-              note: `the real gateway (gateway/src/main.ts): bearer key auth (cached), scope, per-key rate limit (RATE_LIMIT_DEFAULT=10⁹), body + input validation, audit record to JetStream (persisted by the keys service), metrics; ${w.note}.`,
+              note: `the real gateway (${opts["gateway-main"]}): bearer key auth (cached), scope, per-key rate limit (RATE_LIMIT_DEFAULT=10⁹), body + input validation, audit record to JetStream (persisted by the keys service), metrics; ${w.note}.`,
               expectStatus: w.expectStatus,
               load: { url: `${gwNow.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input) },
               procs: allProcs,
@@ -387,7 +420,7 @@ async function main(): Promise<void> {
 
       await settle(allProcs().map((p) => p.pid), { maxCores: 0.1, timeoutMs: 20_000 });
       const after = memoryOf(allProcs().map((p) => p.pid));
-      idleAfter = { rssBytes: after.rssBytes, pssBytes: after.pssBytes };
+      idleAfter = { rssBytes: after.rssBytes, pssBytes: after.pssBytes, byProcess: memByProcess() };
 
       // CPU profile of the gateway alone, in a separate run.
       if (opts.profile && wants("gantry")) {
@@ -401,7 +434,7 @@ async function main(): Promise<void> {
           if (!w) continue;
           log(`profiling the gateway on ${w.ability} (${profileSec} s, --cpu-prof)`);
           const file = `gateway-${w.ability}.cpuprofile`;
-          const pg = await startGateway(ts, `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-name=${file}`);
+          const pg = await startGateway(ts, `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-name=${file}`, path.resolve(REPO_ROOT, opts["gateway-main"]));
           children.push(pg);
           const spec: LoadSpec = { url: `${pg.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input), connections, durationSec: profileSec, warmupSec: 0 };
           if (warmupSec > 0) await runLoad({ ...spec, durationSec: warmupSec });
@@ -434,7 +467,7 @@ async function main(): Promise<void> {
     date: started.toISOString(),
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     commit: await gitDescribe(),
-    machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim() ?? "unknown", memGiB: os.totalmem() / 1024 ** 3, node: process.version, loadavg: os.loadavg() },
+    machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim() ?? "unknown", memGiB: os.totalmem() / 1024 ** 3, node: process.version, loadavg },
     options: { durationSec, connections, warmupSec },
     rows,
     skipped,
@@ -449,18 +482,11 @@ async function main(): Promise<void> {
   const resultsDir = path.join(CACHE, "results");
   fs.mkdirSync(resultsDir, { recursive: true });
   const raw = JSON.stringify(report, null, 2);
-  fs.writeFileSync(path.join(resultsDir, `${started.toISOString().replace(/[:.]/g, "-")}.json`), raw);
+  const rawFile = path.join(resultsDir, `${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  fs.writeFileSync(rawFile, raw);
   if (opts.json) fs.writeFileSync(path.resolve(opts.json), raw);
-
-  for (const c of checks(report)) log(`target: ${c.what}: ${c.measured} (wanted ${c.target}) → ${c.met ? "met" : "NOT met"}`);
-  if (opts.write) {
-    const docs = path.join(REPO_ROOT, "docs");
-    fs.writeFileSync(path.join(docs, "benchmarks.svg"), renderSvg(report));
-    writeDoc(path.join(docs, "benchmarks.md"), report, "benchmarks.svg");
-    log(`wrote docs/benchmarks.md and docs/benchmarks.svg (${Math.round(report.totalSec)} s in all)`);
-  } else {
-    process.stdout.write(`\n${renderMarkdown(report, "benchmarks.svg")}\n`);
-  }
+  log(`raw results: ${path.relative(process.cwd(), rawFile)}`);
+  publish(report);
 }
 
 main().then(

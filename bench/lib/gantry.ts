@@ -44,8 +44,8 @@ export async function startGantryStack(): Promise<{ ts: TestStack; seconds: numb
   return { ts, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** Starts `node gateway/src/main.ts` against the stack; `nodeOptions` e.g. `--cpu-prof`. */
-export async function startGateway(ts: TestStack, nodeOptions?: string): Promise<Child & { url: string }> {
+/** Starts `node gateway/src/main.ts` (or `main`) against the stack; `nodeOptions` e.g. `--cpu-prof`. */
+export async function startGateway(ts: TestStack, nodeOptions?: string, main = "gateway/src/main.ts"): Promise<Child & { url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, ...ts.stack.env, PORT: String(port), HOST: "127.0.0.1" };
@@ -55,7 +55,7 @@ export async function startGateway(ts: TestStack, nodeOptions?: string): Promise
   const child = await startChild({
     name: "gateway",
     command: process.execPath,
-    args: ["gateway/src/main.ts"],
+    args: [main],
     cwd: REPO_ROOT,
     env,
     health: () => httpHealthy(url),

@@ -25,7 +25,10 @@ export interface TargetRow {
   /** Peak RSS of the process that speaks HTTP to the client. */
   frontRssBytes: number;
   processes: string;
-  /** CPU cores used during the measured run: by process, by the load generator, by the rest of the machine. */
+  /**
+   * CPU cores used during the measured run: by process (the HTTP front process first), by the load
+   * generator, and by the rest of the machine (other work, and kernel network time no process is billed for).
+   */
   cpu: { byProcess: Array<{ name: string; cores: number }>; loadGenerator: number; other: number };
   /** Output lines the involved processes printed during the measured run. */
   logLines: number;
@@ -41,9 +44,16 @@ export interface BenchReport {
   options: { durationSec: number; connections: number; warmupSec: number };
   rows: TargetRow[];
   skipped: Array<{ id: string; why: string }>;
-  coldStart: { npmStartFirstSec?: number; npmStartRestartSec?: number; benchStackSec: number };
+  coldStart: {
+    npmStartFirstSec?: number;
+    npmStartRestartSec?: number;
+    benchStackSec: number;
+    /** Latency of the first and second `gantry.about` calls after the gateway answered /health. */
+    firstCallMs?: number;
+    secondCallMs?: number;
+  };
   idle: { rssBytes: number; pssBytes: number; byProcess: Array<{ name: string; rssBytes: number }> } | undefined;
-  idleAfter: { rssBytes: number; pssBytes: number } | undefined;
+  idleAfter: { rssBytes: number; pssBytes: number; byProcess: Array<{ name: string; rssBytes: number }> } | undefined;
   profiles: Array<{ target: string; summary: ProfileSummary }>;
   expressGateway: { version: string; installSec: number };
   totalSec: number;
@@ -55,6 +65,27 @@ const fmtMs = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.to
 const fmtX = (n: number) => (Number.isFinite(n) && n > 0 ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×` : "–");
 const fmtPct = (n: number) => `${(n * 100).toFixed(n < 0.1 ? 1 : 0)}%`;
 const fmtMiB = (b: number) => (b > 0 ? (b / MiB).toFixed(0) : "–");
+
+/** Cores used by every process involved (not the load generator). */
+export function involvedCores(r: TargetRow): number {
+  return r.cpu.byProcess.reduce((n, p) => n + p.cores, 0);
+}
+
+/**
+ * Responses per CPU-second of the processes involved: throughput with contention from the rest
+ * of the machine factored out (it still pays for cache and scheduler effects). A steadier basis
+ * for comparing rows on a shared machine than raw req/s.
+ */
+export function perCpuSecond(r: TargetRow): number {
+  const c = involvedCores(r);
+  return c > 0 ? r.load.rps / c : NaN;
+}
+
+/** CPU microseconds per response in the HTTP front process (first in `byProcess`). */
+export function frontMicros(r: TargetRow): number {
+  const c = r.cpu.byProcess[0]?.cores ?? 0;
+  return r.load.rps > 0 ? (c / r.load.rps) * 1e6 : NaN;
+}
 
 function statuses(r: TargetRow): string {
   return Object.entries(r.load.statuses)
@@ -77,7 +108,7 @@ export function checks(rep: BenchReport): Check[] {
   const out: Check[] = [];
   if (eg && about) {
     const x = about.load.rps / eg.load.rps;
-    out.push({ what: "gantry.about throughput vs express-gateway", target: "≥ 2×", measured: fmtX(x), met: x >= 2 });
+    out.push({ what: "gantry.about throughput vs express-gateway", target: "≥ 2×", measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(about) / perCpuSecond(eg))})`, met: x >= 2 });
     const p = about.load.p99 / eg.load.p99;
     out.push({ what: "gantry.about p99 vs express-gateway", target: "≤ 0.5×", measured: `${fmtX(p)} (${fmtMs(about.load.p99)} vs ${fmtMs(eg.load.p99)} ms)`, met: p <= 0.5 });
   }
@@ -85,12 +116,12 @@ export function checks(rep: BenchReport): Check[] {
     const full = row(`gantry:${pass.ability}`);
     if (!full) continue;
     const x = full.load.rps / pass.load.rps;
-    out.push({ what: `full chain vs passthrough floor, same ability (${pass.ability}, both hop)`, target: "≥ 75%", measured: fmtPct(x), met: x >= 0.75 });
+    out.push({ what: `full chain vs passthrough floor, same ability (${pass.ability}, both hop)`, target: "≥ 75%", measured: `${fmtPct(x)} (per CPU-second: ${fmtPct(perCpuSecond(full) / perCpuSecond(pass))})`, met: x >= 0.75 });
   }
   const hopPass = rep.rows.find((r) => r.group === "passthrough");
   if (about && hopPass) {
     const x = about.load.rps / hopPass.load.rps;
-    out.push({ what: `gantry.about (no hop) vs passthrough floor on ${hopPass.ability} (one hop): not like for like`, target: "≥ 75%", measured: fmtPct(x), met: x >= 0.75 });
+    out.push({ what: `gantry.about (no hop) vs passthrough floor on ${hopPass.ability} (one hop): not like for like`, target: "≥ 75%", measured: `${fmtPct(x)} (per CPU-second: ${fmtPct(perCpuSecond(about) / perCpuSecond(hopPass))})`, met: x >= 0.75 });
   }
   const { npmStartFirstSec: first, npmStartRestartSec: again } = rep.coldStart;
   if (again !== undefined) out.push({ what: "cold start of `npm start`, data dir kept (restart)", target: "< 10 s", measured: `${again.toFixed(1)} s`, met: again < 10 });
@@ -112,7 +143,7 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("> takes one core, the servers share the other, and other work on the machine shows up as noise (the");
   L.push("> \"other load\" column). Compare rows within a run, not absolute numbers across machines or runs.");
   L.push("");
-  L.push(`![Throughput and p99 latency per target](${chartFile})`);
+  L.push(`![Throughput, p99 latency and responses per CPU-second per target](${chartFile})`);
   L.push("");
   L.push("### Throughput and latency");
   L.push("");
@@ -124,20 +155,22 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("");
   L.push("### Memory and CPU");
   L.push("");
-  L.push("Peak RSS is sampled every 250 ms from /proc and summed over every process involved (and their children, e.g. Postgres backends). RSS counts shared pages once per process, so the sum over-counts Postgres' shared buffers; PSS splits them.");
+  L.push("Peak RSS is sampled every 250 ms from /proc and summed over every process involved (and their children, e.g. Postgres backends). RSS counts shared pages once per process, so the sum over-counts Postgres' shared buffers; PSS splits them. "
+    + "CPU is read from /proc over the measured run. *Responses per CPU-second* divides throughput by the cores the involved processes used (load generator excluded): it factors out how much CPU the rest of the machine left over, so it is the steadier comparison on a shared machine.");
   L.push("");
-  L.push("| target | processes counted | peak RSS MiB | × ceiling | × express-gateway | peak PSS MiB | HTTP front process RSS MiB | CPU cores by process | log lines |");
-  L.push("|---|---|---:|---:|---:|---:|---:|---|---:|");
+  L.push("| target | processes counted | peak RSS MiB | × ceiling | × express-gateway | peak PSS MiB | HTTP front process RSS MiB | CPU cores by process | front CPU µs/response | responses per CPU-second | × express-gateway | log lines |");
+  L.push("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
   for (const r of rep.rows) {
     const cpu = r.cpu.byProcess.filter((p) => p.cores >= 0.01).sort((a, b) => b.cores - a.cores).map((p) => `${p.name} ${p.cores.toFixed(2)}`).join(", ");
-    L.push(`| ${r.label} | ${r.processes} | ${fmtMiB(r.peakRssBytes)} | ${ceiling ? fmtX(r.peakRssBytes / ceiling.peakRssBytes) : "–"} | ${eg ? fmtX(r.peakRssBytes / eg.peakRssBytes) : "–"} | ${fmtMiB(r.peakPssBytes)} | ${fmtMiB(r.frontRssBytes)} | ${cpu || "–"}; load generator ${r.cpu.loadGenerator.toFixed(2)} | ${fmtInt(r.logLines)} |`);
+    L.push(`| ${r.label} | ${r.processes} | ${fmtMiB(r.peakRssBytes)} | ${ceiling ? fmtX(r.peakRssBytes / ceiling.peakRssBytes) : "–"} | ${eg ? fmtX(r.peakRssBytes / eg.peakRssBytes) : "–"} | ${fmtMiB(r.peakPssBytes)} | ${fmtMiB(r.frontRssBytes)} | ${cpu || "–"}; load generator ${r.cpu.loadGenerator.toFixed(2)} | ${fmtInt(frontMicros(r))} | ${fmtInt(perCpuSecond(r))} | ${eg ? fmtX(perCpuSecond(r) / perCpuSecond(eg)) : "–"} | ${fmtInt(r.logLines)} |`);
   }
   L.push("");
   if (rep.idle) {
     L.push(`Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)`
       + (rep.idleAfter ? `; after the run, idle again: ${fmtMiB(rep.idleAfter.rssBytes)} MiB RSS (${fmtMiB(rep.idleAfter.pssBytes)} MiB PSS).` : "."));
     L.push("");
-    L.push(`By process (RSS MiB): ${rep.idle.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
+    L.push(`By process, RSS MiB before load: ${rep.idle.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
+    if (rep.idleAfter) L.push(`After: ${rep.idleAfter.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
     L.push("");
   }
   L.push("### Cold start");
@@ -147,6 +180,10 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   if (rep.coldStart.npmStartFirstSec !== undefined) L.push(`| \`npm start\` until \`GET /health\` = 200, empty data dir (initdb, migrations) | ${rep.coldStart.npmStartFirstSec.toFixed(1)} |`);
   if (rep.coldStart.npmStartRestartSec !== undefined) L.push(`| \`npm start\` until \`GET /health\` = 200, data dir kept (a restart) | ${rep.coldStart.npmStartRestartSec.toFixed(1)} |`);
   L.push(`| bench stack (\`startStack\`, ephemeral Postgres, every service; gateway started after) | ${rep.coldStart.benchStackSec.toFixed(1)} |`);
+  if (rep.coldStart.firstCallMs !== undefined) {
+    L.push(`| first \`gantry.about\` call after the gateway is healthy (key lookup, first validation) | ${(rep.coldStart.firstCallMs / 1000).toFixed(3)} |`);
+    L.push(`| second call | ${((rep.coldStart.secondCallMs ?? NaN) / 1000).toFixed(3)} |`);
+  }
   L.push("");
   L.push("### Targets");
   L.push("");
@@ -197,12 +234,12 @@ export function historyRow(rep: BenchReport): string {
     })
     .filter(Boolean)
     .join(", ");
-  return `| ${rep.date.slice(0, 16).replace("T", " ")} | \`${rep.commit}\` | ${rep.options.durationSec} s × ${rep.options.connections} | ${fmtInt(row("ceiling")?.load.rps ?? NaN)} | ${fmtInt(eg?.load.rps ?? NaN)} | ${fmtInt(about?.load.rps ?? NaN)} | ${eg && about ? fmtX(about.load.rps / eg.load.rps) : "–"} | ${eg && about ? fmtX(about.load.p99 / eg.load.p99) : "–"} | ${pairs || "–"} | ${rep.coldStart.npmStartRestartSec?.toFixed(1) ?? "–"} s |`;
+  return `| ${rep.date.slice(0, 16).replace("T", " ")} | \`${rep.commit}\` | ${rep.options.durationSec} s × ${rep.options.connections} | ${fmtInt(row("ceiling")?.load.rps ?? NaN)} | ${fmtInt(eg?.load.rps ?? NaN)} | ${fmtInt(about?.load.rps ?? NaN)} | ${eg && about ? fmtX(about.load.rps / eg.load.rps) : "–"} | ${eg && about ? fmtX(about.load.p99 / eg.load.p99) : "–"} | ${eg && about ? fmtX(perCpuSecond(about) / perCpuSecond(eg)) : "–"} | ${pairs || "–"} | ${rep.coldStart.npmStartRestartSec?.toFixed(1) ?? "–"} s |`;
 }
 
 const HISTORY_HEAD = [
-  "| date (UTC) | commit | run | ceiling req/s | express-gateway req/s | gantry.about req/s | about ÷ EG req/s | about ÷ EG p99 | full ÷ passthrough | npm start (restart) |",
-  "|---|---|---|---:|---:|---:|---:|---:|---|---:|",
+  "| date (UTC) | commit | run | ceiling req/s | express-gateway req/s | gantry.about req/s | about ÷ EG req/s | about ÷ EG p99 | about ÷ EG per CPU-second | full ÷ passthrough req/s | npm start (restart) |",
+  "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|",
 ];
 
 function replaceBlock(doc: string, name: string, body: (old: string) => string): string {
@@ -237,8 +274,11 @@ export function writeDoc(docFile: string, rep: BenchReport, chartRel: string): v
   let doc = fs.existsSync(docFile) ? fs.readFileSync(docFile, "utf8") : SKELETON;
   doc = replaceBlock(doc, "results", () => renderMarkdown(rep, chartRel));
   doc = replaceBlock(doc, "history", (old) => {
-    const rows = old.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith(HISTORY_HEAD[0].slice(0, 12)) && !l.startsWith("|---"));
-    return [...HISTORY_HEAD, ...rows, historyRow(rep)].join("\n");
+    const row = historyRow(rep);
+    const sameRun = row.slice(0, row.indexOf(" | ", 2));
+    // Re-rendering a run (--render) replaces its line instead of adding another.
+    const rows = old.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith(HISTORY_HEAD[0].slice(0, 12)) && !l.startsWith("|---") && !l.startsWith(sameRun));
+    return [...HISTORY_HEAD, ...rows, row].join("\n");
   });
   fs.writeFileSync(docFile, doc);
 }
@@ -249,45 +289,54 @@ function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-/** A two-panel horizontal bar chart: req/s and p99 latency per target. */
+/** A three-panel horizontal bar chart: req/s, p99 latency and responses per CPU-second per target. */
 export function renderSvg(rep: BenchReport): string {
   const rows = rep.rows;
-  const labelW = 250;
-  const panelW = 300;
-  const gap = 60;
+  const labelW = 260;
+  const panelW = 250;
+  const gap = 110;
   const rowH = 26;
-  const top = 58;
-  const width = labelW + panelW * 2 + gap + 90;
-  const height = top + rows.length * rowH + 46;
-  const maxRps = Math.max(...rows.map((r) => r.load.rps), 1);
-  const maxP99 = Math.max(...rows.map((r) => (Number.isFinite(r.load.p99) ? r.load.p99 : 0)), 0.001);
-  const x1 = labelW;
-  const x2 = labelW + panelW + gap;
+  const top = 78;
+  const width = labelW + panelW * 3 + gap * 2 + 130;
+  const height = top + rows.length * rowH + 50;
+  const panels: Array<{ title: string; value: (r: TargetRow) => number; fmt: (n: number) => string }> = [
+    { title: "Throughput, req/s (higher is better)", value: (r) => r.load.rps, fmt: fmtInt },
+    { title: "p99 latency, ms (lower is better)", value: (r) => r.load.p99, fmt: fmtMs },
+    { title: "Responses per CPU-second (higher is better)", value: perCpuSecond, fmt: fmtInt },
+  ];
   const s: string[] = [];
   s.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
   s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  s.push(`<text x="12" y="20" font-size="14" font-weight="bold">Gantry vs peers, ${esc(rep.date.slice(0, 10))} (${rep.machine.nproc} cores, Node ${esc(rep.machine.node)}, ${rep.options.connections} connections, ${rep.options.durationSec} s each)</text>`);
-  s.push(`<text x="${x1}" y="${top - 10}" font-weight="bold">Throughput (req/s, higher is better)</text>`);
-  s.push(`<text x="${x2}" y="${top - 10}" font-weight="bold">p99 latency (ms, lower is better)</text>`);
-  rows.forEach((r, i) => {
-    const y = top + i * rowH;
-    s.push(`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${esc(r.label)}</text>`);
-    const w1 = Math.max(1, (r.load.rps / maxRps) * panelW);
-    s.push(`<rect x="${x1}" y="${y + 4}" width="${w1.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[r.group]}"/>`);
-    s.push(`<text x="${(x1 + w1 + 4).toFixed(1)}" y="${y + 16}">${fmtInt(r.load.rps)}</text>`);
-    const p = Number.isFinite(r.load.p99) ? r.load.p99 : 0;
-    const w2 = Math.max(1, (p / maxP99) * panelW);
-    s.push(`<rect x="${x2}" y="${y + 4}" width="${w2.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[r.group]}"/>`);
-    s.push(`<text x="${(x2 + w2 + 4).toFixed(1)}" y="${y + 16}">${fmtMs(p)}</text>`);
+  s.push(`<text x="12" y="22" font-size="15" font-weight="bold">Gantry vs the machine's ceiling and express-gateway</text>`);
+  s.push(`<text x="12" y="40" fill="#444">${esc(rep.date.slice(0, 16).replace("T", " "))} UTC · ${rep.machine.nproc} cores · Node ${esc(rep.machine.node)} · ${rep.options.connections} connections · ${rep.options.durationSec} s per target · commit ${esc(rep.commit)}</text>`);
+  panels.forEach((panel, pi) => {
+    const x0 = labelW + pi * (panelW + gap);
+    const values = rows.map((r) => panel.value(r));
+    // Scale to the rows other than the ceiling, so they stay readable; a longer ceiling bar is cut
+    // (drawn with a break mark) and its value printed.
+    const others = values.filter((v, i) => Number.isFinite(v) && rows[i].group !== "ceiling");
+    const max = Math.max(...(others.length ? others : values.filter((v) => Number.isFinite(v))), 1e-9);
+    s.push(`<text x="${x0}" y="${top - 12}" font-weight="bold">${esc(panel.title)}</text>`);
+    s.push(`<line x1="${x0}" y1="${top}" x2="${x0}" y2="${top + rows.length * rowH}" stroke="#999"/>`);
+    rows.forEach((r, i) => {
+      const y = top + i * rowH;
+      const v = values[i];
+      const cut = Number.isFinite(v) && v > max * 1.1;
+      const w = !Number.isFinite(v) ? 0 : cut ? panelW * 1.06 : Math.max(1, (v / max) * panelW);
+      s.push(`<rect x="${x0}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[r.group]}"/>`);
+      if (cut) s.push(`<path d="M${(x0 + w - 24).toFixed(1)} ${y + 2} l6 ${rowH - 4} M${(x0 + w - 16).toFixed(1)} ${y + 2} l6 ${rowH - 4}" stroke="#fff" stroke-width="3"/>`);
+      s.push(`<text x="${(x0 + w + 4).toFixed(1)}" y="${y + 17}">${panel.fmt(v)}${cut ? " ⇥" : ""}</text>`);
+    });
   });
+  rows.forEach((r, i) => s.push(`<text x="${labelW - 8}" y="${top + i * rowH + 17}" text-anchor="end">${esc(r.label)}</text>`));
   const ly = top + rows.length * rowH + 24;
   let lx = 12;
-  for (const [g, label] of [["ceiling", "ceiling: bare node:http"], ["peer", "express-gateway 1.16"], ["passthrough", "Gantry passthrough floor"], ["gantry", "Gantry full chain"]] as Array<[Group, string]>) {
+  for (const [g, label] of [["ceiling", "ceiling: bare node:http"], ["peer", "express-gateway 1.16"], ["passthrough", "Gantry passthrough floor (HTTP → gRPC only)"], ["gantry", "Gantry full chain"]] as Array<[Group, string]>) {
     s.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${COLORS[g]}"/>`);
     s.push(`<text x="${lx + 16}" y="${ly}">${esc(label)}</text>`);
-    lx += 24 + label.length * 6.6;
+    lx += 30 + label.length * 6.4;
   }
-  s.push(`<text x="12" y="${ly + 18}" fill="#555">Ratios measured side by side on one noisy 2-core machine; see docs/benchmarks.md.</text>`);
+  s.push(`<text x="12" y="${ly + 20}" fill="#555">Ratios measured side by side on one shared 2-core machine (the load generator uses one core); ⇥ = bar cut, off scale. See docs/benchmarks.md.</text>`);
   s.push("</svg>");
   return s.join("\n");
 }

@@ -19,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const ROOTS = ["proto", "kit", "gateway", "services", "infra", "k8s"];
+const ROOTS = ["proto", "kit", "gateway", "services", "infra", "bench", "k8s"];
 
 const args = process.argv.slice(2);
 const nodeArgs = args.filter((a) => a.startsWith("-"));

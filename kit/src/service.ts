@@ -156,7 +156,9 @@ export async function runService<C extends BaseConfig>(def: ServiceDefinition<C>
         (result) => callback(null, { result_json: JSON.stringify(result ?? null) }),
         (err) => {
           const gerr = err instanceof GantryError ? err : null;
-          if (!gerr || gerr.httpStatus >= 500) {
+          // 501 (declared, not wired) is an expected answer, as the gateway treats it, not a failure:
+          // an error line with a stack per call was noise and cost (see docs/benchmarks.md).
+          if (!gerr || (gerr.httpStatus >= 500 && gerr.code !== "not_implemented")) {
             log.error({ requestId: ctx.requestId, ability: req.ability, err: err instanceof Error ? { message: err.message, stack: err.stack, cause: String(err.cause ?? "") } : String(err) }, "ability failed");
           } else {
             log.debug({ requestId: ctx.requestId, ability: req.ability, code: gerr.code, ms: performance.now() - started }, "ability refused");

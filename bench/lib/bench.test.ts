@@ -1,0 +1,154 @@
+/**
+ * Unit tests of the bench's pure parts: the profile summary (time window, self and inclusive time),
+ * the report (target checks, doc blocks that keep hand-written text, one history line per run) and
+ * the /proc readers. The load runs themselves are exercised by `npm run bench`.
+ *
+ * Run: node --test bench/lib/bench.test.ts (npm test walks proto, kit, gateway, services, infra, k8s: not bench/)
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { categorize, summarizeProfile } from "./profile.ts";
+import { checks, historyRow, perCpuSecond, renderSvg, writeDoc, type BenchReport, type TargetRow } from "./report.ts";
+import { CpuMeter, memoryOf, processTrees } from "./proc-stats.ts";
+import type { LoadResult } from "./load.ts";
+
+const ROOT = "/repo";
+
+function frame(functionName: string, url: string, lineNumber = 0) {
+  return { functionName, url, lineNumber, columnNumber: 0, scriptId: "0" };
+}
+
+test("summarizeProfile keeps only samples in the window and splits self from inclusive time", () => {
+  // root → runAbility → (record → writeBuffer) | gantryAbout ; plus idle
+  const nodes = [
+    { id: 1, callFrame: frame("(root)", ""), children: [2, 6] },
+    { id: 2, callFrame: frame("runAbility", "file:///repo/gateway/src/pipeline/execute-ability.ts", 52), children: [3, 5] },
+    { id: 3, callFrame: frame("record", "file:///repo/gateway/src/audit.ts", 26), children: [4] },
+    { id: 4, callFrame: frame("writeBuffer", ""), children: [] },
+    { id: 5, callFrame: frame("gantryAbout", "file:///repo/gateway/src/meta/gantry-about.ts", 9), children: [] },
+    { id: 6, callFrame: frame("(idle)", ""), children: [] },
+  ];
+  // Samples 1 ms apart from t = 1000 µs; the first two fall before the window.
+  const samples = [5, 5, 4, 4, 4, 5, 6, 6, 2, 2];
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-test-")), "p.cpuprofile");
+  fs.writeFileSync(file, JSON.stringify({ nodes, startTime: 0, endTime: 11_000, samples, timeDeltas: samples.map(() => 1000) }));
+  const s = summarizeProfile(file, ROOT, { fromUs: 2_500, toUs: 20_000 });
+  // In the window: samples 3..10 minus the last (no following delta) = 7 samples, 2 idle.
+  assert.equal(Math.round(s.seconds * 1000), 7);
+  assert.equal(s.busy.toFixed(3), (5 / 7).toFixed(3));
+  const self = Object.fromEntries(s.topSelf.map((f) => [f.name, f.share]));
+  assert.equal(self.writeBuffer, 3 / 5);
+  assert.equal(self.gantryAbout, 1 / 5);
+  assert.equal(self.runAbility, 1 / 5);
+  const incl = Object.fromEntries(s.topInclusive.map((f) => [f.name, f.share]));
+  assert.equal(incl.runAbility, 1);
+  assert.equal(incl.record, 3 / 5);
+  assert.equal(s.topSelf.find((f) => f.name === "record") ?? "absent", "absent");
+  assert.equal(s.topInclusive.find((f) => f.name === "gantryAbout")?.where, "gateway/src/meta/gantry-about.ts:10");
+});
+
+test("categorize tells our code, dependencies and runtime apart", () => {
+  assert.equal(categorize(frame("x", "file:///repo/gateway/src/app.ts"), ROOT), "gantry gateway");
+  assert.equal(categorize(frame("x", "file:///repo/kit/src/grpc.ts"), ROOT), "gantry kit");
+  assert.equal(categorize(frame("x", "file:///repo/node_modules/@grpc/grpc-js/build/src/client.js"), ROOT), "grpc-js + protobufjs");
+  assert.equal(categorize(frame("x", "file:///repo/node_modules/router/index.js"), ROOT), "Express 5 + its deps");
+  assert.equal(categorize(frame("x", "file:///repo/node_modules/@nats-io/nats-core/lib/errors.js"), ROOT), "NATS client");
+  assert.equal(categorize(frame("x", "node:_http_outgoing"), ROOT), "Node http/net/streams");
+  assert.equal(categorize(frame("(garbage collector)", ""), ROOT), "GC");
+  assert.equal(categorize(frame("f", "wasm://wasm/00ad0bc6"), ROOT), "TS type stripping (amaro)");
+});
+
+function load(rps: number, p99: number, statuses: Record<string, number> = { "200": rps * 10 }): LoadResult {
+  return { responses: rps * 10, rps, p50: p99 / 3, p90: p99 / 2, p99, max: p99 * 2, statuses, errors: 0, timeouts: 0, bytesPerResponse: 300, seconds: 10 };
+}
+
+function row(id: string, group: TargetRow["group"], rps: number, p99: number, cores: number, ability?: string): TargetRow {
+  return {
+    id,
+    group,
+    label: id,
+    ability,
+    note: "",
+    expectStatus: 200,
+    load: load(rps, p99),
+    peakRssBytes: 100 << 20,
+    peakPssBytes: 80 << 20,
+    frontRssBytes: 90 << 20,
+    processes: "",
+    cpu: { byProcess: [{ name: "front", cores }], loadGenerator: 0.5, other: 0 },
+    logLines: 0,
+  };
+}
+
+function report(rows: TargetRow[], date = "2026-11-22T10:00:00.000Z"): BenchReport {
+  return {
+    date,
+    command: "npm run bench",
+    commit: "abc1234",
+    machine: { nproc: 2, cpu: "test", memGiB: 24, node: "v24.0.0", loadavg: [0, 0, 0] },
+    options: { durationSec: 10, connections: 64, warmupSec: 1 },
+    rows,
+    skipped: [],
+    coldStart: { npmStartFirstSec: 8, npmStartRestartSec: 6, benchStackSec: 7 },
+    idle: undefined,
+    idleAfter: undefined,
+    profiles: [],
+    expressGateway: { version: "1.16.11", installSec: 0 },
+    totalSec: 180,
+  };
+}
+
+const ROWS = [
+  row("ceiling", "ceiling", 40_000, 5, 0.8),
+  row("express-gateway", "peer", 2_000, 60, 1),
+  row("passthrough:web.browse", "passthrough", 3_000, 50, 1, "web.browse"),
+  row("gantry:gantry.about", "gantry", 4_500, 25, 0.9, "gantry.about"),
+  row("gantry:web.browse", "gantry", 2_000, 70, 1, "web.browse"),
+];
+
+test("checks judge the issue's targets on the measured ratios", () => {
+  const byWhat = Object.fromEntries(checks(report(ROWS)).map((c) => [c.what, c]));
+  assert.equal(byWhat["gantry.about throughput vs express-gateway"].met, true); // 2.25×
+  assert.equal(byWhat["gantry.about p99 vs express-gateway"].met, true); // 25 / 60
+  const hop = byWhat["full chain vs passthrough floor, same ability (web.browse, both hop)"];
+  assert.equal(hop.met, false); // 67%
+  assert.match(hop.measured, /^67% \(per CPU-second: 67%\)$/);
+  assert.equal(byWhat["cold start of `npm start`, data dir kept (restart)"].met, true);
+  assert.equal(perCpuSecond(ROWS[1]), 2_000);
+});
+
+test("writeDoc keeps hand-written text and writes one history line per run", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-doc-"));
+  const doc = path.join(dir, "benchmarks.md");
+  fs.writeFileSync(doc, "# B\n\nhand-written intro\n\n<!-- bench:results:begin -->\nold\n<!-- bench:results:end -->\n\n## Findings\n\nmine\n\n<!-- bench:history:begin -->\n<!-- bench:history:end -->\n");
+  writeDoc(doc, report(ROWS), "benchmarks.svg");
+  writeDoc(doc, report(ROWS), "benchmarks.svg"); // the same run again (--render): replaced, not added
+  writeDoc(doc, report(ROWS, "2026-11-23T10:00:00.000Z"), "benchmarks.svg");
+  const text = fs.readFileSync(doc, "utf8");
+  assert.match(text, /hand-written intro/);
+  assert.match(text, /## Findings\n\nmine/);
+  assert.doesNotMatch(text, /\nold\n/);
+  assert.match(text, /\| gantry:gantry\.about \| 4,500 \|/);
+  const history = text.split("\n").filter((l) => l.startsWith("| 2026-11-2"));
+  assert.deepEqual(history.map((l) => l.slice(0, 18)), ["| 2026-11-22 10:00", "| 2026-11-23 10:00"]);
+  assert.equal(history[0], historyRow(report(ROWS)));
+  const svg = renderSvg(report(ROWS));
+  assert.match(svg, /^<svg /);
+  assert.match(svg, /gantry:gantry\.about/);
+});
+
+test("the /proc readers see this process", async () => {
+  assert.ok(processTrees([process.pid]).includes(process.pid));
+  const mem = memoryOf([process.pid]);
+  assert.ok(mem.rssBytes > 10 << 20, `rss ${mem.rssBytes}`);
+  const cpu = new CpuMeter([process.pid]);
+  cpu.start();
+  const until = Date.now() + 200;
+  while (Date.now() < until) Math.sqrt(Math.random()); // burn some CPU
+  const used = cpu.stop();
+  assert.ok(Number.isFinite(used.other) && used.other >= 0);
+  assert.ok((used.byRoot.get(process.pid) ?? 0) > 0.05, `cores ${used.byRoot.get(process.pid)}`);
+});
