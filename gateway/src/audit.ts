@@ -1,20 +1,30 @@
 /**
  * @module gateway/audit
- * Publishes one audit record per call to JetStream (`audit.call.recorded`, message id = request id,
- * so a retried publish is deduplicated by the stream). Publishing never blocks the response: records
- * are pipelined, and while NATS is unreachable they wait in a bounded buffer and are re-sent when it
- * returns. The keys service persists them in Postgres.
+ * Publishes the audit record of every call to JetStream in batches: one `audit.calls.recorded`
+ * message carries up to 256 records, or whatever arrived within 20 ms. One message and one ack per
+ * batch instead of per call is what keeps auditing from costing more than the call itself
+ * (docs/benchmarks.md). The message id is derived from the batch's first request id, so a retried
+ * publish is deduplicated by the stream. Publishing never blocks a response; while NATS is
+ * unreachable, records wait in a bounded buffer and are re-sent when it returns. The keys service
+ * persists them in Postgres.
+ *
+ * A record can be lost only if this process dies within the 20 ms before its batch is published;
+ * a clean shutdown flushes first.
  */
-import { SUBJECTS, encodeJson, type AuditRecord, type Logger, type Nats } from "@gantry/kit";
+import { SUBJECTS, encodeJson, type AuditBatch, type AuditRecord, type Logger, type Nats } from "@gantry/kit";
 
+export const AUDIT_BATCH_MAX = 256;
+export const AUDIT_BATCH_DELAY_MS = 20;
 const MAX_BUFFER = 100_000;
-const MAX_IN_FLIGHT = 1_024;
+const MAX_IN_FLIGHT_BATCHES = 8;
 
 export class AuditPublisher {
   private readonly nats: Nats;
   private readonly log: Logger;
-  private readonly buffer: AuditRecord[] = [];
+  private buffer: AuditRecord[] = [];
   private inFlight = 0;
+  private inFlightRecords = 0;
+  private timer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private dropped = 0;
   published = 0;
@@ -31,45 +41,64 @@ export class AuditPublisher {
       if (++this.dropped % 1000 === 1) this.log.error({ dropped: this.dropped }, "audit buffer full; oldest records dropped");
     }
     this.buffer.push(rec);
-    this.pump();
+    if (this.buffer.length >= AUDIT_BATCH_MAX) this.pump();
+    else this.timer ??= setTimeout(() => this.pump(), AUDIT_BATCH_DELAY_MS);
   }
 
   private pump(): void {
-    while (this.inFlight < MAX_IN_FLIGHT && this.buffer.length > 0 && !this.retryTimer) {
-      const rec = this.buffer.shift()!;
-      this.inFlight++;
-      this.nats.js
-        .publish(SUBJECTS.auditCallRecorded, encodeJson(rec), { msgID: rec.requestId, timeout: 5_000 })
-        .then(
-          () => {
-            this.published++;
-          },
-          (err: unknown) => {
-            this.buffer.unshift(rec);
-            if (!this.retryTimer) {
-              this.log.warn({ err: String(err), buffered: this.buffer.length }, "audit publish failed; buffering and retrying");
-              this.retryTimer = setTimeout(() => {
-                this.retryTimer = undefined;
-                this.pump();
-              }, 500);
-            }
-          },
-        )
-        .finally(() => {
-          this.inFlight--;
-          if (this.buffer.length > 0) this.pump();
-        });
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
     }
+    while (this.inFlight < MAX_IN_FLIGHT_BATCHES && this.buffer.length > 0 && !this.retryTimer) {
+      const records = this.buffer.length <= AUDIT_BATCH_MAX ? this.buffer : this.buffer.slice(0, AUDIT_BATCH_MAX);
+      this.buffer = this.buffer.length <= AUDIT_BATCH_MAX ? [] : this.buffer.slice(AUDIT_BATCH_MAX);
+      this.send(records);
+    }
+    if (this.buffer.length > 0 && !this.retryTimer) this.timer ??= setTimeout(() => this.pump(), AUDIT_BATCH_DELAY_MS);
+  }
+
+  private send(records: AuditRecord[]): void {
+    this.inFlight++;
+    this.inFlightRecords += records.length;
+    const batch: AuditBatch = { records };
+    this.nats.js
+      .publish(SUBJECTS.auditCallsRecorded, encodeJson(batch), { msgID: `${records[0].requestId}+${records.length}`, timeout: 5_000 })
+      .then(
+        () => {
+          this.published += records.length;
+        },
+        (err: unknown) => {
+          this.buffer = records.concat(this.buffer);
+          if (!this.retryTimer) {
+            this.log.warn({ err: String(err), buffered: this.buffer.length }, "audit publish failed; buffering and retrying");
+            this.retryTimer = setTimeout(() => {
+              this.retryTimer = undefined;
+              this.pump();
+            }, 500);
+          }
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.inFlightRecords -= records.length;
+        if (this.buffer.length >= AUDIT_BATCH_MAX) this.pump();
+      });
   }
 
   get pending(): number {
-    return this.buffer.length + this.inFlight;
+    return this.buffer.length + this.inFlightRecords;
   }
 
-  /** Waits (bounded) until buffered records are published, for a clean shutdown. */
+  /** Publishes what is buffered and waits (bounded) until it is acknowledged, for a clean shutdown. */
   async flush(timeoutMs = 5_000): Promise<void> {
     const until = Date.now() + timeoutMs;
-    while (this.pending > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    this.pump();
+    while (this.pending > 0 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 20));
+      if (!this.retryTimer) this.pump();
+    }
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.timer) clearTimeout(this.timer);
   }
 }

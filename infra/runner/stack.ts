@@ -118,6 +118,8 @@ function mainExists(rel: string): boolean {
 /** Environment inherited by children: ours, minus what only makes sense for this process. */
 function baseEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
+  // V8's compile cache roughly halves module loading for each of the ~10 Node processes.
+  env.NODE_COMPILE_CACHE ??= path.join(REPO_ROOT, ".gantry", "compile-cache");
   delete env.NODE_TEST_CONTEXT;
   delete env.NODE_CHANNEL_FD;
   delete env.NODE_UNIQUE_ID;

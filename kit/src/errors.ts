@@ -55,7 +55,12 @@ export class GantryError extends Error {
   readonly retryAfterMs?: number;
 
   constructor(code: ErrorCode, message: string, init: GantryErrorInit = {}) {
+    // Client errors and 501s are answers, not faults: nobody reads their stack, and capturing one
+    // per refused call was a visible share of the gateway's CPU under load.
+    const limit = Error.stackTraceLimit;
+    if (ERROR_TABLE[code].http < 500 || code === "not_implemented") Error.stackTraceLimit = 0;
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    Error.stackTraceLimit = limit;
     this.name = "GantryError";
     this.code = code;
     this.reason = init.reason;

@@ -31,7 +31,7 @@ export const STREAMS = {
 } as const satisfies Record<string, { name: string; subjects: string[] }>;
 
 export const SUBJECTS = {
-  auditCallRecorded: "audit.call.recorded",
+  auditCallsRecorded: "audit.calls.recorded",
   keyRevoked: "keys.key.revoked",
   keyRotated: "keys.key.rotated",
   keyIssued: "keys.key.issued",

@@ -2,7 +2,7 @@
  * @module kit/wire
  * Shapes that cross process boundaries, declared once: the call context carried by
  * `AbilityService/Execute`, the key record returned by `KeyResolver/ResolveKey`, and the audit
- * record published on `audit.call.recorded`.
+ * records published in batches on `audit.calls.recorded`.
  */
 
 /** What a handler knows about the caller; the gateway fills it from the resolved key. */
@@ -102,4 +102,9 @@ export interface AuditRecord {
   /** SHA-256 (hex) of the JSON input; the input itself is never audited. */
   inputHash?: string;
   at: string;
+}
+
+/** The payload of one `audit.calls.recorded` message: the records of up to 256 calls. */
+export interface AuditBatch {
+  records: AuditRecord[];
 }

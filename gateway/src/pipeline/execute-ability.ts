@@ -92,9 +92,10 @@ export async function runAbility(req: Request, res: Response, deps: GatewayDeps,
     }
 
     state.tenant = effectiveTenant(key, envelope.context.tenantId);
+    validateInput(ability.id, envelope.input);
+    // Serialised once, after validation applied defaults: what is hashed is exactly what runs.
     const inputJson = JSON.stringify(envelope.input);
     state.inputHash = createHash("sha256").update(inputJson).digest("hex");
-    validateInput(ability.id, envelope.input);
 
     const call: CallContext = {
       requestId,
@@ -114,10 +115,11 @@ export async function runAbility(req: Request, res: Response, deps: GatewayDeps,
     if (ability.service === "gateway") {
       const handler = metaHandlers[ability.id];
       if (!handler) throw new GantryError("not_implemented", `${ability.id} is declared but not wired yet.`, { reason: "The gateway has no handler for it yet; see docs/abilities.md." });
-      resultJson = JSON.stringify(await handler(envelope.input, call, deps.metaEnv(req), deps));
+      // The key's own limit when it has one, so gantry.about reports what this key gets.
+      resultJson = JSON.stringify(await handler(envelope.input, call, { ...deps.metaEnv(req), rateLimit: policy }, deps));
     } else {
       // Defaults were applied in place by validation; send the defaulted input.
-      resultJson = await deps.dispatcher.execute(ability.service, ability.id, JSON.stringify(envelope.input), call);
+      resultJson = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call);
     }
     status = 200;
     return { ok: true, ability: ability.id, resultJson, durationMs: performance.now() - started, requestId };

@@ -60,7 +60,7 @@ main<KeysConfig>({
     };
     if (legacy.size) deps.log.info({ legacyKeys: legacy.size }, "legacy credential store loaded");
     await ensureAdminKey(db, deps.pool!, deps.config.GANTRY_ADMIN_KEY, deps.log);
-    audit = startAuditConsumer(deps.nats, db, deps.log);
+    audit = startAuditConsumer(deps.nats, deps.pool!, deps.log);
     sweep = startExpirySweep(ctx, deps.config.KEY_EXPIRY_SWEEP_SECONDS * 1000);
   },
   abilities: () => ({
