@@ -12,9 +12,15 @@
  *                    abilities that answer 200 (key.inspect, contact.get, contact.create, memory.search)
  * plus the cold start of `npm start`, whole-stack idle RSS, and a `--cpu-prof` profile of the gateway.
  *
+ * Not in the default run (`--targets memory`, see bench/lib/memory.ts):
+ *   memory           memory.search at 1k/10k/100k memories in one collection (floor: a plain
+ *                    Float32Array scan; the store's scan and the service's handler in process; the
+ *                    gateway at 1 connection and under load) and memory.save throughput
+ *
  * @example
  * npm run bench                                    # defaults: 10 s × 64 connections, ~3-4 min
  * npm run bench -- --duration 5 --targets ceiling,gantry:gantry.about --no-cold-start --no-write
+ * npm run bench -- --targets memory                # memory.search / memory.save at 1k, 10k, 100k memories
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -29,16 +35,24 @@ import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
 import { call, gitDescribe, insertBenchKey, planWorkloads, startGantryStack, startGateway, startPassthrough, timeNpmStart, type Workload } from "./lib/gantry.ts";
 import { summarizeProfile } from "./lib/profile.ts";
-import { renderMarkdown, renderSvg, writeDoc, checks, involvedCores, type BenchReport, type Group, type TargetRow } from "./lib/report.ts";
+import { renderMarkdown, renderSvg, writeDoc, writeMemoryDoc, checks, involvedCores, type BenchReport, type Group, type TargetRow } from "./lib/report.ts";
+import { Corpus, DEDUP_THRESHOLD, HALF_LIFE_DAYS, MEMORY_TENANT, SEARCH_LIMIT, renderMemoryMarkdown, seedCollection, timeInProcess, type MemoryReport, type MemorySizeResult } from "./lib/memory.ts";
+import { LEXICAL_MODEL } from "../services/memory/src/embed/lexical.ts";
 
 const HELP = `Usage: npm run bench -- [options]
 
   --duration <s>          measured seconds per target (default 10)
   --connections <n>       concurrent connections (default 64)
   --warmup <s>            warm-up seconds per target, discarded (default 1)
-  --targets <list>        comma-separated: ceiling, express-gateway, passthrough, gantry,
+  --targets <list>        comma-separated: ceiling, express-gateway, passthrough, gantry, memory,
                           or one ability: gantry:<id>, passthrough:<id> (<id> may be "hop", the
-                          unwired ability picked at run time). Default: all four groups.
+                          unwired ability picked at run time). Default: the first four groups
+                          (memory takes 3-4 minutes more at the default sizes: ask for it).
+  --memory-sizes <list>   memory group: memories per collection, one collection each
+                          (default 1000,10000,100000)
+  --memory-queries <n>    memory group: distinct queries timed in process per size (default 200)
+  --memory-connections <n> memory group: connections of the "under load" search and save runs
+                          (default 16; latency is also measured at 1 connection)
   --profile-duration <s>  seconds of the --cpu-prof run per profiled ability (default 6)
   --wait-quiet <s>        before each target, wait up to this long for the rest of the machine to
                           use < 0.3 cores (default 0: don't wait; the "other load" column shows it)
@@ -66,6 +80,9 @@ const { values: opts } = parseArgs({
     json: { type: "string" },
     render: { type: "string" },
     "gateway-main": { type: "string", default: "gateway/src/main.ts" },
+    "memory-sizes": { type: "string", default: "1000,10000,100000" },
+    "memory-queries": { type: "string", default: "200" },
+    "memory-connections": { type: "string", default: "16" },
     help: { type: "boolean", short: "h", default: false },
   },
   allowNegative: true,
@@ -89,9 +106,12 @@ const connections = Math.round(num("connections", opts.connections, 1, 4096));
 const warmupSec = num("warmup", opts.warmup, 0, 60);
 const profileSec = num("profile-duration", opts["profile-duration"], 1, 120);
 const waitQuietSec = num("wait-quiet", opts["wait-quiet"], 0, 600);
+const memorySizes = opts["memory-sizes"].split(",").map((v) => Math.round(num("memory-sizes", v.trim(), 1, 5_000_000)));
+const memoryQueries = Math.round(num("memory-queries", opts["memory-queries"], 10, 100_000));
+const memoryConnections = Math.round(num("memory-connections", opts["memory-connections"], 1, 4096));
 
 const wanted = opts.targets.split(",").map((t) => t.trim()).filter(Boolean);
-const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry"]);
+const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry", "memory"]);
 for (const t of wanted) {
   const [g, ability] = t.split(":", 2);
   if (!GROUPS.has(g) || (ability !== undefined && g !== "gantry" && g !== "passthrough") || (ability !== undefined && ability !== "hop" && !abilityById.has(ability))) {
@@ -128,6 +148,9 @@ interface MeasureSpec {
   processesLabel: string;
   /** Output lines printed so far by the involved processes. */
   lines: () => number;
+  /** Override `--connections` / `--warmup` for this target. */
+  connections?: number;
+  warmupSec?: number;
 }
 
 async function measure(spec: MeasureSpec): Promise<TargetRow> {
@@ -151,13 +174,15 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
   const front = new RssSampler(() => [spec.front()]);
   sampler.start();
   front.start();
-  if (warmupSec > 0) await runLoad({ ...spec.load, connections, durationSec: warmupSec, warmupSec: 0 });
+  const conns = spec.connections ?? connections;
+  const warm = spec.warmupSec ?? warmupSec;
+  if (warm > 0) await runLoad({ ...spec.load, connections: conns, durationSec: warm, warmupSec: 0 });
   const cpu = new CpuMeter(pids);
   const lines0 = spec.lines();
   cpu.start();
   let load: LoadResult;
   try {
-    load = await runLoad({ ...spec.load, connections, durationSec, warmupSec: 0 });
+    load = await runLoad({ ...spec.load, connections: conns, durationSec, warmupSec: 0 });
   } finally {
     sampler.stop();
     front.stop();
@@ -201,15 +226,30 @@ const jsonPost = (key: string | undefined, input: unknown) => ({
   body: JSON.stringify({ input }),
 });
 
+/**
+ * Writes what the run measured: the side-by-side groups into the results and history blocks and the
+ * chart, the memory group into its own block. A run without rows (e.g. `--targets memory`) leaves
+ * the results, history and chart alone, and a run without the memory group leaves its block alone.
+ */
 function publish(report: BenchReport): void {
   for (const c of checks(report)) log(`target: ${c.what}: ${c.measured} (wanted ${c.target}) → ${c.met ? "met" : "NOT met"}`);
-  if (opts.write) {
-    const docs = path.join(REPO_ROOT, "docs");
-    fs.writeFileSync(path.join(docs, "benchmarks.svg"), renderSvg(report));
-    writeDoc(path.join(docs, "benchmarks.md"), report, "benchmarks.svg");
-    log(`wrote docs/benchmarks.md and docs/benchmarks.svg (${Math.round(report.totalSec)} s in all)`);
-  } else {
-    process.stdout.write(`\n${renderMarkdown(report, "benchmarks.svg")}\n`);
+  const docs = path.join(REPO_ROOT, "docs");
+  if (report.rows.length > 0) {
+    if (opts.write) {
+      fs.writeFileSync(path.join(docs, "benchmarks.svg"), renderSvg(report));
+      writeDoc(path.join(docs, "benchmarks.md"), report, "benchmarks.svg");
+      log(`wrote docs/benchmarks.md and docs/benchmarks.svg (${Math.round(report.totalSec)} s in all)`);
+    } else {
+      process.stdout.write(`\n${renderMarkdown(report, "benchmarks.svg")}\n`);
+    }
+  }
+  if (report.memory) {
+    if (opts.write) {
+      writeMemoryDoc(path.join(docs, "benchmarks.md"), report.memory);
+      log("wrote the memory section of docs/benchmarks.md");
+    } else {
+      process.stdout.write(`\n${renderMemoryMarkdown(report.memory)}\n`);
+    }
   }
 }
 

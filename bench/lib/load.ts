@@ -11,6 +11,8 @@ export interface LoadSpec {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** Request bodies sent in turn (round robin over every connection); overrides `body`. */
+  bodies?: readonly string[];
   connections: number;
   durationSec: number;
   warmupSec: number;
@@ -56,7 +58,23 @@ function percentile(sorted: Float64Array, n: number, p: number): number {
   return sorted[i];
 }
 
+/** Shared by every connection and run of one spec, so bodies keep rotating across warm-up and run. */
+const cursors = new WeakMap<readonly string[], { next: number }>();
+
 function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promise<autocannon.Result> {
+  const bodies = spec.bodies;
+  let cursor = bodies ? cursors.get(bodies) : undefined;
+  if (bodies && !cursor) cursors.set(bodies, (cursor = { next: 0 }));
+  const requests = bodies?.length
+    ? [
+        {
+          setupRequest: (req: autocannon.Request) => {
+            req.body = bodies[cursor!.next++ % bodies.length];
+            return req;
+          },
+        },
+      ]
+    : undefined;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -64,6 +82,7 @@ function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promi
         method: spec.method ?? "GET",
         headers: spec.headers,
         body: spec.body,
+        requests,
         connections: spec.connections,
         duration: seconds,
         pipelining: 1,

@@ -26,6 +26,9 @@ const embedder = new LexicalHashEmbedder();
 before(async () => {
   stack = await startStack({ port: 0, quiet: true, services: [], gateways: 0 });
   pool = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 8 });
+  // Postgres stops at teardown; an idle client's "terminating connection" must not become an
+  // uncaught exception (the service's own pool has the same listener, in kit/src/service.ts).
+  pool.on("error", () => {});
   await migrate(pool, "memory", join(repoRoot(), "services/memory/prisma/migrations"));
   natsA = await connectNats(stack.env.NATS_URL, "replica-a", log);
   natsB = await connectNats(stack.env.NATS_URL, "replica-b", log);

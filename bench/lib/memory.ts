@@ -1,0 +1,493 @@
+/**
+ * @module bench/lib/memory
+ * The `memory` target group of `npm run bench` (issue 7): memory.search at 1k, 10k and 100k memories
+ * in one collection, measured three ways against the floor for exact search in Node, plus memory.save
+ * throughput.
+ *
+ *  - **floor**: a plain exact scan over one row-major `Float32Array` (N × 768) holding the same
+ *    vectors: dot product with four accumulators, bounded top-k. No filter, no decay, no objects.
+ *  - **store scan**: the service's own `PostgresStore.search` (services/memory/src/store/), imported
+ *    and called in this process on a partition it loaded from the same rows (query vector given).
+ *  - **in-service**: the service's `memorySearch` handler (query embedding + scan + decay + hit
+ *    formatting) in this process: everything the memory service does for a call except gRPC and
+ *    JSON (de)serialisation.
+ *  - **gateway**: `POST /v1/abilities/memory.search` through the real gateway and memory service
+ *    with autocannon, at 1 connection (latency, comparable with the in-process timings) and at more
+ *    (throughput, latency with queueing).
+ *  - **save**: `memory.save` through the gateway with a fresh text per request, near-duplicate
+ *    check on (cosine ≥ 0.97, the service's default).
+ *
+ * Seeding is bulk SQL into the service's schema (`memory.memory_collections`, `memory.memories`),
+ * with vectors from the service's own `lexical-hash-v1` embedder and its float32-LE byte layout, so
+ * the rows are exactly what memory.save would have written (ids, texts, metadata, times, model,
+ * dimensions); only the per-row transaction and dedup check are skipped. Texts are synthetic notes
+ * drawn from a Zipf-distributed vocabulary (English function and content words, then pseudo-words),
+ * deterministic per seed; queries are 2–4 content words of a stored note, sometimes with a typo.
+ */
+import os from "node:os";
+import type pg from "pg";
+import { createLogger, type CallContext } from "@gantry/kit";
+import { LexicalHashEmbedder } from "../../services/memory/src/embed/lexical.ts";
+import { DIMENSIONS, vectorToBytes } from "../../services/memory/src/embed/types.ts";
+import { PostgresStore } from "../../services/memory/src/store/postgres.ts";
+import { memorySearch } from "../../services/memory/src/abilities/memory.search.ts";
+import type { MemoryDeps } from "../../services/memory/src/context.ts";
+import type { MemoryConfig } from "../../services/memory/src/config.ts";
+import type { TargetRow } from "./report.ts";
+
+export const MEMORY_TENANT = "bench-memory";
+/** The service's defaults (services/memory/src/config.ts), which the bench stack runs with. */
+export const HALF_LIFE_DAYS = 30;
+export const DEDUP_THRESHOLD = 0.97;
+export const SEARCH_LIMIT = 5;
+
+// ---- corpus ------------------------------------------------------------------------------------
+
+/** mulberry32: a small deterministic PRNG. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FUNCTION_WORDS = "the a to of and is on in for with at by from that this it be was are has have will after before".split(" ");
+const CONTENT_WORDS = (
+  "customer invoice order delivery warehouse vet appointment diet kibble dog cat clinic refill prescription " +
+  "schedule meeting budget contract renewal supplier shipment payment refund allergy vaccine dentist report " +
+  "project deadline release review server backup database migration outage ticket support manager team " +
+  "office rent lease parking garden fence roof plumber electrician heating boiler filter insurance policy " +
+  "claim premium account password login license subscription quarterly monthly weekly tuesday friday morning " +
+  "evening north south harbour ferry train flight hotel booking passport visa luggage recipe salmon chicken " +
+  "allergic prefers likes avoids needs requested confirmed cancelled moved paid owes ordered delivered " +
+  "returned approved signed scheduled renewed expires due late early urgent blue large small new old " +
+  "golden retriever puppy lighthouse keeper generator laptop printer phone router firmware update sensor"
+).split(" ");
+const ONSETS = ["b", "br", "c", "ch", "d", "f", "g", "gr", "h", "j", "k", "l", "m", "n", "p", "pr", "qu", "r", "s", "st", "t", "tr", "v", "w", "z"];
+const NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io"];
+const CODAS = ["", "n", "r", "s", "l", "t", "nd", "rk", "st", "m"];
+const KINDS = ["note", "preference", "fact", "task", "contact", "event", "decision"];
+
+function pseudoWord(r: () => number): string {
+  const syllables = 2 + Math.floor(r() * 2);
+  let w = "";
+  for (let s = 0; s < syllables; s++) w += ONSETS[Math.floor(r() * ONSETS.length)] + NUCLEI[Math.floor(r() * NUCLEI.length)] + (s === syllables - 1 ? CODAS[Math.floor(r() * CODAS.length)] : "");
+  return w;
+}
+
+/**
+ * Synthetic notes over a 6,000-word vocabulary with Zipf-like frequencies (rank r weighted
+ * 1 / (r + 2)): function words first, then content words, then pseudo-words. Deterministic.
+ */
+export class Corpus {
+  private readonly words: string[];
+  private readonly cumulative: Float64Array;
+  private readonly r: () => number;
+
+  constructor(seed: number, vocabulary = 6_000) {
+    const vr = prng(0x5eed); // the vocabulary is the same for every seed
+    const seen = new Set<string>([...FUNCTION_WORDS, ...CONTENT_WORDS]);
+    this.words = [...FUNCTION_WORDS, ...CONTENT_WORDS];
+    while (this.words.length < vocabulary) {
+      const w = pseudoWord(vr);
+      if (!seen.has(w)) {
+        seen.add(w);
+        this.words.push(w);
+      }
+    }
+    this.cumulative = new Float64Array(this.words.length);
+    let sum = 0;
+    for (let i = 0; i < this.words.length; i++) this.cumulative[i] = sum += 1 / (i + 2);
+    for (let i = 0; i < this.words.length; i++) this.cumulative[i] /= sum;
+    this.r = prng(seed);
+  }
+
+  private word(): string {
+    const x = this.r();
+    let lo = 0;
+    let hi = this.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.words[lo];
+  }
+
+  /** A note of 8–24 words, e.g. "Golden friday the order prousk to invoice brea …". */
+  text(): string {
+    const n = 8 + Math.floor(this.r() * 17);
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push(this.word());
+    if (this.r() < 0.2) out.splice(Math.floor(this.r() * out.length), 0, String(1 + Math.floor(this.r() * 999)));
+    out[0] = out[0][0].toUpperCase() + out[0].slice(1);
+    return `${out.join(" ")}.`;
+  }
+
+  /** 2–4 content words of `note` (function words skipped), one in five with a typo. */
+  queryFor(note: string): string {
+    const words = note.toLowerCase().replace(/[^a-z0-9 ]/g, "").split(" ").filter((w) => w.length > 2 && !FUNCTION_WORDS.includes(w));
+    const pool = [...new Set(words.length ? words : ["invoice"])];
+    const n = Math.min(pool.length, 2 + Math.floor(this.r() * 3));
+    const picked: string[] = [];
+    for (let i = 0; i < n; i++) picked.push(pool.splice(Math.floor(this.r() * pool.length), 1)[0]);
+    if (this.r() < 0.2 && picked[0].length > 4) picked[0] = picked[0].slice(0, 2) + picked[0][3] + picked[0][2] + picked[0].slice(4);
+    return picked.join(" ");
+  }
+
+  metadata(i: number): Record<string, string | number | boolean> {
+    return { kind: KINDS[i % KINDS.length], n: i, pinned: this.r() < 0.05 };
+  }
+
+  base62(len: number): string {
+    const A = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let s = "";
+    for (let i = 0; i < len; i++) s += A[Math.floor(this.r() * 62)];
+    return s;
+  }
+
+  uniform(): number {
+    return this.r();
+  }
+}
+
+// ---- seeding ---------------------------------------------------------------------------------
+
+export interface Seeded {
+  collection: string;
+  size: number;
+  /** Row-major N × 768, in insertion order: the floor scans this. */
+  matrix: Float32Array;
+  /** A sample of the stored notes (for queries). */
+  sample: string[];
+  embedSec: number;
+  insertSec: number;
+}
+
+const BATCH = 1_000;
+
+/**
+ * Inserts `size` memories into `collection` of {@link MEMORY_TENANT} (which must not exist yet):
+ * the partition row, then the memories in batches of 1,000 (one `INSERT … SELECT` per batch; the
+ * vectors travel as one binary bytea per batch, sliced in SQL), two batches in flight while the
+ * next is embedded. Saved times are spread over the last 180 days.
+ */
+export async function seedCollection(pool: pg.Pool, collection: string, size: number, seed: number): Promise<Seeded> {
+  const embedder = new LexicalHashEmbedder();
+  const corpus = new Corpus(seed);
+  const now = Date.now();
+  const matrix = new Float32Array(size * DIMENSIONS);
+  const sample: string[] = [];
+  const sampleEvery = Math.max(1, Math.floor(size / 2_000));
+  const rowBytes = DIMENSIONS * 4;
+  const littleEndian = os.endianness() === "LE";
+  let embedMs = 0;
+  const t0 = performance.now();
+  await pool.query(`INSERT INTO memory.memory_collections (tenant, name, model, dimensions, version) VALUES ($1, $2, $3, $4, 1)`, [MEMORY_TENANT, collection, embedder.model, DIMENSIONS]);
+  const inFlight = new Set<Promise<unknown>>();
+  for (let start = 0; start < size; start += BATCH) {
+    const n = Math.min(BATCH, size - start);
+    const ids: string[] = [];
+    const texts: string[] = [];
+    const metas: string[] = [];
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const text = corpus.text();
+      ids.push(`mem_${corpus.base62(22)}`);
+      texts.push(text);
+      metas.push(JSON.stringify(corpus.metadata(start + i)));
+      times.push(now - Math.floor(corpus.uniform() * 180 * 86_400_000));
+      if ((start + i) % sampleEvery === 0) sample.push(text);
+    }
+    const te = performance.now();
+    const vectors = await embedder.embed(texts, "document");
+    embedMs += performance.now() - te;
+    const bytes = Buffer.alloc(n * rowBytes);
+    for (let i = 0; i < n; i++) {
+      matrix.set(vectors[i], (start + i) * DIMENSIONS);
+      // The service's layout (float32 little-endian, embed/types.ts vectorToBytes).
+      if (littleEndian) Buffer.from(vectors[i].buffer, vectors[i].byteOffset, rowBytes).copy(bytes, i * rowBytes);
+      else bytes.set(vectorToBytes(vectors[i]), i * rowBytes);
+    }
+    const p = pool.query(
+      `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at)
+       SELECT $1, a.ids[g], $2, a.texts[g], a.metas[g]::jsonb, substring($6::bytea FROM (g - 1) * $8 + 1 FOR $8), $7, $9,
+              to_timestamp(a.times[g] / 1000.0), to_timestamp(a.times[g] / 1000.0)
+         FROM (SELECT $3::text[] AS ids, $4::text[] AS texts, $5::text[] AS metas, $10::float8[] AS times) a,
+              generate_series(1, $11::int) g`,
+      [MEMORY_TENANT, collection, ids, texts, metas, bytes, embedder.model, rowBytes, DIMENSIONS, times, n],
+    );
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p)).catch(() => {});
+    if (inFlight.size >= 2) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM memory.memories WHERE tenant = $1 AND collection = $2`, [MEMORY_TENANT, collection]);
+  if (rows[0].n !== size) throw new Error(`seeded ${rows[0].n} memories into ${collection}, wanted ${size}`);
+  const total = (performance.now() - t0) / 1000;
+  return { collection, size, matrix, sample, embedSec: embedMs / 1000, insertSec: total - embedMs / 1000 };
+}
+
+// ---- the floor -------------------------------------------------------------------------------
+
+/**
+ * The floor: exact top-k by dot product over a row-major matrix of `n` unit vectors. Four
+ * accumulators (the same unrolling as the service's Partition, so the comparison is of everything
+ * around the arithmetic, not of the arithmetic), a sorted insertion buffer for the k best. Returns
+ * the row numbers, best first.
+ */
+export function floorSearch(matrix: Float32Array, n: number, q: Float32Array, k: number): { rows: Int32Array; scores: Float64Array } {
+  const d = q.length;
+  const rows = new Int32Array(k).fill(-1);
+  const scores = new Float64Array(k).fill(-Infinity);
+  let worst = -Infinity;
+  for (let r = 0, o = 0; r < n; r++, o += d) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let i = 0; i < d; i += 4) {
+      s0 += q[i] * matrix[o + i];
+      s1 += q[i + 1] * matrix[o + i + 1];
+      s2 += q[i + 2] * matrix[o + i + 2];
+      s3 += q[i + 3] * matrix[o + i + 3];
+    }
+    const s = s0 + s1 + s2 + s3;
+    if (s <= worst) continue;
+    let j = k - 1;
+    while (j > 0 && scores[j - 1] < s) {
+      scores[j] = scores[j - 1];
+      rows[j] = rows[j - 1];
+      j--;
+    }
+    scores[j] = s;
+    rows[j] = r;
+    worst = scores[k - 1];
+  }
+  return { rows, scores };
+}
+
+/** The same scan with one accumulator (the textbook loop), for reference. */
+export function naiveFloorSearch(matrix: Float32Array, n: number, q: Float32Array, k: number): Int32Array {
+  const d = q.length;
+  const rows = new Int32Array(k).fill(-1);
+  const scores = new Float64Array(k).fill(-Infinity);
+  for (let r = 0, o = 0; r < n; r++, o += d) {
+    let s = 0;
+    for (let i = 0; i < d; i++) s += q[i] * matrix[o + i];
+    if (s <= scores[k - 1]) continue;
+    let j = k - 1;
+    while (j > 0 && scores[j - 1] < s) {
+      scores[j] = scores[j - 1];
+      rows[j] = rows[j - 1];
+      j--;
+    }
+    scores[j] = s;
+    rows[j] = r;
+  }
+  return rows;
+}
+
+// ---- in-process timings ----------------------------------------------------------------------
+
+export interface Stats {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  min: number;
+}
+
+export function stats(ms: number[]): Stats {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+  return { n: s.length, p50: at(50), p90: at(90), p99: at(99), mean: s.reduce((a, b) => a + b, 0) / s.length, min: s[0] };
+}
+
+export interface InProcessResult {
+  /** First call after the store was created: loads the partition from Postgres. */
+  coldLoadMs: number;
+  floor: Stats;
+  naiveFloor: Stats;
+  /** `PostgresStore.search` with the query vector given. */
+  store: Stats;
+  /** `memorySearch`: embed the query, scan, decay, format the hits. */
+  service: Stats;
+  /** Query embedding alone (`LexicalHashEmbedder.embed`, one query). */
+  embed: Stats;
+  /** Whether the floor's top ids equal the store's for every query with decay off (exactness check). */
+  sameTopIds: boolean;
+}
+
+export function memoryCallContext(collections: string[]): CallContext {
+  return { requestId: "bench", tenant: MEMORY_TENANT, keyTenant: MEMORY_TENANT, keyId: "bench", scopes: ["*"], collections, products: [], admin: false, subTenants: false };
+}
+
+/**
+ * Times the floor, the store's scan, the service's handler and the query embedding in this process,
+ * interleaved query by query (so drift on a shared machine hits all of them alike), after a warm-up.
+ * `rounds` passes over the queries; every call is one sample.
+ */
+export async function timeInProcess(pool: pg.Pool, seeded: Seeded, queries: string[], rounds: number): Promise<InProcessResult> {
+  const embedder = new LexicalHashEmbedder();
+  const store = new PostgresStore({ pool, log: createLogger("bench-memory", "silent"), checkIntervalMs: 0 });
+  await store.start();
+  try {
+    const config = { MEMORY_HALF_LIFE_DAYS: HALF_LIFE_DAYS, MEMORY_DEDUP_THRESHOLD: DEDUP_THRESHOLD } as MemoryConfig;
+    const deps = { config, embedder, store, now: () => Date.now(), log: createLogger("bench-memory", "silent") } as unknown as MemoryDeps;
+    const call = memoryCallContext([seeded.collection]);
+    const input = (query: string) => ({ query, collection: seeded.collection, limit: SEARCH_LIMIT });
+    const halfLifeMs = HALF_LIFE_DAYS * 86_400_000;
+
+    let t = performance.now();
+    await memorySearch(input(queries[0]), call, deps);
+    const coldLoadMs = performance.now() - t;
+
+    const vectors = await embedder.embed(queries, "query");
+    // Exactness: with decay off, the store and the floor must find the same similarities, best first.
+    let same = true;
+    for (let i = 0; i < Math.min(20, vectors.length); i++) {
+      const hits = await store.search(MEMORY_TENANT, seeded.collection, vectors[i], { limit: SEARCH_LIMIT, now: Date.now(), halfLifeMs: 0 });
+      const f = [...floorSearch(seeded.matrix, seeded.size, vectors[i], SEARCH_LIMIT).scores].filter((s) => s > 0);
+      if (f.length !== hits.length || f.some((s, j) => Math.abs(s - hits[j].similarity) > 1e-6)) same = false;
+    }
+
+    const floor: number[] = [];
+    const naive: number[] = [];
+    const scan: number[] = [];
+    const service: number[] = [];
+    const embed: number[] = [];
+    let sink = 0;
+    const once = async (i: number, record: boolean) => {
+      const q = vectors[i];
+      t = performance.now();
+      sink += floorSearch(seeded.matrix, seeded.size, q, SEARCH_LIMIT).rows[0];
+      const a = performance.now();
+      sink += naiveFloorSearch(seeded.matrix, seeded.size, q, SEARCH_LIMIT)[0];
+      const b = performance.now();
+      sink += (await store.search(MEMORY_TENANT, seeded.collection, q, { limit: SEARCH_LIMIT, now: Date.now(), halfLifeMs })).length;
+      const c = performance.now();
+      sink += (await memorySearch(input(queries[i]), call, deps)).hits.length;
+      const e = performance.now();
+      sink += (await embedder.embed([queries[i]], "query"))[0][0];
+      const f = performance.now();
+      if (record) {
+        floor.push(a - t);
+        naive.push(b - a);
+        scan.push(c - b);
+        service.push(e - c);
+        embed.push(f - e);
+      }
+    };
+    const warm = Math.min(queries.length, 20);
+    for (let i = 0; i < warm; i++) await once(i, false);
+    for (let r = 0; r < rounds; r++) for (let i = 0; i < queries.length; i++) await once(i, true);
+    if (sink === 0.123456789) process.stdout.write(""); // keep the results alive
+    return { coldLoadMs, floor: stats(floor), naiveFloor: stats(naive), store: stats(scan), service: stats(service), embed: stats(embed), sameTopIds: same };
+  } finally {
+    await store.close();
+  }
+}
+
+// ---- report ----------------------------------------------------------------------------------
+
+export interface MemorySizeResult {
+  size: number;
+  collection: string;
+  seed: { embedSec: number; insertSec: number };
+  inProcess: InProcessResult;
+  /** First memory.search through the gateway after seeding: the service loads the partition. */
+  gatewayColdMs: number;
+  /** memory.search through the gateway at 1 connection. */
+  gateway1: TargetRow;
+  /** memory.search through the gateway at `loadConnections`. */
+  gatewayLoad: TargetRow;
+  /** memory.save through the gateway at `loadConnections`, fresh texts. */
+  save?: TargetRow & { created: number; deduplicated: number };
+  /** Memory service RSS after the searches (partition loaded). */
+  serviceRssBytes: number;
+}
+
+export interface MemoryReport {
+  date: string;
+  command: string;
+  commit: string;
+  machine: { nproc: number; cpu: string; node: string; loadavg: number[] };
+  sizes: MemorySizeResult[];
+  queries: number;
+  rounds: number;
+  limit: number;
+  halfLifeDays: number;
+  dedupThreshold: number;
+  embedder: string;
+  loadConnections: number;
+  durationSec: number;
+  warmupSec: number;
+  totalSec: number;
+}
+
+const fmtMs = (n: number) => (!Number.isFinite(n) ? "–" : n < 1 ? n.toFixed(3) : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const fmtX = (n: number) => (Number.isFinite(n) && n > 0 ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×` : "–");
+const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–");
+const fmtSize = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+const pair = (a: number, b: number) => `${fmtMs(a)} / ${fmtMs(b)}`;
+
+function cores(r: TargetRow, name: string): number {
+  return r.cpu.byProcess.find((p) => p.name === name)?.cores ?? 0;
+}
+
+export function renderMemoryMarkdown(rep: MemoryReport): string {
+  const L: string[] = [];
+  const m = rep.machine;
+  L.push(`Run of ${rep.date} · commit \`${rep.commit}\` · \`${rep.command}\``);
+  L.push("");
+  L.push(
+    `Machine: ${m.nproc} cores (${m.cpu}), Node ${m.node}, load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(" / ")}. ` +
+      `Embedder \`${rep.embedder}\` (768 dimensions), \`limit\` ${rep.limit}, half-life ${rep.halfLifeDays} days, dedup at cosine ≥ ${rep.dedupThreshold}. ` +
+      `In-process: ${rep.queries} distinct queries × ${rep.rounds} round${rep.rounds === 1 ? "" : "s"}, interleaved, after 20 warm-up queries. ` +
+      `Gateway: autocannon cycling through the same queries, ${rep.warmupSec} s warm-up + ${rep.durationSec} s per row. Whole memory group: ${Math.round(rep.totalSec)} s.`,
+  );
+  L.push("");
+  L.push("#### memory.search, p50 / p99 ms");
+  L.push("");
+  L.push("| memories in the collection | floor: Float32Array scan | store scan (`PostgresStore.search`) | in-service (`memorySearch`) | in-service ÷ floor (p50) | gateway, 1 connection | gateway ÷ in-service (p50) | gateway, 1 connection req/s |");
+  L.push("|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const s of rep.sizes) {
+    const ip = s.inProcess;
+    L.push(
+      `| ${fmtSize(s.size)} | ${pair(ip.floor.p50, ip.floor.p99)} | ${pair(ip.store.p50, ip.store.p99)} | ${pair(ip.service.p50, ip.service.p99)} | ${fmtX(ip.service.p50 / ip.floor.p50)} | ` +
+        `${pair(s.gateway1.load.p50, s.gateway1.load.p99)} | ${fmtX(s.gateway1.load.p50 / ip.service.p50)} | ${fmtInt(s.gateway1.load.rps)} |`,
+    );
+  }
+  L.push("");
+  L.push(`#### Under load (${rep.loadConnections} connections) and saving`);
+  L.push("");
+  L.push("| memories | search req/s | search p50 / p99 ms | memory service cores | gateway cores | save req/s | save p50 / p99 ms | saves created / deduplicated | memory service cores (save) | partition load, in-process ms | first search through the gateway ms | memory service RSS MiB |");
+  L.push("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const s of rep.sizes) {
+    const g = s.gatewayLoad;
+    const sv = s.save;
+    L.push(
+      `| ${fmtSize(s.size)} | ${fmtInt(g.load.rps)}${g.unexpected ? ` ⚠ ${g.unexpected}` : ""} | ${pair(g.load.p50, g.load.p99)} | ${cores(g, "memory").toFixed(2)} | ${cores(g, "gateway").toFixed(2)} | ` +
+        `${sv ? `${fmtInt(sv.load.rps)}${sv.unexpected ? ` ⚠ ${sv.unexpected}` : ""}` : "–"} | ${sv ? pair(sv.load.p50, sv.load.p99) : "–"} | ${sv ? `${fmtInt(sv.created)} / ${fmtInt(sv.deduplicated)}` : "–"} | ${sv ? cores(sv, "memory").toFixed(2) : "–"} | ` +
+        `${fmtInt(s.inProcess.coldLoadMs)} | ${fmtInt(s.gatewayColdMs)} | ${(s.serviceRssBytes / 1024 / 1024).toFixed(0)} |`,
+    );
+  }
+  L.push("");
+  L.push("#### Details");
+  L.push("");
+  L.push("| memories | floor, one accumulator p50 / p99 ms | floor ns per vector (p50) | query embedding p50 / p99 ms | in-service − store scan (p50) ms | store and floor agree on the top hits | seeding: embed / insert s |");
+  L.push("|---:|---:|---:|---:|---:|---|---:|");
+  for (const s of rep.sizes) {
+    const ip = s.inProcess;
+    L.push(
+      `| ${fmtSize(s.size)} | ${pair(ip.naiveFloor.p50, ip.naiveFloor.p99)} | ${((ip.floor.p50 * 1e6) / s.size).toFixed(0)} | ${pair(ip.embed.p50, ip.embed.p99)} | ${fmtMs(ip.service.p50 - ip.store.p50)} | ${ip.sameTopIds ? "yes" : "**no**"} | ${s.seed.embedSec.toFixed(1)} / ${s.seed.insertSec.toFixed(1)} |`,
+    );
+  }
+  return L.join("\n");
+}
