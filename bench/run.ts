@@ -151,6 +151,12 @@ interface MeasureSpec {
   /** Override `--connections` / `--warmup` for this target. */
   connections?: number;
   warmupSec?: number;
+  /**
+   * Wait for the involved processes to go idle between the warm-up and the measured run: requests
+   * the warm-up left in flight when it stopped are still executed by a slow server (16 queued
+   * searches of 100 ms = 1.6 s of work) and would otherwise eat into the measured run.
+   */
+  settleAfterWarmup?: boolean;
 }
 
 async function measure(spec: MeasureSpec): Promise<TargetRow> {
@@ -177,6 +183,7 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
   const conns = spec.connections ?? connections;
   const warm = spec.warmupSec ?? warmupSec;
   if (warm > 0) await runLoad({ ...spec.load, connections: conns, durationSec: warm, warmupSec: 0 });
+  if (warm > 0 && spec.settleAfterWarmup) await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
   const cpu = new CpuMeter(pids);
   const lines0 = spec.lines();
   cpu.start();
@@ -503,6 +510,10 @@ async function main(): Promise<void> {
   }
   await stopAll();
 
+  // ---- (5) memory: search at 1k/10k/100k memories, save throughput -----------------------------
+  let memory: MemoryReport | undefined;
+  if (wants("memory")) memory = await memoryGroup(children);
+
   const report: BenchReport = {
     date: started.toISOString(),
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
@@ -517,6 +528,7 @@ async function main(): Promise<void> {
     profiles,
     expressGateway: { version: EG_VERSION, installSec },
     totalSec: (performance.now() - t0) / 1000,
+    ...(memory ? { memory: { ...memory, command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`, commit: await gitDescribe() } } : {}),
   };
 
   const resultsDir = path.join(CACHE, "results");
@@ -527,6 +539,158 @@ async function main(): Promise<void> {
   if (opts.json) fs.writeFileSync(path.resolve(opts.json), raw);
   log(`raw results: ${path.relative(process.cwd(), rawFile)}`);
   publish(report);
+}
+
+const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+/**
+ * The memory group (bench/lib/memory.ts): its own stack and gateway; per size, one collection seeded
+ * in bulk, then the in-process timings (floor, store scan, handler), the gateway at 1 connection and
+ * under load, and memory.save under load.
+ */
+async function memoryGroup(children: Child[]): Promise<MemoryReport> {
+  const t0 = performance.now();
+  const date = new Date().toISOString();
+  const loadavg = os.loadavg();
+  log(`memory: starting a stack (sizes ${memorySizes.map(sizeName).join(", ")}; ${memoryQueries} queries; ${memoryConnections} connections under load)`);
+  const { ts, seconds } = await startGantryStack();
+  const stackLines = new Map<string, number>();
+  const unsubscribe = ts.stack.onLine((name) => stackLines.set(name, (stackLines.get(name) ?? 0) + 1));
+  const sizes: MemorySizeResult[] = [];
+  let gw: (Child & { url: string }) | undefined;
+  try {
+    gw = await startGateway(ts, undefined, path.resolve(REPO_ROOT, opts["gateway-main"]));
+    children.push(gw);
+    const gwNow = gw;
+    log(`  stack up in ${seconds.toFixed(1)} s; gateway at ${gw.url}`);
+    const collections = memorySizes.map((n) => `mem-${sizeName(n)}`);
+    const key = await ts.insertKey({ tenant: MEMORY_TENANT, name: "bench-memory", scopes: ["*"], collections });
+    const allProcs = (): Proc[] => [
+      { name: "gateway", pid: gwNow.pid },
+      ...ts.stack
+        .names()
+        .map((name) => ({ name, pid: ts.stack.pid(name) ?? 0 }))
+        .filter((p) => p.pid > 0),
+    ];
+    const lines = () => gwNow.lines() + [...stackLines.values()].reduce((a, b) => a + b, 0);
+    const url = (ability: string) => `${gwNow.url}/v1/abilities/${ability}`;
+    const post = (bodies: string[]) => ({ method: "POST" as const, headers: { "content-type": "application/json", authorization: `Bearer ${key.key}` }, bodies });
+
+    for (const [i, size] of memorySizes.entries()) {
+      const collection = collections[i];
+      log(`memory ${sizeName(size)}: seeding ${size.toLocaleString("en-US")} memories into ${collection}`);
+      const seeded = await seedCollection(ts.db, collection, size, 1_000 + i);
+      log(`  seeded: embedding ${seeded.embedSec.toFixed(1)} s, inserting ${seeded.insertSec.toFixed(1)} s`);
+      const qc = new Corpus(2_000 + i);
+      const queries = Array.from({ length: memoryQueries }, (_, j) => qc.queryFor(seeded.sample[(j * 7919) % seeded.sample.length]));
+
+      // The memory service loads the partition on its first search.
+      const t = performance.now();
+      const first = await call(gwNow.url, key.key, "memory.search", { query: queries[0], collection, limit: SEARCH_LIMIT });
+      const gatewayColdMs = performance.now() - t;
+      if (first.status !== 200) throw new Error(`memory.search answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
+      log(`  first search through the gateway (partition load): ${gatewayColdMs.toFixed(0)} ms`);
+
+      log(`  in process: floor, store scan, memorySearch over ${queries.length} queries`);
+      const inProcess = await timeInProcess(ts.db, seeded, queries, 1);
+      log(
+        `  floor p50 ${inProcess.floor.p50.toFixed(3)} ms, store ${inProcess.store.p50.toFixed(3)} ms, in-service ${inProcess.service.p50.toFixed(3)} ms ` +
+          `(${(inProcess.service.p50 / inProcess.floor.p50).toFixed(2)}× the floor); partition load ${inProcess.coldLoadMs.toFixed(0)} ms; same top hits: ${inProcess.sameTopIds}`,
+      );
+      (seeded as { matrix: Float32Array | undefined }).matrix = undefined; // let it go
+
+      const searchBodies = queries.map((query) => JSON.stringify({ input: { query, collection, limit: SEARCH_LIMIT } }));
+      const searchRow = (conns: number) =>
+        measure({
+          id: `memory:search:${size}:${conns}`,
+          group: "gantry",
+          label: `memory.search, ${sizeName(size)} memories, ${conns} connection${conns === 1 ? "" : "s"}`,
+          ability: "memory.search",
+          note: `the real gateway and memory service; ${queries.length} queries in turn; collection of ${size} memories`,
+          expectStatus: 200,
+          load: { url: url("memory.search"), ...post(searchBodies) },
+          procs: allProcs,
+          front: () => gwNow.pid,
+          processesLabel: "whole stack: gateway, 8 services, Postgres, NATS",
+          lines,
+          connections: conns,
+          settleAfterWarmup: true,
+        });
+      log(`  gateway, 1 connection`);
+      const gateway1 = await searchRow(1);
+      log(`  gateway, ${memoryConnections} connections`);
+      const gatewayLoad = await searchRow(memoryConnections);
+      const memoryPid = ts.stack.pid("memory") ?? 0;
+      const serviceRssBytes = memoryOf([memoryPid]).rssBytes;
+
+      // memory.save with fresh texts (another seed than the collection's), dedup on.
+      const sc = new Corpus(3_000 + i);
+      const saveBodies = Array.from({ length: 20_000 }, () => JSON.stringify({ input: { text: sc.text(), collection, metadata: { kind: "note", source: "bench" } } }));
+      for (let w = 0; w < 20; w++) await call(gwNow.url, key.key, "memory.save", JSON.parse(saveBodies[saveBodies.length - 1 - w]).input); // warm-up, off the measured texts
+      log(`  memory.save, ${memoryConnections} connections`);
+      let created = 0;
+      let deduplicated = 0;
+      const saveRow = await measure({
+        id: `memory:save:${size}`,
+        group: "gantry",
+        label: `memory.save into ${sizeName(size)} memories`,
+        ability: "memory.save",
+        note: `the real gateway and memory service; a fresh text per request; dedup at cosine ≥ ${DEDUP_THRESHOLD}`,
+        expectStatus: 200,
+        load: {
+          url: url("memory.save"),
+          ...post(saveBodies),
+          onResponse: (status, body) => {
+            if (status !== 200) return;
+            if (/"deduplicated":\s*true/.test(body)) deduplicated++;
+            else if (/"action":\s*"created"/.test(body)) created++;
+          },
+        },
+        procs: allProcs,
+        front: () => gwNow.pid,
+        processesLabel: "whole stack: gateway, 8 services, Postgres, NATS",
+        lines,
+        connections: memoryConnections,
+        warmupSec: 0,
+      });
+      log(`  saves: ${created} created, ${deduplicated} deduplicated (of ${saveRow.load.responses} responses)`);
+      sizes.push({
+        size,
+        collection,
+        seed: { embedSec: seeded.embedSec, insertSec: seeded.insertSec },
+        inProcess,
+        gatewayColdMs,
+        gateway1,
+        gatewayLoad,
+        save: { ...saveRow, created, deduplicated },
+        serviceRssBytes,
+      });
+    }
+  } finally {
+    unsubscribe();
+    if (gw) {
+      await gw.stop();
+      children.splice(children.indexOf(gw), 1);
+    }
+    await ts.stop();
+  }
+  return {
+    date,
+    command: "",
+    commit: "",
+    machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim() ?? "unknown", node: process.version, loadavg },
+    sizes,
+    queries: memoryQueries,
+    rounds: 1,
+    limit: SEARCH_LIMIT,
+    halfLifeDays: HALF_LIFE_DAYS,
+    dedupThreshold: DEDUP_THRESHOLD,
+    embedder: LEXICAL_MODEL,
+    loadConnections: memoryConnections,
+    durationSec,
+    warmupSec,
+    totalSec: (performance.now() - t0) / 1000,
+  };
 }
 
 main().then(

@@ -1,7 +1,7 @@
 /**
  * Unit tests of the bench's pure parts: the profile summary (time window, self and inclusive time),
- * the report (target checks, doc blocks that keep hand-written text, one history line per run) and
- * the /proc readers. The load runs themselves are exercised by `npm run bench`.
+ * the report (target checks, doc blocks that keep hand-written text, one history line per run), the
+ * /proc readers, and the memory group's floor (same ranking as the service's partition) and block. The load runs themselves are exercised by `npm run bench`.
  *
  * Run: node --test bench/lib/bench.test.ts (npm test walks proto, kit, gateway, services, infra, k8s: not bench/)
  */
@@ -14,6 +14,11 @@ import { categorize, summarizeProfile } from "./profile.ts";
 import { checks, historyRow, perCpuSecond, renderSvg, writeDoc, type BenchReport, type TargetRow } from "./report.ts";
 import { CpuMeter, memoryOf, processTrees } from "./proc-stats.ts";
 import type { LoadResult } from "./load.ts";
+import { Corpus, floorSearch, naiveFloorSearch, stats } from "./memory.ts";
+import { renderMemoryMarkdown, type MemoryReport } from "./memory-report.ts";
+import { writeMemoryDoc } from "./report.ts";
+import { Partition } from "../../services/memory/src/store/partition.ts";
+import { LexicalHashEmbedder } from "../../services/memory/src/embed/lexical.ts";
 
 const ROOT = "/repo";
 
@@ -151,4 +156,60 @@ test("the /proc readers see this process", async () => {
   const used = cpu.stop();
   assert.ok(Number.isFinite(used.other) && used.other >= 0);
   assert.ok((used.byRoot.get(process.pid) ?? 0) > 0.05, `cores ${used.byRoot.get(process.pid)}`);
+});
+
+test("the memory floor ranks exactly like the service's partition (decay off)", async () => {
+  const corpus = new Corpus(7);
+  const embedder = new LexicalHashEmbedder();
+  const texts = Array.from({ length: 600 }, () => corpus.text());
+  const vectors = await embedder.embed(texts, "document");
+  const matrix = new Float32Array(texts.length * 768);
+  const part = new Partition("c", embedder.model, 768, 1, texts.length);
+  vectors.forEach((v, i) => {
+    matrix.set(v, i * 768);
+    part.upsert({ id: `m${String(i).padStart(4, "0")}`, collection: "c", text: texts[i], metadata: {}, model: embedder.model, dimensions: 768, createdAt: 0, updatedAt: 0, vector: v });
+  });
+  for (const text of texts.slice(0, 25)) {
+    const [q] = await embedder.embed([corpus.queryFor(text)], "query");
+    const floor = floorSearch(matrix, texts.length, q, 5);
+    const hits = part.search(q, { limit: 5, now: 0, halfLifeMs: 0 });
+    const expected = [...floor.rows].filter((_, j) => floor.scores[j] > 0);
+    assert.deepEqual(hits.map((h) => h.similarity.toFixed(6)), [...floor.scores].filter((s) => s > 0).map((s) => s.toFixed(6)));
+    assert.deepEqual(new Set(hits.map((h) => Number(h.id.slice(1)))), new Set(expected));
+    assert.deepEqual([...naiveFloorSearch(matrix, texts.length, q, 5)].filter((_, j) => floor.scores[j] > 0).sort(), [...expected].sort());
+  }
+  assert.deepEqual(stats([3, 1, 2, 4]), { n: 4, p50: 2, p90: 4, p99: 4, mean: 2.5, min: 1 });
+});
+
+test("writeMemoryDoc rewrites only the memory block", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-doc-"));
+  const doc = path.join(dir, "benchmarks.md");
+  fs.writeFileSync(doc, "# B\n\n<!-- bench:results:begin -->\nkept\n<!-- bench:results:end -->\n\n## Memory\n\nmine\n\n<!-- bench:memory:begin -->\nold\n<!-- bench:memory:end -->\n\nafter\n");
+  const st = stats([1, 2, 3]);
+  const ip = { coldLoadMs: 50, floor: st, naiveFloor: st, store: st, service: { ...st, p50: 4 }, embed: st, sameTopIds: true };
+  const rep: MemoryReport = {
+    date: "2026-11-22T10:00:00.000Z",
+    command: "npm run bench -- --targets memory",
+    commit: "abc1234",
+    machine: { nproc: 2, cpu: "test", node: "v24.0.0", loadavg: [0, 0, 0] },
+    sizes: [{ size: 1000, collection: "mem-1k", seed: { embedSec: 0.1, insertSec: 0.2 }, inProcess: ip, gatewayColdMs: 80, gateway1: row("g1", "gantry", 200, 9, 1), gatewayLoad: row("gl", "gantry", 500, 40, 1), serviceRssBytes: 200 << 20 }],
+    queries: 200,
+    rounds: 1,
+    limit: 5,
+    halfLifeDays: 30,
+    dedupThreshold: 0.97,
+    embedder: "lexical-hash-v1",
+    loadConnections: 16,
+    durationSec: 10,
+    warmupSec: 1,
+    totalSec: 100,
+  };
+  writeMemoryDoc(doc, rep);
+  const text = fs.readFileSync(doc, "utf8");
+  assert.match(text, /\nkept\n/);
+  assert.match(text, /## Memory\n\nmine/);
+  assert.match(text, /\nafter\n$/);
+  assert.doesNotMatch(text, /\nold\n/);
+  assert.match(text, /\| 1k \| 2\.00 \/ 3\.00 \| 2\.00 \/ 3\.00 \| 4\.00 \/ 3\.00 \| 2\.00× \|/);
+  assert.equal(renderMemoryMarkdown(rep).split("\n")[0], "Run of 2026-11-22T10:00:00.000Z · commit `abc1234` · `npm run bench -- --targets memory`");
 });

@@ -13,6 +13,8 @@ export interface LoadSpec {
   body?: string;
   /** Request bodies sent in turn (round robin over every connection); overrides `body`. */
   bodies?: readonly string[];
+  /** Sees every response of the measured run (not the warm-up), e.g. to count kinds of answers. */
+  onResponse?: (status: number, body: string) => void;
   connections: number;
   durationSec: number;
   warmupSec: number;
@@ -65,16 +67,23 @@ function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promi
   const bodies = spec.bodies;
   let cursor = bodies ? cursors.get(bodies) : undefined;
   if (bodies && !cursor) cursors.set(bodies, (cursor = { next: 0 }));
-  const requests = bodies?.length
-    ? [
-        {
-          setupRequest: (req: autocannon.Request) => {
-            req.body = bodies[cursor!.next++ % bodies.length];
-            return req;
+  const onResponse = rec ? spec.onResponse : undefined;
+  const requests =
+    bodies?.length || onResponse
+      ? [
+          {
+            ...(bodies?.length
+              ? {
+                  setupRequest: (req: autocannon.Request) => {
+                    req.body = bodies[cursor!.next++ % bodies.length];
+                    return req;
+                  },
+                }
+              : {}),
+            ...(onResponse ? { onResponse: (status: number, body: string) => onResponse(status, body) } : {}),
           },
-        },
-      ]
-    : undefined;
+        ]
+      : undefined;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {

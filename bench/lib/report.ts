@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import type { LoadResult } from "./load.ts";
 import type { ProfileSummary } from "./profile.ts";
+import { renderMemoryMarkdown, type MemoryReport } from "./memory-report.ts";
 
 export type Group = "ceiling" | "peer" | "passthrough" | "gantry";
 
@@ -57,6 +58,8 @@ export interface BenchReport {
   profiles: Array<{ target: string; summary: ProfileSummary }>;
   expressGateway: { version: string; installSec: number };
   totalSec: number;
+  /** The memory group (`--targets memory`), written to its own block. */
+  memory?: MemoryReport;
 }
 
 const MiB = 1024 * 1024;
@@ -281,6 +284,12 @@ export function writeDoc(docFile: string, rep: BenchReport, chartRel: string): v
     return [...HISTORY_HEAD, ...rows, row].join("\n");
   });
   fs.writeFileSync(docFile, doc);
+}
+
+/** Writes the memory group's block (`bench:memory`) of `docFile`, leaving everything else alone. */
+export function writeMemoryDoc(docFile: string, rep: MemoryReport): void {
+  const doc = fs.existsSync(docFile) ? fs.readFileSync(docFile, "utf8") : SKELETON;
+  fs.writeFileSync(docFile, replaceBlock(doc, "memory", () => renderMemoryMarkdown(rep)));
 }
 
 const COLORS: Record<Group, string> = { ceiling: "#9aa5b1", peer: "#e07b39", passthrough: "#6c8ebf", gantry: "#2f855a" };
