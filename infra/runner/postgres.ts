@@ -48,7 +48,50 @@ async function binaries(): Promise<PgBinaries> {
     const st = fs.statSync(file);
     if ((st.mode & 0o555) !== 0o555) fs.chmodSync(file, st.mode | 0o555);
   }
-  return mod;
+  return reachableBinaries(mod);
+}
+
+/** True when every ancestor of `file` can be passed through by other users (the `postgres` user). */
+function searchableByOthers(file: string): boolean {
+  let cur = path.dirname(path.resolve(file));
+  for (;;) {
+    try {
+      if ((fs.statSync(cur).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    const up = path.dirname(cur);
+    if (up === cur) return true;
+    cur = up;
+  }
+}
+
+/**
+ * As root, Postgres runs as the `postgres` user, which must be able to reach its binaries. A clone
+ * inside a private directory (e.g. `mktemp -d`, mode 700) hides them, so the binaries are copied
+ * once to a world-readable directory under the system temp dir and run from there. They are
+ * relocatable: lib/ and share/ are found relative to bin/.
+ */
+function reachableBinaries(mod: PgBinaries): PgBinaries {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0 || searchableByOthers(mod.postgres)) return mod;
+  const native = path.dirname(path.dirname(mod.postgres));
+  const version = JSON.parse(fs.readFileSync(path.join(native, "..", "package.json"), "utf8")).version as string;
+  const target = path.join(os.tmpdir(), `gantry-postgres-${version}`);
+  const marker = path.join(target, ".complete");
+  if (!fs.existsSync(marker)) {
+    const staging = fs.mkdtempSync(path.join(os.tmpdir(), "gantry-postgres-staging-"));
+    fs.cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+    fs.chmodSync(staging, 0o755);
+    fs.writeFileSync(path.join(staging, ".complete"), "");
+    try {
+      fs.renameSync(staging, target);
+    } catch {
+      // Another runner got there first; use its copy.
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  const rel = (file: string) => path.join(target, path.relative(native, file));
+  return { initdb: rel(mod.initdb), postgres: rel(mod.postgres) };
 }
 
 interface Ids {
