@@ -52,7 +52,7 @@ async function binaries(): Promise<PgBinaries> {
 }
 
 /** True when every ancestor of `file` can be passed through by other users (the `postgres` user). */
-function searchableByOthers(file: string): boolean {
+export function searchableByOthers(file: string): boolean {
   let cur = path.dirname(path.resolve(file));
   for (;;) {
     try {

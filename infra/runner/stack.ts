@@ -28,7 +28,7 @@ import { HealthClient } from "@gantry/kit/health.ts";
 import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
 import { httpHealthy, tcpOpen } from "./health.ts";
 import { pickPort, releasePort } from "./ports.ts";
-import { ensureDatabase, preparePostgres } from "./postgres.ts";
+import { ensureDatabase, preparePostgres, searchableByOthers } from "./postgres.ts";
 import { LogSink, ManagedProcess, Watchdog, type LineHandler, type ProcessSpec } from "./supervisor.ts";
 
 export { REPO_ROOT } from "./binaries.ts";
@@ -129,17 +129,7 @@ function baseEnv(): NodeJS.ProcessEnv {
 /** True when the `postgres` user (root case) can reach `dir`: every ancestor must be world-searchable. */
 function reachableByOthers(dir: string): boolean {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return true;
-  let cur = path.dirname(path.resolve(dir));
-  for (;;) {
-    try {
-      if ((fs.statSync(cur).mode & 0o001) === 0) return false;
-    } catch {
-      return false;
-    }
-    const up = path.dirname(cur);
-    if (up === cur) return true;
-    cur = up;
-  }
+  return searchableByOthers(dir);
 }
 
 function defaultEcho(width: number): LineHandler {

@@ -10,8 +10,6 @@
  */
 import { catalogue, decisions, keyMayCall, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
 import type { GatewayDeps } from "../deps.ts";
-import type { KeyRecord } from "../key-cache.ts";
-import type { RateLimitPolicy } from "../rate-limit/types.ts";
 import { liveStatus, type AbilityStatus } from "./live-status.ts";
 
 export interface AbilityView {
@@ -80,10 +78,6 @@ export async function abilitiesFor(scopes: readonly string[], deps: Pick<Gateway
 }
 
 /** The rate limit that applies to this key (its own, else the gateway default). */
-export function keyRateLimit(key: KeyRecord, fallback: RateLimitPolicy): RateLimitPolicy {
-  return key.rate_limit ? { limit: key.rate_limit.limit, windowSeconds: key.rate_limit.window_seconds } : fallback;
-}
-
 function typeOf(s: JsonSchema): string {
   if (typeof s.type === "string") {
     if (s.type === "array" && s.items && typeof s.items === "object") return `${typeOf(s.items as JsonSchema)}[]`;

@@ -15,7 +15,7 @@ import { authenticate } from "./authenticate.ts";
 import { readJsonBody } from "./body.ts";
 import { effectiveTenant, parseEnvelope } from "./envelope.ts";
 import { sendError, sendResult } from "../respond.ts";
-import { setRateLimitHeaders } from "../rate-limit/index.ts";
+import { enforceRateLimit } from "./rate-limit.ts";
 import { metaHandlers } from "../meta/index.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
@@ -81,15 +81,7 @@ export async function runAbility(req: Request, res: Response, deps: GatewayDeps,
       });
     }
 
-    const policy = key.rate_limit ? { limit: key.rate_limit.limit, windowSeconds: key.rate_limit.window_seconds } : deps.defaultRateLimit;
-    const decision = await deps.limiter.take(key.id, policy);
-    setRateLimitHeaders(res, policy, decision);
-    if (!decision.allowed) {
-      deps.metrics.rateLimited.inc();
-      throw new GantryError("rate_limited", `Rate limit of ${policy.limit} requests per ${policy.windowSeconds} s exceeded for this key.`, {
-        retryAfterMs: Math.max(1, decision.resetMs),
-      });
-    }
+    const policy = await enforceRateLimit(key, res, deps);
 
     state.tenant = effectiveTenant(key, envelope.context.tenantId);
     validateInput(ability.id, envelope.input);
