@@ -121,10 +121,10 @@ export async function runService<C extends BaseConfig>(def: ServiceDefinition<C>
   const deps: ServiceDeps<C> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs };
   await def.init?.(deps);
 
-  warmValidators();
   const handlers = def.abilities(deps);
   const owned = abilitiesOfService(def.name);
   const ownedIds = new Set(owned.map((a) => a.id));
+  warmValidators([...ownedIds]);
   for (const id of Object.keys(handlers)) {
     if (!ownedIds.has(id)) throw new Error(`${def.name}: handler for ${id}, which the catalogue gives to another service`);
   }
