@@ -26,7 +26,7 @@
  */
 import os from "node:os";
 import type pg from "pg";
-import { createLogger, type CallContext } from "@gantry/kit";
+import { createLogger, mulberry32, type CallContext } from "@gantry/kit";
 import { LexicalHashEmbedder } from "../../services/memory/src/embed/lexical.ts";
 import { DIMENSIONS, vectorToBytes } from "../../services/memory/src/embed/types.ts";
 import { PostgresStore } from "../../services/memory/src/store/postgres.ts";
@@ -46,17 +46,8 @@ export const SEARCH_LIMIT = 5;
 
 // ---- corpus ------------------------------------------------------------------------------------
 
-/** mulberry32: a small deterministic PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic PRNG (mulberry32, from the kit). */
+export const prng = mulberry32;
 
 const FUNCTION_WORDS = "the a to of and is on in for with at by from that this it be was are has have will after before".split(" ");
 const CONTENT_WORDS = (

@@ -16,3 +16,4 @@ export * from "./health.ts";
 export * from "./schema-check.ts";
 export * from "./wire.ts";
 export * from "./clock.ts";
+export * from "./prng.ts";

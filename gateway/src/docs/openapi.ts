@@ -58,6 +58,20 @@ export function operationId(id: string): string {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
+/** What an ability call can answer besides 200 and 400, the same on both call paths (spec §7). */
+const CALL_ERRORS = {
+  "401": resp("Unauthorized"),
+  "403": resp("Forbidden"),
+  "404": resp("NotFound"),
+  "409": resp("Conflict"),
+  "413": resp("PayloadTooLarge"),
+  "415": resp("UnsupportedMediaType"),
+  "429": resp("TooManyRequests"),
+  "501": resp("NotImplemented"),
+  "503": resp("Unavailable"),
+  default: resp("ServerError"),
+};
+
 /** A real validation error for an ability: what the gateway answers for an input missing its fields. */
 function validationExample(def: AbilityDef, baseRequestId: string): unknown {
   const bad: Record<string, unknown> = Object.keys((def.input.properties ?? {}) as object).length === 0 ? { unexpected: true } : {};
@@ -113,16 +127,7 @@ function abilityOperation(def: AbilityDef): JsonSchema {
         "400": validation
           ? { description: "The body lacks `input`, is not JSON, or the input fails the schema (`details` lists every error).", headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } }, content: { "application/json": { schema: ref("ErrorResponse"), examples: { validation: { summary: "Input failing the schema", value: validation } } } } }
           : resp("BadRequest"),
-        "401": resp("Unauthorized"),
-        "403": resp("Forbidden"),
-        "404": resp("NotFound"),
-        "409": resp("Conflict"),
-        "413": resp("PayloadTooLarge"),
-        "415": resp("UnsupportedMediaType"),
-        "429": resp("TooManyRequests"),
-        "501": resp("NotImplemented"),
-        "503": resp("Unavailable"),
-        default: resp("ServerError"),
+        ...CALL_ERRORS,
       },
     },
   };
@@ -340,16 +345,7 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
       responses: {
         "200": { description: "The ability ran.", headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } }, content: { "application/json": { schema: ref("AbilityResult") } } },
         "400": resp("BadRequest"),
-        "401": resp("Unauthorized"),
-        "403": resp("Forbidden"),
-        "404": resp("NotFound"),
-        "409": resp("Conflict"),
-        "413": resp("PayloadTooLarge"),
-        "415": resp("UnsupportedMediaType"),
-        "429": resp("TooManyRequests"),
-        "501": resp("NotImplemented"),
-        "503": resp("Unavailable"),
-        default: resp("ServerError"),
+        ...CALL_ERRORS,
       },
     },
   };

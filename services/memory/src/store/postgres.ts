@@ -27,6 +27,7 @@ import { GantryError, SUBJECTS, decodeJson, encodeJson, type Logger, type Nats }
 import type { FilterNode, Metadata } from "../filter.ts";
 import { bytesToVector, DIMENSIONS, vectorToBuffer } from "../embed/types.ts";
 import { Partition, type PartitionRow } from "./partition.ts";
+import { planSave } from "./save-plan.ts";
 import type { Hit, PartitionInfo, SaveRequest, SaveResult, SearchOptions, StoredMemory, VectorStore } from "./types.ts";
 
 export interface PostgresStoreOptions {
@@ -392,51 +393,26 @@ export class PostgresStore implements VectorStore {
         if (part.size > 0) throw mixedModels(req.collection, part.model, req.model);
         await client.query(`UPDATE memory.memory_collections SET model = $3, dimensions = $4 WHERE tenant = $1 AND name = $2`, [req.tenant, req.collection, req.model, req.dimensions]);
       }
-      let existing: StoredMemory | undefined;
-      let deduplicated = false;
-      let similarity: number | undefined;
-      let id: string;
-      let metadata: Metadata;
-      if (req.id) {
-        id = req.id;
-        existing = part.get(req.id);
-        if (!existing) {
-          const other = await client.query<{ collection: string }>(`SELECT collection FROM memory.memories WHERE tenant = $1 AND id = $2`, [req.tenant, req.id]);
-          if (other.rows[0]) throw idInOtherCollection(req.id, other.rows[0].collection);
-        }
-        metadata = req.metadata ?? existing?.metadata ?? {};
-      } else {
-        const near = part.nearest(req.vector);
-        if (near && near.similarity >= req.dedupThreshold) {
-          existing = part.get(near.id)!;
-          deduplicated = true;
-          similarity = near.similarity;
-          id = near.id;
-          metadata = { ...existing.metadata, ...req.metadata };
-        } else {
-          id = req.newId;
-          metadata = req.metadata ?? {};
-        }
-      }
-      const memory: StoredMemory = {
-        id,
-        collection: req.collection,
-        text: req.text,
-        metadata,
-        model: req.model,
-        dimensions: req.dimensions,
-        createdAt: existing?.createdAt ?? req.now,
-        updatedAt: req.now,
-      };
+      const plan = await planSave(req, {
+        byId: async (id) => part.get(id),
+        collectionOf: async (id) =>
+          (await client.query<{ collection: string }>(`SELECT collection FROM memory.memories WHERE tenant = $1 AND id = $2`, [req.tenant, id])).rows[0]?.collection,
+        nearest: async () => {
+          const near = part.nearest(req.vector);
+          return near ? { memory: part.get(near.id)!, similarity: near.similarity } : undefined;
+        },
+      });
+      const { memory } = plan;
+      const id = memory.id;
       await client.query(
         `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (tenant, id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadata, vector = EXCLUDED.vector,
            model = EXCLUDED.model, dimensions = EXCLUDED.dimensions, updated_at = EXCLUDED.updated_at`,
-        [req.tenant, id, req.collection, req.text, JSON.stringify(metadata), vectorToBuffer(req.vector), req.model, req.dimensions, new Date(memory.createdAt), new Date(memory.updatedAt)],
+        [req.tenant, id, req.collection, req.text, JSON.stringify(memory.metadata), vectorToBuffer(req.vector), req.model, req.dimensions, new Date(memory.createdAt), new Date(memory.updatedAt)],
       );
       return {
-        result: { memory, created: !existing, deduplicated, ...(similarity !== undefined ? { similarity } : {}) },
+        result: { memory, created: plan.created, deduplicated: plan.deduplicated, ...(plan.similarity !== undefined ? { similarity: plan.similarity } : {}) },
         commit: true,
         after: (p) => {
           p.model = req.model;

@@ -27,7 +27,8 @@ import weaviate, { Filters, generateUuid5, type Collection, type FilterValue, ty
 import { GantryError, type Logger } from "@gantry/kit";
 import { matches, type FilterNode, type Metadata, type Scalar } from "../filter.ts";
 import { decay, TopK, type Hit, type PartitionInfo, type SaveRequest, type SaveResult, type SearchOptions, type StoredMemory, type VectorStore } from "./types.ts";
-import { idInOtherCollection, mixedModels } from "./postgres.ts";
+import { mixedModels } from "./postgres.ts";
+import { planSave } from "./save-plan.ts";
 
 export interface WeaviateStoreOptions {
   /** e.g. `http://127.0.0.1:8080` */
@@ -314,47 +315,17 @@ export class WeaviateStore implements VectorStore {
       const h = (await this.handle(req.tenant, req.collection, true))!;
       const current = await this.partitionModel(req.tenant, req.collection);
       if (current && (current.model !== req.model || current.dimensions !== req.dimensions)) throw mixedModels(req.collection, current.model, req.model);
-      let existing: StoredMemory | undefined;
-      let deduplicated = false;
-      let similarity: number | undefined;
-      let id: string;
-      let metadata: Metadata;
-      if (req.id) {
-        id = req.id;
-        existing = await this.fetch(h, req.collection, this.uuid(id));
-        if (!existing) {
-          const other = await this.get(req.tenant, id);
-          if (other) throw idInOtherCollection(id, other.collection);
-        }
-        metadata = req.metadata ?? existing?.metadata ?? {};
-      } else {
-        const near = await this.nearest(h, req.collection, req.vector);
-        if (near && near.similarity >= req.dedupThreshold) {
-          existing = near.memory;
-          deduplicated = true;
-          similarity = near.similarity;
-          id = near.memory.id;
-          metadata = { ...existing.metadata, ...req.metadata };
-        } else {
-          id = req.newId;
-          metadata = req.metadata ?? {};
-        }
-      }
-      const memory: StoredMemory = {
-        id,
-        collection: req.collection,
-        text: req.text,
-        metadata,
-        model: req.model,
-        dimensions: req.dimensions,
-        createdAt: existing?.createdAt ?? req.now,
-        updatedAt: req.now,
-      };
-      await this.ensureProps(req.collection, metadata);
-      const obj = { id: this.uuid(id), properties: this.properties(memory), vectors: Array.from(req.vector) } as unknown as Parameters<Handle["data"]["replace"]>[0];
+      const { existing, ...result } = await planSave(req, {
+        byId: (id) => this.fetch(h, req.collection, this.uuid(id)),
+        collectionOf: async (id) => (await this.get(req.tenant, id))?.collection,
+        nearest: () => this.nearest(h, req.collection, req.vector),
+      });
+      const { memory } = result;
+      await this.ensureProps(req.collection, memory.metadata);
+      const obj = { id: this.uuid(memory.id), properties: this.properties(memory), vectors: Array.from(req.vector) } as unknown as Parameters<Handle["data"]["replace"]>[0];
       if (existing) await h.data.replace(obj);
       else await h.data.insert(obj as Parameters<Handle["data"]["insert"]>[0]);
-      return { memory, created: !existing, deduplicated, ...(similarity !== undefined ? { similarity } : {}) };
+      return result;
     });
   }
 

@@ -9,23 +9,14 @@
  * construction: emails at example.com, phones in the +1 202-555-01xx fiction range.
  */
 
+import { mulberry32 } from "@gantry/kit";
+
 export const SIZES = {
   small: { contact: 20, lead: 10, task: 16 },
   medium: { contact: 200, lead: 100, task: 160 },
 } as const;
 
 export type SimSize = keyof typeof SIZES;
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FIRST = ["Ada", "Bola", "Chen", "Dara", "Elif", "Femi", "Grace", "Hugo", "Ines", "Jonas", "Kemi", "Liam", "Maya", "Nikhil", "Olga", "Pedro", "Quinn", "Rosa", "Sami", "Tariq", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zara"];
 const LAST = ["Obi", "Adeyemi", "Lindqvist", "Moreau", "Kowalski", "Nakamura", "Okafor", "Haddad", "Silva", "Novak", "Mensah", "Rossi", "Fischer", "Dubois", "Patel", "Kim", "Andersen", "Costa", "Yilmaz", "Walsh"];
