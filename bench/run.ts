@@ -176,10 +176,9 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
     }
     if (other >= 0.3) log(`  (the rest of the machine still uses ${other.toFixed(2)} cores; measuring anyway)`);
   }
-  const sampler = new RssSampler(() => spec.procs().map((p) => p.pid));
-  const front = new RssSampler(() => [spec.front()]);
-  sampler.start();
-  front.start();
+  // Off the load generator's thread, RSS only: see RssSampler for why.
+  const sampler = new RssSampler([pids, [spec.front()]]);
+  await sampler.start();
   const conns = spec.connections ?? connections;
   const warm = spec.warmupSec ?? warmupSec;
   if (warm > 0) await runLoad({ ...spec.load, connections: conns, durationSec: warm, warmupSec: 0 });
@@ -188,15 +187,16 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
   const lines0 = spec.lines();
   cpu.start();
   let load: LoadResult;
+  let peaks: number[];
   try {
     load = await runLoad({ ...spec.load, connections: conns, durationSec, warmupSec: 0 });
   } finally {
-    sampler.stop();
-    front.stop();
+    peaks = await sampler.stop();
   }
   const used = cpu.stop();
-  const mem = sampler.stop();
-  const frontMem = front.stop();
+  // Read once the load has stopped and before anything is released (see RssSampler).
+  const pssAfter = memoryOf(pids).pssBytes;
+  const [peakRss, frontPeakRss] = peaks;
   const other = Object.entries(load.statuses).filter(([code]) => Number(code) !== spec.expectStatus);
   const unexpected = other.length || load.errors ? [...other.map(([c, n]) => `${n} × ${c}`), ...(load.errors ? [`${load.errors} errors`] : [])].join(", ") : undefined;
   const row: TargetRow = {
@@ -207,9 +207,9 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
     note: spec.note,
     expectStatus: spec.expectStatus,
     load,
-    peakRssBytes: mem.peakRssBytes,
-    peakPssBytes: mem.peakPssBytes,
-    frontRssBytes: frontMem.peakRssBytes,
+    peakRssBytes: peakRss,
+    pssAfterBytes: pssAfter,
+    frontRssBytes: frontPeakRss,
     processes: spec.processesLabel,
     cpu: {
       byProcess: procs.map((p) => ({ name: p.name, cores: used.byRoot.get(p.pid) ?? 0 })),
@@ -220,7 +220,7 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
     unexpected,
   };
   log(
-    `  ${spec.label}: ${Math.round(load.rps).toLocaleString("en-US")} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, peak RSS ${(mem.peakRssBytes / MiB).toFixed(0)} MiB` +
+    `  ${spec.label}: ${Math.round(load.rps).toLocaleString("en-US")} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, peak RSS ${(peakRss / MiB).toFixed(0)} MiB` +
       `, ${Math.round(involvedCores(row) > 0 ? load.rps / involvedCores(row) : 0).toLocaleString("en-US")} per CPU-second` +
       `${unexpected ? `, UNEXPECTED ${unexpected}` : ""}, other load ${used.other.toFixed(2)} cores`,
   );
@@ -262,7 +262,10 @@ function publish(report: BenchReport): void {
 
 async function main(): Promise<void> {
   if (opts.render) {
-    publish(JSON.parse(fs.readFileSync(path.resolve(opts.render), "utf8")) as BenchReport);
+    const saved = JSON.parse(fs.readFileSync(path.resolve(opts.render), "utf8")) as BenchReport;
+    // Runs saved before PSS moved out of the load window carry `peakPssBytes`.
+    for (const r of saved.rows as Array<TargetRow & { peakPssBytes?: number }>) r.pssAfterBytes ??= r.peakPssBytes ?? 0;
+    publish(saved);
     return;
   }
   const t0 = performance.now();

@@ -12,7 +12,8 @@ import os from "node:os";
 import path from "node:path";
 import { categorize, summarizeProfile } from "./profile.ts";
 import { checks, historyRow, perCpuSecond, renderSvg, writeDoc, type BenchReport, type TargetRow } from "./report.ts";
-import { CpuMeter, memoryOf, processTrees } from "./proc-stats.ts";
+import { CpuMeter, RssSampler, memoryOf, processTrees, rssBytes } from "./proc-stats.ts";
+import { spawnSync } from "node:child_process";
 import type { LoadResult } from "./load.ts";
 import { Corpus, floorSearch, naiveFloorSearch, stats } from "./memory.ts";
 import { renderMemoryMarkdown, type MemoryReport } from "./memory-report.ts";
@@ -80,7 +81,7 @@ function row(id: string, group: TargetRow["group"], rps: number, p99: number, co
     expectStatus: 200,
     load: load(rps, p99),
     peakRssBytes: 100 << 20,
-    peakPssBytes: 80 << 20,
+    pssAfterBytes: 80 << 20,
     frontRssBytes: 90 << 20,
     processes: "",
     cpu: { byProcess: [{ name: "front", cores }], loadGenerator: 0.5, other: 0 },
@@ -156,6 +157,19 @@ test("the /proc readers see this process", async () => {
   const used = cpu.stop();
   assert.ok(Number.isFinite(used.other) && used.other >= 0);
   assert.ok((used.byRoot.get(process.pid) ?? 0) > 0.05, `cores ${used.byRoot.get(process.pid)}`);
+});
+
+test("RssSampler keeps sampling while the load generator's thread is busy", async () => {
+  // A child holds 150 MB for 800 ms while this thread is blocked in spawnSync: only a sampler on
+  // another thread can see it (a timer on this thread would not fire until the child is gone).
+  const base = rssBytes(process.pid);
+  const sampler = new RssSampler([[process.pid], [process.pid + 1_000_000]], 20);
+  await sampler.start();
+  const child = spawnSync(process.execPath, ["-e", "const b = Buffer.alloc(150e6, 1); setTimeout(() => b.length, 800)"]);
+  assert.equal(child.status, 0, String(child.stderr));
+  const [peak, none] = await sampler.stop();
+  assert.ok(peak >= base + 140e6, `peak ${(peak / 1e6).toFixed(0)} MB, this process alone ${(base / 1e6).toFixed(0)} MB`);
+  assert.equal(none, 0, "a set whose processes do not exist sums to 0");
 });
 
 test("the memory floor ranks exactly like the service's partition (decay off)", async () => {

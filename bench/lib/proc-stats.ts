@@ -7,13 +7,10 @@
  * A "root" is a pid we started (a server, a stack process); its whole process tree counts, so a
  * Postgres postmaster brings its backends along.
  *
- * @example
- * const sampler = new RssSampler(() => [server.pid]);
- * sampler.start();
- * // ... load ...
- * const { peakRssBytes } = sampler.stop();
+ * `RssSampler` keeps the peak RSS during a load run without stalling the load generator.
  */
 import fs from "node:fs";
+import { Worker } from "node:worker_threads";
 
 /** Linux clock ticks per second (`getconf CLK_TCK`); 100 on every mainstream kernel config. */
 export const CLK_TCK = 100;
@@ -185,34 +182,55 @@ export class CpuMeter {
   }
 }
 
-/** Samples the summed RSS of some process trees on an interval and keeps the peak. */
+/**
+ * Samples the summed RSS of some sets of process trees every 250 ms and keeps each set's peak.
+ *
+ * It runs on its own thread (bench/lib/rss-sampler-thread.ts) because the load generator shares
+ * this process: walking /proc for ~25 processes on its event loop held every in-flight request for
+ * 3–20 ms four times a second, which the bench then reported as the server's tail latency (Gantry's
+ * p99 measured 27–29 ms with it, 15 ms without; docs/benchmarks.md). For the same reason it reads
+ * only RSS, a counter in /proc/<pid>/status: PSS (smaps_rollup) walks each process's page tables
+ * under its memory-map lock, which would also stall the processes under test, so PSS is read once,
+ * right after the measured run (`memoryOf`).
+ *
+ * @example
+ * const sampler = new RssSampler([[gateway.pid, nats.pid], [gateway.pid]]);
+ * await sampler.start();
+ * // ... load ...
+ * const [stackPeak, frontPeak] = await sampler.stop();
+ */
 export class RssSampler {
-  private readonly roots: () => readonly number[];
+  private readonly sets: number[][];
   private readonly intervalMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private peakRss = 0;
-  private peakPss = 0;
+  private worker: Worker | undefined;
 
-  constructor(roots: () => readonly number[], intervalMs = 250) {
-    this.roots = roots;
+  constructor(sets: readonly (readonly number[])[], intervalMs = 250) {
+    this.sets = sets.map((s) => [...s]);
     this.intervalMs = intervalMs;
   }
 
-  private sample(): void {
-    const m = memoryOf(this.roots());
-    if (m.rssBytes > this.peakRss) this.peakRss = m.rssBytes;
-    if (m.pssBytes > this.peakPss) this.peakPss = m.pssBytes;
+  /** Resolves once the thread has taken its first sample. */
+  async start(): Promise<void> {
+    const worker = new Worker(new URL("./rss-sampler-thread.ts", import.meta.url), { workerData: { sets: this.sets, intervalMs: this.intervalMs } });
+    this.worker = worker;
+    await new Promise<void>((resolve, reject) => {
+      worker.once("message", () => resolve());
+      worker.once("error", reject);
+    });
   }
 
-  start(): void {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), this.intervalMs);
-  }
-
-  stop(): { peakRssBytes: number; peakPssBytes: number } {
-    if (this.timer) clearInterval(this.timer);
-    this.sample();
-    return { peakRssBytes: this.peakRss, peakPssBytes: this.peakPss };
+  /** Takes a last sample, ends the thread and returns the peak summed RSS of each set, in bytes. */
+  async stop(): Promise<number[]> {
+    const worker = this.worker;
+    if (!worker) throw new Error("RssSampler.stop() before start()");
+    this.worker = undefined;
+    const peaks = await new Promise<number[]>((resolve, reject) => {
+      worker.once("message", (m: { peaks: number[] }) => resolve(m.peaks));
+      worker.once("error", reject);
+      worker.postMessage("stop");
+    });
+    await worker.terminate();
+    return peaks;
   }
 }
 

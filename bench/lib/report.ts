@@ -22,7 +22,8 @@ export interface TargetRow {
   load: LoadResult;
   /** Peak summed RSS of every process involved (see `processes`). */
   peakRssBytes: number;
-  peakPssBytes: number;
+  /** Summed PSS, read once right after the measured run (not sampled during it: see RssSampler). */
+  pssAfterBytes: number;
   /** Peak RSS of the process that speaks HTTP to the client. */
   frontRssBytes: number;
   processes: string;
@@ -158,14 +159,14 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("");
   L.push("### Memory and CPU");
   L.push("");
-  L.push("Peak RSS is sampled every 250 ms from /proc and summed over every process involved (and their children, e.g. Postgres backends). RSS counts shared pages once per process, so the sum over-counts Postgres' shared buffers; PSS splits them. "
+  L.push("Peak RSS is sampled every 250 ms from /proc (on a thread of its own, so sampling never holds up the load generator) and summed over every process involved (and their children, e.g. Postgres backends). RSS counts shared pages once per process, so the sum over-counts Postgres' shared buffers; PSS splits them. PSS is read once, right after the measured run: reading it walks each process's page tables and would stall the processes under test. "
     + "CPU is read from /proc over the measured run. *Responses per CPU-second* divides throughput by the cores the involved processes used (load generator excluded): it factors out how much CPU the rest of the machine left over, so it is the steadier comparison on a shared machine.");
   L.push("");
-  L.push("| target | processes counted | peak RSS MiB | × ceiling | × express-gateway | peak PSS MiB | HTTP front process RSS MiB | CPU cores by process | front CPU µs/response | responses per CPU-second | × express-gateway | log lines |");
+  L.push("| target | processes counted | peak RSS MiB | × ceiling | × express-gateway | PSS MiB after load | HTTP front process RSS MiB | CPU cores by process | front CPU µs/response | responses per CPU-second | × express-gateway | log lines |");
   L.push("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
   for (const r of rep.rows) {
     const cpu = r.cpu.byProcess.filter((p) => p.cores >= 0.01).sort((a, b) => b.cores - a.cores).map((p) => `${p.name} ${p.cores.toFixed(2)}`).join(", ");
-    L.push(`| ${r.label} | ${r.processes} | ${fmtMiB(r.peakRssBytes)} | ${ceiling ? fmtX(r.peakRssBytes / ceiling.peakRssBytes) : "–"} | ${eg ? fmtX(r.peakRssBytes / eg.peakRssBytes) : "–"} | ${fmtMiB(r.peakPssBytes)} | ${fmtMiB(r.frontRssBytes)} | ${cpu || "–"}; load generator ${r.cpu.loadGenerator.toFixed(2)} | ${fmtInt(frontMicros(r))} | ${fmtInt(perCpuSecond(r))} | ${eg ? fmtX(perCpuSecond(r) / perCpuSecond(eg)) : "–"} | ${fmtInt(r.logLines)} |`);
+    L.push(`| ${r.label} | ${r.processes} | ${fmtMiB(r.peakRssBytes)} | ${ceiling ? fmtX(r.peakRssBytes / ceiling.peakRssBytes) : "–"} | ${eg ? fmtX(r.peakRssBytes / eg.peakRssBytes) : "–"} | ${fmtMiB(r.pssAfterBytes)} | ${fmtMiB(r.frontRssBytes)} | ${cpu || "–"}; load generator ${r.cpu.loadGenerator.toFixed(2)} | ${fmtInt(frontMicros(r))} | ${fmtInt(perCpuSecond(r))} | ${eg ? fmtX(perCpuSecond(r) / perCpuSecond(eg)) : "–"} | ${fmtInt(r.logLines)} |`);
   }
   L.push("");
   if (rep.idle) {
