@@ -95,9 +95,18 @@ export function unary<Req, Res>(
   return new Promise((resolve, reject) => {
     const fn = (client as unknown as Record<string, Function>)[method];
     const deadline = new Date(Date.now() + (opts.deadlineMs ?? 30_000));
-    fn.call(client, request, opts.metadata ?? new grpc.Metadata(), { deadline }, (err: grpc.ServiceError | null, res: Res) => {
-      if (err) reject(fromGrpcError(err));
-      else resolve(res);
-    });
+    // grpc-js captures the caller's stack on every call, to append it to a failed call's error.
+    // We never show it (fromGrpcError keeps code and trailer only), and under load the capture and
+    // its formatting were a large share of a call's CPU (docs/benchmarks.md), so it is skipped.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      fn.call(client, request, opts.metadata ?? new grpc.Metadata(), { deadline }, (err: grpc.ServiceError | null, res: Res) => {
+        if (err) reject(fromGrpcError(err));
+        else resolve(res);
+      });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   });
 }
