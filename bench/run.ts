@@ -30,7 +30,7 @@ import { REPO_ROOT } from "../infra/runner/stack.ts";
 import { serviceSpec, type AreaService } from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
 import { startChild, type Child } from "./lib/child.ts";
-import { runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
+import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
 import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
 import { call, gitDescribe, insertBenchKey, planWorkloads, startGantryStack, startGateway, startPassthrough, timeNpmStart, type Workload } from "./lib/gantry.ts";
@@ -53,6 +53,10 @@ const HELP = `Usage: npm run bench -- [options]
   --memory-queries <n>    memory group: distinct queries timed in process per size (default 200)
   --memory-connections <n> memory group: connections of the "under load" search and save runs
                           (default 16; latency is also measured at 1 connection)
+  --slices <n>            targets compared with each other (express-gateway and gantry.about; the
+                          passthrough floor and the full chain on one ability) are measured in n
+                          alternating slices of duration/n seconds each (default 2), so drift on
+                          the machine falls on both sides of the comparison
   --profile-duration <s>  seconds of the --cpu-prof run per profiled ability (default 6)
   --wait-quiet <s>        before each target, wait up to this long for the rest of the machine to
                           use < 0.3 cores (default 0: don't wait; the "other load" column shows it)
@@ -73,6 +77,7 @@ const { values: opts } = parseArgs({
     warmup: { type: "string", default: "1" },
     targets: { type: "string", default: "ceiling,express-gateway,passthrough,gantry" },
     "profile-duration": { type: "string", default: "6" },
+    slices: { type: "string", default: "2" },
     "wait-quiet": { type: "string", default: "0" },
     profile: { type: "boolean", default: true },
     "cold-start": { type: "boolean", default: true },
@@ -105,6 +110,7 @@ const durationSec = num("duration", opts.duration, 1, 600);
 const connections = Math.round(num("connections", opts.connections, 1, 4096));
 const warmupSec = num("warmup", opts.warmup, 0, 60);
 const profileSec = num("profile-duration", opts["profile-duration"], 1, 120);
+const slicesPerPair = Math.round(num("slices", opts.slices, 1, 20));
 const waitQuietSec = num("wait-quiet", opts["wait-quiet"], 0, 600);
 const memorySizes = opts["memory-sizes"].split(",").map((v) => Math.round(num("memory-sizes", v.trim(), 1, 5_000_000)));
 const memoryQueries = Math.round(num("memory-queries", opts["memory-queries"], 10, 100_000));
@@ -159,7 +165,18 @@ interface MeasureSpec {
   settleAfterWarmup?: boolean;
 }
 
-async function measure(spec: MeasureSpec): Promise<TargetRow> {
+/** One measured run of one target; an interleaved comparison merges several (toRow). */
+interface Slice {
+  load: LoadResult;
+  times: Float64Array;
+  peakRss: number;
+  frontPeakRss: number;
+  pssAfter: number;
+  used: ReturnType<CpuMeter["stop"]>;
+  lines: number;
+}
+
+async function measureSlice(spec: MeasureSpec, seconds: number, warm: number): Promise<Slice> {
   const procs = spec.procs();
   const pids = procs.map((p) => p.pid);
   const waited = await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
@@ -180,23 +197,32 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
   const sampler = new RssSampler([pids, [spec.front()]]);
   await sampler.start();
   const conns = spec.connections ?? connections;
-  const warm = spec.warmupSec ?? warmupSec;
   if (warm > 0) await runLoad({ ...spec.load, connections: conns, durationSec: warm, warmupSec: 0 });
   if (warm > 0 && spec.settleAfterWarmup) await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
   const cpu = new CpuMeter(pids);
   const lines0 = spec.lines();
+  let times: Float64Array = new Float64Array(0);
   cpu.start();
   let load: LoadResult;
   let peaks: number[];
   try {
-    load = await runLoad({ ...spec.load, connections: conns, durationSec, warmupSec: 0 });
+    load = await runLoad({ ...spec.load, connections: conns, durationSec: seconds, warmupSec: 0 }, (t) => (times = t));
   } finally {
     peaks = await sampler.stop();
   }
   const used = cpu.stop();
   // Read once the load has stopped and before anything is released (see RssSampler).
   const pssAfter = memoryOf(pids).pssBytes;
-  const [peakRss, frontPeakRss] = peaks;
+  return { load, times, peakRss: peaks[0], frontPeakRss: peaks[1], pssAfter, used, lines: spec.lines() - lines0 };
+}
+
+/** The report row of a target from its slice(s): sums, latency over every response, CPU weighted by time. */
+function toRow(spec: MeasureSpec, slices: Slice[]): TargetRow {
+  const procs = spec.procs();
+  const load = mergeLoads(slices);
+  const total = slices.reduce((t, s) => t + s.used.seconds, 0);
+  const avg = (f: (s: Slice) => number) => slices.reduce((t, s) => t + f(s) * s.used.seconds, 0) / total;
+  const peakRss = Math.max(...slices.map((s) => s.peakRss));
   const other = Object.entries(load.statuses).filter(([code]) => Number(code) !== spec.expectStatus);
   const unexpected = other.length || load.errors ? [...other.map(([c, n]) => `${n} × ${c}`), ...(load.errors ? [`${load.errors} errors`] : [])].join(", ") : undefined;
   const row: TargetRow = {
@@ -208,23 +234,44 @@ async function measure(spec: MeasureSpec): Promise<TargetRow> {
     expectStatus: spec.expectStatus,
     load,
     peakRssBytes: peakRss,
-    pssAfterBytes: pssAfter,
-    frontRssBytes: frontPeakRss,
+    pssAfterBytes: slices[slices.length - 1].pssAfter,
+    frontRssBytes: Math.max(...slices.map((s) => s.frontPeakRss)),
     processes: spec.processesLabel,
     cpu: {
-      byProcess: procs.map((p) => ({ name: p.name, cores: used.byRoot.get(p.pid) ?? 0 })),
-      loadGenerator: used.self,
-      other: used.other,
+      byProcess: procs.map((p) => ({ name: p.name, cores: avg((s) => s.used.byRoot.get(p.pid) ?? 0) })),
+      loadGenerator: avg((s) => s.used.self),
+      other: avg((s) => s.used.other),
     },
-    logLines: spec.lines() - lines0,
+    logLines: slices.reduce((t, s) => t + s.lines, 0),
     unexpected,
+    ...(slices.length > 1 ? { slices: slices.length } : {}),
   };
   log(
-    `  ${spec.label}: ${Math.round(load.rps).toLocaleString("en-US")} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, peak RSS ${(peakRss / MiB).toFixed(0)} MiB` +
+    `  ${spec.label}${slices.length > 1 ? ` (${slices.length} slices)` : ""}: ${Math.round(load.rps).toLocaleString("en-US")} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, peak RSS ${(peakRss / MiB).toFixed(0)} MiB` +
       `, ${Math.round(involvedCores(row) > 0 ? load.rps / involvedCores(row) : 0).toLocaleString("en-US")} per CPU-second` +
-      `${unexpected ? `, UNEXPECTED ${unexpected}` : ""}, other load ${used.other.toFixed(2)} cores`,
+      `${unexpected ? `, UNEXPECTED ${unexpected}` : ""}, other load ${row.cpu.other.toFixed(2)} cores`,
   );
   return row;
+}
+
+async function measure(spec: MeasureSpec): Promise<TargetRow> {
+  return toRow(spec, [await measureSlice(spec, durationSec, spec.warmupSec ?? warmupSec)]);
+}
+
+/**
+ * Measures targets that are compared with each other in alternating slices (A B A B …, `--slices`
+ * of them, together as long as one target's run), so drift on a shared machine (other tenants,
+ * frequency changes) falls on both sides of the comparison instead of on whichever ran second.
+ */
+async function measureInterleaved(specs: MeasureSpec[], n: number): Promise<TargetRow[]> {
+  const slices = specs.map((): Slice[] => []);
+  for (let i = 0; i < n; i++) {
+    for (const [k, spec] of specs.entries()) {
+      if (n > 1) log(`  ${spec.label}: slice ${i + 1} of ${n}`);
+      slices[k].push(await measureSlice(spec, durationSec / n, i === 0 ? (spec.warmupSec ?? warmupSec) : 0));
+    }
+  }
+  return specs.map((spec, k) => toRow(spec, slices[k]));
 }
 
 const jsonPost = (key: string | undefined, input: unknown) => ({
@@ -327,6 +374,10 @@ async function main(): Promise<void> {
   }
 
   // ---- (2) express-gateway -------------------------------------------------------------------
+  let egSpec: MeasureSpec | undefined;
+  let egRowAt = 0;
+  let stopEg = async () => {};
+  const wantsAbout = wanted.includes("gantry") || wanted.includes("gantry:gantry.about");
   if (wants("express-gateway")) {
     log(`express-gateway ${EG_VERSION}: key-auth + rate-limit + proxy`);
     const backend = await startChild({ name: "backend", command: process.execPath, args: serverArgs("ceiling.ts"), readyLine: /^READY (\d+)/ });
@@ -337,25 +388,34 @@ async function main(): Promise<void> {
     const probe = await fetch(load.url, { method: "POST", headers: load.headers, body: load.body });
     await probe.arrayBuffer();
     if (probe.status !== 200) throw new Error(`express-gateway answered ${probe.status} to the bench key`);
-    rows.push(
-      await measure({
-        id: "express-gateway",
-        group: "peer",
-        label: `express-gateway ${EG_VERSION}`,
-        note: `express-gateway ${EG_VERSION} (Express 4): \`key-auth\` (key created through its admin API) → \`rate-limit\` (max 10⁹ per minute, \`delayMs: 0\`, default key = client IP, its in-process store) → \`proxy\` to the ceiling server as backend. Node ${process.version}.`,
-        expectStatus: 200,
-        load,
-        procs: () => [
-          { name: "express-gateway", pid: eg.child.pid },
-          { name: "backend", pid: backend.pid },
-        ],
-        front: () => eg.child.pid,
-        processesLabel: "express-gateway + backend",
-        lines: () => eg.child.lines() + backend.lines(),
-      }),
-    );
-    await eg.child.stop();
-    await backend.stop();
+    egSpec = {
+      id: "express-gateway",
+      group: "peer",
+      label: `express-gateway ${EG_VERSION}`,
+      note: `express-gateway ${EG_VERSION} (Express 4): \`key-auth\` (key created through its admin API) → \`rate-limit\` (max 10⁹ per minute, \`delayMs: 0\`, default key = client IP, its in-process store) → \`proxy\` to the ceiling server as backend. Node ${process.version}.`,
+      expectStatus: 200,
+      load,
+      procs: () => [
+        { name: "express-gateway", pid: eg.child.pid },
+        { name: "backend", pid: backend.pid },
+      ],
+      front: () => eg.child.pid,
+      processesLabel: "express-gateway + backend",
+      lines: () => eg.child.lines() + backend.lines(),
+    };
+    egRowAt = rows.length;
+    stopEg = async () => {
+      await eg.child.stop();
+      await backend.stop();
+      children.splice(children.indexOf(eg.child), 1);
+      children.splice(children.indexOf(backend), 1);
+    };
+    // Compared with gantry.about: measured alternating with it once the Gantry stack is up (it idles
+    // meanwhile). Without the full chain there is nothing to alternate with.
+    if (!wantsAbout) {
+      rows.push(await measure(egSpec));
+      await stopEg();
+    }
   }
 
   // ---- (3) passthrough floor and (4) full chain ------------------------------------------------
@@ -399,11 +459,15 @@ async function main(): Promise<void> {
       const resolve = (name: string): Workload | undefined => plan.workloads.get(name);
       const hopAbility = resolve("hop")?.ability;
 
-      // (3) passthrough: the hop ability and key.inspect by default.
+      // (3) passthrough: the hop ability and key.inspect by default; (4) the full chain. An ability
+      // measured both ways is measured in alternating slices (measureInterleaved), the rest alone.
+      const ptSpecs = new Map<string, MeasureSpec>();
+      let pt: (Child & { url: string }) | undefined;
       if (wants("passthrough")) {
         const list = abilitiesOf("passthrough") ?? ["hop", "key.inspect"];
-        const pt = await startPassthrough(ts, key);
+        pt = await startPassthrough(ts, key);
         children.push(pt);
+        const ptNow = pt;
         for (const name of list) {
           const w = resolve(name) ?? (name === hopAbility ? resolve("hop") : undefined);
           if (!w) {
@@ -412,35 +476,28 @@ async function main(): Promise<void> {
           }
           const owner = abilityById.get(w.ability)!.service as AreaService;
           const withDb = serviceSpec(owner).database;
-          const procs = () => [{ name: "passthrough", pid: pt.pid }, ...stackProcs().filter((p) => p.name === owner || (withDb && p.name === "postgres"))];
-          log(`passthrough: ${w.ability}`);
-          const probe = await fetch(`${pt.url}/v1/abilities/${w.ability}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: w.input }) });
+          const probe = await fetch(`${ptNow.url}/v1/abilities/${w.ability}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: w.input }) });
           await probe.arrayBuffer();
           if (probe.status !== w.expectStatus) {
             skipped.push({ id: `passthrough:${w.ability}`, why: `answered ${probe.status}, expected ${w.expectStatus}` });
             continue;
           }
-          rows.push(
-            await measure({
-              id: `passthrough:${w.ability}`,
-              group: "passthrough",
-              label: `passthrough floor: ${w.ability}`,
-              ability: w.ability,
-              note: `bench/servers/passthrough.ts: the gateway's Express 5 app settings, request id, JSON body reader, \`Dispatcher\` (gRPC to ${owner}) and response writer; no auth, rate limit, validation, audit or metrics. ${w.note}.`,
-              expectStatus: w.expectStatus,
-              load: { url: `${pt.url}/v1/abilities/${w.ability}`, ...jsonPost(undefined, w.input) },
-              procs,
-              front: () => pt.pid,
-              processesLabel: `passthrough server + ${owner}${withDb ? " + Postgres" : ""}`,
-              lines: () => pt.lines() + sumLines([owner, "postgres"]),
-            }),
-          );
+          ptSpecs.set(w.ability, {
+            id: `passthrough:${w.ability}`,
+            group: "passthrough",
+            label: `passthrough floor: ${w.ability}`,
+            ability: w.ability,
+            note: `bench/servers/passthrough.ts: the gateway's Express 5 app settings, request id, JSON body reader, \`Dispatcher\` (gRPC to ${owner}) and response writer; no auth, rate limit, validation, audit or metrics. ${w.note}.`,
+            expectStatus: w.expectStatus,
+            load: { url: `${ptNow.url}/v1/abilities/${w.ability}`, ...jsonPost(undefined, w.input) },
+            procs: () => [{ name: "passthrough", pid: ptNow.pid }, ...stackProcs().filter((p) => p.name === owner || (withDb && p.name === "postgres"))],
+            front: () => ptNow.pid,
+            processesLabel: `passthrough server + ${owner}${withDb ? " + Postgres" : ""}`,
+            lines: () => ptNow.lines() + sumLines([owner, "postgres"]),
+          });
         }
-        await pt.stop();
-        children.splice(children.indexOf(pt), 1);
       }
-
-      // (4) the full chain.
+      const gwSpecs = new Map<string, MeasureSpec>();
       if (wants("gantry")) {
         const list = abilitiesOf("gantry") ?? ["gantry.about", "hop", "key.inspect", "contact.get", "contact.create", "memory.search"];
         for (const name of list) {
@@ -449,24 +506,57 @@ async function main(): Promise<void> {
             if (!skipped.some((s) => s.id === `gantry:${name}`)) skipped.push({ id: `gantry:${name}`, why: "not planned (not in the default set)" });
             continue;
           }
-          log(`gantry full chain: ${w.ability}`);
-          rows.push(
-            await measure({
-              id: `gantry:${w.ability}`,
-              group: "gantry",
-              label: `Gantry full chain: ${w.ability}`,
-              ability: w.ability,
-              note: `the real gateway (${opts["gateway-main"]}): bearer key auth (cached), scope, per-key rate limit (RATE_LIMIT_DEFAULT=10⁹), body + input validation, audit record to JetStream (persisted by the keys service), metrics; ${w.note}.`,
-              expectStatus: w.expectStatus,
-              load: { url: `${gwNow.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input) },
-              procs: allProcs,
-              front: () => gwNow.pid,
-              processesLabel: "whole stack: gateway, 8 services, Postgres, NATS",
-              lines: () => gwNow.lines() + sumLines(ts.stack.names()),
-            }),
-          );
+          gwSpecs.set(w.ability, {
+            id: `gantry:${w.ability}`,
+            group: "gantry",
+            label: `Gantry full chain: ${w.ability}`,
+            ability: w.ability,
+            note: `the real gateway (${opts["gateway-main"]}): bearer key auth (cached), scope, per-key rate limit (RATE_LIMIT_DEFAULT=10⁹), body + input validation, audit record to JetStream (persisted by the keys service), metrics; ${w.note}.`,
+            expectStatus: w.expectStatus,
+            load: { url: `${gwNow.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input) },
+            procs: allProcs,
+            front: () => gwNow.pid,
+            processesLabel: "whole stack: gateway, 8 services, Postgres, NATS",
+            lines: () => gwNow.lines() + sumLines(ts.stack.names()),
+          });
         }
       }
+      // In the full chain's order (gantry.about first, on a fresh gateway), then passthrough-only ones.
+      const measured = new Map<string, TargetRow>();
+      for (const [ability, gwSpec] of gwSpecs) {
+        const ptSpec = ptSpecs.get(ability);
+        if (ability === "gantry.about" && egSpec) {
+          log(`express-gateway and the full chain on gantry.about, interleaved`);
+          const [a, b] = await measureInterleaved([egSpec, gwSpec], slicesPerPair);
+          rows.splice(egRowAt, 0, a);
+          measured.set(gwSpec.id, b);
+          await stopEg();
+          egSpec = undefined;
+        } else if (ptSpec) {
+          log(`passthrough floor and full chain, interleaved: ${ability}`);
+          const [a, b] = await measureInterleaved([ptSpec, gwSpec], slicesPerPair);
+          measured.set(ptSpec.id, a).set(gwSpec.id, b);
+        } else {
+          log(`gantry full chain: ${ability}`);
+          measured.set(gwSpec.id, await measure(gwSpec));
+        }
+      }
+      if (egSpec) {
+        // gantry.about was not planned after all: express-gateway alone.
+        rows.splice(egRowAt, 0, await measure(egSpec));
+        await stopEg();
+        egSpec = undefined;
+      }
+      for (const ptSpec of ptSpecs.values()) {
+        if (measured.has(ptSpec.id)) continue;
+        log(`passthrough: ${ptSpec.ability}`);
+        measured.set(ptSpec.id, await measure(ptSpec));
+      }
+      if (pt) {
+        await pt.stop();
+        children.splice(children.indexOf(pt), 1);
+      }
+      for (const spec of [...ptSpecs.values(), ...gwSpecs.values()]) rows.push(measured.get(spec.id)!);
 
       await settle(allProcs().map((p) => p.pid), { maxCores: 0.1, timeoutMs: 20_000 });
       const after = memoryOf(allProcs().map((p) => p.pid));

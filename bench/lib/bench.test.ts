@@ -14,7 +14,7 @@ import { categorize, summarizeProfile } from "./profile.ts";
 import { checks, historyRow, perCpuSecond, renderSvg, writeDoc, type BenchReport, type TargetRow } from "./report.ts";
 import { CpuMeter, RssSampler, memoryOf, processTrees, rssBytes } from "./proc-stats.ts";
 import { spawnSync } from "node:child_process";
-import type { LoadResult } from "./load.ts";
+import { mergeLoads, type LoadResult } from "./load.ts";
 import { Corpus, floorSearch, naiveFloorSearch, stats } from "./memory.ts";
 import { renderMemoryMarkdown, type MemoryReport } from "./memory-report.ts";
 import { writeMemoryDoc } from "./report.ts";
@@ -157,6 +157,28 @@ test("the /proc readers see this process", async () => {
   const used = cpu.stop();
   assert.ok(Number.isFinite(used.other) && used.other >= 0);
   assert.ok((used.byRoot.get(process.pid) ?? 0) > 0.05, `cores ${used.byRoot.get(process.pid)}`);
+});
+
+test("mergeLoads adds slices up and takes percentiles over every response", () => {
+  const slice = (times: number[], seconds: number, statuses: Record<string, number>, bytes: number) => ({
+    times: Float64Array.from(times).sort(),
+    load: { responses: times.length, rps: times.length / seconds, p50: NaN, p90: NaN, p99: NaN, max: NaN, statuses, errors: 1, timeouts: 0, bytesPerResponse: bytes, seconds },
+  });
+  // 100 fast responses in the first slice, 100 slow ones in the second: the merged median sits
+  // between them and the merged p99 is a slow one; neither slice alone says that.
+  const fast = slice(Array.from({ length: 100 }, (_, i) => 1 + i / 100), 1, { "200": 100 }, 100);
+  const slow = slice(Array.from({ length: 100 }, (_, i) => 10 + i / 10), 3, { "200": 99, "503": 1 }, 300);
+  const m = mergeLoads([fast, slow]);
+  assert.equal(m.responses, 200);
+  assert.equal(m.seconds, 4);
+  assert.equal(m.rps, 50);
+  assert.equal(m.p50, 1.99);
+  assert.equal(m.p99, 19.7);
+  assert.equal(m.max, 19.9);
+  assert.deepEqual(m.statuses, { "200": 199, "503": 1 });
+  assert.equal(m.errors, 2);
+  assert.equal(m.bytesPerResponse, 200);
+  assert.equal(mergeLoads([fast]), fast.load, "one slice is its own result");
 });
 
 test("RssSampler keeps sampling while the load generator's thread is busy", async () => {

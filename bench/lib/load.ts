@@ -105,14 +105,15 @@ function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promi
   });
 }
 
-/** Warm-up, then the measured run. */
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+/** Warm-up, then the measured run. `times` receives every latency (ms, sorted), for {@link mergeLoads}. */
+export async function runLoad(spec: LoadSpec, times?: (sorted: Float64Array) => void): Promise<LoadResult> {
   if (spec.warmupSec > 0) await once(spec, spec.warmupSec, undefined);
   const rec: Recorder = { times: new Float64Array(1 << 16), n: 0 };
   const t0 = performance.now();
   const result = await once(spec, spec.durationSec, rec);
   const seconds = (performance.now() - t0) / 1000;
   const sorted = rec.times.subarray(0, rec.n).sort();
+  times?.(sorted);
   const statuses: Record<string, number> = {};
   for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (s as { count?: number }).count ?? 0;
   const responses = rec.n;
@@ -130,5 +131,38 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     timeouts: result.timeouts,
     bytesPerResponse: responses ? result.throughput.total / responses : 0,
     seconds: measured,
+  };
+}
+
+/**
+ * One result from several runs of the same spec (the slices of an interleaved comparison): counts
+ * and seconds add up, percentiles come from every latency of every slice.
+ */
+export function mergeLoads(parts: ReadonlyArray<{ load: LoadResult; times: Float64Array }>): LoadResult {
+  if (parts.length === 1) return parts[0].load;
+  const all = new Float64Array(parts.reduce((n, p) => n + p.times.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p.times, at);
+    at += p.times.length;
+  }
+  all.sort();
+  const n = all.length;
+  const statuses: Record<string, number> = {};
+  for (const p of parts) for (const [code, c] of Object.entries(p.load.statuses)) statuses[code] = (statuses[code] ?? 0) + c;
+  const seconds = parts.reduce((t, p) => t + p.load.seconds, 0);
+  const bytes = parts.reduce((t, p) => t + p.load.bytesPerResponse * p.load.responses, 0);
+  return {
+    responses: n,
+    rps: n / seconds,
+    p50: percentile(all, n, 50),
+    p90: percentile(all, n, 90),
+    p99: percentile(all, n, 99),
+    max: n ? all[n - 1] : NaN,
+    statuses,
+    errors: parts.reduce((t, p) => t + p.load.errors, 0),
+    timeouts: parts.reduce((t, p) => t + p.load.timeouts, 0),
+    bytesPerResponse: n ? bytes / n : 0,
+    seconds,
   };
 }

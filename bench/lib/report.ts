@@ -36,6 +36,8 @@ export interface TargetRow {
   logLines: number;
   /** Statuses other than the expected one, e.g. "12 × 503". */
   unexpected?: string;
+  /** Measured in this many slices, alternating with the target it is compared with (`--slices`). */
+  slices?: number;
 }
 
 export interface BenchReport {
@@ -69,6 +71,7 @@ const fmtMs = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.to
 const fmtX = (n: number) => (Number.isFinite(n) && n > 0 ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×` : "–");
 const fmtPct = (n: number) => `${(n * 100).toFixed(n < 0.1 ? 1 : 0)}%`;
 const fmtMiB = (b: number) => (b > 0 ? (b / MiB).toFixed(0) : "–");
+const fmtSec = (s: number) => (s >= 10 ? s.toFixed(0) : s.toFixed(1));
 
 /** Cores used by every process involved (not the load generator). */
 export function involvedCores(r: TargetRow): number {
@@ -197,7 +200,10 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("");
   L.push("### What each target is");
   L.push("");
-  for (const r of rep.rows) L.push(`- **${r.label}**: ${r.note}`);
+  for (const r of rep.rows) {
+    const sliced = r.slices && r.slices > 1 ? ` Measured in ${r.slices} slices of ${fmtSec(r.load.seconds / r.slices)} s, alternating with the other side of its comparison (\`--slices\`); figures are over all slices.` : "";
+    L.push(`- **${r.label}**: ${r.note}${sliced}`);
+  }
   for (const s of rep.skipped) L.push(`- *skipped* \`${s.id}\`: ${s.why}`);
   L.push(`- express-gateway ${rep.expressGateway.version} was ${rep.expressGateway.installSec > 0 ? `installed by this run (${rep.expressGateway.installSec.toFixed(0)} s)` : "already installed"} in \`.gantry/bench/express-gateway/\`.`);
   L.push("");
