@@ -7,7 +7,7 @@
  * MCP `tools/call` runs it too ({@link runAbility}): the same steps, with the body already parsed
  * and the key already resolved by the MCP route; only the way the outcome is written differs.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Request, Response } from "express";
 import { abilityById, keyMayCall } from "@gantry/proto/catalogue";
 import { GantryError, validateInput, type CallContext } from "@gantry/kit";
@@ -87,7 +87,7 @@ export async function runAbility(req: Request, res: Response, deps: GatewayDeps,
     validateInput(ability.id, envelope.input);
     // Serialised once, after validation applied defaults: what is hashed is exactly what runs.
     const inputJson = JSON.stringify(envelope.input);
-    state.inputHash = createHash("sha256").update(inputJson).digest("hex");
+    state.inputHash = hash("sha256", inputJson, "hex");
 
     const call: CallContext = {
       requestId,
