@@ -1,9 +1,10 @@
 /**
  * Unit tests of the bench's pure parts: the profile summary (time window, self and inclusive time),
  * the report (target checks, doc blocks that keep hand-written text, one history line per run), the
- * /proc readers, and the memory group's floor (same ranking as the service's partition) and block. The load runs themselves are exercised by `npm run bench`.
+ * /proc readers, the RSS sampler thread, merging slices, and the memory group's floor (same ranking
+ * as the service's partition) and block. bench/run.test.ts runs the bench itself, in miniature.
  *
- * Run: node --test bench/lib/bench.test.ts (npm test walks proto, kit, gateway, services, infra, k8s: not bench/)
+ * Run: npm test -- bench
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
