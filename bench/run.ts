@@ -274,6 +274,12 @@ async function measureInterleaved(specs: MeasureSpec[], n: number): Promise<Targ
   return specs.map((spec, k) => toRow(spec, slices[k]));
 }
 
+/** Stops tracking a child the bench has stopped itself. */
+function forget(children: Child[], c: Child): void {
+  const i = children.indexOf(c);
+  if (i >= 0) children.splice(i, 1);
+}
+
 const jsonPost = (key: string | undefined, input: unknown) => ({
   method: "POST" as const,
   headers: { "content-type": "application/json", ...(key ? { authorization: key } : {}) },
@@ -407,8 +413,8 @@ async function main(): Promise<void> {
     stopEg = async () => {
       await eg.child.stop();
       await backend.stop();
-      children.splice(children.indexOf(eg.child), 1);
-      children.splice(children.indexOf(backend), 1);
+      forget(children, eg.child);
+      forget(children, backend);
     };
     // Compared with gantry.about: measured alternating with it once the Gantry stack is up (it idles
     // meanwhile). Without the full chain there is nothing to alternate with.
@@ -554,7 +560,7 @@ async function main(): Promise<void> {
       }
       if (pt) {
         await pt.stop();
-        children.splice(children.indexOf(pt), 1);
+        forget(children, pt);
       }
       for (const spec of [...ptSpecs.values(), ...gwSpecs.values()]) rows.push(measured.get(spec.id)!);
 
@@ -565,7 +571,7 @@ async function main(): Promise<void> {
       // CPU profile of the gateway alone, in a separate run.
       if (opts.profile && wants("gantry")) {
         await gw.stop();
-        children.splice(children.indexOf(gw), 1);
+        forget(children, gw);
         gw = undefined;
         const profDir = path.join(CACHE, "profiles", started.toISOString().replace(/[:.]/g, "-"));
         fs.mkdirSync(profDir, { recursive: true });
@@ -582,7 +588,7 @@ async function main(): Promise<void> {
           await runLoad(spec);
           const toUs = Number(process.hrtime.bigint() / 1000n);
           await pg.stop(15_000);
-          children.splice(children.indexOf(pg), 1);
+          forget(children, pg);
           const full = path.join(profDir, file);
           if (!fs.existsSync(full)) {
             log(`  no profile written at ${full}`);
@@ -763,7 +769,7 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
     unsubscribe();
     if (gw) {
       await gw.stop();
-      children.splice(children.indexOf(gw), 1);
+      forget(children, gw);
     }
     await ts.stop();
   }

@@ -227,6 +227,7 @@ export class RssSampler {
     const peaks = await new Promise<number[]>((resolve, reject) => {
       worker.once("message", (m: { peaks: number[] }) => resolve(m.peaks));
       worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`the RSS sampler thread exited (code ${code}) before reporting`)));
       worker.postMessage("stop");
     });
     await worker.terminate();
