@@ -35,7 +35,7 @@ import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
 import { call, gitDescribe, insertBenchKey, planWorkloads, startGantryStack, startGateway, startPassthrough, timeNpmStart, type Workload } from "./lib/gantry.ts";
 import { summarizeProfile } from "./lib/profile.ts";
-import { renderMarkdown, renderSvg, writeDoc, writeMemoryDoc, checks, involvedCores, type BenchReport, type Group, type TargetRow } from "./lib/report.ts";
+import { renderMarkdown, renderSvg, writeDoc, writeMemoryDoc, checks, involvedCores, type BenchReport, type TargetRow } from "./lib/report.ts";
 import { Corpus, DEDUP_THRESHOLD, HALF_LIFE_DAYS, MEMORY_TENANT, SEARCH_LIMIT, renderMemoryMarkdown, seedCollection, timeInProcess, type MemoryReport, type MemorySizeResult } from "./lib/memory.ts";
 import { LEXICAL_MODEL } from "../services/memory/src/embed/lexical.ts";
 
@@ -139,13 +139,8 @@ interface Proc {
   pid: number;
 }
 
-interface MeasureSpec {
-  id: string;
-  group: Group;
-  label: string;
-  ability?: string;
-  note: string;
-  expectStatus: number;
+/** What a target is (as its report row names it) and how to load and watch it. */
+interface MeasureSpec extends Pick<TargetRow, "id" | "group" | "label" | "ability" | "note" | "expectStatus"> {
   load: Omit<LoadSpec, "connections" | "durationSec" | "warmupSec">;
   /** Every process involved (peak RSS, CPU, settle). */
   procs: () => Proc[];

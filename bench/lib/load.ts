@@ -54,6 +54,12 @@ function record(rec: Recorder, ms: number): void {
   rec.times[rec.n++] = ms;
 }
 
+/** p50/p90/p99/max of sorted latencies (NaN when there are none). */
+function latencies(sorted: Float64Array): Pick<LoadResult, "p50" | "p90" | "p99" | "max"> {
+  const n = sorted.length;
+  return { p50: percentile(sorted, n, 50), p90: percentile(sorted, n, 90), p99: percentile(sorted, n, 99), max: n ? sorted[n - 1] : NaN };
+}
+
 function percentile(sorted: Float64Array, n: number, p: number): number {
   if (n === 0) return NaN;
   const i = Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
@@ -122,10 +128,7 @@ export async function runLoad(spec: LoadSpec, times?: (sorted: Float64Array) => 
   return {
     responses,
     rps: responses / measured,
-    p50: percentile(sorted, responses, 50),
-    p90: percentile(sorted, responses, 90),
-    p99: percentile(sorted, responses, 99),
-    max: responses ? sorted[responses - 1] : NaN,
+    ...latencies(sorted),
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -155,10 +158,7 @@ export function mergeLoads(parts: ReadonlyArray<{ load: LoadResult; times: Float
   return {
     responses: n,
     rps: n / seconds,
-    p50: percentile(all, n, 50),
-    p90: percentile(all, n, 90),
-    p99: percentile(all, n, 99),
-    max: n ? all[n - 1] : NaN,
+    ...latencies(all),
     statuses,
     errors: parts.reduce((t, p) => t + p.load.errors, 0),
     timeouts: parts.reduce((t, p) => t + p.load.timeouts, 0),

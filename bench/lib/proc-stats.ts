@@ -33,31 +33,25 @@ function readStat(pid: number): StatLine | undefined {
   }
 }
 
-/** Every live pid on the machine with its parent. */
-function processTable(): Map<number, number> {
-  const parents = new Map<number, number>();
+/** The children of every live pid on the machine, from one pass over /proc. */
+export function childrenTable(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
   for (const name of fs.readdirSync("/proc")) {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     const st = readStat(pid);
-    if (st) parents.set(pid, st.ppid);
-  }
-  return parents;
-}
-
-/** The roots and all their descendants that are alive now (deduplicated). */
-export function processTrees(roots: readonly number[]): number[] {
-  const alive = roots.filter((p) => p > 0 && fs.existsSync(`/proc/${p}`));
-  if (alive.length === 0) return [];
-  const parents = processTable();
-  const children = new Map<number, number[]>();
-  for (const [pid, ppid] of parents) {
-    let list = children.get(ppid);
-    if (!list) children.set(ppid, (list = []));
+    if (!st) continue;
+    let list = children.get(st.ppid);
+    if (!list) children.set(st.ppid, (list = []));
     list.push(pid);
   }
+  return children;
+}
+
+/** The roots and all their descendants in `children` (deduplicated). */
+function descendants(roots: readonly number[], children: Map<number, number[]>): number[] {
   const out = new Set<number>();
-  const queue = [...alive];
+  const queue = [...roots];
   while (queue.length) {
     const pid = queue.pop()!;
     if (out.has(pid)) continue;
@@ -65,6 +59,16 @@ export function processTrees(roots: readonly number[]): number[] {
     for (const c of children.get(pid) ?? []) queue.push(c);
   }
   return [...out];
+}
+
+/**
+ * The roots that are alive and all their descendants (deduplicated). Pass `children` to look at
+ * several sets of roots with one read of /proc.
+ */
+export function processTrees(roots: readonly number[], children?: Map<number, number[]>): number[] {
+  const alive = roots.filter((p) => p > 0 && fs.existsSync(`/proc/${p}`));
+  if (alive.length === 0) return [];
+  return descendants(alive, children ?? childrenTable());
 }
 
 function statusKb(pid: number, field: string): number {
@@ -106,25 +110,11 @@ export function memoryOf(roots: readonly number[]): { rssBytes: number; pssBytes
 
 /** CPU ticks used so far by each root's process tree (children that already exited are not counted). */
 export function cpuTicksByRoot(roots: readonly number[]): Map<number, number> {
-  const parents = processTable();
-  const children = new Map<number, number[]>();
-  for (const [pid, ppid] of parents) {
-    let list = children.get(ppid);
-    if (!list) children.set(ppid, (list = []));
-    list.push(pid);
-  }
+  const children = childrenTable();
   const out = new Map<number, number>();
   for (const root of roots) {
     let sum = 0;
-    const queue = [root];
-    const seen = new Set<number>();
-    while (queue.length) {
-      const pid = queue.pop()!;
-      if (seen.has(pid)) continue;
-      seen.add(pid);
-      sum += readStat(pid)?.ticks ?? 0;
-      for (const c of children.get(pid) ?? []) queue.push(c);
-    }
+    for (const pid of descendants([root], children)) sum += readStat(pid)?.ticks ?? 0;
     out.set(root, sum);
   }
   return out;

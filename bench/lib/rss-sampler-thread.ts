@@ -5,15 +5,16 @@
  * Posts one message when its first sample is taken, so the caller knows it is running.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { processTrees, rssBytes } from "./proc-stats.ts";
+import { childrenTable, processTrees, rssBytes } from "./proc-stats.ts";
 
 const { sets, intervalMs } = workerData as { sets: number[][]; intervalMs: number };
 const peaks = sets.map(() => 0);
 
 function sample(): void {
+  const children = childrenTable();
   sets.forEach((roots, i) => {
     let sum = 0;
-    for (const pid of processTrees(roots)) sum += rssBytes(pid);
+    for (const pid of processTrees(roots, children)) sum += rssBytes(pid);
     if (sum > peaks[i]) peaks[i] = sum;
   });
 }
