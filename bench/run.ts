@@ -30,6 +30,7 @@ import { REPO_ROOT } from "../infra/runner/stack.ts";
 import { serviceSpec, type AreaService } from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
 import { startChild, type Child } from "./lib/child.ts";
+import { fmtSize } from "./lib/format.ts";
 import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
 import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
@@ -635,7 +636,6 @@ async function main(): Promise<void> {
   publish(report);
 }
 
-const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
 /**
  * The memory group (bench/lib/memory.ts): its own stack and gateway; per size, one collection seeded
@@ -646,7 +646,7 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
   const t0 = performance.now();
   const date = new Date().toISOString();
   const loadavg = os.loadavg();
-  log(`memory: starting a stack (sizes ${memorySizes.map(sizeName).join(", ")}; ${memoryQueries} queries; ${memoryConnections} connections under load)`);
+  log(`memory: starting a stack (sizes ${memorySizes.map(fmtSize).join(", ")}; ${memoryQueries} queries; ${memoryConnections} connections under load)`);
   const { ts, seconds } = await startGantryStack();
   const stackLines = new Map<string, number>();
   const unsubscribe = ts.stack.onLine((name) => stackLines.set(name, (stackLines.get(name) ?? 0) + 1));
@@ -657,7 +657,7 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
     children.push(gw);
     const gwNow = gw;
     log(`  stack up in ${seconds.toFixed(1)} s; gateway at ${gw.url}`);
-    const collections = memorySizes.map((n) => `mem-${sizeName(n)}`);
+    const collections = memorySizes.map((n) => `mem-${fmtSize(n)}`);
     const key = await ts.insertKey({ tenant: MEMORY_TENANT, name: "bench-memory", scopes: ["*"], collections });
     const allProcs = (): Proc[] => [
       { name: "gateway", pid: gwNow.pid },
@@ -672,7 +672,7 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
 
     for (const [i, size] of memorySizes.entries()) {
       const collection = collections[i];
-      log(`memory ${sizeName(size)}: seeding ${size.toLocaleString("en-US")} memories into ${collection}`);
+      log(`memory ${fmtSize(size)}: seeding ${size.toLocaleString("en-US")} memories into ${collection}`);
       const seeded = await seedCollection(ts.db, collection, size, 1_000 + i);
       log(`  seeded: embedding ${seeded.embedSec.toFixed(1)} s, inserting ${seeded.insertSec.toFixed(1)} s`);
       const qc = new Corpus(2_000 + i);
@@ -698,7 +698,7 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
         measure({
           id: `memory:search:${size}:${conns}`,
           group: "gantry",
-          label: `memory.search, ${sizeName(size)} memories, ${conns} connection${conns === 1 ? "" : "s"}`,
+          label: `memory.search, ${fmtSize(size)} memories, ${conns} connection${conns === 1 ? "" : "s"}`,
           ability: "memory.search",
           note: `the real gateway and memory service; ${queries.length} queries in turn; collection of ${size} memories`,
           expectStatus: 200,
@@ -727,7 +727,7 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
       const saveRow = await measure({
         id: `memory:save:${size}`,
         group: "gantry",
-        label: `memory.save into ${sizeName(size)} memories`,
+        label: `memory.save into ${fmtSize(size)} memories`,
         ability: "memory.save",
         note: `the real gateway and memory service; a fresh text per request; dedup at cosine ≥ ${DEDUP_THRESHOLD}`,
         expectStatus: 200,

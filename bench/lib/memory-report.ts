@@ -5,6 +5,7 @@
  * report code and its tests load nothing heavy.
  */
 import type { TargetRow } from "./report.ts";
+import { fmtInt, fmtSize, fmtX } from "./format.ts";
 
 export interface Stats {
   n: number;
@@ -66,9 +67,6 @@ export interface MemoryReport {
 }
 
 const fmtMs = (n: number) => (!Number.isFinite(n) ? "–" : n < 1 ? n.toFixed(3) : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
-const fmtX = (n: number) => (Number.isFinite(n) && n > 0 ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×` : "–");
-const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–");
-const fmtSize = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 const pair = (a: number, b: number) => `${fmtMs(a)} / ${fmtMs(b)}`;
 
 function cores(r: TargetRow, name: string): number {

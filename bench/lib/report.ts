@@ -8,6 +8,7 @@ import fs from "node:fs";
 import type { LoadResult } from "./load.ts";
 import type { ProfileSummary } from "./profile.ts";
 import { renderMemoryMarkdown, type MemoryReport } from "./memory-report.ts";
+import { fmtInt, fmtX } from "./format.ts";
 
 export type Group = "ceiling" | "peer" | "passthrough" | "gantry";
 
@@ -66,9 +67,7 @@ export interface BenchReport {
 }
 
 const MiB = 1024 * 1024;
-const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–");
 const fmtMs = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : "–");
-const fmtX = (n: number) => (Number.isFinite(n) && n > 0 ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×` : "–");
 const fmtPct = (n: number) => `${(n * 100).toFixed(n < 0.1 ? 1 : 0)}%`;
 const fmtMiB = (b: number) => (b > 0 ? (b / MiB).toFixed(0) : "–");
 const fmtSec = (s: number) => (s >= 10 ? s.toFixed(0) : s.toFixed(1));
