@@ -29,6 +29,7 @@ import { bytesToVector, DIMENSIONS, vectorToBuffer } from "../embed/types.ts";
 import { Partition, type PartitionRow } from "./partition.ts";
 import { planSave } from "./save-plan.ts";
 import type { Hit, PartitionInfo, SaveRequest, SaveResult, SearchOptions, StoredMemory, VectorStore } from "./types.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 
 export interface PostgresStoreOptions {
   pool: pg.Pool;
@@ -108,7 +109,8 @@ export class PostgresStore implements VectorStore {
   private readonly loading = new Map<string, Promise<Partition>>();
   /** Highest notice version seen for a partition while it was loading. */
   private readonly noticedWhileLoading = new Map<string, number>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** One write at a time per partition within this process. */
+  private readonly partitionLock = new KeyedLock();
   private timer?: NodeJS.Timeout;
   private closed = false;
 
@@ -161,18 +163,6 @@ export class PostgresStore implements VectorStore {
   /** Number of cached partitions (tests, metrics). */
   get cachedPartitions(): number {
     return this.cache.size;
-  }
-
-  /** Runs `fn` exclusively for one partition within this process. */
-  private exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(key) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => {});
-    this.locks.set(key, tail);
-    tail.then(() => {
-      if (this.locks.get(key) === tail) this.locks.delete(key);
-    });
-    return run;
   }
 
   private async load(tenant: string, collection: string): Promise<Partition> {
@@ -270,7 +260,7 @@ export class PostgresStore implements VectorStore {
     if (n.origin === this.origin) return;
     const key = keyOf(n.tenant, n.collection);
     if (this.noticedWhileLoading.has(key)) this.noticedWhileLoading.set(key, Math.max(this.noticedWhileLoading.get(key) ?? -1, n.version));
-    await this.exclusive(key, async () => {
+    await this.partitionLock.run(key, async () => {
       const part = this.cache.get(key);
       if (!part || part.version >= n.version) return;
       if (n.reload || part.version !== n.version - 1) {
@@ -331,7 +321,7 @@ export class PostgresStore implements VectorStore {
     fn: (ctx: { client: pg.PoolClient; part: Partition; row: { model: string; dimensions: number; version: number } }) => Promise<WriteOutcome<T>>,
   ): Promise<T> {
     const key = keyOf(tenant, collection);
-    return this.exclusive(key, async () => {
+    return this.partitionLock.run(key, async () => {
       const client = await this.pool.connect();
       let open = false;
       try {

@@ -29,6 +29,7 @@ import { matches, type FilterNode, type Metadata, type Scalar } from "../filter.
 import { decay, TopK, type Hit, type PartitionInfo, type SaveRequest, type SaveResult, type SearchOptions, type StoredMemory, type VectorStore } from "./types.ts";
 import { mixedModels } from "./postgres.ts";
 import { planSave } from "./save-plan.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 
 export interface WeaviateStoreOptions {
   /** e.g. `http://127.0.0.1:8080` */
@@ -83,7 +84,8 @@ export class WeaviateStore implements VectorStore {
   private readonly prefix: string;
   /** Known filterable properties per Weaviate collection. */
   private readonly props = new Map<string, Set<string>>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** One write at a time per partition within this process. */
+  private readonly partitionLock = new KeyedLock();
 
   constructor(opts: WeaviateStoreOptions) {
     this.opts = opts;
@@ -120,17 +122,6 @@ export class WeaviateStore implements VectorStore {
 
   private uuid(id: string): string {
     return generateUuid5(id);
-  }
-
-  private exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(key) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => {});
-    this.locks.set(key, tail);
-    tail.then(() => {
-      if (this.locks.get(key) === tail) this.locks.delete(key);
-    });
-    return run;
   }
 
   /** The tenant-bound collection handle, or undefined when the collection does not exist. */
@@ -311,7 +302,7 @@ export class WeaviateStore implements VectorStore {
   }
 
   async save(req: SaveRequest): Promise<SaveResult> {
-    return this.exclusive(`${req.tenant}\u0000${req.collection}`, async () => {
+    return this.partitionLock.run(`${req.tenant}\u0000${req.collection}`, async () => {
       const h = (await this.handle(req.tenant, req.collection, true))!;
       const current = await this.partitionModel(req.tenant, req.collection);
       if (current && (current.model !== req.model || current.dimensions !== req.dimensions)) throw mixedModels(req.collection, current.model, req.model);
@@ -396,7 +387,7 @@ export class WeaviateStore implements VectorStore {
   }
 
   async forgetIds(tenant: string, collection: string, ids: string[]): Promise<number> {
-    return this.exclusive(`${tenant}\u0000${collection}`, async () => {
+    return this.partitionLock.run(`${tenant}\u0000${collection}`, async () => {
       const h = await this.handle(tenant, collection);
       if (!h) return 0;
       let n = 0;
@@ -409,7 +400,7 @@ export class WeaviateStore implements VectorStore {
   }
 
   async forgetWhere(tenant: string, collection: string, filter: FilterNode, dryRun: boolean): Promise<number> {
-    return this.exclusive(`${tenant}\u0000${collection}`, async () => {
+    return this.partitionLock.run(`${tenant}\u0000${collection}`, async () => {
       const h = await this.handle(tenant, collection);
       if (!h) return 0;
       const uuids: string[] = [];
@@ -465,7 +456,7 @@ export class WeaviateStore implements VectorStore {
   }
 
   async replaceVectors(tenant: string, collection: string, model: string, dimensions: number, vectors: Map<string, Float32Array>): Promise<void> {
-    await this.exclusive(`${tenant}\u0000${collection}`, async () => {
+    await this.partitionLock.run(`${tenant}\u0000${collection}`, async () => {
       const h = await this.handle(tenant, collection);
       if (!h) return;
       for (const [id, v] of vectors) {
