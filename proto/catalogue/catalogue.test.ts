@@ -16,7 +16,7 @@ import {
   abilitiesOfService, abilityById, abilityIds, areas, catalogue, expandScopes, isWellFormedScope, matchesScope,
 } from "./index.ts";
 import { decisions } from "./decisions.ts";
-import { AREA_NAMES } from "./gateway.ts";
+import { AREA_NAMES } from "./areas.ts";
 import { renderDocs } from "./render-docs.ts";
 import type { JsonSchema, ServiceName } from "./types.ts";
 

@@ -3,7 +3,7 @@
  * External-account connections and integrations, owned by the connections service
  * (spec §2.5 Connection, §3, §4.3 connection.*, integration.execute, integration.search; §5.10).
  */
-import type { AbilityDef } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
 import {
   array, constant, cursor, dateTime, freeObject, id, idempotencyKey, limit, line, object, oneOfValues,
   serviceKey, slug, text, url,
@@ -24,11 +24,9 @@ function connectionId(description = "Id of the connection (from connection.autho
   return id(description);
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "connection.authorize",
-    area: "connection",
-    service: "connections",
     summary: "Start or complete actor-bound consent for an external account, revoke it, or share it with an expiring grant.",
     inputSource: "spec",
     input: {
@@ -79,8 +77,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "connection.get",
-    area: "connection",
-    service: "connections",
     summary: "Get the tenant's connection for one service.",
     inputSource: "spec",
     input: object({ service: serviceKey("Service key (e.g. `payments`, `email`).") }, ["service"]),
@@ -88,8 +84,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "connection.list",
-    area: "connection",
-    service: "connections",
     summary: "List the tenant's external-account connections: service, status and external reference.",
     inputSource: "ours",
     input: object({
@@ -102,8 +96,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "connection.revoke",
-    area: "connection",
-    service: "connections",
     summary: "Revoke the tenant's connection for a service; payment and message abilities then use the platform account.",
     inputSource: "spec",
     input: object({ service: serviceKey("Service key whose connection is revoked.") }, ["service"]),
@@ -111,8 +103,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "integration.app.connect",
-    area: "integration",
-    service: "connections",
     summary: "Connect an account of an integration app (toolkit) through OAuth or API-key credentials.",
     inputSource: "ours",
     input: object(
@@ -136,8 +126,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "integration.app.connections",
-    area: "integration",
-    service: "connections",
     summary: "List the principal's connected integration-app accounts.",
     inputSource: "ours",
     input: object({
@@ -150,8 +138,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "integration.app.execute",
-    area: "integration",
-    service: "connections",
     summary: "Run one integration-app tool by slug on a connected account.",
     inputSource: "ours",
     input: object(
@@ -171,8 +157,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "integration.app.toolkits",
-    area: "integration",
-    service: "connections",
     summary: "List the integration apps (toolkits) available to connect.",
     inputSource: "ours",
     input: object({
@@ -185,8 +169,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "integration.app.tools",
-    area: "integration",
-    service: "connections",
     summary: "List the tools of one integration app, with their input schemas.",
     inputSource: "ours",
     input: object(
@@ -202,8 +184,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "integration.execute",
-    area: "integration",
-    service: "connections",
     summary: "Execute one version-pinned tool through an explicit owned or shared connection, under server policy.",
     inputSource: "spec",
     input: object(
@@ -224,8 +204,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "integration.search",
-    area: "integration",
-    service: "connections",
     summary: "Discover approved tools on a connection, or list the principal's connections.",
     inputSource: "spec",
     input: {
@@ -250,4 +228,4 @@ export const abilities: AbilityDef[] = [
     },
     example: { connectionId: "con_01J9Z4A1B2C3D4E5F6G7H8J9K0", query: "create an issue" },
   },
-];
+] as const satisfies readonly AbilityEntry[];

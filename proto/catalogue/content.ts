@@ -3,7 +3,7 @@
  * Documents, email rendering and sending, help-centre guides and skills, owned by the content service
  * (spec §4.3 document.summarize, email.render, guide.*, message.send_markdown, skill.load).
  */
-import type { AbilityDef, JsonSchema } from "./types.ts";
+import type { AbilityEntry, JsonSchema } from "./types.ts";
 import {
   array, constant, cursor, date, dateTime, e164, email, flag, idempotencyKey, limit, line, number,
   object, oneOfValues, slug, text, url,
@@ -15,12 +15,12 @@ export const EMAIL_TEMPLATES = ["notice", "invoice", "receipt"] as const;
 const HEX_COLOUR = "^#[0-9A-Fa-f]{6}$";
 const LOCALE_PATTERN = "^[a-z]{2,3}(?:-[A-Z]{2})?$";
 
-function colour(description: string, defaultValue?: string): JsonSchema {
+function colour(description: string, defaultValue?: string) {
   return text(description, 7, { min: 7, pattern: HEX_COLOUR, default: defaultValue });
 }
 
 /** The per-tenant theme of email.render and document.generate (keys are ours; spec §4.3 names them loosely). */
-function theme(): JsonSchema {
+function theme() {
   return object(
     {
       brandColor: colour("Main brand colour, `#RRGGBB` (header, buttons)."),
@@ -36,7 +36,7 @@ function theme(): JsonSchema {
 }
 
 /** One line item of invoice and receipt props. */
-function lineItems(): JsonSchema {
+function lineItems() {
   return array(
     "Line items, in display order.",
     object(
@@ -98,7 +98,7 @@ const RECEIPT_PROPS = object(
   { description: "Props of the `receipt` template. The total is computed from items." },
 );
 
-function whenTemplate(template: string, props: JsonSchema): JsonSchema {
+function whenTemplate(template: string, props: JsonSchema) {
   return {
     if: { properties: { template: { const: template } }, required: ["template"] },
     then: { properties: { props } },
@@ -106,7 +106,7 @@ function whenTemplate(template: string, props: JsonSchema): JsonSchema {
 }
 
 /** Recipients: one address or a list of up to 50. */
-function recipients(description: string): JsonSchema {
+function recipients(description: string) {
   return {
     description,
     anyOf: [
@@ -117,7 +117,7 @@ function recipients(description: string): JsonSchema {
 }
 
 /** A sender: `ada@example.com` or `Ada Obi <ada@example.com>`. */
-function sender(description: string): JsonSchema {
+function sender(description: string) {
   return {
     description,
     anyOf: [
@@ -127,11 +127,9 @@ function sender(description: string): JsonSchema {
   };
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "document.generate",
-    area: "document",
-    service: "content",
     summary: "Render Markdown into a styled PDF or HTML document with the tenant's theme; returns a download URL.",
     inputSource: "ours",
     input: object(
@@ -154,8 +152,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "document.summarize",
-    area: "document",
-    service: "content",
     summary: "Summarize a text at a short, medium or long length.",
     inputSource: "spec",
     input: object(
@@ -172,8 +168,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "email.render",
-    area: "email",
-    service: "content",
     summary: "Render an HTML and a plain-text email from a template spec, deterministically, without sending it.",
     inputSource: "spec",
     input: object(
@@ -218,8 +212,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "message.send",
-    area: "message",
-    service: "content",
     summary: "Send an email or SMS through the tenant's connection, or the platform account when it has none.",
     inputSource: "ours",
     input: {
@@ -275,8 +267,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "message.send_markdown",
-    area: "message",
-    service: "content",
     summary: "Send an email whose body is rendered from Markdown into styled HTML.",
     inputSource: "spec",
     input: object(
@@ -299,8 +289,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "guide.publish",
-    area: "guide",
-    service: "content",
     summary: "Write a Guide Center Markdown guide into a product's guides and optionally build and deploy it; returns its public URL.",
     inputSource: "spec",
     input: object(
@@ -337,8 +325,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "guide.list",
-    area: "guide",
-    service: "content",
     summary: "List the guides live on a product's help centre, read from its guide manifest.",
     inputSource: "spec",
     input: object(
@@ -353,8 +339,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "skill.list",
-    area: "skill",
-    service: "content",
     summary: "List the skills and knowledge packs that skill.load can load.",
     inputSource: "ours",
     input: object({
@@ -366,11 +350,9 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "skill.load",
-    area: "skill",
-    service: "content",
     summary: "Load a skill or knowledge pack by name for injection into context; `guardrails` returns the hard behavioural rules.",
     inputSource: "spec",
     input: object({ name: slug("Skill name (e.g. engineering, ops, security, architecture-gaps, tools, guardrails).") }, ["name"]),
     example: { name: "guardrails" },
   },
-];
+] as const satisfies readonly AbilityEntry[];

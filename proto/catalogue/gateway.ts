@@ -3,24 +3,14 @@
  * Meta abilities the gateway answers itself: capability.discover and gantry.about (the entry the
  * spec writes as `{base_url}`).
  */
-import type { AbilityDef } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
+import { AREA_NAMES } from "./areas.ts";
 import { integer, object, oneOfValues, text } from "./schema.ts";
 
-/**
- * Every ability area (first dot segment of an id). Kept literal here so capability.discover can
- * offer it as an enum; the catalogue test asserts it equals the areas derived from the ids.
- */
-export const AREA_NAMES = [
-  "capability", "connection", "contact", "decision", "document", "email", "event", "gantry", "guide",
-  "integration", "key", "lead", "lesson", "memory", "message", "payment", "payout", "plan", "qa",
-  "research", "sim", "skill", "task", "trust", "vertical", "web", "workflow", "workspace",
-] as const;
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "capability.discover",
-    area: "capability",
-    service: "gateway",
     summary: "Search the abilities this key may call (ids, descriptions, field names), ranked, with live status.",
     inputSource: "ours",
     input: object({
@@ -32,11 +22,9 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "gantry.about",
-    area: "gantry",
-    service: "gateway",
     summary: "Describe this Gantry for the calling key: version, docs and MCP URLs, callable areas and abilities, limits, tenant.",
     inputSource: "ours",
     input: object({}),
     example: {},
   },
-];
+] as const satisfies readonly AbilityEntry[];

@@ -2,7 +2,7 @@
  * @module catalogue/keys
  * API key abilities, owned by the keys service (spec §2.5 Key, §3, §4.3 key.*, §5, §8; issue 3).
  */
-import type { AbilityDef } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
 import { SCOPE_PATTERN } from "./scopes.ts";
 import {
   array, collection, cursor, flag, integer, limit, line, number, object, slug, tenant, text,
@@ -15,11 +15,9 @@ function keyId(description: string) {
   return text(description, 64, { min: 5, pattern: KEY_ID_PATTERN });
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "key.inspect",
-    area: "key",
-    service: "keys",
     summary: "Report what the calling key may do: tenant, expanded abilities, collections, flags, id, prefix, dates, and its event trail.",
     inputSource: "spec",
     input: object({}),
@@ -27,8 +25,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "key.issue",
-    area: "key",
-    service: "keys",
     summary: "Mint an API key with scopes, collections and limits no wider than the caller's; the raw secret is returned once.",
     inputSource: "ours",
     input: object(
@@ -74,8 +70,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "key.list",
-    area: "key",
-    service: "keys",
     summary: "List keys without secrets, newest first; admin keys see every tenant (optionally filtered) and legacy-store usage, tenant keys only their own.",
     inputSource: "spec",
     input: object({
@@ -89,8 +83,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "key.revoke",
-    area: "key",
-    service: "keys",
     summary: "Revoke a key of your tenant (admin: any); revoking the calling key needs confirmSelf true.",
     inputSource: "spec",
     input: object(
@@ -105,8 +97,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "key.rotate",
-    area: "key",
-    service: "keys",
     summary: "Mint a successor key with the same tenant, name and scopes (raw key returned once) and expire the old one after overlapHours.",
     inputSource: "spec",
     input: object(
@@ -118,4 +108,4 @@ export const abilities: AbilityDef[] = [
     ),
     example: { id: "key_01J9Z3K7Q8R2M4N6P0S5T1V3W7", overlapHours: 48 },
   },
-];
+] as const satisfies readonly AbilityEntry[];

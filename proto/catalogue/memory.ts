@@ -3,9 +3,9 @@
  * Semantic memory, the decision log and the lessons inbox, owned by the memory service
  * (spec §4.3 memory.search, memory.recall, decision.record, lesson.record; §5.7; issue 7).
  */
-import type { AbilityDef } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
 import {
-  array, collection, cursor, flag, id, integer, limit, line, memoryFilter, metadata, object, oneOfValues,
+  array, collection, cursor, flag, id, integer, limit, line, memoryFilter, metadata, object, oneOfValues, union,
   text,
 } from "./schema.ts";
 
@@ -27,11 +27,9 @@ function filter(what: string) {
   );
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "memory.save",
-    area: "memory",
-    service: "memory",
     summary: "Save a memory (text plus metadata) into a scoped collection; a near-duplicate (cosine ≥ 0.97) updates the existing memory instead.",
     inputSource: "ours",
     input: object(
@@ -51,8 +49,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "memory.search",
-    area: "memory",
-    service: "memory",
     summary: "Semantic search over a scoped collection, ranked by cosine similarity × recency decay (half-life 30 days by default).",
     inputSource: "spec",
     input: object(
@@ -68,8 +64,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "memory.recall",
-    area: "memory",
-    service: "memory",
     summary: "Search a scoped collection and return the top matches as a delimited block, marked as retrieved data (not instructions), ready to inject into a model's context.",
     inputSource: "spec",
     input: object(
@@ -84,14 +78,10 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "memory.forget",
-    area: "memory",
-    service: "memory",
     summary: "Delete one memory by id, or every memory of a collection matching a filter (dry run to count first).",
     inputSource: "ours",
-    input: {
-      type: "object",
-      description: "Either `id` (one memory) or `filter` (every matching memory of the collection). Never both.",
-      oneOf: [
+    input: union(
+      [
         object(
           {
             id: id("Id of the memory to delete. Its collection must be in the key's scope."),
@@ -110,13 +100,12 @@ export const abilities: AbilityDef[] = [
           { title: "by filter", description: "Delete every memory of the collection that matches the filter." },
         ),
       ],
-    },
+      { type: "object", description: "Either `id` (one memory) or `filter` (every matching memory of the collection). Never both." },
+    ),
     example: { filter: { pet: "biscuit" }, collection: "clinic-notes", dryRun: true },
   },
   {
     id: "decision.record",
-    area: "decision",
-    service: "memory",
     summary: "Record a decision settled by the operator; returns its citable per-tenant id (D-001, D-002, …, gapless).",
     inputSource: "spec",
     input: object(
@@ -135,8 +124,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "decision.list",
-    area: "decision",
-    service: "memory",
     summary: "List the tenant's decision log, newest first, or search it semantically.",
     inputSource: "ours",
     input: object({
@@ -149,8 +136,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "lesson.record",
-    area: "lesson",
-    service: "memory",
     summary: "Append a lesson to the lessons inbox of the consolidation pipeline (append-only; emits memory.lesson.recorded).",
     inputSource: "spec",
     input: object(
@@ -179,4 +164,4 @@ export const abilities: AbilityDef[] = [
       reusable: true,
     },
   },
-];
+] as const satisfies readonly AbilityEntry[];

@@ -4,7 +4,7 @@
  * of the shapes are ours). Money inputs are major units + ISO 4217 code; the service stores integer
  * minor units and checks the amount's precision against the currency.
  */
-import type { AbilityDef } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
 import {
   amount, array, currency, cursor, dateTime, email, id, idempotencyKey, limit, line, metadata, object,
   oneOfValues, text, url,
@@ -26,11 +26,9 @@ function payoutIdempotencyKey() {
   );
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "payment.initiate",
-    area: "payment",
-    service: "payments",
     summary: "Initiate a payment, invoice or charge through provider_a (payment link) or provider_b (checkout split charge).",
     inputSource: "spec",
     input: object(
@@ -68,8 +66,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payment.list",
-    area: "payment",
-    service: "payments",
     summary: "List the tenant's payments, newest first, with filters.",
     inputSource: "ours",
     input: object({
@@ -86,8 +82,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payment.status",
-    area: "payment",
-    service: "payments",
     summary: "Get one payment and its current status, refreshed from the provider.",
     inputSource: "ours",
     input: object({ id: id("Payment id returned by payment.initiate.") }, ["id"]),
@@ -95,8 +89,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payout.balance",
-    area: "payout",
-    service: "payments",
     summary: "Get the balance available for payouts, per currency.",
     inputSource: "ours",
     input: object({ currency: currency("Only this currency (ISO 4217, upper case). Omit for every currency held.") }),
@@ -104,8 +96,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payout.batch",
-    area: "payout",
-    service: "payments",
     summary: "Send up to 500 payouts in one batch; each item succeeds or fails on its own.",
     inputSource: "ours",
     input: object(
@@ -141,8 +131,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payout.list",
-    area: "payout",
-    service: "payments",
     summary: "List the tenant's payouts, newest first, with filters.",
     inputSource: "ours",
     input: object({
@@ -158,8 +146,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payout.send",
-    area: "payout",
-    service: "payments",
     summary: "Send one payout to a verified recipient.",
     inputSource: "ours",
     input: object(
@@ -183,8 +169,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payout.status",
-    area: "payout",
-    service: "payments",
     summary: "Get one payout or payout batch and its current status.",
     inputSource: "ours",
     input: object({ id: id("A payout id (from payout.send or a batch item) or a batch id (from payout.batch).") }, ["id"]),
@@ -192,8 +176,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "payout.verify_account",
-    area: "payout",
-    service: "payments",
     summary: "Verify a bank account with the provider, return the holder's name, and register it as a payout recipient.",
     inputSource: "ours",
     input: object(
@@ -208,4 +190,4 @@ export const abilities: AbilityDef[] = [
     ),
     example: { country: "NG", currency: "NGN", accountNumber: "0123456789", bankCode: "058", accountName: "Ada Obi" },
   },
-];
+] as const satisfies readonly AbilityEntry[];

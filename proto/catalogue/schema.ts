@@ -15,8 +15,40 @@
  */
 import type { JsonSchema } from "./types.ts";
 
+declare const VALUE: unique symbol;
+declare const DEFAULTED: unique symbol;
+
+/**
+ * A JSON Schema node that also tells the type checker (and only it: nothing of this exists at run
+ * time) the TypeScript type of the values it accepts, and whether it has a `default` that Ajv fills
+ * in. Handlers get their input types from here, so a schema and its type cannot drift apart.
+ */
+export type Schema<T = unknown, D extends boolean = false> = JsonSchema & {
+  readonly [VALUE]?: T;
+  readonly [DEFAULTED]?: D;
+};
+
+/** The value type a schema accepts; `unknown` for a hand-written schema literal. */
+export type Infer<S> = S extends { readonly [VALUE]?: infer T } ? T : unknown;
+
+type Defaulted<S> = S extends { readonly [DEFAULTED]?: infer D } ? (D extends true ? true : false) : false;
+
+type Simplify<T> = { -readonly [K in keyof T]: T[K] } & {};
+
+/** Input as a handler sees it: required fields and fields with a default are present, others optional. */
+export type ObjectOf<P, R extends PropertyKey> = Simplify<
+  { [K in keyof P as K extends R ? K : Defaulted<P[K]> extends true ? K : never]: Infer<P[K]> } & {
+    [K in keyof P as K extends R ? never : Defaulted<P[K]> extends true ? never : K]?: Infer<P[K]>;
+  }
+>;
+
 /** Properties of an object schema, keyed by field name. */
 export type Properties = Record<string, JsonSchema>;
+
+/** Marks a hand-written schema literal with the type it accepts (for unions the builders cannot express). */
+export function typed<T, D extends boolean = false>(schema: JsonSchema): Schema<T, D> {
+  return schema as Schema<T, D>;
+}
 
 /** Options shared by the string builders. */
 export interface StringOptions {
@@ -27,7 +59,11 @@ export interface StringOptions {
 }
 
 /** A closed object: `type: object`, `additionalProperties: false`, the given `required` list. */
-export function object(properties: Properties, required: string[] = [], extra: JsonSchema = {}): JsonSchema {
+export function object<const P extends Properties, const R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[] = [],
+  extra: JsonSchema = {},
+): Schema<ObjectOf<P, R>> {
   for (const name of required) {
     if (!(name in properties)) throw new Error(`required field "${name}" is not among the properties`);
   }
@@ -35,7 +71,11 @@ export function object(properties: Properties, required: string[] = [], extra: J
 }
 
 /** A non-empty string of at most `max` characters. */
-export function text(description: string, max: number, options: StringOptions = {}): JsonSchema {
+export function text<const O extends StringOptions = {}>(
+  description: string,
+  max: number,
+  options: O = {} as O,
+): Schema<string, O extends { default: string } ? true : false> {
   const schema: JsonSchema = { type: "string", description, minLength: options.min ?? 1, maxLength: max };
   if (options.pattern !== undefined) schema.pattern = options.pattern;
   if (options.format !== undefined) schema.format = options.format;
@@ -44,7 +84,7 @@ export function text(description: string, max: number, options: StringOptions = 
 }
 
 /** A single line (no CR/LF) of at most `max` characters: titles, names, subjects. */
-export function line(description: string, max = 200): JsonSchema {
+export function line(description: string, max = 200): Schema<string> {
   return text(description, max, { pattern: "^[^\\r\\n]+$" });
 }
 
@@ -52,7 +92,7 @@ export function line(description: string, max = 200): JsonSchema {
 export const ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:-]*$";
 
 /** An opaque record id issued by a Gantry service. */
-export function id(description: string, max = 128): JsonSchema {
+export function id(description: string, max = 128): Schema<string> {
   return text(description, max, { pattern: ID_PATTERN });
 }
 
@@ -60,7 +100,7 @@ export function id(description: string, max = 128): JsonSchema {
 export const SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
 
 /** A lowercase kebab-case slug. */
-export function slug(description: string, max = 64): JsonSchema {
+export function slug(description: string, max = 64): Schema<string> {
   return text(description, max, { pattern: SLUG_PATTERN });
 }
 
@@ -68,7 +108,7 @@ export function slug(description: string, max = 64): JsonSchema {
 export const SERVICE_KEY_PATTERN = "^[a-z][a-z0-9_-]*$";
 
 /** A connection service key. */
-export function serviceKey(description: string): JsonSchema {
+export function serviceKey(description: string): Schema<string> {
   return text(description, 64, { pattern: SERVICE_KEY_PATTERN });
 }
 
@@ -76,7 +116,7 @@ export function serviceKey(description: string): JsonSchema {
 export const TENANT_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*$";
 
 /** A tenant id. */
-export function tenant(description: string): JsonSchema {
+export function tenant(description: string): Schema<string> {
   return text(description, 128, { pattern: TENANT_PATTERN });
 }
 
@@ -84,41 +124,43 @@ export function tenant(description: string): JsonSchema {
 export const COLLECTION_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
 
 /** A memory collection name. */
-export function collection(description: string): JsonSchema {
+export function collection(description: string): Schema<string> {
   return text(description, 64, { pattern: COLLECTION_PATTERN });
 }
 
 /** An absolute http(s) URL. */
-export function url(description: string): JsonSchema {
+export function url(description: string): Schema<string> {
   return text(description, 2048, { format: "uri", pattern: "^https?://" });
 }
 
 /** An email address (ajv-formats `email`). */
-export function email(description: string): JsonSchema {
+export function email(description: string): Schema<string> {
   return text(description, 254, { format: "email" });
 }
 
 /** A phone number as typed by a person; the owning service normalises it to E.164. */
-export function phone(description: string): JsonSchema {
+export function phone(description: string): Schema<string> {
   return text(description, 32, { min: 5, pattern: "^\\+?[0-9][0-9 ().-]*[0-9]$" });
 }
 
 /** A phone number already in E.164 form (`+` country code and subscriber number). */
-export function e164(description: string): JsonSchema {
+export function e164(description: string): Schema<string> {
   return text(description, 16, { pattern: "^\\+[1-9][0-9]{6,14}$" });
 }
 
 /** An RFC 3339 timestamp (ajv-formats `date-time`). */
-export function dateTime(description: string): JsonSchema {
+export function dateTime(description: string): Schema<string> {
   return text(description, 64, { format: "date-time" });
 }
 
 /** A calendar date `YYYY-MM-DD` (ajv-formats `date`). */
-export function date(description: string): JsonSchema {
+export function date(description: string): Schema<string> {
   return text(description, 10, { format: "date" });
 }
 
 /** A boolean flag. */
+export function flag(description: string): Schema<boolean>;
+export function flag(description: string, defaultValue: boolean): Schema<boolean, true>;
 export function flag(description: string, defaultValue?: boolean): JsonSchema {
   const schema: JsonSchema = { type: "boolean", description };
   if (defaultValue !== undefined) schema.default = defaultValue;
@@ -126,6 +168,12 @@ export function flag(description: string, defaultValue?: boolean): JsonSchema {
 }
 
 /** A string restricted to `values`. */
+export function oneOfValues<const V extends readonly string[]>(description: string, values: V): Schema<V[number]>;
+export function oneOfValues<const V extends readonly string[]>(
+  description: string,
+  values: V,
+  defaultValue: V[number],
+): Schema<V[number], true>;
 export function oneOfValues(description: string, values: readonly string[], defaultValue?: string): JsonSchema {
   const schema: JsonSchema = { type: "string", description, enum: [...values] };
   if (defaultValue !== undefined) schema.default = defaultValue;
@@ -133,11 +181,13 @@ export function oneOfValues(description: string, values: readonly string[], defa
 }
 
 /** A string that must equal `value` (the `action` discriminator of union inputs). */
-export function constant(description: string, value: string): JsonSchema {
+export function constant<const V extends string>(description: string, value: V): Schema<V> {
   return { type: "string", description, const: value };
 }
 
 /** An integer in `[min, max]`. */
+export function integer(description: string, min: number, max: number): Schema<number>;
+export function integer(description: string, min: number, max: number, defaultValue: number): Schema<number, true>;
 export function integer(description: string, min: number, max: number, defaultValue?: number): JsonSchema {
   const schema: JsonSchema = { type: "integer", description, minimum: min, maximum: max };
   if (defaultValue !== undefined) schema.default = defaultValue;
@@ -145,6 +195,8 @@ export function integer(description: string, min: number, max: number, defaultVa
 }
 
 /** A number in `[min, max]`. */
+export function number(description: string, min: number, max: number): Schema<number>;
+export function number(description: string, min: number, max: number, defaultValue: number): Schema<number, true>;
 export function number(description: string, min: number, max: number, defaultValue?: number): JsonSchema {
   const schema: JsonSchema = { type: "number", description, minimum: min, maximum: max };
   if (defaultValue !== undefined) schema.default = defaultValue;
@@ -152,7 +204,13 @@ export function number(description: string, min: number, max: number, defaultVal
 }
 
 /** An array of `items`, at most `max` long (and at least `min`, default 0). */
-export function array(description: string, items: JsonSchema, max: number, min = 0, unique = false): JsonSchema {
+export function array<const S extends JsonSchema>(
+  description: string,
+  items: S,
+  max: number,
+  min = 0,
+  unique = false,
+): Schema<Infer<S>[]> {
   const schema: JsonSchema = { type: "array", description, items, maxItems: max };
   if (min > 0) schema.minItems = min;
   if (unique) schema.uniqueItems = true;
@@ -160,12 +218,12 @@ export function array(description: string, items: JsonSchema, max: number, min =
 }
 
 /** Page size of list abilities: integer 1..100, default 20. */
-export function limit(defaultValue = 20, max = 100): JsonSchema {
+export function limit(defaultValue = 20, max = 100): Schema<number, true> {
   return integer(`Maximum number of items to return (1..${max}).`, 1, max, defaultValue);
 }
 
 /** Opaque pagination cursor: the `nextCursor` of the previous page. */
-export function cursor(): JsonSchema {
+export function cursor(): Schema<string> {
   return text("Opaque cursor from the previous page's `nextCursor`; omit for the first page.", 512);
 }
 
@@ -173,7 +231,7 @@ export function cursor(): JsonSchema {
  * Idempotency key of create-like abilities: the same key with the same input returns the first
  * result again; the same key with a different input is refused with 409. Scoped per tenant and ability.
  */
-export function idempotencyKey(what = "the record"): JsonSchema {
+export function idempotencyKey(what = "the record"): Schema<string> {
   return text(
     `Client-chosen key that makes retries safe: reusing it with the same input returns the first result instead of creating ${what} again; reusing it with different input is refused (409).`,
     255,
@@ -181,17 +239,19 @@ export function idempotencyKey(what = "the record"): JsonSchema {
 }
 
 /** A money amount in major units (e.g. 12.50), strictly positive. */
-export function amount(description = "Amount in major units of the currency (e.g. 12.50); validated against the currency's minor-unit precision."): JsonSchema {
+export function amount(
+  description = "Amount in major units of the currency (e.g. 12.50); validated against the currency's minor-unit precision.",
+): Schema<number> {
   return { type: "number", description, exclusiveMinimum: 0, maximum: 1_000_000_000 };
 }
 
 /** An ISO 4217 currency code in upper case. */
-export function currency(description = "ISO 4217 currency code, upper case (e.g. USD, EUR, NGN)."): JsonSchema {
+export function currency(description = "ISO 4217 currency code, upper case (e.g. USD, EUR, NGN)."): Schema<string> {
   return text(description, 3, { min: 3, pattern: "^[A-Z]{3}$" });
 }
 
 /** A `{amount, currency}` money object. */
-export function money(description: string): JsonSchema {
+export function money(description: string) {
   return object({ amount: amount(), currency: currency() }, ["amount", "currency"], { description });
 }
 
@@ -199,6 +259,8 @@ export function money(description: string): JsonSchema {
 export const METADATA_KEY_PATTERN = "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$";
 
 /** One metadata value: a short string, a number or a boolean. */
+export type MetadataValue = string | number | boolean;
+
 export function metadataValue(allowNull = false): JsonSchema {
   const variants: JsonSchema[] = [{ type: "string", maxLength: 500 }, { type: "number" }, { type: "boolean" }];
   if (allowNull) variants.push({ type: "null" });
@@ -210,6 +272,8 @@ export function metadataValue(allowNull = false): JsonSchema {
  * ≤ 64 characters), each a string (≤ 500), number or boolean. With `allowNull`, `null` removes the
  * key in a partial update.
  */
+export function metadata(description: string): Schema<Record<string, MetadataValue>>;
+export function metadata(description: string, allowNull: true): Schema<Record<string, MetadataValue | null>>;
 export function metadata(description: string, allowNull = false): JsonSchema {
   return {
     type: "object",
@@ -221,7 +285,7 @@ export function metadata(description: string, allowNull = false): JsonSchema {
 }
 
 /** A free-form JSON object (tool arguments, event payloads): only its size of keys is bounded. */
-export function freeObject(description: string, maxProperties = 200): JsonSchema {
+export function freeObject(description: string, maxProperties = 200): Schema<Record<string, unknown>> {
   return { type: "object", description, maxProperties };
 }
 
@@ -260,7 +324,7 @@ function metadataConditions(): JsonSchema {
  * `$and` / `$or`, each a list of condition objects (which themselves only name metadata keys).
  * The plain form `{"kind": "vet"}` means metadata `kind` equals `"vet"`.
  */
-export function memoryFilter(description: string): JsonSchema {
+export function memoryFilter(description: string): Schema<Record<string, unknown>> {
   const leaf = {
     type: "object",
     description: "Conditions on metadata keys; all must hold.",
@@ -280,4 +344,18 @@ export function memoryFilter(description: string): JsonSchema {
     },
     patternProperties: { [METADATA_KEY_PATTERN]: metadataConditions() },
   };
+}
+
+/** `schema` or `null`: the description moves to the outside so docs show it once. */
+export function nullable<S extends JsonSchema>(schema: S, description: string): Schema<Infer<S> | null> {
+  const { description: _ignored, ...rest } = schema;
+  return { description, anyOf: [rest, { type: "null" }] };
+}
+
+/**
+ * Exactly one of `variants` (closed objects told apart by a const discriminator): a union input.
+ * `extra` adds keywords beside `oneOf` (a description, `type: "object"`).
+ */
+export function union<const V extends readonly JsonSchema[]>(variants: V, extra: JsonSchema = {}): Schema<Infer<V[number]>> {
+  return { ...extra, oneOf: [...variants] };
 }

@@ -3,7 +3,7 @@
  * Trust runs, permits and labelled claims, plans and QA checklists, owned by the trust service
  * (spec §2.5 Claim, §4.3 trust.preflight, trust.publish, plan.create).
  */
-import type { AbilityDef, JsonSchema } from "./types.ts";
+import type { AbilityEntry, JsonSchema } from "./types.ts";
 import { LESSON_SEVERITIES } from "./memory.ts";
 import {
   ABILITY_ID_PATTERN, array, freeObject, id, idempotencyKey, line, object, oneOfValues, slug, text,
@@ -15,23 +15,21 @@ export const CLAIM_STATUSES = ["observed", "inference", "unverified"] as const;
 /** Outcomes plan.learn records (ours). */
 export const PLAN_OUTCOMES = ["succeeded", "partial", "failed", "abandoned"] as const;
 
-function receiptIds(description: string): JsonSchema {
+function receiptIds(description: string) {
   return array(description, id("A receipt: the X-Request-Id of an earlier Gantry call."), 50, 0, true);
 }
 
-function planId(description = "Plan id returned by plan.create."): JsonSchema {
+function planId(description = "Plan id returned by plan.create.") {
   return id(description);
 }
 
-function phaseId(description: string): JsonSchema {
+function phaseId(description: string) {
   return text(description, 64, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*$" });
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "trust.preflight",
-    area: "trust",
-    service: "trust",
     summary: "Create a time-bounded run with single-use permits for exact actions, and attach fresh receipts to claims.",
     inputSource: "spec",
     input: object(
@@ -77,8 +75,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "trust.publish",
-    area: "trust",
-    service: "trust",
     summary: "Publish a structured answer whose claims are labelled observed, inference or unverified.",
     inputSource: "spec",
     input: object(
@@ -108,8 +104,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "trust.status",
-    area: "trust",
-    service: "trust",
     summary: "Get a trust run: its expiry, its permits (used or not) and its claims with their receipts.",
     inputSource: "ours",
     input: object({ runId: id("Run id returned by trust.preflight.") }, ["runId"]),
@@ -117,8 +111,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "plan.create",
-    area: "plan",
-    service: "trust",
     summary: "Create an execution plan from a goal: phases with dependencies, checking templates and lessons.",
     inputSource: "spec",
     input: object(
@@ -139,8 +131,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "plan.execute",
-    area: "plan",
-    service: "trust",
     summary: "Start the next ready phase of a plan (or a named phase whose dependencies are met).",
     inputSource: "ours",
     input: object(
@@ -155,8 +145,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "plan.learn",
-    area: "plan",
-    service: "trust",
     summary: "Record how a plan turned out so its lessons feed future plans (through the lessons inbox).",
     inputSource: "ours",
     input: object(
@@ -189,8 +177,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "plan.verify",
-    area: "plan",
-    service: "trust",
     summary: "Check a plan (or one phase) against its checks and the receipts given as evidence.",
     inputSource: "ours",
     input: object(
@@ -205,8 +191,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "qa.checklist.create",
-    area: "qa",
-    service: "trust",
     summary: "Create a QA checklist for a change, from your items or derived from templates and lessons.",
     inputSource: "ours",
     input: object(
@@ -244,4 +228,4 @@ export const abilities: AbilityDef[] = [
       vertical: "clinic",
     },
   },
-];
+] as const satisfies readonly AbilityEntry[];

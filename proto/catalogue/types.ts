@@ -20,13 +20,10 @@ export type ServiceName =
 /** A JSON Schema (draft 2020-12) object. Kept loose on purpose: Ajv is the judge of validity. */
 export type JsonSchema = { [key: string]: unknown };
 
-export interface AbilityDef {
+/** One entry as an area file writes it; `area` and `service` are derived (see areas.ts). */
+export interface AbilityEntry {
   /** `<area>.<operation>`, exactly as in spec §4.2 (`{base_url}` is `gantry.about`). */
   id: string;
-  /** The spec area the id belongs to: its first dot-separated segment. */
-  area: string;
-  /** The process that executes it. */
-  service: ServiceName;
   /** One line, imperative, shown in discovery, docs, OpenAPI and MCP tool lists. */
   summary: string;
   /**
@@ -38,4 +35,12 @@ export interface AbilityDef {
   input: JsonSchema;
   /** A realistic input that validates against `input`; used by docs, OpenAPI and MCP. */
   example: Record<string, unknown>;
+}
+
+/** A catalogue entry with what is derived from its id. */
+export interface AbilityDef extends AbilityEntry {
+  /** The spec area the id belongs to: its first dot-separated segment. */
+  area: string;
+  /** The process that executes it (proto/catalogue/areas.ts). */
+  service: ServiceName;
 }

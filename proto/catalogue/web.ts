@@ -3,28 +3,26 @@
  * Web browsing, research and browser QA, owned by the web service (headless Chromium is isolated
  * there). Spec §4.3 gives research.verify as a two-variant union; every other shape is ours.
  */
-import type { AbilityDef, JsonSchema } from "./types.ts";
+import type { AbilityEntry, JsonSchema } from "./types.ts";
 import { array, constant, flag, integer, object, oneOfValues, text, url } from "./schema.ts";
 
 const HOSTNAME_PATTERN = "^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$";
 
-function domains(description: string): JsonSchema {
+function domains(description: string) {
   return array(description, text("A hostname (subdomains included), e.g. who.int.", 253, { pattern: HOSTNAME_PATTERN }), 20, 1, true);
 }
 
-function timeoutMs(defaultValue = 30_000): JsonSchema {
+function timeoutMs(defaultValue = 30_000) {
   return integer("Give up after this many milliseconds (1000..60000).", 1000, 60_000, defaultValue);
 }
 
-function viewport(): JsonSchema {
+function viewport() {
   return oneOfValues("Viewport to emulate: desktop 1366×768 or mobile 390×844 (touch, mobile user agent).", ["desktop", "mobile"], "desktop");
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   {
     id: "web.browse",
-    area: "web",
-    service: "web",
     summary: "Load a public web page in headless Chromium and return its content as Markdown, text or HTML.",
     inputSource: "ours",
     input: object(
@@ -43,8 +41,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "web.research",
-    area: "web",
-    service: "web",
     summary: "Research a question on the web: search, read the top sources, return findings with citations.",
     inputSource: "ours",
     input: object(
@@ -62,8 +58,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "research.verify",
-    area: "research",
-    service: "web",
     summary: "Search current web sources or capture registered official pages; returns dated observations, not automatic truth.",
     inputSource: "spec",
     input: {
@@ -99,8 +93,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "qa.browser_check",
-    area: "qa",
-    service: "web",
     summary: "Load a page in headless Chromium and run checks (status, text, selector, console errors); returns results and a screenshot.",
     inputSource: "ours",
     input: object(
@@ -164,4 +156,4 @@ export const abilities: AbilityDef[] = [
       viewport: "mobile",
     },
   },
-];
+] as const satisfies readonly AbilityEntry[];

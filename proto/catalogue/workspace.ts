@@ -6,10 +6,10 @@
  * `limit` (1..100, default 20) and `cursor`. Record ids are prefixed: contacts `ctc_`, leads `lead_`,
  * tasks `task_`, docs `doc_`, comments `cmt_`, events `evt_`, workflow runs `wfr_`, simulations `sim_`.
  */
-import type { AbilityDef, JsonSchema } from "./types.ts";
+import type { AbilityEntry, JsonSchema } from "./types.ts";
 import {
   array, constant, cursor, email, flag, freeObject, id, idempotencyKey, integer, limit, line, metadata,
-  money, object, oneOfValues, phone, slug, text,
+  money, nullable, object, oneOfValues, phone, slug, text, union,
 } from "./schema.ts";
 
 /** Task priorities (spec §2.5, §4.3 task.create). */
@@ -26,28 +26,21 @@ const EVENT_NAME_PATTERN = "^[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*$";
 /** Workflow names are one NATS subject token: no dots. */
 const WORKFLOW_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$";
 
-function nullable(schema: JsonSchema, description: string): JsonSchema {
-  const { description: _ignored, ...rest } = schema;
-  return { description, anyOf: [rest, { type: "null" }] };
-}
-
-function listQuery(what: string): JsonSchema {
+function listQuery(what: string) {
   return text(`Case-insensitive search over ${what}.`, 200);
 }
 
-function docId(): JsonSchema {
+function docId() {
   return id("Workspace doc id returned by workspace.doc.create.");
 }
 
 /** One edit of workspace.doc.patch, anchored on exact text rather than offsets. */
-function docOps(): JsonSchema {
+function docOps() {
   const find = text("Exact text in the current version to anchor on; must occur exactly once.", 10_000);
   return array(
     "Edits applied in order to the current version; the patch fails as a whole if any anchor is missing or ambiguous.",
-    {
-      type: "object",
-      description: "One edit, selected by `op`.",
-      oneOf: [
+    union(
+      [
         object(
           {
             op: constant("`replace`: replace the anchored text (an empty text deletes it).", "replace"),
@@ -75,17 +68,16 @@ function docOps(): JsonSchema {
           { title: "append", description: "Append to the end." },
         ),
       ],
-    },
+      { type: "object", description: "One edit, selected by `op`." },
+    ),
     100, 1,
   );
 }
 
-export const abilities: AbilityDef[] = [
+export const abilities = [
   // ── contacts ──────────────────────────────────────────────────────────────────────────────
   {
     id: "contact.create",
-    area: "contact",
-    service: "workspace",
     summary: "Create a contact (person or company); an idempotencyKey makes retries return the same contact.",
     inputSource: "spec",
     input: object(
@@ -110,8 +102,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "contact.get",
-    area: "contact",
-    service: "workspace",
     summary: "Get one contact of the tenant by id.",
     inputSource: "ours",
     input: object({ id: id("Contact id returned by contact.create.") }, ["id"]),
@@ -119,8 +109,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "contact.list",
-    area: "contact",
-    service: "workspace",
     summary: "List or search the tenant's contacts.",
     inputSource: "ours",
     input: object({ query: listQuery("name, email, company and phone"), limit: limit(), cursor: cursor() }),
@@ -128,8 +116,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "contact.update",
-    area: "contact",
-    service: "workspace",
     summary: "Partially update a contact: only the given fields change; null clears a field; metadata is merged.",
     inputSource: "ours",
     input: object(
@@ -149,8 +135,6 @@ export const abilities: AbilityDef[] = [
   // ── leads ─────────────────────────────────────────────────────────────────────────────────
   {
     id: "lead.create",
-    area: "lead",
-    service: "workspace",
     summary: "Create a sales lead (status new), optionally linked to a contact.",
     inputSource: "ours",
     input: object(
@@ -176,8 +160,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "lead.get",
-    area: "lead",
-    service: "workspace",
     summary: "Get one lead with its status history.",
     inputSource: "ours",
     input: object({ id: id("Lead id returned by lead.create.") }, ["id"]),
@@ -185,8 +167,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "lead.list",
-    area: "lead",
-    service: "workspace",
     summary: "List or search the tenant's leads, optionally by status.",
     inputSource: "ours",
     input: object({
@@ -199,8 +179,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "lead.update_status",
-    area: "lead",
-    service: "workspace",
     summary: "Move a lead along new → contacted → qualified → won | lost (any open lead may be lost; won and lost are final).",
     inputSource: "ours",
     input: object(
@@ -216,8 +194,6 @@ export const abilities: AbilityDef[] = [
   // ── tasks ─────────────────────────────────────────────────────────────────────────────────
   {
     id: "task.create",
-    area: "task",
-    service: "workspace",
     summary: "Create a task for a human or agent; an idempotencyKey makes retries safe.",
     inputSource: "spec",
     input: object(
@@ -241,8 +217,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "task.get",
-    area: "task",
-    service: "workspace",
     summary: "Get one task by id.",
     inputSource: "ours",
     input: object({ id: id("Task id returned by task.create.") }, ["id"]),
@@ -250,8 +224,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "task.list",
-    area: "task",
-    service: "workspace",
     summary: "List the tenant's tasks with filters (status, assignee, priority, overdue).",
     inputSource: "ours",
     input: object({
@@ -266,8 +238,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "task.update_status",
-    area: "task",
-    service: "workspace",
     summary: "Change a task's status among open, in_progress, blocked, done, cancelled (done and cancelled only reopen to open).",
     inputSource: "ours",
     input: object(
@@ -283,8 +253,6 @@ export const abilities: AbilityDef[] = [
   // ── workspace docs ────────────────────────────────────────────────────────────────────────
   {
     id: "workspace.doc.close",
-    area: "workspace",
-    service: "workspace",
     summary: "Close a workspace doc; it becomes read-only (closing a closed doc returns it unchanged).",
     inputSource: "ours",
     input: object({ id: docId() }, ["id"]),
@@ -292,8 +260,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "workspace.doc.comment",
-    area: "workspace",
-    service: "workspace",
     summary: "Comment on a workspace doc, optionally anchored on a passage.",
     inputSource: "ours",
     input: object(
@@ -308,8 +274,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "workspace.doc.create",
-    area: "workspace",
-    service: "workspace",
     summary: "Create a Markdown workspace doc (version 1, open).",
     inputSource: "ours",
     input: object(
@@ -324,8 +288,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "workspace.doc.list",
-    area: "workspace",
-    service: "workspace",
     summary: "List or search the tenant's workspace docs.",
     inputSource: "ours",
     input: object({
@@ -338,14 +300,10 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "workspace.doc.patch",
-    area: "workspace",
-    service: "workspace",
     summary: "Edit a workspace doc with optimistic concurrency: replace its content or apply anchored edits to baseVersion.",
     inputSource: "ours",
-    input: {
-      type: "object",
-      description: "Either `content` (replace the whole doc) or `ops` (anchored edits), never both. A stale baseVersion is refused (409) with the current version.",
-      oneOf: [
+    input: union(
+      [
         object(
           {
             id: docId(),
@@ -365,7 +323,8 @@ export const abilities: AbilityDef[] = [
           { title: "edits", description: "Apply anchored edits in order." },
         ),
       ],
-    },
+      { type: "object", description: "Either `content` (replace the whole doc) or `ops` (anchored edits), never both. A stale baseVersion is refused (409) with the current version." },
+    ),
     example: {
       id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T",
       baseVersion: 3,
@@ -377,8 +336,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "workspace.doc.read",
-    area: "workspace",
-    service: "workspace",
     summary: "Read a workspace doc with its version, status and comments.",
     inputSource: "ours",
     input: object({ id: docId() }, ["id"]),
@@ -387,8 +344,6 @@ export const abilities: AbilityDef[] = [
   // ── events and workflows ──────────────────────────────────────────────────────────────────
   {
     id: "event.emit",
-    area: "event",
-    service: "workspace",
     summary: "Emit a named substrate event with an optional payload, durably, for other systems to react to.",
     inputSource: "spec",
     input: object(
@@ -402,8 +357,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "workflow.trigger",
-    area: "workflow",
-    service: "workspace",
     summary: "Trigger a named workflow run: queued, published durably and delivered to the tenant's workflow endpoint.",
     inputSource: "ours",
     input: object(
@@ -419,8 +372,6 @@ export const abilities: AbilityDef[] = [
   // ── verticals and simulations ─────────────────────────────────────────────────────────────
   {
     id: "vertical.list",
-    area: "vertical",
-    service: "workspace",
     summary: "List the verticals whose manifests this Gantry serves.",
     inputSource: "ours",
     input: object({ limit: limit(), cursor: cursor() }),
@@ -428,8 +379,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "vertical.manifest_get",
-    area: "vertical",
-    service: "workspace",
     summary: "Get a vertical's runtime surface manifest (lint-checked on every serve); `all` adds provisioning keys.",
     inputSource: "spec",
     input: object(
@@ -443,8 +392,6 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "sim.generate",
-    area: "sim",
-    service: "workspace",
     summary: "Generate deterministic synthetic records for a vertical into a sandbox sub-tenant.",
     inputSource: "ours",
     input: object(
@@ -460,11 +407,9 @@ export const abilities: AbilityDef[] = [
   },
   {
     id: "sim.list",
-    area: "sim",
-    service: "workspace",
     summary: "List the tenant's simulations and their sandbox sub-tenants.",
     inputSource: "ours",
     input: object({ vertical: slug("Only simulations of this vertical."), limit: limit(), cursor: cursor() }),
     example: { vertical: "clinic" },
   },
-];
+] as const satisfies readonly AbilityEntry[];
