@@ -2,23 +2,7 @@
  * @module gateway/config
  * The gateway's environment, parsed once at start by the kit's config loader.
  */
-import { BASE_ENV, loadConfig, serviceAddrEnv, GATEWAY_DEFAULT_PORT } from "@gantry/kit";
-
-export interface GatewayConfig {
-  PORT: number;
-  HOST: string;
-  NATS_URL: string;
-  REDIS_URL?: string;
-  LOG_LEVEL: string;
-  PUBLIC_URL?: string;
-  GANTRY_BUILD?: string;
-  MAX_BODY_BYTES: number;
-  RATE_LIMIT_DEFAULT: number;
-  RATE_LIMIT_WINDOW_SECONDS: number;
-  KEY_CACHE_TTL_MS: number;
-  UPSTREAM_TIMEOUT_MS: number;
-  [addrEnv: string]: unknown;
-}
+import { BASE_ENV, type ConfigOf, GATEWAY_DEFAULT_PORT, loadConfig, RATE_LIMIT_ENV, serviceAddrEnv } from "@gantry/kit";
 
 export const GATEWAY_ENV = {
   PORT: { type: "integer", minimum: 0, maximum: 65535, default: GATEWAY_DEFAULT_PORT, description: "HTTP port of the gateway" },
@@ -29,13 +13,15 @@ export const GATEWAY_ENV = {
   PUBLIC_URL: { type: "string", pattern: "^https?://", description: "external base URL used in docs links (default: from the request's Host)" },
   GANTRY_BUILD: { type: "string", pattern: "^[0-9A-Za-z.-]+$", description: "build suffix of the version (default: git commit, else 'dev')" },
   MAX_BODY_BYTES: { type: "integer", minimum: 1024, maximum: 16777216, default: 1048576, description: "largest request body accepted; larger → 413" },
-  RATE_LIMIT_DEFAULT: { type: "integer", minimum: 1, default: 600, description: "requests per window for keys without their own limit" },
-  RATE_LIMIT_WINDOW_SECONDS: { type: "integer", minimum: 1, maximum: 86400, default: 60, description: "length of the default rate-limit window" },
+  ...RATE_LIMIT_ENV,
   KEY_CACHE_TTL_MS: { type: "integer", minimum: 0, maximum: 30000, default: 30000, description: "how long a resolved key is cached (spec: at most 30 s)" },
   UPSTREAM_TIMEOUT_MS: { type: "integer", minimum: 100, maximum: 300000, default: 30000, description: "deadline of a gRPC call to an area service" },
   ...serviceAddrEnv(),
 } as const;
 
+/** The gateway's configuration, typed from GATEWAY_ENV. */
+export type GatewayConfig = ConfigOf<typeof GATEWAY_ENV>;
+
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return loadConfig<GatewayConfig>("gateway", GATEWAY_ENV, [], env);
+  return loadConfig("gateway", GATEWAY_ENV, [], env);
 }

@@ -1,8 +1,8 @@
 /**
  * @module infra/scripts/generate
  * `npm run generate` (and the root `postinstall`): runs `prisma generate` for every service that
- * has a `services/<name>/prisma/schema.prisma`, in that service's directory (so its
- * `prisma.config.ts` applies). Silent on success as a postinstall step (one summary line when run
+ * has a `services/<name>/prisma/schema.prisma`, in that service's directory, with the one shared
+ * Prisma config (`kit/src/data/prisma.config.ts`, which reads the service from the directory). Silent on success as a postinstall step (one summary line when run
  * as `npm run generate`); prints Prisma's output when it fails.
  *
  * Prisma's CLI wants a schema-engine binary it cannot download on machines without internet
@@ -57,6 +57,7 @@ function schemaEngineStub(): string {
 }
 
 const cli = prismaCli();
+const PRISMA_CONFIG = path.join(ROOT, "kit", "src", "data", "prisma.config.ts");
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   PRISMA_HIDE_UPDATE_MESSAGE: "1",
@@ -66,7 +67,7 @@ const env: NodeJS.ProcessEnv = {
 
 function generate(service: string): Promise<{ service: string; code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, "generate"], {
+    const child = spawn(process.execPath, [cli, "generate", "--config", PRISMA_CONFIG], {
       cwd: path.join(servicesDir, service),
       env,
       stdio: ["ignore", "pipe", "pipe"],

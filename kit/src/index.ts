@@ -4,6 +4,13 @@
  */
 export * from "./errors.ts";
 export * from "./config.ts";
+export * from "./env.ts";
+export * from "./ability.ts";
+export * from "./tenancy.ts";
+export * from "./data/canonical.ts";
+export * from "./data/db-errors.ts";
+export * from "./data/idempotency.ts";
+export * from "./data/pagination.ts";
 export * from "./logger.ts";
 export * from "./grpc.ts";
 export * from "./migrate.ts";

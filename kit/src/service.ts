@@ -1,84 +1,85 @@
 /**
  * @module kit/service
- * The one gRPC server bootstrap. A service declares its abilities (id → handler) and optional
- * extra gRPC services; `runService` does the rest in the same order everywhere: config, logger,
- * Postgres + migrations, NATS, gRPC server with `grpc.health.v1`, graceful shutdown.
+ * The one service shape and the one gRPC server bootstrap. A service is `defineService({ name,
+ * env, init, grpcServices?, close? })`: `init` receives the dependencies and returns the service's
+ * context, which every handler receives as `ctx` (no module-level state anywhere). Handlers are
+ * found by id in `src/abilities/<id>.ts` (kit/ability.ts). `runService` does the rest in the same
+ * order everywhere: config, logger, Postgres migrations and tenant isolation, NATS, `init` (in
+ * system scope), gRPC server with `grpc.health.v1`, graceful shutdown.
+ *
+ * Every call runs inside `withTenant(call.tenant)` (kit/tenancy.ts), and whatever a handler throws
+ * goes through the one database-error translation (kit/data/db-errors.ts).
  *
  * @example
- * await runService({ name: "web", abilities: {} }); // every owned ability answers 501
+ * // services/web/src/main.ts
+ * main(defineService({ name: "web", init: () => ({}) })); // every owned ability answers 501
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { HealthImplementation } from "grpc-health-check";
 import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { abilitiesOfService } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
-import { loadConfig, type EnvSchema } from "./config.ts";
-import { createLogger, type Logger } from "./logger.ts";
-import { grpc, lookupService, toGrpcError } from "./grpc.ts";
+import { loadAbilities } from "./ability.ts";
+import { type ConfigOf, type EnvSchema, loadConfig } from "./config.ts";
+import { translateDbError } from "./data/db-errors.ts";
+import { sweepIdempotency } from "./data/idempotency.ts";
+import { BASE_ENV, serviceAddrEnv } from "./env.ts";
 import { GantryError } from "./errors.ts";
-import { connectNats, type Nats } from "./nats.ts";
+import { grpc, lookupService, toGrpcError } from "./grpc.ts";
+import { createLogger, type Logger } from "./logger.ts";
 import { migrate } from "./migrate.ts";
-import { serviceSpec, AREA_SERVICES, type AreaService } from "./topology.ts";
+import { connectNats, type Nats } from "./nats.ts";
+import { asSystem, bypassesRls, enforceTenantIsolation, SERVICE_ROLE, TenantPool, withTenant } from "./tenancy.ts";
+import { AREA_SERVICES, type AreaService, serviceSpec } from "./topology.ts";
 import { validateInput, warmValidators } from "./validation.ts";
-import { fromGrpcContext, type CallContext, type GrpcCallContext } from "./wire.ts";
-
+import { type CallContext, fromGrpcContext, type GrpcCallContext } from "./wire.ts";
 
 export const VERSION = "0.1.0";
 
-export interface BaseConfig {
-  GRPC_PORT: number;
-  GRPC_HOST: string;
-  DATABASE_URL?: string;
-  NATS_URL: string;
-  LOG_LEVEL: string;
-  [key: string]: unknown;
+function serviceEnv(defaultPort: number) {
+  return {
+    GRPC_PORT: { type: "integer", minimum: 0, maximum: 65535, default: defaultPort, description: "gRPC port" },
+    ...BASE_ENV,
+    ...serviceAddrEnv(),
+  } as const;
 }
 
-export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
+/** The configuration of a service whose own variables are `E`. */
+export type ServiceConfig<E extends EnvSchema = {}> = ConfigOf<ReturnType<typeof serviceEnv> & E>;
+
+export interface ServiceDeps<E extends EnvSchema = {}> {
   name: AreaService;
-  config: C;
+  config: ServiceConfig<E>;
   log: Logger;
   nats: Nats;
-  /** Present when the service owns a database schema. */
+  /** The service's pool when it owns a database schema: every connection carries the caller's tenant scope. */
   pool?: pg.Pool;
-  /** Prisma driver adapter bound to the service's own schema. */
+  /** Prisma driver adapter over `pool`, bound to the service's own schema. */
   prismaAdapter?: PrismaPg;
   /** `host:port` of every area service, for service-to-service calls by id. */
   addrs: Record<AreaService, string>;
 }
 
-export type AbilityHandler<C extends BaseConfig = BaseConfig> = (input: any, call: CallContext, deps: ServiceDeps<C>) => Promise<unknown>;
-
-export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
+export interface ServiceDefinition<Ctx, E extends EnvSchema = {}> {
   name: AreaService;
-  /** Extra environment this service reads, on top of the base schema. */
-  env?: EnvSchema;
-  requiredEnv?: string[];
-  /** Called after dependencies are up and before the server listens: create clients, start consumers. */
-  init?: (deps: ServiceDeps<C>) => Promise<void>;
-  /** Handlers by ability id. Owned abilities without a handler answer `not_implemented` (HTTP 501). */
-  abilities: (deps: ServiceDeps<C>) => Record<string, AbilityHandler<C>>;
-  /** Extra gRPC services (typed internal RPCs). */
-  grpcServices?: (deps: ServiceDeps<C>) => Array<{ service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation }>;
+  /** The service's own environment, on top of the base (its config type is derived from it). */
+  env?: E;
+  /**
+   * Builds the context every handler receives, after the dependencies are up and before the server
+   * listens: clients, consumers, sweeps. Runs in system scope, and so does anything it starts.
+   */
+  init: (deps: ServiceDeps<E>) => Ctx | Promise<Ctx>;
+  /** Extra gRPC services (typed internal RPCs). Their handlers choose their scope (`withTenant`/`asSystem`). */
+  grpcServices?: (ctx: Ctx, deps: ServiceDeps<E>) => Array<{ service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation }>;
   /** Called on shutdown before connections close. */
-  close?: (deps: ServiceDeps<C>) => Promise<void>;
+  close?: (ctx: Ctx, deps: ServiceDeps<E>) => Promise<void>;
 }
 
-export const BASE_ENV: EnvSchema = {
-  GRPC_HOST: { type: "string", default: "0.0.0.0", description: "interface the gRPC server binds" },
-  DATABASE_URL: { type: "string", pattern: "^postgres(ql)?://", description: "Postgres URL; the service uses its own schema" },
-  NATS_URL: { type: "string", default: "nats://127.0.0.1:4222", description: "NATS server URL(s), comma-separated" },
-  LOG_LEVEL: { type: "string", enum: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], default: "info", description: "log level" },
-};
-
-export function serviceAddrEnv(): EnvSchema {
-  const out: EnvSchema = {};
-  for (const s of AREA_SERVICES) {
-    out[s.addrEnv] = { type: "string", default: `127.0.0.1:${s.defaultPort}`, description: `host:port of the ${s.name} service` };
-  }
-  return out;
+/** Declares a service; types flow from `env` to `deps.config` and from `init` to every handler's `ctx`. */
+export function defineService<Ctx, const E extends EnvSchema = {}>(def: ServiceDefinition<Ctx, E>): ServiceDefinition<Ctx, E> {
+  return def;
 }
 
 interface GrpcExecuteRequest {
@@ -91,77 +92,108 @@ export function repoRoot(): string {
   return fileURLToPath(new URL("../../", import.meta.url));
 }
 
-export async function runService<C extends BaseConfig>(def: ServiceDefinition<C>): Promise<{ deps: ServiceDeps<C>; port: number; stop: () => Promise<void> }> {
-  const spec = serviceSpec(def.name);
-  const log = createLogger(def.name);
-  const config = loadConfig<C>(
-    def.name,
-    {
-      GRPC_PORT: { type: "integer", minimum: 0, maximum: 65535, default: spec.defaultPort, description: "gRPC port" },
-      ...BASE_ENV,
-      ...serviceAddrEnv(),
-      ...def.env,
-    },
-    [...(spec.database ? ["DATABASE_URL"] : []), ...(def.requiredEnv ?? [])],
-  );
-  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(config[s.addrEnv])])) as Record<AreaService, string>;
+export interface RunningService<Ctx, E extends EnvSchema> {
+  ctx: Ctx;
+  deps: ServiceDeps<E>;
+  port: number;
+  stop: () => Promise<void>;
+}
 
-  let pool: pg.Pool | undefined;
-  let prismaAdapter: PrismaPg | undefined;
-  if (spec.database) {
-    pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 10 });
-    pool.on("error", (err) => log.warn({ err: err.message }, "postgres pool error"));
-    const applied = await migrate(pool, def.name, join(repoRoot(), "services", def.name, "prisma", "migrations"));
+const IDEMPOTENCY_SWEEP_MS = 3_600_000;
+
+/** Applies migrations and tenant isolation with a short-lived pool of the login role. */
+async function prepareDatabase(name: AreaService, url: string, log: Logger): Promise<{ role?: string }> {
+  const admin = new pg.Pool({ connectionString: url, max: 2 });
+  admin.on("error", (err) => log.warn({ err: err.message }, "postgres pool error"));
+  try {
+    const applied = await migrate(admin, name, join(repoRoot(), "services", name, "prisma", "migrations"));
     const fresh = applied.filter((m) => m.applied).map((m) => m.name);
     if (fresh.length) log.info({ migrations: fresh }, "migrations applied");
-    prismaAdapter = new PrismaPg({ connectionString: config.DATABASE_URL!, max: 10 }, { schema: def.name });
+    const role = (await bypassesRls(admin)) ? SERVICE_ROLE : undefined;
+    const tables = await enforceTenantIsolation(admin, name, role);
+    log.debug({ tables, role: role ?? "login role" }, "row-level security on tenant tables");
+    return { role };
+  } finally {
+    await admin.end().catch(() => {});
+  }
+}
+
+export async function runService<Ctx, E extends EnvSchema>(
+  def: ServiceDefinition<Ctx, E>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningService<Ctx, E>> {
+  const spec = serviceSpec(def.name);
+  const log = createLogger(def.name);
+  const schema = { ...serviceEnv(spec.defaultPort), ...def.env } as ReturnType<typeof serviceEnv> & E;
+  const config = loadConfig(def.name, schema, spec.database ? ["DATABASE_URL"] : [], env) as ServiceConfig<E>;
+  const values = config as Record<string, unknown>;
+  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(values[s.addrEnv])])) as Record<AreaService, string>;
+
+  let pool: TenantPool | undefined;
+  let prismaAdapter: PrismaPg | undefined;
+  const url = values.DATABASE_URL as string | undefined;
+  if (spec.database && url) {
+    const { role } = await prepareDatabase(def.name, url, log);
+    pool = new TenantPool({ connectionString: url, max: 10, role });
+    pool.on("error", (err) => log.warn({ err: err.message }, "postgres pool error"));
+    prismaAdapter = new PrismaPg(pool, { schema: def.name });
   }
 
-  const nats = await connectNats(config.NATS_URL, def.name, log);
-  const deps: ServiceDeps<C> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs };
-  await def.init?.(deps);
+  const nats = await connectNats(String(values.NATS_URL), def.name, log);
+  const deps: ServiceDeps<E> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs };
+  const ctx = await asSystem(() => def.init(deps));
 
-  const handlers = def.abilities(deps);
   const owned = abilitiesOfService(def.name);
   const ownedIds = new Set(owned.map((a) => a.id));
+  const handlers = await loadAbilities<Ctx>(def.name, join(repoRoot(), "services", def.name, "src", "abilities"), ownedIds);
   warmValidators([...ownedIds]);
-  for (const id of Object.keys(handlers)) {
-    if (!ownedIds.has(id)) throw new Error(`${def.name}: handler for ${id}, which the catalogue gives to another service`);
-  }
+
+  const execute = async (req: GrpcExecuteRequest, call: CallContext): Promise<unknown> => {
+    if (!ownedIds.has(req.ability)) throw new GantryError("unknown_ability", `The ${def.name} service does not own "${req.ability}".`);
+    const handler = handlers.get(req.ability);
+    if (!handler) {
+      throw new GantryError("not_implemented", `${req.ability} is declared but not wired yet.`, {
+        reason: `The ${def.name} service has no handler for ${req.ability} yet.`,
+      });
+    }
+    let input: unknown;
+    try {
+      input = JSON.parse(req.input_json || "{}");
+    } catch {
+      throw new GantryError("invalid_json", "input_json is not valid JSON");
+    }
+    validateInput(req.ability, input);
+    if (!call.tenant) throw new GantryError("invalid_request", "The call carries no tenant.");
+    return withTenant(call.tenant, () => handler.run(input as never, call, ctx));
+  };
 
   const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   const AbilityService = lookupService(ABILITY_PROTO, "gantry.ability.v1.AbilityService");
   server.addService(AbilityService.service, {
     Execute: (call: grpc.ServerUnaryCall<GrpcExecuteRequest, unknown>, callback: grpc.sendUnaryData<{ result_json: string }>) => {
       const req = call.request;
-      const ctx = fromGrpcContext(req.context ?? ({} as GrpcCallContext));
+      const callCtx = fromGrpcContext(req.context ?? ({} as GrpcCallContext));
       const started = performance.now();
-      (async () => {
-        if (!ownedIds.has(req.ability)) throw new GantryError("unknown_ability", `The ${def.name} service does not own "${req.ability}".`);
-        const handler = handlers[req.ability];
-        if (!handler) {
-          throw new GantryError("not_implemented", `${req.ability} is declared but not wired yet.`, {
-            reason: `The ${def.name} service has no handler for ${req.ability}; see docs/abilities.md for its status.`,
-          });
-        }
-        let input: unknown;
-        try {
-          input = JSON.parse(req.input_json || "{}");
-        } catch {
-          throw new GantryError("invalid_json", "input_json is not valid JSON");
-        }
-        validateInput(req.ability, input);
-        return handler(input, ctx, deps);
-      })().then(
+      execute(req, callCtx).then(
         (result) => callback(null, { result_json: JSON.stringify(result ?? null) }),
-        (err) => {
+        (thrown) => {
+          const err = translateDbError(thrown) ?? thrown;
           const gerr = err instanceof GantryError ? err : null;
           // 501 (declared, not wired) is an expected answer, as the gateway treats it, not a failure:
           // an error line with a stack per call was noise and cost (see docs/benchmarks.md).
           if (!gerr || (gerr.httpStatus >= 500 && gerr.code !== "not_implemented")) {
-            log.error({ requestId: ctx.requestId, ability: req.ability, err: err instanceof Error ? { message: err.message, stack: err.stack, cause: String(err.cause ?? "") } : String(err) }, "ability failed");
+            const cause = gerr?.cause ?? err;
+            log.error(
+              {
+                requestId: callCtx.requestId,
+                ability: req.ability,
+                code: gerr?.code ?? "internal",
+                err: cause instanceof Error ? { message: cause.message, stack: cause.stack, cause: String(cause.cause ?? "") } : String(cause),
+              },
+              "ability failed",
+            );
           } else {
-            log.debug({ requestId: ctx.requestId, ability: req.ability, code: gerr.code, ms: performance.now() - started }, "ability refused");
+            log.debug({ requestId: callCtx.requestId, ability: req.ability, code: gerr.code, ms: performance.now() - started }, "ability refused");
           }
           callback(toGrpcError(err) as grpc.ServiceError);
         },
@@ -171,24 +203,27 @@ export async function runService<C extends BaseConfig>(def: ServiceDefinition<C>
       callback(null, {
         service: def.name,
         version: VERSION,
-        abilities: owned.map((a) => ({ id: a.id, wired: Object.hasOwn(handlers, a.id) })),
+        abilities: owned.map((a) => ({ id: a.id, wired: handlers.has(a.id) })),
       });
     },
   });
-  for (const extra of def.grpcServices?.(deps) ?? []) server.addService(extra.service, extra.impl);
+  for (const extra of def.grpcServices?.(ctx, deps) ?? []) server.addService(extra.service, extra.impl);
   const health = new HealthImplementation({ "": "NOT_SERVING" });
   health.addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${config.GRPC_HOST}:${config.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${values.GRPC_HOST}:${values.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   health.setStatus("", "SERVING");
-  log.info({ port, wired: Object.keys(handlers).length, owned: owned.length }, `${def.name} service listening`);
+  log.info({ port, wired: handlers.size, owned: owned.length }, `${def.name} service listening`);
+
+  const sweep = pool ? startIdempotencySweep(pool, def.name, log) : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       health.setStatus("", "NOT_SERVING");
+      if (sweep) clearInterval(sweep);
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();
@@ -199,16 +234,30 @@ export async function runService<C extends BaseConfig>(def: ServiceDefinition<C>
           resolve();
         });
       });
-      await def.close?.(deps).catch((err) => log.warn({ err: String(err) }, "close hook failed"));
+      await def.close?.(ctx, deps).catch((err) => log.warn({ err: String(err) }, "close hook failed"));
       await nats.nc.drain().catch(() => {});
       await pool?.end().catch(() => {});
       log.info("stopped");
     })());
-  return { deps, port, stop };
+  return { ctx, deps, port, stop };
+}
+
+/** Hourly deletion of expired idempotency rows, for services that keep them. */
+function startIdempotencySweep(pool: pg.Pool, schema: string, log: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    asSystem(async () => {
+      const { rowCount } = await pool.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'idempotency_records'", [schema]);
+      if (!rowCount) return;
+      const removed = await sweepIdempotency(pool, schema);
+      if (removed) log.info({ removed }, "expired idempotency records removed");
+    }).catch((err) => log.warn({ err: String(err) }, "idempotency sweep failed"));
+  }, IDEMPOTENCY_SWEEP_MS);
+  timer.unref();
+  return timer;
 }
 
 /** Entry-point helper: run the service, exit non-zero with a readable message if start fails. */
-export function main<C extends BaseConfig>(def: ServiceDefinition<C>): void {
+export function main<Ctx, E extends EnvSchema>(def: ServiceDefinition<Ctx, E>): void {
   runService(def).then(
     ({ stop }) => {
       const onSignal = () => stop().then(() => process.exit(0));
@@ -220,4 +269,16 @@ export function main<C extends BaseConfig>(def: ServiceDefinition<C>): void {
       process.exit(1);
     },
   );
+}
+
+/**
+ * The service's Prisma client over its tenant-scoped pool and schema (one factory for every
+ * service; pass the client class generated for the service).
+ *
+ * @example
+ * const db = prismaClient(deps, PrismaClient);
+ */
+export function prismaClient<T>(deps: ServiceDeps<EnvSchema>, Client: new (options: { adapter: PrismaPg }) => T): T {
+  if (!deps.prismaAdapter) throw new Error(`${deps.name} service started without a database (DATABASE_URL)`);
+  return new Client({ adapter: deps.prismaAdapter });
 }

@@ -8,12 +8,15 @@ import type { ServiceName } from "@gantry/proto/catalogue/types.ts";
 
 export type AreaService = Exclude<ServiceName, "gateway">;
 
+/** The env var naming a service's `host:port`: `KEYS_ADDR`, `WORKSPACE_ADDR`, … */
+export type AddrEnv = `${Uppercase<AreaService>}_ADDR`;
+
 export interface ServiceSpec {
   name: AreaService;
   /** Default gRPC port when `GRPC_PORT` is not set. */
   defaultPort: number;
   /** Env var the gateway (and other services) read for this service's `host:port`. */
-  addrEnv: string;
+  addrEnv: AddrEnv;
   /** Whether the service owns a Postgres schema (named after the service). */
   database: boolean;
 }

@@ -3,9 +3,6 @@
  * The connections service. Its abilities are declared in proto/catalogue/connections.ts; until their handlers are
  * wired, each answers not_implemented, which the gateway returns as HTTP 501.
  */
-import { main } from "@gantry/kit";
+import { defineService, main } from "@gantry/kit";
 
-main({
-  name: "connections",
-  abilities: () => ({}),
-});
+main(defineService({ name: "connections", init: () => ({}) }));

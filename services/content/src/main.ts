@@ -3,9 +3,6 @@
  * The content service. Its abilities are declared in proto/catalogue/content.ts; until their handlers are
  * wired, each answers not_implemented, which the gateway returns as HTTP 501.
  */
-import { main } from "@gantry/kit";
+import { defineService, main } from "@gantry/kit";
 
-main({
-  name: "content",
-  abilities: () => ({}),
-});
+main(defineService({ name: "content", init: () => ({}) }));

@@ -3,9 +3,6 @@
  * The payments service. Its abilities are declared in proto/catalogue/payments.ts; until their handlers are
  * wired, each answers not_implemented, which the gateway returns as HTTP 501.
  */
-import { main } from "@gantry/kit";
+import { defineService, main } from "@gantry/kit";
 
-main({
-  name: "payments",
-  abilities: () => ({}),
-});
+main(defineService({ name: "payments", init: () => ({}) }));

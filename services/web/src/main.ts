@@ -3,9 +3,6 @@
  * The web service. Its abilities are declared in proto/catalogue/web.ts; until their handlers are
  * wired, each answers not_implemented, which the gateway returns as HTTP 501.
  */
-import { main } from "@gantry/kit";
+import { defineService, main } from "@gantry/kit";
 
-main({
-  name: "web",
-  abilities: () => ({}),
-});
+main(defineService({ name: "web", init: () => ({}) }));

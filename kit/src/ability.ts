@@ -1,0 +1,57 @@
+/**
+ * @module kit/ability
+ * One handler shape for every ability of every service: `(input, call, ctx) → result`, where the
+ * input type is derived from the catalogue schema (`InputOf<id>`) and `ctx` is the service's
+ * context (what its `init` returned). Each ability lives in `services/<service>/src/abilities/<id>.ts`
+ * and default-exports `ability(id, run)`; the kit finds it there by id, so adding an ability touches
+ * its catalogue entry, this file and its test: no registry to edit.
+ *
+ * @example
+ * // services/workspace/src/context.ts
+ * export const ability = abilityOf<Context>();
+ * // services/workspace/src/abilities/contact.get.ts
+ * export default ability("contact.get", async (input, call, ctx) => readContact(ctx, input.id));
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { AbilityId, InputOf } from "@gantry/proto/catalogue";
+import type { CallContext } from "./wire.ts";
+
+/** The handler of one ability. Input arrives validated against its schema, with defaults applied. */
+export type Run<Id extends AbilityId, Ctx> = (input: InputOf<Id>, call: CallContext, ctx: Ctx) => Promise<unknown>;
+
+export interface Ability<Id extends AbilityId = AbilityId, Ctx = unknown> {
+  readonly id: Id;
+  readonly run: Run<Id, Ctx>;
+}
+
+/** The `ability(id, run)` declarer of a service whose context is `Ctx`. */
+export function abilityOf<Ctx>() {
+  return function ability<const Id extends AbilityId>(id: Id, run: Run<Id, Ctx>): Ability<Id, Ctx> {
+    return Object.freeze({ id, run });
+  };
+}
+
+const SOURCE = /^(?!.*\.test\.ts$)(.+)\.ts$/;
+
+/**
+ * Loads the handlers in `dir` (one `<id>.ts` per ability). Refuses a file named after an ability the
+ * service does not own, and a file whose default export declares another id: both are mistakes
+ * that would otherwise answer 501 silently.
+ */
+export async function loadAbilities<Ctx>(service: string, dir: string, owned: ReadonlySet<string>): Promise<Map<string, Ability<AbilityId, Ctx>>> {
+  const found = new Map<string, Ability<AbilityId, Ctx>>();
+  if (!existsSync(dir)) return found;
+  for (const file of readdirSync(dir).sort()) {
+    const id = SOURCE.exec(file)?.[1];
+    if (!id) continue;
+    if (!owned.has(id)) throw new Error(`${service}: abilities/${file} is named after ${id}, which the catalogue does not give to ${service}`);
+    const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: Ability<AbilityId, Ctx> };
+    const def = mod.default;
+    if (!def || typeof def.run !== "function") throw new Error(`${service}: abilities/${file} must \`export default ability("${id}", …)\``);
+    if (def.id !== id) throw new Error(`${service}: abilities/${file} declares ${def.id}; the file must be named after the ability it handles`);
+    found.set(id, def);
+  }
+  return found;
+}

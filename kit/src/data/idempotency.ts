@@ -1,0 +1,151 @@
+/**
+ * @module kit/data/idempotency
+ * `idempotencyKey` on create-like abilities, with Stripe's semantics, for every service:
+ *
+ * - scope: (tenant, ability, key); the same key in another tenant or ability is another key;
+ * - same key + same input (canonical JSON without the key, after schema defaults) → the first
+ *   result again (`created: false`, which the gateway reports as a replay);
+ * - same key + different input → 409 `conflict` whose details name every differing field;
+ * - concurrent first uses → one execution: the idempotency row is inserted first, in the same
+ *   transaction as the record, under the primary key (tenant, ability, key). Postgres makes the
+ *   second insert wait for the first transaction and then fail with a unique violation; the loser
+ *   rolls back (its record with it) and answers with the winner's result;
+ * - retention: rows are kept `IDEMPOTENCY_RETENTION_DAYS` (30) days; `sweepIdempotency` deletes
+ *   older ones (the kit runs it hourly for services that have the table), after which a key may be
+ *   used again.
+ *
+ * A service that offers idempotency creates this table in its own schema (its migration; the
+ * schema-vs-SQL test checks it like any other):
+ *
+ * ```sql
+ * CREATE TABLE "idempotency_records" (
+ *   "tenant" TEXT NOT NULL, "ability" TEXT NOT NULL, "key" TEXT NOT NULL, "input_hash" TEXT NOT NULL,
+ *   "input" JSONB NOT NULL, "record_id" TEXT NOT NULL, "created_at" TIMESTAMPTZ(3) NOT NULL,
+ *   CONSTRAINT "idempotency_records_pkey" PRIMARY KEY ("tenant", "ability", "key"));
+ * ```
+ *
+ * @example
+ * const { result } = await idempotentCreate({ db, schema: "workspace", call, ability: "contact.create", input,
+ *   recordId: id, create: (tx) => tx.contact.create({ … }), replay: (id) => readContact(id) });
+ */
+import type pg from "pg";
+import { GantryError, type ErrorDetail } from "../errors.ts";
+import type { CallContext } from "../wire.ts";
+import { canonicalJson, sha256Hex } from "./canonical.ts";
+import { isUniqueViolation } from "./db-errors.ts";
+
+export const IDEMPOTENCY_RETENTION_DAYS = 30;
+
+/** What the module needs of a Prisma client or transaction client: raw statements. */
+export interface RawQueries {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+/** A Prisma client: raw statements and interactive transactions. */
+export interface TransactionalDb<Tx> extends RawQueries {
+  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: { timeout?: number; maxWait?: number }): Promise<R>;
+}
+
+export interface IdempotentCreate<Tx extends RawQueries, T> {
+  db: TransactionalDb<Tx>;
+  /** Postgres schema of the service (its `idempotency_records` table lives there). */
+  schema: string;
+  call: CallContext;
+  ability: string;
+  input: object;
+  /** The id the new record will get (generated before the transaction). */
+  recordId: string;
+  /** Creates the record inside the transaction; returns the result. */
+  create: (tx: Tx) => Promise<T>;
+  /** Reads what a previous call created (same tenant), for a replay. */
+  replay: (recordId: string) => Promise<T>;
+  /** Interactive-transaction limits for large creations. */
+  txOptions?: { timeout?: number; maxWait?: number };
+}
+
+interface Row {
+  input_hash: string;
+  input: unknown;
+  record_id: string;
+}
+
+function withoutKey(input: object): Record<string, unknown> {
+  const { idempotencyKey: _key, ...rest } = input as Record<string, unknown>;
+  return rest;
+}
+
+/** Top-level fields whose values differ between the first input and this one. */
+export function differingFields(first: Record<string, unknown>, now: Record<string, unknown>): string[] {
+  const keys = new Set([...Object.keys(first), ...Object.keys(now)]);
+  return [...keys].filter((k) => canonicalJson(first[k]) !== canonicalJson(now[k])).sort();
+}
+
+function mismatch(ability: string, key: string, fields: string[]): GantryError {
+  const details: ErrorDetail[] = fields.map((f) => ({
+    path: `/input/${f}`,
+    message: `/input/${f} differs from the first ${ability} call with this idempotencyKey`,
+    code: "idempotency_mismatch",
+  }));
+  return new GantryError(
+    "conflict",
+    `idempotencyKey "${key}" was already used for ${ability} with different input (differs in: ${fields.join(", ")}).`,
+    { reason: "Reuse an idempotencyKey only to retry the identical request; use a new key for a different request.", details },
+  );
+}
+
+const table = (schema: string) => `"${schema.replaceAll('"', '""')}"."idempotency_records"`;
+
+/**
+ * Runs `create` exactly once per (tenant, ability, idempotencyKey). Without a key it runs `create`
+ * in a transaction. Returns `{result, created}`; `created` is false on a replay.
+ */
+export async function idempotentCreate<Tx extends RawQueries, T>(
+  opts: IdempotentCreate<Tx, T>,
+): Promise<{ result: T; created: boolean }> {
+  const { db, call, ability, input, recordId } = opts;
+  const key = (input as { idempotencyKey?: unknown }).idempotencyKey;
+  if (typeof key !== "string" || !key) {
+    return { result: await db.$transaction((tx) => opts.create(tx), opts.txOptions), created: true };
+  }
+  const body = withoutKey(input);
+  const inputHash = sha256Hex(canonicalJson(body));
+  const select = `SELECT input_hash, input, record_id FROM ${table(opts.schema)} WHERE tenant = $1 AND ability = $2 AND key = $3`;
+  const find = async () => (await db.$queryRawUnsafe<Row[]>(select, call.tenant, ability, key))[0];
+
+  const resolve = async (row: Row) => {
+    if (row.input_hash !== inputHash) {
+      throw mismatch(ability, key, differingFields((row.input ?? {}) as Record<string, unknown>, body));
+    }
+    return { result: await opts.replay(row.record_id), created: false };
+  };
+
+  const existing = await find();
+  if (existing) return resolve(existing);
+  try {
+    const result = await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(
+        `INSERT INTO ${table(opts.schema)} (tenant, ability, key, input_hash, input, record_id, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())`,
+        call.tenant,
+        ability,
+        key,
+        inputHash,
+        JSON.stringify(body),
+        recordId,
+      );
+      return opts.create(tx);
+    }, opts.txOptions);
+    return { result, created: true };
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const winner = await find();
+    if (!winner) throw err;
+    return resolve(winner);
+  }
+}
+
+/** Deletes idempotency rows older than the retention; returns how many. Run in system scope. */
+export async function sweepIdempotency(pool: pg.Pool, schema: string, days = IDEMPOTENCY_RETENTION_DAYS): Promise<number> {
+  const res = await pool.query(`DELETE FROM ${table(schema)} WHERE created_at < now() - make_interval(days => $1)`, [days]);
+  return res.rowCount ?? 0;
+}

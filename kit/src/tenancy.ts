@@ -1,0 +1,165 @@
+/**
+ * @module kit/tenancy
+ * Tenant isolation by construction. Every table of a service that has a `tenant` column gets a
+ * Postgres row-level-security policy (see `enforceTenantIsolation`): a row is visible and writable
+ * only when its tenant is the connection's `gantry.tenant` setting, or nested under it
+ * (`acme` sees `acme/shop1`), or when the connection is in system scope. The setting is not
+ * something a handler writes: the kit runs every ability call inside `withTenant(call.tenant)`,
+ * and the service's pool (`TenantPool`) copies that scope onto each connection it hands out. A
+ * handler that forgets its `where: { tenant }` clause therefore still cannot read, change or
+ * delete another tenant's row, and neither can raw SQL.
+ *
+ * Work that is not a call (start-up, background consumers, sweeps, the key resolver) runs in
+ * `asSystem(...)`, an explicit and greppable choice. Outside both scopes a connection sees no
+ * tenant rows at all: forgetting a scope fails closed.
+ *
+ * Superusers and roles with BYPASSRLS ignore policies, so when the service connects as one, its
+ * pool switches each connection to an unprivileged role (`gantry_service`) that the migration
+ * step creates and grants. Table owners are held to the policies by FORCE ROW LEVEL SECURITY.
+ *
+ * @example
+ * await withTenant("acme", () => db.contact.findMany()); // only acme's (and acme/…'s) contacts
+ * await asSystem(() => pool.query("DELETE FROM expired_sessions WHERE …")); // a sweep
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import pg from "pg";
+
+/** The scope a connection is bound to. */
+export type TenantScope = { kind: "tenant"; tenant: string } | { kind: "system" };
+
+const scopes = new AsyncLocalStorage<TenantScope>();
+
+/** Runs `fn` with the database scoped to `tenant` (and its nested sub-tenants). */
+export function withTenant<T>(tenant: string, fn: () => T): T {
+  if (!tenant) throw new Error("withTenant: empty tenant");
+  return scopes.run({ kind: "tenant", tenant }, fn);
+}
+
+/** Runs `fn` with access to every tenant's rows: start-up, background work, cross-tenant lookups. */
+export function asSystem<T>(fn: () => T): T {
+  return scopes.run({ kind: "system" }, fn);
+}
+
+/** The scope of the current async context, if any. */
+export function currentScope(): TenantScope | undefined {
+  return scopes.getStore();
+}
+
+/** The unprivileged role a superuser connection switches to so policies apply. */
+export const SERVICE_ROLE = "gantry_service";
+
+function scopeStatement(scope: TenantScope | undefined): string {
+  const tenant = scope?.kind === "tenant" ? scope.tenant : "";
+  const system = scope?.kind === "system" ? "on" : "off";
+  // One round trip, no parameters (simple protocol): the tenant is quoted by the driver's own escaper.
+  return `SELECT set_config('gantry.tenant', ${pg.Client.prototype.escapeLiteral(tenant)}, false), set_config('gantry.system', '${system}', false)`;
+}
+
+export interface TenantPoolOptions extends pg.PoolConfig {
+  /** Role to switch every new connection to (set when the login role bypasses row-level security). */
+  role?: string;
+}
+
+type ConnectCallback = (err: Error | undefined, client?: pg.PoolClient, release?: (err?: Error | boolean) => void) => void;
+
+/**
+ * A `pg.Pool` whose connections carry the scope of the code that asked for them. The scope is read
+ * when `connect()` is called, in the caller's async context, never later from an event: a client
+ * handed over after a wait must not inherit the scope of whoever released it.
+ */
+export class TenantPool extends pg.Pool {
+  readonly #setRole?: string;
+  /** Clients already switched to the role; a client keeps its role for its whole life. */
+  readonly #switched = new WeakSet<pg.PoolClient>();
+
+  constructor(options: TenantPoolOptions) {
+    const { role, ...config } = options;
+    super(config);
+    if (role) this.#setRole = `SET ROLE ${pg.Client.prototype.escapeIdentifier(role)}`;
+  }
+
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    const statement = scopeStatement(scopes.getStore());
+    const scoped = super.connect().then(async (client) => {
+      try {
+        // The role switch rides in the same round trip; if it fails, the client is discarded and
+        // the call fails: a connection that would bypass the policies is never handed out.
+        if (this.#setRole && !this.#switched.has(client)) {
+          await client.query(`${this.#setRole}; ${statement}`);
+          this.#switched.add(client);
+        } else {
+          await client.query(statement);
+        }
+      } catch (err) {
+        client.release(err as Error);
+        throw err;
+      }
+      return client;
+    });
+    if (!callback) return scoped;
+    scoped.then(
+      (client) => callback(undefined, client, (err) => client.release(err)),
+      (err) => callback(err as Error, undefined, () => {}),
+    );
+  }
+}
+
+/**
+ * Creates the policies: every table of `schema` with a `tenant` column gets row-level security,
+ * forced for its owner, and one policy named `tenant_isolation`. Run after every migration, so a
+ * table added later is covered without anyone remembering to. When `role` is given it is created
+ * (if missing) without privileges beyond the schema's tables, for superuser logins to switch to.
+ * Returns the tables it covered.
+ */
+export async function enforceTenantIsolation(pool: pg.Pool, schema: string, role?: string): Promise<string[]> {
+  const ident = (name: string) => pg.Client.prototype.escapeIdentifier(name);
+  const { rows } = await pool.query<{ table: string }>(
+    `SELECT c.table_name AS "table" FROM information_schema.columns c
+       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+      WHERE c.table_schema = $1 AND c.column_name = 'tenant' AND t.table_type = 'BASE TABLE'
+      ORDER BY 1`,
+    [schema],
+  );
+  const inScope = `(tenant = current_setting('gantry.tenant', true)
+      OR starts_with(tenant, current_setting('gantry.tenant', true) || '/')
+      OR current_setting('gantry.system', true) = 'on')`;
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    // One transaction-scoped advisory lock per schema: replicas starting together do not race.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gantry-rls:${schema}`]);
+    if (role) {
+      const exists = await client.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
+      if (exists.rowCount === 0) await client.query(`CREATE ROLE ${ident(role)} NOLOGIN NOSUPERUSER NOBYPASSRLS`);
+      await client.query(`GRANT ${ident(role)} TO CURRENT_USER`).catch(() => {});
+      await client.query(`GRANT USAGE ON SCHEMA ${ident(schema)} TO ${ident(role)}`);
+      await client.query(`GRANT ALL ON ALL TABLES IN SCHEMA ${ident(schema)} TO ${ident(role)}`);
+      await client.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA ${ident(schema)} TO ${ident(role)}`);
+      await client.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${ident(schema)} TO ${ident(role)}`);
+    }
+    for (const { table } of rows) {
+      const t = `${ident(schema)}.${ident(table)}`;
+      await client.query(`ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY`);
+      await client.query(`ALTER TABLE ${t} FORCE ROW LEVEL SECURITY`);
+      await client.query(`DROP POLICY IF EXISTS tenant_isolation ON ${t}`);
+      await client.query(`CREATE POLICY tenant_isolation ON ${t} USING ${inScope} WITH CHECK ${inScope}`);
+    }
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+  return rows.map((r) => r.table);
+}
+
+/** True when the login role ignores row-level security (superuser or BYPASSRLS). */
+export async function bypassesRls(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ bypass: boolean }>(
+    "SELECT rolsuper OR rolbypassrls AS bypass FROM pg_roles WHERE rolname = current_user",
+  );
+  return rows[0]?.bypass === true;
+}
