@@ -8,7 +8,7 @@
  *    vectors: dot product with four accumulators, bounded top-k. No filter, no decay, no objects.
  *  - **store scan**: the service's own `PostgresStore.search` (services/memory/src/store/), imported
  *    and called in this process on a partition it loaded from the same rows (query vector given).
- *  - **in-service**: the service's `memorySearch` handler (query embedding + scan + decay + hit
+ *  - **in-service**: the service's memory.search handler (query embedding + scan + decay + hit
  *    formatting) in this process: everything the memory service does for a call except gRPC and
  *    JSON (de)serialisation.
  *  - **gateway**: `POST /v1/abilities/memory.search` through the real gateway and memory service
@@ -30,8 +30,8 @@ import { createLogger, mulberry32, type CallContext } from "@gantry/kit";
 import { LexicalHashEmbedder } from "../../services/memory/src/embed/lexical.ts";
 import { DIMENSIONS, vectorToBytes } from "../../services/memory/src/embed/types.ts";
 import { PostgresStore } from "../../services/memory/src/store/postgres.ts";
-import { memorySearch } from "../../services/memory/src/abilities/memory.search.ts";
-import type { MemoryDeps } from "../../services/memory/src/context.ts";
+import memorySearch from "../../services/memory/src/abilities/memory.search.ts";
+import type { Context } from "../../services/memory/src/context.ts";
 import type { MemoryConfig } from "../../services/memory/src/config.ts";
 import type { InProcessResult, Stats } from "./memory-report.ts";
 
@@ -309,13 +309,13 @@ export async function timeInProcess(pool: pg.Pool, seeded: Seeded, queries: stri
   await store.start();
   try {
     const config = { MEMORY_HALF_LIFE_DAYS: HALF_LIFE_DAYS, MEMORY_DEDUP_THRESHOLD: DEDUP_THRESHOLD } as MemoryConfig;
-    const deps = { config, embedder, store, now: () => Date.now(), log: createLogger("bench-memory", "silent") } as unknown as MemoryDeps;
+    const deps = { config, embedder, store, now: () => Date.now(), log: createLogger("bench-memory", "silent") } as unknown as Context;
     const call = memoryCallContext([seeded.collection]);
     const input = (query: string) => ({ query, collection: seeded.collection, limit: SEARCH_LIMIT });
     const halfLifeMs = HALF_LIFE_DAYS * 86_400_000;
 
     const t = performance.now();
-    await memorySearch(input(queries[0]), call, deps);
+    await memorySearch.run(input(queries[0]), call, deps);
     const coldLoadMs = performance.now() - t;
 
     const vectors = await embedder.embed(queries, "query");
@@ -341,7 +341,7 @@ export async function timeInProcess(pool: pg.Pool, seeded: Seeded, queries: stri
       const t0 = performance.now();
       sink += floorSearch(seeded.matrix, seeded.size, q, SEARCH_LIMIT).rows[0];
       const t1 = performance.now();
-      sink += (await memorySearch(input(queries[i]), call, deps)).hits.length;
+      sink += ((await memorySearch.run(input(queries[i]), call, deps)) as { hits: unknown[] }).hits.length;
       const t2 = performance.now();
       if (record) {
         floor.push(t1 - t0);

@@ -68,7 +68,8 @@ export interface ServiceDefinition<Ctx, E extends EnvSchema = {}> {
   env?: E;
   /**
    * Builds the context every handler receives, after the dependencies are up and before the server
-   * listens: clients, consumers, sweeps. Runs in system scope, and so does anything it starts.
+   * listens: clients, consumers, sweeps. Runs in system scope, and so do the timers and promise
+   * chains it starts and every NATS callback (the connection is made in system scope).
    */
   init: (deps: ServiceDeps<E>) => Ctx | Promise<Ctx>;
   /** Extra gRPC services (typed internal RPCs). Their handlers choose their scope (`withTenant`/`asSystem`). */
@@ -139,7 +140,10 @@ export async function runService<Ctx, E extends EnvSchema>(
     prismaAdapter = new PrismaPg(pool, { schema: def.name });
   }
 
-  const nats = await connectNats(String(values.NATS_URL), def.name, log);
+  // Connected in system scope: NATS delivers subscription callbacks in the async context of the
+  // connection, so consumers see every tenant's rows, as background work should. (Awaits inside a
+  // call keep the call's scope: promise continuations follow the awaiting code.)
+  const nats = await asSystem(() => connectNats(String(values.NATS_URL), def.name, log));
   const deps: ServiceDeps<E> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs };
   const ctx = await asSystem(() => def.init(deps));
 
@@ -278,7 +282,7 @@ export function main<Ctx, E extends EnvSchema>(def: ServiceDefinition<Ctx, E>): 
  * @example
  * const db = prismaClient(deps, PrismaClient);
  */
-export function prismaClient<T>(deps: ServiceDeps<EnvSchema>, Client: new (options: { adapter: PrismaPg }) => T): T {
+export function prismaClient<T>(deps: Pick<ServiceDeps, "name" | "prismaAdapter">, Client: new (options: { adapter: PrismaPg }) => T): T {
   if (!deps.prismaAdapter) throw new Error(`${deps.name} service started without a database (DATABASE_URL)`);
   return new Client({ adapter: deps.prismaAdapter });
 }

@@ -1,25 +1,11 @@
 /**
  * @module memory/config
- * The memory service's own environment (on top of the kit's base schema), parsed once at start.
+ * The memory service's own environment (on top of the kit's base schema), parsed once at start;
+ * its TypeScript type is derived from the schema (`MemoryConfig`), so each variable is declared once.
  */
-import type { BaseConfig, EnvSchema } from "@gantry/kit";
-import type { EmbedderConfig } from "./embed/index.ts";
+import { defineEnv, type ServiceConfig } from "@gantry/kit";
 
-export interface MemoryConfig extends BaseConfig, EmbedderConfig {
-  MEMORY_STORE: "postgres" | "weaviate";
-  MEMORY_HALF_LIFE_DAYS: number;
-  MEMORY_DEDUP_THRESHOLD: number;
-  MEMORY_CACHE_MB: number;
-  MEMORY_CACHE_CHECK_MS: number;
-  WEAVIATE_URL?: string;
-  WEAVIATE_GRPC_PORT: number;
-  WEAVIATE_API_KEY?: string;
-  WEAVIATE_PREFIX: string;
-  WEAVIATE_INDEX: "hnsw" | "flat";
-  LESSONS_MAX_AGE_DAYS: number;
-}
-
-export const MEMORY_ENV: EnvSchema = {
+export const MEMORY_ENV = defineEnv({
   MEMORY_STORE: { type: "string", enum: ["postgres", "weaviate"], default: "postgres", description: "vector store: postgres (default; exact in-memory search over the service's schema) or weaviate" },
   MEMORY_HALF_LIFE_DAYS: {
     type: "number",
@@ -44,4 +30,7 @@ export const MEMORY_ENV: EnvSchema = {
   WEAVIATE_PREFIX: { type: "string", pattern: "^[A-Z][A-Za-z0-9]*$", default: "Gantry", description: "prefix of the Weaviate collections Gantry creates" },
   WEAVIATE_INDEX: { type: "string", enum: ["hnsw", "flat"], default: "hnsw", description: "Weaviate vector index of new collections: hnsw (approximate, scales) or flat (exact)" },
   LESSONS_MAX_AGE_DAYS: { type: "integer", minimum: 1, maximum: 3650, default: 90, description: "how long the LESSONS stream keeps lesson.recorded events" },
-};
+});
+
+/** The memory service's configuration (base variables included), derived from the schemas. */
+export type MemoryConfig = ServiceConfig<typeof MEMORY_ENV>;

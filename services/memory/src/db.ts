@@ -1,13 +1,6 @@
 /**
  * @module memory/db
- * The memory service's Prisma client, bound to the "memory" schema through the kit's driver adapter.
+ * The memory service's generated Prisma client (schema "memory"); service.ts creates it over the
+ * kit's tenant-scoped driver adapter with `prismaClient(deps, PrismaClient)`.
  */
-import type { ServiceDeps } from "@gantry/kit";
-import { PrismaClient } from "./generated/prisma/client.ts";
-
-export type { PrismaClient };
-
-export function createDb(deps: ServiceDeps): PrismaClient {
-  if (!deps.prismaAdapter) throw new Error("memory service started without a database");
-  return new PrismaClient({ adapter: deps.prismaAdapter });
-}
+export { PrismaClient } from "./generated/prisma/client.ts";

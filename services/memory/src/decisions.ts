@@ -1,9 +1,10 @@
 /**
  * @module memory/decisions
- * The decision log's shared pieces: D-NNN ids, the public shape of a decision, and cursors.
+ * The decision log's shared pieces: D-NNN ids, the public shape of a decision, and its cursors
+ * (the kit's codec: a cursor this listing did not issue is 400 validation_failed, `invalid_cursor`).
  */
 import { createHash } from "node:crypto";
-import { GantryError } from "@gantry/kit";
+import { GantryError, decodeCursor, encodeCursor, invalidCursor } from "@gantry/kit";
 
 export function decisionId(n: number): string {
   return `D-${String(n).padStart(3, "0")}`;
@@ -44,32 +45,38 @@ export function decisionText(title: string, why: string): string {
   return `${title}\n${why}`;
 }
 
-/** Opaque cursors: `n:<number>` (newest-first listing) or `o:<offset>:<query hash>` (search pages). */
-export function encodeCursor(c: { before: number } | { offset: number; query: string }): string {
-  const raw = "before" in c ? `n:${c.before}` : `o:${c.offset}:${queryHash(c.query)}`;
-  return Buffer.from(raw).toString("base64url");
+/** Cursor of the newest-first listing: the number of the page's last decision. */
+export function listCursor(before: number): string {
+  return encodeCursor({ before });
+}
+
+/** Cursor of a search page: the offset of the next page, bound to the query by its hash. */
+export function searchCursor(offset: number, query: string): string {
+  return encodeCursor({ offset, q: queryHash(query) });
 }
 
 function queryHash(q: string): string {
   return createHash("sha256").update(q).digest("hex").slice(0, 12);
 }
 
-function badCursor(): GantryError {
-  return new GantryError("validation_failed", "cursor is not a cursor of this listing; pass the nextCursor of the previous page with the same query.", {
-    details: [{ path: "/input/cursor", message: "/input/cursor is not a cursor of this listing", code: "cursor" }],
-  });
-}
-
+/** The number below which the next page starts; a cursor this listing did not issue is `invalid_cursor`. */
 export function decodeListCursor(cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined;
-  const m = /^n:(\d+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!m) throw badCursor();
-  return Number(m[1]);
+  const { before } = decodeCursor(cursor, { before: "number" });
+  if (!Number.isSafeInteger(before) || before < 1) throw invalidCursor();
+  return before;
 }
 
+/** The offset of the next search page; a cursor of another query (or of the plain listing) is `invalid_cursor`. */
 export function decodeSearchCursor(cursor: string | undefined, query: string): number {
   if (cursor === undefined) return 0;
-  const m = /^o:(\d+):([0-9a-f]{12})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!m || m[2] !== queryHash(query)) throw badCursor();
-  return Number(m[1]);
+  const hint = "pass the nextCursor of the previous page with the same query, or omit it for the first page";
+  let position: { offset: number; q: string };
+  try {
+    position = decodeCursor(cursor, { offset: "number", q: "string" });
+  } catch {
+    throw invalidCursor(hint);
+  }
+  if (!Number.isSafeInteger(position.offset) || position.offset < 0 || position.q !== queryHash(query)) throw invalidCursor(hint);
+  return position.offset;
 }

@@ -4,10 +4,11 @@
  * published to JetStream with the row's `msg_id` (JetStream deduplicates a re-publish within the
  * stream's 2-minute window) and deleted. `flush()` runs right after a commit; a relay loop every
  * 2 s publishes whatever a NATS outage or a crash left behind. Rows are claimed with
- * `FOR UPDATE SKIP LOCKED`, so replicas never publish the same row at the same time.
+ * `FOR UPDATE SKIP LOCKED`, so replicas never publish the same row at the same time. The relay
+ * runs in system scope (it serves every tenant), whether the timer or a handler's flush starts it.
  */
 import type pg from "pg";
-import { encodeJson, type Logger, type Nats } from "@gantry/kit";
+import { asSystem, encodeJson, type Logger, type Nats } from "@gantry/kit";
 
 export interface Outbox {
   /** Publishes pending events now; resolves to how many went out (never throws). */
@@ -57,14 +58,15 @@ export function startOutbox(pool: pg.Pool, nats: Nats, log: Logger, intervalMs =
       again = true;
       return running;
     }
-    running = (async () => {
+    // The relay publishes every tenant's events, also when a handler's flush starts it: system scope.
+    running = asSystem(async () => {
       let total = 0;
       do {
         again = false;
         total += await once();
       } while (again);
       return total;
-    })().finally(() => {
+    }).finally(() => {
       running = undefined;
     });
     return running;

@@ -19,9 +19,8 @@
  * the old model) make the final step refuse; run the command again. Exit code 0 on success.
  */
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { BASE_ENV, connectNats, createLogger, loadConfig, type Nats } from "@gantry/kit";
-import { MEMORY_ENV, type MemoryConfig } from "./config.ts";
+import { BASE_ENV, TenantPool, asSystem, connectNats, createLogger, defineEnv, loadConfig, type Nats } from "@gantry/kit";
+import { MEMORY_ENV } from "./config.ts";
 import { createEmbedder } from "./embed/index.ts";
 import { createStore } from "./store/index.ts";
 
@@ -46,19 +45,36 @@ if (values.all && (values.tenant || values.collection)) fail("--all cannot be co
 const batch = Number(values.batch);
 if (!Number.isInteger(batch) || batch < 1 || batch > 2048) fail("--batch must be an integer 1..2048");
 
-const config = loadConfig<MemoryConfig>("memory reembed", { ...BASE_ENV, ...MEMORY_ENV }, ["DATABASE_URL"]);
+const REEMBED_ENV = defineEnv({ ...BASE_ENV, ...MEMORY_ENV, DATABASE_URL: { ...BASE_ENV.DATABASE_URL, required: true } });
+const config = loadConfig("memory reembed", REEMBED_ENV);
 const log = createLogger("memory-reembed", config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
-let nats: Nats | undefined;
-try {
-  nats = await Promise.race([connectNats(config.NATS_URL, "memory-reembed", log), new Promise<never>((_, r) => setTimeout(() => r(new Error("timeout")), 5_000))]);
-} catch (err) {
+// The kit's pool, so the system scope below reaches every connection: the tables are under
+// row-level security (forced for their owner too), and a connection outside any scope sees no rows.
+const pool = new TenantPool({ connectionString: config.DATABASE_URL, max: 4 });
+pool.on("error", (err) => log.warn({ err: err.message }, "postgres pool error"));
+const nats: Nats | undefined = await Promise.race([
+  connectNats(config.NATS_URL, "memory-reembed", log),
+  new Promise<never>((_, r) => setTimeout(() => r(new Error("timeout")), 5_000)),
+]).catch((err) => {
   process.stderr.write(`reembed: NATS unreachable (${String(err)}); replicas will notice the change at their next version check\n`);
-}
+  return undefined;
+});
 const store = createStore(config, { pool, nats, log });
 const embedder = createEmbedder(config);
-let code = 0;
-try {
+// Re-embedding spans tenants (--all) and runs outside any call: system scope.
+const code = await asSystem(() => reembed()).then(
+  () => 0,
+  (err) => {
+    process.stderr.write(`reembed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  },
+);
+await store.close().catch(() => {});
+await nats?.nc.drain().catch(() => {});
+await pool.end().catch(() => {});
+process.exit(code);
+
+async function reembed(): Promise<void> {
   await store.start();
   const partitions = (await store.partitions(values.tenant)).filter((p) => values.collection === undefined || p.collection === values.collection);
   if (partitions.length === 0) process.stdout.write("nothing to re-embed: no matching collection holds memories\n");
@@ -81,12 +97,4 @@ try {
     await store.replaceVectors(p.tenant, p.collection, embedder.model, embedder.dimensions, vectors);
     process.stdout.write(`re-embedded ${label} with ${embedder.model} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
-} catch (err) {
-  process.stderr.write(`reembed: ${err instanceof Error ? err.message : String(err)}\n`);
-  code = 1;
-} finally {
-  await store.close().catch(() => {});
-  await nats?.nc.drain().catch(() => {});
-  await pool.end().catch(() => {});
 }
-process.exit(code);

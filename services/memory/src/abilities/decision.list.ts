@@ -9,23 +9,15 @@
  * than the configured one are re-embedded on the fly (and stored), so a model change never mixes
  * vector spaces.
  */
-import type { CallContext } from "@gantry/kit";
-import type { MemoryDeps } from "../context.ts";
-import { decisionOut, decisionText, decodeListCursor, decodeSearchCursor, encodeCursor } from "../decisions.ts";
+import { ability } from "../context.ts";
+import { decisionOut, decisionText, decodeListCursor, decodeSearchCursor, listCursor, searchCursor } from "../decisions.ts";
 import { bytesToVector, dot, vectorToBytes } from "../embed/types.ts";
 
-export interface DecisionListInput {
-  query?: string;
-  includeSuperseded: boolean;
-  limit: number;
-  cursor?: string;
-}
-
-export async function decisionList(input: DecisionListInput, call: CallContext, m: MemoryDeps) {
+export default ability("decision.list", async (input, call, ctx) => {
   const active = input.includeSuperseded ? {} : { supersededBy: null };
   if (input.query === undefined) {
     const before = decodeListCursor(input.cursor);
-    const rows = await m.db.decision.findMany({
+    const rows = await ctx.db.decision.findMany({
       where: { tenant: call.tenant, ...active, ...(before !== undefined ? { number: { lt: before } } : {}) },
       orderBy: { number: "desc" },
       take: input.limit + 1,
@@ -34,22 +26,22 @@ export async function decisionList(input: DecisionListInput, call: CallContext, 
     const page = rows.slice(0, input.limit);
     return {
       decisions: page.map(decisionOut),
-      nextCursor: rows.length > input.limit ? encodeCursor({ before: page[page.length - 1].number }) : null,
+      nextCursor: rows.length > input.limit ? listCursor(page[page.length - 1].number) : null,
     };
   }
   const offset = decodeSearchCursor(input.cursor, input.query);
-  const rows = await m.db.decision.findMany({ where: { tenant: call.tenant, ...active }, orderBy: { number: "desc" } });
-  const stale = rows.filter((r) => r.model !== m.embedder.model || r.dimensions !== m.embedder.dimensions);
+  const rows = await ctx.db.decision.findMany({ where: { tenant: call.tenant, ...active }, orderBy: { number: "desc" } });
+  const stale = rows.filter((r) => r.model !== ctx.embedder.model || r.dimensions !== ctx.embedder.dimensions);
   if (stale.length) {
-    const vectors = await m.embedder.embed(stale.map((r) => decisionText(r.title, r.why)), "document");
+    const vectors = await ctx.embedder.embed(stale.map((r) => decisionText(r.title, r.why)), "document");
     for (const [i, r] of stale.entries()) {
       r.vector = vectorToBytes(vectors[i]);
-      r.model = m.embedder.model;
-      r.dimensions = m.embedder.dimensions;
-      await m.db.decision.update({ where: { tenant_number: { tenant: call.tenant, number: r.number } }, data: { vector: r.vector, model: r.model, dimensions: r.dimensions } });
+      r.model = ctx.embedder.model;
+      r.dimensions = ctx.embedder.dimensions;
+      await ctx.db.decision.update({ where: { tenant_number: { tenant: call.tenant, number: r.number } }, data: { vector: r.vector, model: r.model, dimensions: r.dimensions } });
     }
   }
-  const [q] = await m.embedder.embed([input.query], "query");
+  const [q] = await ctx.embedder.embed([input.query], "query");
   const ranked = rows
     .map((r) => ({ r, similarity: dot(q, bytesToVector(r.vector)) }))
     .filter((x) => x.similarity > 0)
@@ -57,6 +49,6 @@ export async function decisionList(input: DecisionListInput, call: CallContext, 
   const page = ranked.slice(offset, offset + input.limit);
   return {
     decisions: page.map((x) => ({ ...decisionOut(x.r), similarity: Math.round(x.similarity * 1e6) / 1e6 })),
-    nextCursor: offset + input.limit < ranked.length ? encodeCursor({ offset: offset + input.limit, query: input.query }) : null,
+    nextCursor: offset + input.limit < ranked.length ? searchCursor(offset + input.limit, input.query) : null,
   };
-}
+});

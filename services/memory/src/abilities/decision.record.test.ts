@@ -99,7 +99,11 @@ describe("decision.list", () => {
     const seen = [...p1.decisions, ...p2.decisions, ...p3.decisions].map((d: { id: string }) => d.id);
     assert.equal(new Set(seen).size, 20);
     assert.equal(seen.at(-1), "D-001");
-    await list(burst, { cursor: "not-a-cursor" }).expect(400);
+    const bad = (await list(burst, { cursor: "not-a-cursor" }).expect(400)).body;
+    assert.equal(bad.code, "validation_failed");
+    assert.equal(bad.details[0].code, "invalid_cursor");
+    // A cursor of the plain listing is not a cursor of a search (and the other way round).
+    await list(burst, { query: "burst decision", cursor: p1.nextCursor }).expect(400);
   });
 
   test("with a query: semantic ranking (similarity), superseded excluded by default, cursor bound to the query", async () => {
@@ -114,7 +118,9 @@ describe("decision.list", () => {
     assert.ok(page.nextCursor);
     const page2 = (await list(burst, { query: "burst decision", limit: 5, cursor: page.nextCursor }).expect(200)).body.result;
     assert.equal(new Set([...page.decisions, ...page2.decisions].map((d: { id: string }) => d.id)).size, 10);
-    await list(burst, { query: "something else", cursor: page.nextCursor }).expect(400);
+    const other = (await list(burst, { query: "something else", cursor: page.nextCursor }).expect(400)).body;
+    assert.equal(other.details[0].code, "invalid_cursor");
+    assert.equal((await list(burst, { cursor: page.nextCursor }).expect(400)).body.details[0].code, "invalid_cursor");
   });
 
   test("tenants never see each other's decisions", async () => {

@@ -10,22 +10,16 @@
  * otherwise) that is still active (409 when a later decision already superseded it); it is marked
  * superseded in the same transaction.
  */
-import { GantryError, type CallContext } from "@gantry/kit";
-import type { MemoryDeps } from "../context.ts";
+import { GantryError } from "@gantry/kit";
+import { ability } from "../context.ts";
 import { decisionId, decisionNumber, decisionOut, decisionText } from "../decisions.ts";
 import { vectorToBytes } from "../embed/types.ts";
 
-export interface DecisionRecordInput {
-  title: string;
-  why: string;
-  supersedes?: string;
-}
-
-export async function decisionRecord(input: DecisionRecordInput, call: CallContext, m: MemoryDeps) {
-  const [vector] = await m.embedder.embed([decisionText(input.title, input.why)], "document");
-  const now = new Date(m.now());
+export default ability("decision.record", async (input, call, ctx) => {
+  const [vector] = await ctx.embedder.embed([decisionText(input.title, input.why)], "document");
+  const now = new Date(ctx.now());
   const previous = input.supersedes === undefined ? undefined : decisionNumber(input.supersedes);
-  const created = await m.db.$transaction(
+  const created = await ctx.db.$transaction(
     async (tx) => {
       const [{ last }] = await tx.$queryRaw<Array<{ last: number }>>`
         INSERT INTO "memory"."decision_counters" (tenant, last) VALUES (${call.tenant}, 1)
@@ -53,8 +47,8 @@ export async function decisionRecord(input: DecisionRecordInput, call: CallConte
           why: input.why,
           supersedes: previous ?? null,
           vector: vectorToBytes(vector),
-          model: m.embedder.model,
-          dimensions: m.embedder.dimensions,
+          model: ctx.embedder.model,
+          dimensions: ctx.embedder.dimensions,
           requestId: call.requestId || null,
           keyId: call.keyId || null,
           createdAt: now,
@@ -68,4 +62,4 @@ export async function decisionRecord(input: DecisionRecordInput, call: CallConte
     { maxWait: 15_000, timeout: 20_000 },
   );
   return decisionOut(created);
-}
+});

@@ -9,20 +9,8 @@
  * outage), so the pipeline never misses a lesson. The inbox is append-only: no ability edits or
  * deletes an entry, and a database trigger refuses UPDATE and DELETE on the table.
  */
-import { SUBJECTS, randomBase62, type CallContext } from "@gantry/kit";
-import type { MemoryDeps } from "../context.ts";
-
-export interface LessonRecordInput {
-  title: string;
-  category: string;
-  lesson: string;
-  triggers?: string[];
-  severity?: string;
-  context?: string;
-  fix?: string;
-  tags?: string[];
-  reusable?: boolean;
-}
+import { SUBJECTS, randomBase62 } from "@gantry/kit";
+import { ability } from "../context.ts";
 
 /** The `memory.lesson.recorded` payload. */
 export interface LessonRecordedEvent {
@@ -42,9 +30,9 @@ export interface LessonRecordedEvent {
   keyId: string | null;
 }
 
-export async function lessonRecord(input: LessonRecordInput, call: CallContext, m: MemoryDeps) {
+export default ability("lesson.record", async (input, call, ctx) => {
   const id = `les_${randomBase62(22)}`;
-  const at = new Date(m.now());
+  const at = new Date(ctx.now());
   const event: LessonRecordedEvent = {
     id,
     tenant: call.tenant,
@@ -61,8 +49,8 @@ export async function lessonRecord(input: LessonRecordInput, call: CallContext, 
     requestId: call.requestId || null,
     keyId: call.keyId || null,
   };
-  await m.db.$transaction([
-    m.db.lesson.create({
+  await ctx.db.$transaction([
+    ctx.db.lesson.create({
       data: {
         id,
         tenant: call.tenant,
@@ -80,8 +68,8 @@ export async function lessonRecord(input: LessonRecordInput, call: CallContext, 
         createdAt: at,
       },
     }),
-    m.db.outboxEvent.create({ data: { subject: SUBJECTS.lessonRecorded, msgId: id, payload: event as unknown as object } }),
+    ctx.db.outboxEvent.create({ data: { subject: SUBJECTS.lessonRecorded, msgId: id, payload: event as unknown as object } }),
   ]);
-  await m.outbox.flush();
+  await ctx.outbox.flush();
   return { id, status: "inbox" as const, recorded: event.recorded, event: SUBJECTS.lessonRecorded };
-}
+});

@@ -9,28 +9,26 @@
  *   grammar as memory.search; at least one condition, so a whole collection is never wiped by an
  *   empty filter). `dryRun: true` only counts (`matched`), deleting nothing.
  */
-import { GantryError, type CallContext } from "@gantry/kit";
+import { GantryError } from "@gantry/kit";
 import { resolveCollection } from "../collections.ts";
-import type { MemoryDeps } from "../context.ts";
+import { ability } from "../context.ts";
 import { parseFilter } from "../filter.ts";
 
-export type MemoryForgetInput = { id: string; collection?: string } | { filter: Record<string, unknown>; collection?: string; dryRun?: boolean };
-
-export async function memoryForget(input: MemoryForgetInput, call: CallContext, m: MemoryDeps) {
+export default ability("memory.forget", async (input, call, ctx) => {
   if ("id" in input) {
     if (input.collection !== undefined) resolveCollection(call, input.collection);
-    const found = await m.store.get(call.tenant, input.id);
+    const found = await ctx.store.get(call.tenant, input.id);
     if (!found || (input.collection !== undefined && found.collection !== input.collection)) {
       throw new GantryError("not_found", `No memory ${input.id}${input.collection ? ` in collection "${input.collection}"` : ""}.`);
     }
     const collection = resolveCollection(call, found.collection);
-    const n = await m.store.forgetIds(call.tenant, collection, [input.id]);
+    const n = await ctx.store.forgetIds(call.tenant, collection, [input.id]);
     return { collection, forgotten: n, matched: n, dryRun: false };
   }
   const collection = resolveCollection(call, input.collection);
   const node = parseFilter(input.filter);
   if (!node) throw new GantryError("validation_failed", "memory.forget needs at least one filter condition.");
   const dryRun = input.dryRun === true;
-  const n = await m.store.forgetWhere(call.tenant, collection, node, dryRun);
+  const n = await ctx.store.forgetWhere(call.tenant, collection, node, dryRun);
   return { collection, forgotten: dryRun ? 0 : n, matched: n, dryRun };
-}
+});

@@ -5,18 +5,11 @@
  * `<retrieved_memories …>` / `</retrieved_memories>` and marked as retrieved data, not instructions
  * (format in ../format.ts).
  */
-import type { CallContext } from "@gantry/kit";
-import type { MemoryDeps } from "../context.ts";
+import { ability } from "../context.ts";
 import { recallBlock } from "../format.ts";
-import { searchCollection } from "./memory.search.ts";
+import { searchCollection } from "../search.ts";
 
-export interface MemoryRecallInput {
-  query: string;
-  collection?: string;
-  k: number;
-}
-
-export async function memoryRecall(input: MemoryRecallInput, call: CallContext, m: MemoryDeps) {
-  const { collection, hits } = await searchCollection(m, call, input.collection, input.query, input.k);
+export default ability("memory.recall", async (input, call, ctx) => {
+  const { collection, hits } = await searchCollection(ctx, call, input.collection, input.query, input.k);
   return { collection, block: recallBlock(collection, input.query, hits), hits };
-}
+});

@@ -12,26 +12,18 @@
  * - `action` is `created`, `updated` (id upsert of an existing memory) or `deduplicated`; `created`
  *   and `updated` are the memory's first and latest save times (ISO 8601).
  */
-import { randomBase62, type CallContext } from "@gantry/kit";
+import { randomBase62 } from "@gantry/kit";
 import { resolveCollection } from "../collections.ts";
-import type { MemoryDeps } from "../context.ts";
-import type { Metadata } from "../filter.ts";
+import { ability } from "../context.ts";
 
-export interface MemorySaveInput {
-  text: string;
-  collection?: string;
-  metadata?: Metadata;
-  id?: string;
-}
-
-export function newMemoryId(): string {
+function newMemoryId(): string {
   return `mem_${randomBase62(22)}`;
 }
 
-export async function memorySave(input: MemorySaveInput, call: CallContext, m: MemoryDeps) {
+export default ability("memory.save", async (input, call, ctx) => {
   const collection = resolveCollection(call, input.collection);
-  const [vector] = await m.embedder.embed([input.text], "document");
-  const r = await m.store.save({
+  const [vector] = await ctx.embedder.embed([input.text], "document");
+  const r = await ctx.store.save({
     tenant: call.tenant,
     collection,
     id: input.id,
@@ -39,10 +31,10 @@ export async function memorySave(input: MemorySaveInput, call: CallContext, m: M
     text: input.text,
     metadata: input.metadata,
     vector,
-    model: m.embedder.model,
-    dimensions: m.embedder.dimensions,
-    now: m.now(),
-    dedupThreshold: m.config.MEMORY_DEDUP_THRESHOLD,
+    model: ctx.embedder.model,
+    dimensions: ctx.embedder.dimensions,
+    now: ctx.now(),
+    dedupThreshold: ctx.config.MEMORY_DEDUP_THRESHOLD,
   });
   return {
     id: r.memory.id,
@@ -54,4 +46,4 @@ export async function memorySave(input: MemorySaveInput, call: CallContext, m: M
     updated: new Date(r.memory.updatedAt).toISOString(),
     model: r.memory.model,
   };
-}
+});

@@ -3,6 +3,7 @@
  * Picks the embedder from configuration: `EMBEDDER=lexical` (default, built in), `openai`
  * (OpenAI-compatible `/v1/embeddings`) or `ollama` (`/api/embed`).
  */
+import type { MemoryConfig } from "../config.ts";
 import { OllamaEmbedder, OpenAIEmbedder } from "./http.ts";
 import { LexicalHashEmbedder } from "./lexical.ts";
 import type { Embedder } from "./types.ts";
@@ -11,15 +12,11 @@ export * from "./types.ts";
 export { LexicalHashEmbedder, LEXICAL_MODEL } from "./lexical.ts";
 export { OllamaEmbedder, OpenAIEmbedder } from "./http.ts";
 
-export interface EmbedderConfig {
-  EMBEDDER: "lexical" | "openai" | "ollama";
-  EMBEDDING_URL?: string;
-  EMBEDDING_MODEL?: string;
-  EMBEDDING_API_KEY?: string;
-  EMBEDDING_QUERY_PREFIX?: string;
-  EMBEDDING_DOCUMENT_PREFIX?: string;
-  EMBEDDING_TIMEOUT_MS: number;
-}
+/** The variables the embedder reads (declared in ../config.ts). */
+export type EmbedderConfig = Pick<
+  MemoryConfig,
+  "EMBEDDER" | "EMBEDDING_URL" | "EMBEDDING_MODEL" | "EMBEDDING_API_KEY" | "EMBEDDING_QUERY_PREFIX" | "EMBEDDING_DOCUMENT_PREFIX" | "EMBEDDING_TIMEOUT_MS"
+>;
 
 export function createEmbedder(c: EmbedderConfig): Embedder {
   if (c.EMBEDDER === "lexical") return new LexicalHashEmbedder();

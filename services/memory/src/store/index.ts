@@ -11,7 +11,13 @@ import { WeaviateStore } from "./weaviate.ts";
 
 export type { VectorStore } from "./types.ts";
 
-export function createStore(c: MemoryConfig, deps: { pool: pg.Pool; nats?: Nats; log: Logger }): VectorStore {
+/** The variables the stores read (declared in ../config.ts). */
+export type StoreConfig = Pick<
+  MemoryConfig,
+  "MEMORY_STORE" | "MEMORY_CACHE_MB" | "MEMORY_CACHE_CHECK_MS" | "WEAVIATE_URL" | "WEAVIATE_GRPC_PORT" | "WEAVIATE_API_KEY" | "WEAVIATE_PREFIX" | "WEAVIATE_INDEX"
+>;
+
+export function createStore(c: StoreConfig, deps: { pool: pg.Pool; nats?: Nats; log: Logger }): VectorStore {
   if (c.MEMORY_STORE === "weaviate") {
     if (!c.WEAVIATE_URL) throw new ConfigError("memory: MEMORY_STORE=weaviate needs WEAVIATE_URL (e.g. http://127.0.0.1:8080)");
     return new WeaviateStore({ url: c.WEAVIATE_URL, grpcPort: c.WEAVIATE_GRPC_PORT, apiKey: c.WEAVIATE_API_KEY, prefix: c.WEAVIATE_PREFIX, index: c.WEAVIATE_INDEX, log: deps.log });

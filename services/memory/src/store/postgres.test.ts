@@ -1,13 +1,16 @@
 /**
  * The Postgres store against real Postgres and NATS: the shared behavioural suite, then what is
- * specific to it: two replicas (two store instances) kept coherent by partition notices, and a
- * replica without notices catching up through its version check.
+ * specific to it: two replicas (two store instances) kept coherent by partition notices, a replica
+ * without notices catching up through its version check, and the same under row-level security
+ * (the service's pool and role: calls in their tenant's scope, background work in system scope).
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import pg from "pg";
-import { connectNats, createLogger, migrate, repoRoot, type Nats } from "@gantry/kit";
+import {
+  SERVICE_ROLE, TenantPool, connectNats, createLogger, enforceTenantIsolation, migrate, repoRoot, withTenant, type Nats,
+} from "@gantry/kit";
 import { eventually } from "@gantry/infra/testing/stack.ts";
 import { startStack, type Stack } from "@gantry/infra/runner/stack.ts";
 import { LexicalHashEmbedder } from "../embed/lexical.ts";
@@ -30,6 +33,8 @@ before(async () => {
   // uncaught exception (the service's own pool has the same listener, in kit/src/service.ts).
   pool.on("error", () => {});
   await migrate(pool, "memory", join(repoRoot(), "services/memory/prisma/migrations"));
+  // As the service starts: policies on every tenant table (the superuser pool above bypasses them).
+  await enforceTenantIsolation(pool, "memory", SERVICE_ROLE);
   natsA = await connectNats(stack.env.NATS_URL, "replica-a", log);
   natsB = await connectNats(stack.env.NATS_URL, "replica-b", log);
   a = new PostgresStore({ pool, log, nats: natsA });
@@ -101,5 +106,69 @@ describe("postgres store across replicas", () => {
     assert.equal(results.filter((r) => r.created).length, 1);
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM memory.memories WHERE tenant = 'acme' AND collection = 'race'`);
     assert.equal(rows[0].n, 1);
+  });
+});
+
+describe("postgres store under row-level security (the service's pool and role)", () => {
+  const v = async (t: string) => (await embedder.embed([t], "document"))[0];
+  const opts = { limit: 5, now: Date.now(), halfLifeMs: 0 };
+  const base = { model: embedder.model, dimensions: 768, now: Date.now(), dedupThreshold: 0.97 };
+  let scoped: TenantPool;
+  let natsC: Nats;
+  let natsD: Nats;
+  let c: PostgresStore;
+  let d: PostgresStore;
+
+  before(async () => {
+    scoped = new TenantPool({ connectionString: stack.env.DATABASE_URL, max: 4, role: SERVICE_ROLE });
+    scoped.on("error", () => {});
+    natsC = await connectNats(stack.env.NATS_URL, "replica-c", log);
+    natsD = await connectNats(stack.env.NATS_URL, "replica-d", log);
+    // Started outside any scope on purpose: the store must choose system scope for its background
+    // work itself, not depend on where start() was called.
+    c = new PostgresStore({ pool: scoped, log, nats: natsC, checkIntervalMs: 0 });
+    d = new PostgresStore({ pool: scoped, log, nats: natsD, checkIntervalMs: 100 });
+    await c.start();
+    await d.start();
+  });
+  after(async () => {
+    await c?.close();
+    await d?.close();
+    await natsC?.nc.close();
+    await natsD?.nc.close();
+    await scoped?.end();
+  });
+
+  test("calls see their tenant only; a notice patches the other replica's copy (rows fetched in system scope)", async () => {
+    const text = "The ferry timetable changes with the tide.";
+    await withTenant("rls-a", async () => {
+      // C (no version check: only the notice can bring the change) holds the partition first.
+      assert.deepEqual(await c.search("rls-a", "notes", await v("ferry timetable"), opts), []);
+      await d.save({ ...base, tenant: "rls-a", collection: "notes", newId: "rls-1", text, vector: await v(text) });
+    });
+    const q = await v("ferry timetable");
+    await eventually(async () => (await withTenant("rls-a", () => c.search("rls-a", "notes", q, opts))).some((h) => h.id === "rls-1"), 5_000, 10);
+    // Another tenant's scope cannot read the partition, even naming its tenant.
+    assert.deepEqual(await withTenant("rls-b", () => c.get("rls-a", "rls-1")), null);
+    // Nor write into it.
+    await assert.rejects(
+      withTenant("rls-b", async () => c.save({ ...base, tenant: "rls-a", collection: "sneaky", newId: "x", text, vector: await v(text) })),
+      /row-level security/,
+    );
+    // Outside any scope nothing is visible (fails closed).
+    assert.equal(await c.get("rls-a", "rls-1"), null);
+  });
+
+  test("the version check keeps an unchanged partition and drops a changed one, across tenants", async () => {
+    const text = "Quarterly rent is paid on the first Monday.";
+    await withTenant("rls-c", async () => {
+      await c.save({ ...base, tenant: "rls-c", collection: "rent", newId: "rent-1", text, vector: await v(text) });
+      assert.equal((await d.search("rls-c", "rent", await v("quarterly rent"), opts)).length, 1);
+    });
+    const cached = d.cachedPartitions;
+    await new Promise((r) => setTimeout(r, 350)); // several checks: nothing changed, nothing dropped
+    assert.equal(d.cachedPartitions, cached, "a check in system scope sees the partitions' versions");
+    await pool.query(`UPDATE memory.memory_collections SET version = version + 1 WHERE tenant = 'rls-c' AND name = 'rent'`);
+    await eventually(async () => d.cachedPartitions < cached, 5_000, 20);
   });
 });

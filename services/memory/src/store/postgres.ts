@@ -20,10 +20,15 @@
  *
  * Partitions are loaded lazily on first use (one REPEATABLE READ snapshot) and evicted least
  * recently used beyond `MEMORY_CACHE_MB`.
+ *
+ * Tenant scope (row-level security, kit/tenancy.ts): loads and writes run in the scope of the call
+ * that needs them, whose tenant is the partition's; the notice handler and the version check serve
+ * every tenant and run in system scope. A partition load is shared only by callers of the same
+ * (tenant, collection), so it never runs in another tenant's scope.
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { GantryError, SUBJECTS, decodeJson, encodeJson, type Logger, type Nats } from "@gantry/kit";
+import { GantryError, SUBJECTS, asSystem, decodeJson, encodeJson, type Logger, type Nats } from "@gantry/kit";
 import type { FilterNode, Metadata } from "../filter.ts";
 import { bytesToVector, DIMENSIONS, vectorToBuffer } from "../embed/types.ts";
 import { Partition, type PartitionRow } from "./partition.ts";
@@ -134,7 +139,9 @@ export class PostgresStore implements VectorStore {
           } catch {
             return;
           }
-          this.onNotice(notice).catch((e) => this.log.warn({ err: String(e) }, "partition notice not applied; dropping the partition"));
+          // Notices concern any tenant and arrive outside any call: system scope, explicitly (a
+          // callback's async context is wherever the NATS connection happened to be created).
+          asSystem(() => this.onNotice(notice)).catch((e) => this.log.warn({ err: String(e) }, "partition notice not applied; dropping the partition"));
         },
       });
       (async () => {
@@ -148,7 +155,8 @@ export class PostgresStore implements VectorStore {
     }
     if (this.checkIntervalMs > 0) {
       this.timer = setInterval(() => {
-        this.checkVersions().catch((err) => this.log.warn({ err: String(err) }, "partition version check failed"));
+        // Checks the cached partitions of every tenant: system scope, whoever called start().
+        asSystem(() => this.checkVersions()).catch((err) => this.log.warn({ err: String(err) }, "partition version check failed"));
       }, this.checkIntervalMs);
       this.timer.unref();
     }

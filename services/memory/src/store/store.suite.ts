@@ -21,10 +21,9 @@ const T0 = Date.UTC(2026, 0, 1);
 const embedder = new LexicalHashEmbedder();
 const MODEL = embedder.model;
 
-let seq = 0;
 /** A collection name no other test uses. */
 function freshCollection(label: string): string {
-  return `${label}-${process.pid}-${++seq}-${randomBytes(3).toString("hex")}`;
+  return `${label}-${process.pid}-${randomBytes(6).toString("hex")}`;
 }
 
 async function vec(text: string, kind: "query" | "document" = "document"): Promise<Float32Array> {
