@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
-import { SERVICE_ROLE, TenantPool, asSystem, bypassesRls, enforceTenantIsolation, withTenant } from "./tenancy.ts";
+import { SERVICE_ROLE, TenantPool, asSystem, bypassesRls, currentScope, enforceTenantIsolation, withTenant } from "./tenancy.ts";
 
 let t: TestStack;
 let pool: TenantPool;
@@ -19,6 +19,7 @@ before(async () => {
   assert.deepEqual(covered, ["things"]);
   assert.equal(await bypassesRls(t.db), true, "the test database logs in as a superuser, as the local stack does");
   pool = new TenantPool({ connectionString: t.stack.env.DATABASE_URL, max: 2, role: SERVICE_ROLE });
+  pool.on("error", () => {}); // idle clients see Postgres stop at teardown
   await asSystem(() =>
     pool.query(
       "INSERT INTO rls_demo.things (id, tenant, name) VALUES ('a1','acme','a'), ('a2','acme/shop1','s'), ('b1','beta','b'), ('x1','acmex','x')",
@@ -64,6 +65,13 @@ test("inserting a row for another tenant is refused", async () => {
 test("outside any scope nothing is visible: a forgotten scope fails closed", async () => {
   const none = await pool.query("SELECT id FROM rls_demo.things");
   assert.equal(none.rowCount, 0);
+});
+
+test("a lazy thenable returned from the scope is started inside it", async () => {
+  let started: string | undefined;
+  const lazy = { then: (ok: (v: string | undefined) => void) => ok((started = currentScope()?.kind)) };
+  assert.equal(await withTenant("acme", () => lazy), "tenant");
+  assert.equal(started, "tenant");
 });
 
 test("the scope follows the caller, not whoever released the connection", async () => {

@@ -29,15 +29,32 @@ export type TenantScope = { kind: "tenant"; tenant: string } | { kind: "system" 
 
 const scopes = new AsyncLocalStorage<TenantScope>();
 
+/**
+ * Runs `fn` in `scope`. A lazy thenable (a Prisma query starts only when something calls its
+ * `then`) is started here, inside the scope: returned as is, it would start after the scope ended
+ * and run with none.
+ */
+function runIn<T>(scope: TenantScope, fn: () => T): T {
+  return scopes.run(scope, () => {
+    const result = fn();
+    if (result instanceof Promise || !isThenable(result)) return result;
+    return new Promise((resolve, reject) => result.then(resolve, reject)) as T;
+  });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as PromiseLike<unknown>).then === "function";
+}
+
 /** Runs `fn` with the database scoped to `tenant` (and its nested sub-tenants). */
 export function withTenant<T>(tenant: string, fn: () => T): T {
   if (!tenant) throw new Error("withTenant: empty tenant");
-  return scopes.run({ kind: "tenant", tenant }, fn);
+  return runIn({ kind: "tenant", tenant }, fn);
 }
 
 /** Runs `fn` with access to every tenant's rows: start-up, background work, cross-tenant lookups. */
 export function asSystem<T>(fn: () => T): T {
-  return scopes.run({ kind: "system" }, fn);
+  return runIn({ kind: "system" }, fn);
 }
 
 /** The scope of the current async context, if any. */

@@ -1,28 +1,17 @@
 /**
  * @module workspace/config
- * The workspace service's own environment (on top of the kit's base schema), parsed once at start.
+ * The workspace service's own environment (on top of the kit's base schema), parsed once at start;
+ * its TypeScript type is derived from the schema (`WorkspaceConfig`).
  * `WORKFLOW_ENDPOINTS` is JSON and is checked here too, so a bad endpoint stops the process at start
  * with a message naming the tenant and the problem, instead of failing deliveries later.
  */
 import { fileURLToPath } from "node:url";
-import { ConfigError, type BaseConfig, type EnvSchema } from "@gantry/kit";
+import { ConfigError, defineEnv, type ServiceConfig } from "@gantry/kit";
 import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
-
-export interface WorkspaceConfig extends BaseConfig {
-  WORKFLOW_ENDPOINTS: string;
-  WORKFLOW_ALLOW_LOOPBACK: boolean;
-  WORKFLOW_DELIVERY_ATTEMPTS: number;
-  WORKFLOW_RETRY_BASE_MS: number;
-  WORKFLOW_RETRY_MAX_MS: number;
-  WORKFLOW_DELIVERY_TIMEOUT_MS: number;
-  EVENT_MAX_PAYLOAD_BYTES: number;
-  EVENTS_MAX_AGE_HOURS: number;
-  VERTICALS_DIR?: string;
-}
 
 export const DEFAULT_VERTICALS_DIR = fileURLToPath(new URL("../verticals/", import.meta.url));
 
-export const WORKSPACE_ENV: EnvSchema = {
+export const WORKSPACE_ENV = defineEnv({
   WORKFLOW_ENDPOINTS: {
     type: "string",
     default: "{}",
@@ -40,7 +29,10 @@ export const WORKSPACE_ENV: EnvSchema = {
   EVENT_MAX_PAYLOAD_BYTES: { type: "integer", minimum: 256, maximum: 900_000, default: 65_536, description: "largest serialized event.emit payload accepted" },
   EVENTS_MAX_AGE_HOURS: { type: "integer", minimum: 1, maximum: 87_600, default: 168, description: "how long the EVENTS and WORKFLOWS streams keep messages" },
   VERTICALS_DIR: { type: "string", description: `directory of vertical manifests (<slug>.json); default ${DEFAULT_VERTICALS_DIR}` },
-};
+});
+
+/** The parsed configuration: the kit's base variables plus WORKSPACE_ENV (derived from the schema). */
+export type WorkspaceConfig = ServiceConfig<typeof WORKSPACE_ENV>;
 
 export interface WorkflowEndpoint {
   url: URL;

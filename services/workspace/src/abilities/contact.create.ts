@@ -1,34 +1,27 @@
 /**
  * @module workspace/abilities/contact.create
  * Creates a contact in the caller's tenant. The phone is normalised to E.164; an idempotencyKey
- * makes retries return the same contact (see lib/idempotency.ts).
+ * makes retries return the same contact (the kit's `idempotentCreate`).
  */
-import type { Handler } from "../workspace.ts";
-import { newId } from "../lib/ids.ts";
-import { idempotentCreate } from "../lib/idempotency.ts";
-import { contactOut } from "../lib/records.ts";
-import { normalizeEmail, phoneOrThrow } from "../lib/contacts.ts";
-import { nonBlank, notFound } from "../lib/errors.ts";
+import { idempotentCreate } from "@gantry/kit";
+import { ability } from "../context.ts";
+import { SCHEMA } from "../db.ts";
+import { newId } from "../ids.ts";
+import { contactOut } from "../records.ts";
+import { normalizeEmail, phoneOrThrow } from "../contacts.ts";
+import { nonBlank, notFound } from "../errors.ts";
 
-export interface ContactCreateInput {
-  name: string;
-  phone?: string;
-  email?: string;
-  company?: string;
-  metadata?: Record<string, string | number | boolean>;
-  idempotencyKey?: string;
-}
-
-export const handler: Handler<ContactCreateInput> = async (input, call, ws) => {
+export default ability("contact.create", async (input, call, ctx) => {
   const name = nonBlank(input.name, "/input/name");
   const phone = input.phone === undefined ? null : phoneOrThrow(input.phone);
   const id = newId("contact");
-  const now = ws.now();
+  const now = ctx.now();
   const { result } = await idempotentCreate({
-    db: ws.db,
+    db: ctx.db,
+    schema: SCHEMA,
     call,
     ability: "contact.create",
-    input: input as unknown as Record<string, unknown>,
+    input,
     recordId: id,
     create: async (tx) =>
       contactOut(
@@ -48,10 +41,10 @@ export const handler: Handler<ContactCreateInput> = async (input, call, ws) => {
         }),
       ),
     replay: async (recordId) => {
-      const row = await ws.db.contact.findFirst({ where: { id: recordId, tenant: call.tenant } });
+      const row = await ctx.db.contact.findFirst({ where: { id: recordId, tenant: call.tenant } });
       if (!row) throw notFound("contact", recordId);
       return contactOut(row);
     },
   });
   return result;
-};
+});

@@ -3,17 +3,11 @@
  * The caller's contacts, newest first; `query` matches name, email, company and phone
  * (case-insensitive substring; digits of a phone query also match the stored E.164 form).
  */
-import type { Handler } from "../workspace.ts";
-import { NEWEST_FIRST, afterCursor, toPage } from "../lib/pagination.ts";
-import { contactOut } from "../lib/records.ts";
+import { ability } from "../context.ts";
+import { NEWEST_FIRST, afterCursor, toPage } from "@gantry/kit";
+import { contactOut } from "../records.ts";
 
-export interface ContactListInput {
-  query?: string;
-  limit: number;
-  cursor?: string;
-}
-
-export const handler: Handler<ContactListInput> = async (input, call, ws) => {
+export default ability("contact.list", async (input, call, ctx) => {
   const and: object[] = [afterCursor(input.cursor)];
   if (input.query) {
     const q = input.query.trim();
@@ -27,10 +21,10 @@ export const handler: Handler<ContactListInput> = async (input, call, ws) => {
     if (/^[0-9]{3,}$/.test(digits) && digits !== q) or.push({ phone: { contains: digits } });
     and.push({ OR: or });
   }
-  const rows = await ws.db.contact.findMany({
+  const rows = await ctx.db.contact.findMany({
     where: { tenant: call.tenant, AND: and },
     orderBy: NEWEST_FIRST,
     take: input.limit + 1,
   });
   return toPage(rows, input.limit, contactOut);
-};
+});

@@ -5,29 +5,20 @@
  * so concurrent updates of different metadata keys both survive.
  */
 import { Prisma } from "../generated/prisma/client.ts";
-import type { Handler } from "../workspace.ts";
-import { contactOut } from "../lib/records.ts";
-import { normalizeEmail, phoneOrThrow } from "../lib/contacts.ts";
-import { invalidField, nonBlank, notFound } from "../lib/errors.ts";
+import { ability } from "../context.ts";
+import { contactOut } from "../records.ts";
+import { normalizeEmail, phoneOrThrow } from "../contacts.ts";
+import { invalidField, nonBlank, notFound } from "../errors.ts";
 
-export interface ContactUpdateInput {
-  id: string;
-  name?: string;
-  phone?: string | null;
-  email?: string | null;
-  company?: string | null;
-  metadata?: Record<string, string | number | boolean | null>;
-}
-
-export const handler: Handler<ContactUpdateInput> = async (input, call, ws) => {
+export default ability("contact.update", async (input, call, ctx) => {
   const phone = typeof input.phone === "string" ? phoneOrThrow(input.phone) : input.phone;
-  return ws.db.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>(
       Prisma.sql`SELECT id FROM "workspace"."contacts" WHERE id = ${input.id} AND tenant = ${call.tenant} FOR UPDATE`,
     );
     if (locked.length === 0) throw notFound("contact", input.id);
     const current = await tx.contact.findFirstOrThrow({ where: { id: input.id, tenant: call.tenant } });
-    const data: Record<string, unknown> = { updatedAt: ws.now() };
+    const data: Record<string, unknown> = { updatedAt: ctx.now() };
     if (input.name !== undefined) data.name = nonBlank(input.name, "/input/name");
     if (phone !== undefined) data.phone = phone;
     if (input.email !== undefined) data.email = input.email === null ? null : normalizeEmail(input.email);
@@ -45,4 +36,4 @@ export const handler: Handler<ContactUpdateInput> = async (input, call, ws) => {
     }
     return contactOut(await tx.contact.update({ where: { id: current.id }, data }));
   });
-};
+});

@@ -6,13 +6,8 @@
  * event id, so a retried publish within the stream's duplicate window is stored once.
  */
 import { GantryError, encodeJson, eventSubject } from "@gantry/kit";
-import type { Handler } from "../workspace.ts";
-import { newId } from "../lib/ids.ts";
-
-export interface EventEmitInput {
-  event: string;
-  payload?: Record<string, unknown>;
-}
+import { ability } from "../context.ts";
+import { newId } from "../ids.ts";
 
 export interface EventEnvelope {
   id: string;
@@ -25,10 +20,10 @@ export interface EventEnvelope {
   vertical: string | null;
 }
 
-export const handler: Handler<EventEmitInput> = async (input, call, ws) => {
+export default ability("event.emit", async (input, call, ctx) => {
   const payload = input.payload ?? {};
   const size = Buffer.byteLength(JSON.stringify(payload));
-  const max = ws.config.EVENT_MAX_PAYLOAD_BYTES;
+  const max = ctx.config.EVENT_MAX_PAYLOAD_BYTES;
   if (size > max) {
     throw new GantryError("payload_too_large", `The event payload is ${size} bytes serialized; the limit is ${max}.`, {
       details: [{ path: "/input/payload", message: `/input/payload is ${size} bytes serialized, more than ${max}`, code: "payload_too_large", limit: max, size }],
@@ -41,16 +36,16 @@ export const handler: Handler<EventEmitInput> = async (input, call, ws) => {
     tenant: call.tenant,
     event: input.event,
     payload,
-    emitted: ws.now().toISOString(),
+    emitted: ctx.now().toISOString(),
     keyId: call.keyId || null,
     requestId: call.requestId || null,
     vertical: call.verticalId ?? null,
   };
   let ack;
   try {
-    ack = await ws.nats.js.publish(subject, encodeJson(envelope), { msgID: id, expect: { streamName: "EVENTS" } });
+    ack = await ctx.nats.js.publish(subject, encodeJson(envelope), { msgID: id, expect: { streamName: "EVENTS" } });
   } catch (err) {
     throw new GantryError("unavailable", "The event stream is unavailable; the event was not emitted. Retry shortly.", { retryAfterMs: 1_000, cause: err });
   }
   return { id, subject, sequence: ack.seq, stream: ack.stream, emitted: envelope.emitted };
-};
+});

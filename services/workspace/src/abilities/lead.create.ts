@@ -4,36 +4,26 @@
  * name a contact of the same tenant; the lead's email and company default to the contact's. The
  * value is stored in integer minor units of its currency.
  */
-import { GantryError } from "@gantry/kit";
-import type { Handler } from "../workspace.ts";
-import { newId } from "../lib/ids.ts";
-import { idempotentCreate } from "../lib/idempotency.ts";
-import { leadOut } from "../lib/records.ts";
-import { toMinor } from "../lib/money.ts";
-import { normalizeEmail } from "../lib/contacts.ts";
-import { nonBlank, notFound } from "../lib/errors.ts";
+import { GantryError, idempotentCreate } from "@gantry/kit";
+import { ability } from "../context.ts";
+import { SCHEMA } from "../db.ts";
+import { newId } from "../ids.ts";
+import { leadOut } from "../records.ts";
+import { toMinor } from "../money.ts";
+import { normalizeEmail } from "../contacts.ts";
+import { nonBlank, notFound } from "../errors.ts";
 
-export interface LeadCreateInput {
-  name: string;
-  contactId?: string;
-  email?: string;
-  company?: string;
-  source?: string;
-  value?: { amount: number; currency: string };
-  notes?: string;
-  idempotencyKey?: string;
-}
-
-export const handler: Handler<LeadCreateInput> = async (input, call, ws) => {
+export default ability("lead.create", async (input, call, ctx) => {
   const name = nonBlank(input.name, "/input/name");
   const valueMinor = input.value ? toMinor(input.value.amount, input.value.currency, "/input/value") : null;
   const id = newId("lead");
-  const now = ws.now();
+  const now = ctx.now();
   const { result } = await idempotentCreate({
-    db: ws.db,
+    db: ctx.db,
+    schema: SCHEMA,
     call,
     ability: "lead.create",
-    input: input as unknown as Record<string, unknown>,
+    input,
     recordId: id,
     create: async (tx) => {
       let contact: { email: string | null; company: string | null } | null = null;
@@ -69,10 +59,10 @@ export const handler: Handler<LeadCreateInput> = async (input, call, ws) => {
       return leadOut(lead, [created]);
     },
     replay: async (recordId) => {
-      const row = await ws.db.lead.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+      const row = await ctx.db.lead.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
       if (!row) throw notFound("lead", recordId);
       return leadOut(row, row.history);
     },
   });
   return result;
-};
+});

@@ -8,24 +8,18 @@
  * transaction, so a simulation is either complete or absent.
  */
 import { randomInt } from "node:crypto";
-import type { Handler } from "../workspace.ts";
-import { newId } from "../lib/ids.ts";
-import { idempotentCreate } from "../lib/idempotency.ts";
-import { simOut } from "../lib/records.ts";
-import { notFound } from "../lib/errors.ts";
-import { toMinor } from "../lib/money.ts";
+import { idempotentCreate } from "@gantry/kit";
+import { ability } from "../context.ts";
+import { SCHEMA } from "../db.ts";
+import { newId } from "../ids.ts";
+import { simOut } from "../records.ts";
+import { notFound } from "../errors.ts";
+import { toMinor } from "../money.ts";
 import { servableManifest } from "../verticals/manifests.ts";
-import { planSimulation, type SimSize } from "../sim/plan.ts";
+import { planSimulation } from "../sim/plan.ts";
 
-export interface SimGenerateInput {
-  vertical: string;
-  seed?: number;
-  size: SimSize;
-  idempotencyKey?: string;
-}
-
-export const handler: Handler<SimGenerateInput> = async (input, call, ws) => {
-  const manifest = await servableManifest(ws.verticalsDir, input.vertical, "surface").catch((err) => {
+export default ability("sim.generate", async (input, call, ctx) => {
+  const manifest = await servableManifest(ctx.verticalsDir, input.vertical, "surface").catch((err) => {
     if (err?.code === "not_found") throw notFound("vertical", input.vertical, "/input/vertical");
     throw err;
   });
@@ -34,13 +28,14 @@ export const handler: Handler<SimGenerateInput> = async (input, call, ws) => {
   const seed = input.seed ?? randomInt(0, 2_147_483_647);
   const id = newId("simulation");
   const sandbox = `${call.tenant}/sim-${id.slice(4).toLowerCase()}`;
-  const now = ws.now();
+  const now = ctx.now();
 
   const { result } = await idempotentCreate({
-    db: ws.db,
+    db: ctx.db,
+    schema: SCHEMA,
     call,
     ability: "sim.generate",
-    input: input as unknown as Record<string, unknown>,
+    input,
     recordId: id,
     txOptions: { timeout: 30_000, maxWait: 10_000 },
     create: async (tx) => {
@@ -90,10 +85,10 @@ export const handler: Handler<SimGenerateInput> = async (input, call, ws) => {
       return simOut(sim);
     },
     replay: async (recordId) => {
-      const row = await ws.db.simulation.findFirst({ where: { id: recordId, tenant: call.tenant } });
+      const row = await ctx.db.simulation.findFirst({ where: { id: recordId, tenant: call.tenant } });
       if (!row) throw notFound("simulation", recordId);
       return simOut(row);
     },
   });
   return result;
-};
+});

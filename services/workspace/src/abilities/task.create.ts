@@ -3,30 +3,25 @@
  * Creates an open task. `dueInHours` is turned into an absolute due time at creation; `vertical`
  * defaults to context.verticalId. An idempotencyKey makes retries return the same task.
  */
-import type { Handler } from "../workspace.ts";
-import { newId } from "../lib/ids.ts";
-import { idempotentCreate } from "../lib/idempotency.ts";
-import { taskOut } from "../lib/records.ts";
-import { nonBlank, notFound } from "../lib/errors.ts";
+import { idempotentCreate } from "@gantry/kit";
+import { ability } from "../context.ts";
+import { SCHEMA } from "../db.ts";
+import { newId } from "../ids.ts";
+import { taskOut } from "../records.ts";
+import { nonBlank, notFound } from "../errors.ts";
 
-export interface TaskCreateInput {
-  title: string;
-  assignedTo?: string;
-  dueInHours?: number;
-  priority: string;
-  vertical?: string;
-  idempotencyKey?: string;
-}
-
-export const handler: Handler<TaskCreateInput> = async (input, call, ws) => {
+export default ability("task.create", async (input, call, ctx) => {
   const title = nonBlank(input.title, "/input/title");
+  // dueInHours is a hand-written schema literal in the catalogue (type: number); its derived type is unknown.
+  const dueInHours = input.dueInHours as number | undefined;
   const id = newId("task");
-  const now = ws.now();
+  const now = ctx.now();
   const { result } = await idempotentCreate({
-    db: ws.db,
+    db: ctx.db,
+    schema: SCHEMA,
     call,
     ability: "task.create",
-    input: input as unknown as Record<string, unknown>,
+    input,
     recordId: id,
     create: async (tx) => {
       const task = await tx.task.create({
@@ -35,7 +30,7 @@ export const handler: Handler<TaskCreateInput> = async (input, call, ws) => {
           tenant: call.tenant,
           title,
           assignedTo: input.assignedTo?.trim() ?? null,
-          dueAt: input.dueInHours === undefined ? null : new Date(now.getTime() + Math.round(input.dueInHours * 3_600_000)),
+          dueAt: dueInHours === undefined ? null : new Date(now.getTime() + Math.round(dueInHours * 3_600_000)),
           priority: input.priority,
           status: "open",
           vertical: input.vertical ?? call.verticalId ?? null,
@@ -49,10 +44,10 @@ export const handler: Handler<TaskCreateInput> = async (input, call, ws) => {
       return taskOut(task, now, [created]);
     },
     replay: async (recordId) => {
-      const row = await ws.db.task.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+      const row = await ctx.db.task.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
       if (!row) throw notFound("task", recordId);
-      return taskOut(row, ws.now(), row.history);
+      return taskOut(row, ctx.now(), row.history);
     },
   });
   return result;
-};
+});

@@ -3,21 +3,12 @@
  * The caller's tasks, newest first, filtered by status, assignee (exact), priority and overdue
  * (overdue = past its due time and neither done nor cancelled).
  */
-import type { Handler } from "../workspace.ts";
-import { NEWEST_FIRST, afterCursor, toPage } from "../lib/pagination.ts";
-import { taskOut } from "../lib/records.ts";
+import { ability } from "../context.ts";
+import { NEWEST_FIRST, afterCursor, toPage } from "@gantry/kit";
+import { taskOut } from "../records.ts";
 
-export interface TaskListInput {
-  status?: string;
-  assignedTo?: string;
-  priority?: string;
-  overdue?: boolean;
-  limit: number;
-  cursor?: string;
-}
-
-export const handler: Handler<TaskListInput> = async (input, call, ws) => {
-  const now = ws.now();
+export default ability("task.list", async (input, call, ctx) => {
+  const now = ctx.now();
   const and: object[] = [afterCursor(input.cursor)];
   if (input.status) and.push({ status: input.status });
   if (input.assignedTo) and.push({ assignedTo: input.assignedTo });
@@ -26,6 +17,6 @@ export const handler: Handler<TaskListInput> = async (input, call, ws) => {
   if (input.overdue === true) and.push(overdue);
   // Spelled out rather than NOT(overdue): NOT over a NULL due time is NULL in SQL, not true.
   if (input.overdue === false) and.push({ OR: [{ dueAt: null }, { dueAt: { gte: now } }, { status: { in: ["done", "cancelled"] } }] });
-  const rows = await ws.db.task.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+  const rows = await ctx.db.task.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
   return toPage(rows, input.limit, (r) => taskOut(r, now));
-};
+});

@@ -1,29 +1,23 @@
 /**
  * @module workspace/abilities/task.update_status
- * Changes a task's status (lib/transitions.ts): done and cancelled only reopen to open. The row is
+ * Changes a task's status (transitions.ts): done and cancelled only reopen to open. The row is
  * locked while the move is checked and written; each move is appended to the task's history.
  */
 import { Prisma } from "../generated/prisma/client.ts";
-import type { Handler } from "../workspace.ts";
-import { taskOut } from "../lib/records.ts";
-import { notFound } from "../lib/errors.ts";
-import { assertTransition } from "../lib/transitions.ts";
+import { ability } from "../context.ts";
+import { taskOut } from "../records.ts";
+import { notFound } from "../errors.ts";
+import { assertTransition } from "../transitions.ts";
 
-export interface TaskUpdateStatusInput {
-  id: string;
-  status: string;
-  note?: string;
-}
-
-export const handler: Handler<TaskUpdateStatusInput> = async (input, call, ws) =>
-  ws.db.$transaction(async (tx) => {
+export default ability("task.update_status", async (input, call, ctx) =>
+  ctx.db.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ status: string }[]>(
       Prisma.sql`SELECT status FROM "workspace"."tasks" WHERE id = ${input.id} AND tenant = ${call.tenant} FOR UPDATE`,
     );
     if (locked.length === 0) throw notFound("task", input.id);
     const from = locked[0].status;
     assertTransition("task", input.id, from, input.status);
-    const now = ws.now();
+    const now = ctx.now();
     const closing = input.status === "done" || input.status === "cancelled";
     await tx.task.update({ where: { id: input.id }, data: { status: input.status, updatedAt: now, closedAt: closing ? now : null } });
     await tx.taskEvent.create({
@@ -31,4 +25,5 @@ export const handler: Handler<TaskUpdateStatusInput> = async (input, call, ws) =
     });
     const row = await tx.task.findFirstOrThrow({ where: { id: input.id, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
     return taskOut(row, now, row.history);
-  });
+  }),
+);

@@ -4,18 +4,18 @@
  * `ok`, or `invalid` with the number of findings (vertical.manifest_get names them). Any
  * authenticated key may call it; manifests hold no tenant data.
  */
-import type { Handler } from "../workspace.ts";
-import { decodeKeyCursor, encodeCursor } from "../lib/pagination.ts";
+import { decodeCursor, encodeCursor } from "@gantry/kit";
+import { ability } from "../context.ts";
 import { listVerticalIds, loadManifest } from "../verticals/manifests.ts";
 import { blocking } from "../verticals/lint.ts";
 
-export const handler: Handler<{ limit: number; cursor?: string }> = async (input, _call, ws) => {
-  const after = input.cursor ? decodeKeyCursor(input.cursor) : undefined;
-  const ids = (await listVerticalIds(ws.verticalsDir)).filter((id) => after === undefined || id > after);
+export default ability("vertical.list", async (input, _call, ctx) => {
+  const after = input.cursor ? decodeCursor(input.cursor, { k: "string" }).k : undefined;
+  const ids = (await listVerticalIds(ctx.verticalsDir)).filter((id) => after === undefined || id > after);
   const page = ids.slice(0, input.limit);
   const items = await Promise.all(
     page.map(async (id) => {
-      const loaded = await loadManifest(ws.verticalsDir, id);
+      const loaded = await loadManifest(ctx.verticalsDir, id);
       const m = (loaded?.manifest ?? {}) as Record<string, unknown>;
       const surface = (m.surface ?? {}) as Record<string, unknown[]>;
       const surfaceFindings = loaded?.manifest ? blocking(loaded.findings, "surface").length : (loaded?.findings.length ?? 1);
@@ -31,4 +31,4 @@ export const handler: Handler<{ limit: number; cursor?: string }> = async (input
     }),
   );
   return { items, nextCursor: ids.length > input.limit ? encodeCursor({ k: page[page.length - 1] }) : null };
-};
+});

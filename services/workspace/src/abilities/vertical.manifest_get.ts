@@ -5,11 +5,11 @@
  * provisioning (key templates, workflows, collections) and sim vocabularies. A manifest failing lint
  * is refused with 409 and its findings as details, each with its path under `/manifest`.
  */
-import type { Handler } from "../workspace.ts";
+import { ability } from "../context.ts";
 import { servableManifest } from "../verticals/manifests.ts";
 
-export const handler: Handler<{ id: string; section: "surface" | "all" }> = async (input, _call, ws) => {
-  const m = await servableManifest(ws.verticalsDir, input.id, input.section);
+export default ability("vertical.manifest_get", async (input, _call, ctx) => {
+  const m = await servableManifest(ctx.verticalsDir, input.id, input.section);
   if (input.section === "all") return { section: "all", lint: { ok: true, findings: 0 }, ...m };
   return { id: m.id, name: m.name, version: m.version, summary: m.summary, section: "surface", lint: { ok: true }, surface: m.surface };
-};
+});

@@ -9,19 +9,12 @@
  * 503, so a retry starts clean. A replay of a run that is still `queued` re-publishes with the same
  * msgID: JetStream drops the duplicate within its window, and the deliverer skips finished runs.
  */
-import { GantryError, encodeJson, workflowSubject, type CallContext } from "@gantry/kit";
-import type { Handler, Workspace } from "../workspace.ts";
-import type { WorkflowRun } from "../db.ts";
-import { newId } from "../lib/ids.ts";
-import { idempotentCreate } from "../lib/idempotency.ts";
-import { notFound } from "../lib/errors.ts";
+import { GantryError, encodeJson, idempotentCreate, workflowSubject, type CallContext } from "@gantry/kit";
+import { ability, type Context } from "../context.ts";
+import { SCHEMA, type WorkflowRun } from "../db.ts";
+import { newId } from "../ids.ts";
+import { notFound } from "../errors.ts";
 import type { TriggerMessage } from "../workflows/deliverer.ts";
-
-export interface WorkflowTriggerInput {
-  workflow: string;
-  input?: Record<string, unknown>;
-  idempotencyKey?: string;
-}
 
 function result(run: WorkflowRun) {
   return {
@@ -34,7 +27,7 @@ function result(run: WorkflowRun) {
   };
 }
 
-async function publish(ws: Workspace, run: WorkflowRun): Promise<number> {
+async function publish(ctx: Context, run: WorkflowRun): Promise<number> {
   const message: TriggerMessage = {
     type: "workflow.triggered",
     id: run.id,
@@ -46,26 +39,27 @@ async function publish(ws: Workspace, run: WorkflowRun): Promise<number> {
     keyId: run.keyId,
     requestId: run.requestId,
   };
-  const ack = await ws.nats.js.publish(run.subject, encodeJson(message), { msgID: run.id, expect: { streamName: "WORKFLOWS" } });
+  const ack = await ctx.nats.js.publish(run.subject, encodeJson(message), { msgID: run.id, expect: { streamName: "WORKFLOWS" } });
   return ack.seq;
 }
 
-async function compensate(ws: Workspace, call: CallContext, run: WorkflowRun, key: string | undefined): Promise<void> {
-  await ws.db.$transaction([
-    ws.db.workflowRun.deleteMany({ where: { id: run.id, tenant: call.tenant } }),
-    ...(key ? [ws.db.idempotencyRecord.deleteMany({ where: { tenant: call.tenant, ability: "workflow.trigger", key, recordId: run.id } })] : []),
+async function compensate(ctx: Context, call: CallContext, run: WorkflowRun, key: string | undefined): Promise<void> {
+  await ctx.db.$transaction([
+    ctx.db.workflowRun.deleteMany({ where: { id: run.id, tenant: call.tenant } }),
+    ...(key ? [ctx.db.idempotencyRecord.deleteMany({ where: { tenant: call.tenant, ability: "workflow.trigger", key, recordId: run.id } })] : []),
   ]);
 }
 
-export const handler: Handler<WorkflowTriggerInput> = async (input, call, ws) => {
+export default ability("workflow.trigger", async (input, call, ctx) => {
   const id = newId("workflowRun");
-  const now = ws.now();
-  const endpoint = ws.endpoints.get(call.tenant);
+  const now = ctx.now();
+  const endpoint = ctx.endpoints.get(call.tenant);
   const { result: run, created } = await idempotentCreate({
-    db: ws.db,
+    db: ctx.db,
+    schema: SCHEMA,
     call,
     ability: "workflow.trigger",
-    input: input as unknown as Record<string, unknown>,
+    input,
     recordId: id,
     create: (tx) =>
       tx.workflowRun.create({
@@ -84,7 +78,7 @@ export const handler: Handler<WorkflowTriggerInput> = async (input, call, ws) =>
         },
       }),
     replay: async (recordId) => {
-      const row = await ws.db.workflowRun.findFirst({ where: { id: recordId, tenant: call.tenant } });
+      const row = await ctx.db.workflowRun.findFirst({ where: { id: recordId, tenant: call.tenant } });
       if (!row) throw notFound("workflow run", recordId);
       return row;
     },
@@ -92,12 +86,12 @@ export const handler: Handler<WorkflowTriggerInput> = async (input, call, ws) =>
   if (created || (run.status === "queued" && run.sequence === null)) {
     let seq: number;
     try {
-      seq = await publish(ws, run);
+      seq = await publish(ctx, run);
     } catch (err) {
-      if (created) await compensate(ws, call, run, input.idempotencyKey).catch((e) => ws.log.error({ runId: run.id, err: String(e) }, "could not remove unpublished run"));
+      if (created) await compensate(ctx, call, run, input.idempotencyKey).catch((e) => ctx.log.error({ runId: run.id, err: String(e) }, "could not remove unpublished run"));
       throw new GantryError("unavailable", "The workflow stream is unavailable; the run was not triggered. Retry shortly.", { retryAfterMs: 1_000, cause: err });
     }
-    await ws.db.workflowRun.updateMany({ where: { id: run.id, sequence: null }, data: { sequence: BigInt(seq) } });
+    await ctx.db.workflowRun.updateMany({ where: { id: run.id, tenant: call.tenant, sequence: null }, data: { sequence: BigInt(seq) } });
   }
   return result(run);
-};
+});

@@ -5,20 +5,14 @@
  * that a concurrent close has just made read-only.
  */
 import { Prisma } from "../generated/prisma/client.ts";
-import type { Handler } from "../workspace.ts";
-import { newId } from "../lib/ids.ts";
-import { commentOut } from "../lib/records.ts";
-import { invalidField, notFound } from "../lib/errors.ts";
-import { closedConflict } from "../lib/docs.ts";
+import { ability } from "../context.ts";
+import { newId } from "../ids.ts";
+import { commentOut } from "../records.ts";
+import { invalidField, notFound } from "../errors.ts";
+import { closedConflict } from "../docs.ts";
 
-export interface DocCommentInput {
-  id: string;
-  text: string;
-  anchor?: string;
-}
-
-export const handler: Handler<DocCommentInput> = async (input, call, ws) =>
-  ws.db.$transaction(async (tx) => {
+export default ability("workspace.doc.comment", async (input, call, ctx) =>
+  ctx.db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ status: string; version: number; content: string }[]>(
       Prisma.sql`SELECT status, version, content FROM "workspace"."docs" WHERE id = ${input.id} AND tenant = ${call.tenant} FOR SHARE`,
     );
@@ -29,7 +23,8 @@ export const handler: Handler<DocCommentInput> = async (input, call, ws) =>
       throw invalidField("/input/anchor", "is not a passage of the doc's current content", "anchor_not_found");
     }
     const comment = await tx.docComment.create({
-      data: { id: newId("comment"), docId: input.id, tenant: call.tenant, text: input.text, anchor: input.anchor ?? null, version: doc.version, keyId: call.keyId || null, createdAt: ws.now() },
+      data: { id: newId("comment"), docId: input.id, tenant: call.tenant, text: input.text, anchor: input.anchor ?? null, version: doc.version, keyId: call.keyId || null, createdAt: ctx.now() },
     });
     return commentOut(comment);
-  });
+  }),
+);

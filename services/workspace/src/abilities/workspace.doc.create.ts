@@ -2,27 +2,23 @@
  * @module workspace/abilities/workspace.doc.create
  * Creates a Markdown doc at version 1, open.
  */
-import type { Handler } from "../workspace.ts";
-import { newId } from "../lib/ids.ts";
-import { idempotentCreate } from "../lib/idempotency.ts";
-import { docOut } from "../lib/records.ts";
-import { nonBlank, notFound } from "../lib/errors.ts";
+import { idempotentCreate } from "@gantry/kit";
+import { ability } from "../context.ts";
+import { SCHEMA } from "../db.ts";
+import { newId } from "../ids.ts";
+import { docOut } from "../records.ts";
+import { nonBlank, notFound } from "../errors.ts";
 
-export interface DocCreateInput {
-  title: string;
-  content?: string;
-  idempotencyKey?: string;
-}
-
-export const handler: Handler<DocCreateInput> = async (input, call, ws) => {
+export default ability("workspace.doc.create", async (input, call, ctx) => {
   const title = nonBlank(input.title, "/input/title");
   const id = newId("doc");
-  const now = ws.now();
+  const now = ctx.now();
   const { result } = await idempotentCreate({
-    db: ws.db,
+    db: ctx.db,
+    schema: SCHEMA,
     call,
     ability: "workspace.doc.create",
-    input: input as unknown as Record<string, unknown>,
+    input,
     recordId: id,
     create: async (tx) =>
       docOut(
@@ -32,10 +28,10 @@ export const handler: Handler<DocCreateInput> = async (input, call, ws) => {
         { comments: [] },
       ),
     replay: async (recordId) => {
-      const row = await ws.db.doc.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { comments: { orderBy: { createdAt: "asc" } } } });
+      const row = await ctx.db.doc.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { comments: { orderBy: { createdAt: "asc" } } } });
       if (!row) throw notFound("workspace doc", recordId);
       return docOut(row, { comments: row.comments });
     },
   });
   return result;
-};
+});

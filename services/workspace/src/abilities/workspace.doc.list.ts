@@ -3,24 +3,17 @@
  * The caller's docs, newest first, by status; `query` matches title and content (case-insensitive).
  * Items carry no content (only its length); workspace.doc.read has it.
  */
-import type { Handler } from "../workspace.ts";
-import { NEWEST_FIRST, afterCursor, toPage } from "../lib/pagination.ts";
-import { docOut } from "../lib/records.ts";
+import { ability } from "../context.ts";
+import { NEWEST_FIRST, afterCursor, toPage } from "@gantry/kit";
+import { docOut } from "../records.ts";
 
-export interface DocListInput {
-  status?: string;
-  query?: string;
-  limit: number;
-  cursor?: string;
-}
-
-export const handler: Handler<DocListInput> = async (input, call, ws) => {
+export default ability("workspace.doc.list", async (input, call, ctx) => {
   const and: object[] = [afterCursor(input.cursor)];
   if (input.status) and.push({ status: input.status });
   if (input.query) {
     const q = input.query.trim();
     and.push({ OR: [{ title: { contains: q, mode: "insensitive" } }, { content: { contains: q, mode: "insensitive" } }] });
   }
-  const rows = await ws.db.doc.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+  const rows = await ctx.db.doc.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
   return toPage(rows, input.limit, (r) => docOut(r, { content: false }));
-};
+});

@@ -12,11 +12,19 @@
  * `nak(backoff)` where backoff = WORKFLOW_RETRY_BASE_MS · 2^(attempt−1), capped at
  * WORKFLOW_RETRY_MAX_MS. Final outcomes are published on `workflows.<tenant>.<workflow>.delivered`
  * or `.failed`. The message is acknowledged only after the outcome is committed.
+ *
+ * Tenancy: the consumer serves every tenant, so its loop runs in system scope (`asSystem`, explicit
+ * here rather than inherited from `init`); each message's database work then runs in the scope of the
+ * tenant the trigger names (`withTenant`), so a message can only ever touch that tenant's runs.
  */
 import { AckPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
-import { STREAMS, decodeJson, encodeJson, workflowSubject } from "@gantry/kit";
-import type { Workspace } from "../workspace.ts";
+import { STREAMS, asSystem, decodeJson, encodeJson, withTenant, workflowSubject } from "@gantry/kit";
+import type { WorkspaceConfig } from "../config.ts";
+import type { Context } from "../context.ts";
 import { deliver } from "./deliver.ts";
+
+/** What the deliverer needs of the service's context. */
+export type DelivererDeps = Pick<Context, "db" | "config" | "nats" | "log" | "endpoints" | "now">;
 
 export const DELIVERY_DURABLE = "workspace-workflow-delivery";
 const CONCURRENCY = 8;
@@ -33,18 +41,18 @@ export interface TriggerMessage {
   requestId: string | null;
 }
 
-export function backoffMs(ws: Workspace, attempt: number): number {
-  return Math.min(ws.config.WORKFLOW_RETRY_MAX_MS, ws.config.WORKFLOW_RETRY_BASE_MS * 2 ** (attempt - 1));
+export function backoffMs(config: Pick<WorkspaceConfig, "WORKFLOW_RETRY_BASE_MS" | "WORKFLOW_RETRY_MAX_MS">, attempt: number): number {
+  return Math.min(config.WORKFLOW_RETRY_MAX_MS, config.WORKFLOW_RETRY_BASE_MS * 2 ** (attempt - 1));
 }
 
-async function publishOutcome(ws: Workspace, t: TriggerMessage, what: "delivered" | "failed", extra: Record<string, unknown>): Promise<void> {
+async function publishOutcome(ws: DelivererDeps, t: TriggerMessage, what: "delivered" | "failed", extra: Record<string, unknown>): Promise<void> {
   const subject = workflowSubject(t.tenant, t.workflow, what);
   await ws.nats.js
     .publish(subject, encodeJson({ type: `workflow.${what}`, runId: t.runId, tenant: t.tenant, workflow: t.workflow, at: ws.now().toISOString(), ...extra }), { msgID: `${t.runId}:${what}` })
     .catch((err) => ws.log.warn({ runId: t.runId, err: String(err) }, "workflow outcome not published"));
 }
 
-async function handle(ws: Workspace, m: JsMsg): Promise<void> {
+async function handle(ws: DelivererDeps, m: JsMsg): Promise<void> {
   let t: TriggerMessage;
   try {
     t = decodeJson<TriggerMessage>(m.data);
@@ -53,6 +61,15 @@ async function handle(ws: Workspace, m: JsMsg): Promise<void> {
     m.term();
     return;
   }
+  if (typeof t?.tenant !== "string" || !t.tenant || typeof t.runId !== "string") {
+    ws.log.error({ seq: m.seq, subject: m.subject }, "workflow trigger without tenant or run id dropped");
+    m.term();
+    return;
+  }
+  await withTenant(t.tenant, () => handleRun(ws, m, t));
+}
+
+async function handleRun(ws: DelivererDeps, m: JsMsg, t: TriggerMessage): Promise<void> {
   const run = await ws.db.workflowRun.findFirst({ where: { id: t.runId, tenant: t.tenant } });
   if (!run || run.status === "delivered" || run.status === "failed") return m.ack();
   const endpoint = ws.endpoints.get(run.tenant);
@@ -91,14 +108,15 @@ async function handle(ws: Workspace, m: JsMsg): Promise<void> {
     await publishOutcome(ws, t, "failed", { attempts: attempt, statusCode: outcome.statusCode ?? null, error: outcome.error });
     return m.ack();
   }
-  m.nak(backoffMs(ws, attempt));
+  m.nak(backoffMs(ws.config, attempt));
 }
 
-export function startWorkflowDeliverer(ws: Workspace): { stop: () => Promise<void> } {
+export function startWorkflowDeliverer(ws: DelivererDeps): { stop: () => Promise<void> } {
   let running = true;
   let messages: ConsumerMessages | undefined;
   const inflight = new Set<Promise<void>>();
-  const loop = (async () => {
+  // System scope: the consumer serves every tenant (handle() narrows each message to its tenant).
+  const loop = asSystem(async () => {
     // Long enough for one attempt plus its bookkeeping; also how soon a trigger whose worker died
     // mid-attempt (crash, kill) is redelivered.
     const ackWaitNs = (2 * ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS + 5_000) * 1e6;
@@ -129,7 +147,7 @@ export function startWorkflowDeliverer(ws: Workspace): { stop: () => Promise<voi
       }
       if (running) await new Promise((r) => setTimeout(r, 500));
     }
-  })().catch((err) => ws.log.error({ err: String(err) }, "workflow deliverer stopped"));
+  }).catch((err) => ws.log.error({ err: String(err) }, "workflow deliverer stopped"));
   return {
     stop: async () => {
       running = false;

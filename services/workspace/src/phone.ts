@@ -1,5 +1,5 @@
 /**
- * @module workspace/lib/phone
+ * @module workspace/phone
  * Phone numbers normalised to E.164 without a phone-metadata library: separators are dropped, an
  * international `00` prefix becomes `+`, and the result must be `+`, an assigned ITU-T country
  * calling code, and a subscriber number, 8..15 digits in all. Numbers without a country code are

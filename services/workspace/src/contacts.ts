@@ -1,5 +1,5 @@
 /**
- * @module workspace/lib/contacts
+ * @module workspace/contacts
  * Field normalisation shared by contact.create and contact.update.
  */
 import { invalidField } from "./errors.ts";

@@ -1,20 +1,20 @@
 /**
- * Unit tests of the workspace service's pure helpers: phone normalisation, money, ids, cursors,
- * idempotency field diffs, doc ops, the lead/task state machines, the tenant subject token, and the
- * WORKFLOW_ENDPOINTS parser. No stack needed.
+ * Unit tests of the workspace service's pure helpers: phone normalisation, money, ids, the cursors
+ * its lists use (the kit's codec), idempotency field diffs, doc ops, the lead/task state machines,
+ * the tenant subject token, and the WORKFLOW_ENDPOINTS parser. No stack needed.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { GantryError, eventSubject, tenantFromToken, tenantToken, workflowSubject } from "@gantry/kit";
+import {
+  GantryError, canonicalJson, decodeCursor, differingFields, encodeCursor, eventSubject, tenantFromToken, tenantToken, toPage,
+  workflowSubject,
+} from "@gantry/kit";
 import { normalizePhone } from "./phone.ts";
 import { fromMinor, toMinor } from "./money.ts";
 import { newId, ulid } from "./ids.ts";
-import { decodeCursor, encodeCursor, toPage } from "./pagination.ts";
-import { differingFields } from "./idempotency.ts";
 import { applyOps } from "./docs.ts";
 import { assertTransition, LEAD_NEXT, TASK_NEXT } from "./transitions.ts";
-import { canonicalJson } from "./canonical.ts";
-import { parseWorkflowEndpoints } from "../config.ts";
+import { parseWorkflowEndpoints } from "./config.ts";
 
 describe("phone", () => {
   test("normalises separators and 00, requires a country code and a plausible length", () => {
@@ -47,14 +47,19 @@ describe("ids and cursors", () => {
   });
 
   test("cursors round-trip and pages stop at the end", () => {
+    const shape = { c: "number", i: "string" } as const;
     const c = encodeCursor({ c: 1700000000123, i: "ctc_X" });
-    assert.deepEqual(decodeCursor(c), { c: 1700000000123, i: "ctc_X" });
-    assert.throws(() => decodeCursor("garbage!"), (e: GantryError) => e.code === "invalid_request");
-    assert.throws(() => decodeCursor(Buffer.from('{"v":1,"c":"x","i":1}').toString("base64url")), GantryError);
+    assert.deepEqual(decodeCursor(c, shape), { c: 1700000000123, i: "ctc_X" });
+    const invalid = (e: GantryError) => e.code === "validation_failed" && e.details?.[0].code === "invalid_cursor";
+    assert.throws(() => decodeCursor("garbage!", shape), invalid);
+    assert.throws(() => decodeCursor(Buffer.from('{"v":1,"c":"x","i":1}').toString("base64url"), shape), invalid);
+    // vertical.list pages by manifest id: a list's cursor is not another list's.
+    assert.deepEqual(decodeCursor(encodeCursor({ k: "clinic" }), { k: "string" }), { k: "clinic" });
+    assert.throws(() => decodeCursor(c, { k: "string" }), invalid);
     const rows = [3, 2, 1].map((n) => ({ id: `r${n}`, createdAt: new Date(n) }));
     const p = toPage(rows, 2, (r) => r.id);
     assert.deepEqual(p.items, ["r3", "r2"]);
-    assert.deepEqual(decodeCursor(p.nextCursor!), { c: 2, i: "r2" });
+    assert.deepEqual(decodeCursor(p.nextCursor!, shape), { c: 2, i: "r2" });
     assert.equal(toPage(rows, 3, (r) => r.id).nextCursor, null);
   });
 });

@@ -1,13 +1,15 @@
 /**
- * @module workspace/lib/docs
+ * @module workspace/docs
  * Workspace doc helpers: anchored edits, and the refusals of patch/comment on a closed doc or a
  * stale version.
  */
 import { GantryError } from "@gantry/kit";
+import type { InputOf } from "@gantry/proto/catalogue";
 
 export const MAX_DOC_CHARS = 500_000;
 
-export type DocOp = { op: "replace"; find: string; text: string } | { op: "insert_after"; find: string; text: string } | { op: "append"; text: string };
+/** One edit of workspace.doc.patch (its type is derived from the catalogue schema). */
+export type DocOp = Extract<InputOf<"workspace.doc.patch">, { ops: unknown }>["ops"][number];
 
 function occurrences(haystack: string, needle: string): number[] {
   const at: number[] = [];

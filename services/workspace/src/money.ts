@@ -1,5 +1,5 @@
 /**
- * @module workspace/lib/money
+ * @module workspace/money
  * Money in integer minor units. The number of minor-unit digits of a currency comes from the ICU
  * data Node ships (`Intl.NumberFormat`), so JPY has 0, USD 2, KWD 3; only currencies ICU knows are
  * accepted, and an amount with more decimals than its currency allows is refused (never rounded).

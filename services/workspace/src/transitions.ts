@@ -1,5 +1,5 @@
 /**
- * @module workspace/lib/transitions
+ * @module workspace/transitions
  * The lead and task state machines, in one place, and the 409 an illegal move gets.
  *
  * Leads:  new → contacted → qualified → won; any open state (new, contacted, qualified) → lost;

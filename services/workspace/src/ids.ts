@@ -1,5 +1,5 @@
 /**
- * @module workspace/lib/ids
+ * @module workspace/ids
  * Prefixed record ids: `<prefix>_` + a 26-character ULID (48-bit millisecond time + 80 random bits,
  * Crockford base32), so ids sort roughly by creation and never collide across replicas.
  *

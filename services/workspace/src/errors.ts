@@ -1,5 +1,5 @@
 /**
- * @module workspace/lib/errors
+ * @module workspace/errors
  * The refusals every workspace handler shares, worded once.
  */
 import { GantryError } from "@gantry/kit";

@@ -1,10 +1,10 @@
 /**
- * @module workspace/lib/records
+ * @module workspace/records
  * The wire shape of every record: rows → JSON-ready objects. Ids are prefixed; `created` and
  * `updated` are RFC 3339 UTC timestamps; absent optional fields are `null`, never missing, so
  * clients can rely on the keys.
  */
-import type { Contact, Doc, DocComment, Lead, LeadEvent, Simulation, Task, TaskEvent, WorkflowRun } from "../db.ts";
+import type { Contact, Doc, DocComment, Lead, LeadEvent, Simulation, Task, TaskEvent, WorkflowRun } from "./db.ts";
 import { fromMinor } from "./money.ts";
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
