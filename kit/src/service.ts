@@ -124,7 +124,7 @@ export async function runService<Ctx, E extends EnvSchema>(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningService<Ctx, E>> {
   const spec = serviceSpec(def.name);
-  const log = createLogger(def.name);
+  const log = createLogger(def.name, env.LOG_LEVEL ?? "info");
   const schema = { ...serviceEnv(spec.defaultPort), ...def.env } as ReturnType<typeof serviceEnv> & E;
   const config = loadConfig(def.name, schema, spec.database ? ["DATABASE_URL"] : [], env) as ServiceConfig<E>;
   const values = config as Record<string, unknown>;

@@ -5,10 +5,13 @@
  * column arrays (`unnest`), whatever the row count. Messages are acknowledged only after their rows
  * are committed, so a Postgres outage delays persistence and never loses a record; the request id is
  * the primary key, so a redelivery cannot duplicate one.
+ *
+ * Records belong to every tenant, so the consumer loop runs in system scope (`asSystem`), wherever
+ * it is started from.
  */
 import { AckPolicy, type JsMsg } from "@nats-io/jetstream";
 import type pg from "pg";
-import { STREAMS, decodeJson, ensureStream, type AuditBatch, type AuditRecord, type Logger, type Nats } from "@gantry/kit";
+import { STREAMS, asSystem, decodeJson, ensureStream, type AuditBatch, type AuditRecord, type Logger, type Nats } from "@gantry/kit";
 
 const DURABLE = "keys-audit-writer";
 
@@ -50,8 +53,12 @@ function columns(messages: JsMsg[], log: Logger): { good: JsMsg[]; params: unkno
 export function startAuditConsumer(nats: Nats, pool: pg.Pool, log: Logger): { stop: () => Promise<void> } {
   let running = true;
   let wake: (() => void) | undefined;
-  const pause = (ms: number) => new Promise<void>((r) => ((wake = r), setTimeout(r, ms)));
-  const loop = (async () => {
+  const pause = (ms: number) =>
+    new Promise<void>((r) => {
+      wake = r;
+      setTimeout(r, ms);
+    });
+  const loop = asSystem(async () => {
     await ensureStream(nats.jsm, { ...STREAMS.AUDIT, subjects: [...STREAMS.AUDIT.subjects], max_age: 7 * 24 * 3600 * 1e9 });
     await nats.jsm.consumers.add(STREAMS.AUDIT.name, { durable_name: DURABLE, ack_policy: AckPolicy.Explicit, ack_wait: 30e9, max_ack_pending: 1_000 }).catch((err) => {
       if (!/already (exists|in use)/i.test(String(err))) throw err;
@@ -82,7 +89,7 @@ export function startAuditConsumer(nats: Nats, pool: pg.Pool, log: Logger): { st
         backoff = Math.min(backoff * 2, 10_000);
       }
     }
-  })().catch((err) => log.error({ err: String(err) }, "audit consumer stopped"));
+  }).catch((err) => log.error({ err: String(err) }, "audit consumer stopped"));
   return {
     stop: async () => {
       running = false;

@@ -4,8 +4,11 @@
  * as an admin key of tenant `platform` with scope `*`. When unset, a key is generated the first time
  * only, stored as its hash, and printed once: there is no way to show it again, only to set
  * `GANTRY_ADMIN_KEY` or rotate.
+ *
+ * Runs from the service's `init`, in system scope: it looks the key up by hash across tenants and
+ * writes a row of tenant `platform`.
  */
-import { generateKey, hashKey, isWellFormedKey, keyPrefix, newKeyId, type Logger } from "@gantry/kit";
+import { generateKey, hashKey, isUniqueViolation, isWellFormedKey, keyPrefix, newKeyId, type Logger } from "@gantry/kit";
 import type pg from "pg";
 import type { PrismaClient } from "./db.ts";
 
@@ -26,9 +29,9 @@ export async function ensureAdminKey(db: PrismaClient, pool: pg.Pool, configured
       .create({
         data: { id: newKeyId(), tenant: PLATFORM_TENANT, name: "admin (GANTRY_ADMIN_KEY)", prefix: keyPrefix(configured), secretHash, scopes: ["*"], admin: true, origin: "bootstrap-env", events: { create: { kind: "issued", reason: "registered from GANTRY_ADMIN_KEY at start" } } },
       })
-      .catch((err: { code?: string }) => {
+      .catch((err: unknown) => {
         // Another replica registered it between our read and write.
-        if (err.code !== "P2002") throw err;
+        if (!isUniqueViolation(err)) throw err;
       });
     log.info({ prefix: keyPrefix(configured) }, "admin key from GANTRY_ADMIN_KEY registered");
     return;

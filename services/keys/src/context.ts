@@ -1,12 +1,16 @@
 /**
  * @module keys/context
- * What the key.* handlers and the resolver share, assembled once in main.ts: the Prisma client, the
- * raw pool (for the few statements Prisma cannot express), the clock (test-shiftable, see
- * kit/src/clock.ts), the legacy credential store, NATS notices and the deployment's default rate
- * limit (the limit a key without its own one gets at the gateway, needed for containment).
+ * What every key.* handler and the resolver receive as `ctx`, built once by `init` in service.ts:
+ * the Prisma client and the tenant-scoped pool (for the few statements Prisma cannot express),
+ * the clock (test-shiftable, see kit/src/clock.ts), the legacy credential store, NATS notices, the
+ * deployment's default rate limit (the limit a key without its own one gets at the gateway, needed
+ * for containment) and the background work to stop on shutdown.
+ *
+ * Handlers are declared with `ability` from here: `export default ability("key.list", async
+ * (input, call, ctx) => …)` in `abilities/<id>.ts`.
  */
 import type pg from "pg";
-import type { Clock, Logger } from "@gantry/kit";
+import { abilityOf, type Clock, type Logger } from "@gantry/kit";
 import type { PrismaClient } from "./db.ts";
 import type { LegacyStore } from "./legacy.ts";
 import type { Notices } from "./notices.ts";
@@ -16,8 +20,9 @@ export interface RateLimitPolicy {
   windowSeconds: number;
 }
 
-export interface KeysContext {
+export interface Context {
   db: PrismaClient;
+  /** The kit's TenantPool: every connection carries the scope of the code that asked for it. */
   pool: pg.Pool;
   now: Clock;
   legacy: LegacyStore;
@@ -27,7 +32,11 @@ export interface KeysContext {
   defaultRateLimit: RateLimitPolicy;
   /** Upper bound of the gateways' key cache (spec §8: 30 s); a revocation is guaranteed effective after it. */
   authCacheMs: number;
+  /** The audit consumer and the expiry sweep started by init; stopped by the close hook. */
+  background: { stop: () => Promise<void> };
 }
+
+export const ability = abilityOf<Context>();
 
 /** Postgres schema of the keys service (raw SQL names tables with it). */
 export const SCHEMA = "keys";

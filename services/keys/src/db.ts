@@ -1,13 +1,6 @@
 /**
  * @module keys/db
- * The keys service's Prisma client, bound to the "keys" schema through the kit's driver adapter.
+ * The keys service's generated Prisma client and types (the client is created by the kit's
+ * `prismaClient(deps, PrismaClient)` in service.ts, over the tenant-scoped pool).
  */
-import type { ServiceDeps } from "@gantry/kit";
-import { PrismaClient } from "./generated/prisma/client.ts";
-
-export type { PrismaClient };
-
-export function createDb(deps: ServiceDeps): PrismaClient {
-  if (!deps.prismaAdapter) throw new Error("keys service started without a database");
-  return new PrismaClient({ adapter: deps.prismaAdapter });
-}
+export { PrismaClient, type Prisma } from "./generated/prisma/client.ts";

@@ -10,12 +10,15 @@
  *
  * The event's time is the expiry itself, not when it was noticed. A partial unique index
  * (`key_events_expired_once`) makes every recorder idempotent, across replicas too.
+ *
+ * `recordExpired` sees the keys the current scope sees: a call's tenant, or every tenant in system
+ * scope (the resolver and the sweep, which runs in `asSystem` wherever it is started from).
  */
-import { SUBJECTS } from "@gantry/kit";
-import { SCHEMA, type KeysContext } from "./context.ts";
+import { SUBJECTS, asSystem } from "@gantry/kit";
+import { SCHEMA, type Context } from "./context.ts";
 
 /** Records `expired` for the given keys (all keys when `ids` is omitted) whose expiry has passed. Returns the newly recorded ids. */
-export async function recordExpired(ctx: KeysContext, ids?: string[]): Promise<string[]> {
+export async function recordExpired(ctx: Context, ids?: string[]): Promise<string[]> {
   if (ids && ids.length === 0) return [];
   const params: unknown[] = [new Date(ctx.now())];
   let filter = "";
@@ -38,12 +41,12 @@ export async function recordExpired(ctx: KeysContext, ids?: string[]): Promise<s
   return rows.map((r) => r.key_id);
 }
 
-export function startExpirySweep(ctx: KeysContext, everyMs: number): { stop: () => void } {
+export function startExpirySweep(ctx: Context, everyMs: number): { stop: () => void } {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    recordExpired(ctx)
+    asSystem(() => recordExpired(ctx))
       .then((ids) => ids.length && ctx.log.info({ expired: ids.length }, "expired keys recorded"))
       .catch((err) => ctx.log.warn({ err: String(err) }, "expiry sweep failed; the next one retries"))
       .finally(() => (running = false));

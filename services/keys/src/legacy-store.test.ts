@@ -4,7 +4,7 @@
  * (admins see the count in key.list), cannot be revoked or rotated through the API; and a bad store
  * or a test clock outside NODE_ENV=test stop the keys service at start.
  */
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { generateKey } from "@gantry/kit";
@@ -14,18 +14,17 @@ import { assertNoSecretsInLogs, startKeysStack, type KeysTestStack } from "./tes
 
 const LEGACY_ACME = "acme-legacy-secret-2019-abcdef";
 const LEGACY_GLOBEX = generateKey(); // a deployment may also have handed out gk_ keys
-let t: KeysTestStack;
-
-before(async () => {
-  const legacy = JSON.stringify([
-    { tenant: "acme", secret: LEGACY_ACME, scopes: ["key.issue", "key.list", "key.revoke", "gantry.about"], name: "old acme app", collections: ["support"] },
-    { tenant: "globex", secret: LEGACY_GLOBEX, scopes: ["gantry.about"], name: "old globex app" },
-  ]);
-  t = await startKeysStack({ env: { GANTRY_LEGACY_KEYS: legacy } });
-  t.secrets.add(LEGACY_ACME);
-  t.secrets.add(LEGACY_GLOBEX);
+const t: KeysTestStack = await startKeysStack({
+  env: {
+    GANTRY_LEGACY_KEYS: JSON.stringify([
+      { tenant: "acme", secret: LEGACY_ACME, scopes: ["key.issue", "key.list", "key.revoke", "gantry.about"], name: "old acme app", collections: ["support"] },
+      { tenant: "globex", secret: LEGACY_GLOBEX, scopes: ["gantry.about"], name: "old globex app" },
+    ]),
+  },
 });
-after(async () => t?.stop());
+after(async () => t.stop());
+t.secrets.add(LEGACY_ACME);
+t.secrets.add(LEGACY_GLOBEX);
 
 test("legacy keys authenticate with their tenant and scopes, and are counted", async () => {
   const a = await t.call("gantry.about", { input: {} }, LEGACY_ACME).expect(200);

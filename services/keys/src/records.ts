@@ -1,19 +1,41 @@
 /**
  * @module keys/records
  * How keys look to callers (never a secret or its hash), who the caller is, which keys a caller may
- * manage, and the opaque list cursor. Dates are RFC 3339 strings or null.
+ * manage, and in which tenant scope a call reads and writes keys. Dates are RFC 3339 strings or null.
  *
  * Status as shown: `active`, `expired` (its expiry has passed; stored status is still `active`,
  * since expiry is a time) or `revoked`.
  */
-import { GantryError, type CallContext } from "@gantry/kit";
+import { asSystem, GantryError, withTenant, type CallContext } from "@gantry/kit";
 import type { PrismaClient } from "./db.ts";
-import type { KeysContext, RateLimitPolicy } from "./context.ts";
+import type { Context, RateLimitPolicy } from "./context.ts";
 import type { Grant } from "./containment.ts";
 import { isLegacyId, type LegacyKey } from "./legacy.ts";
 
-export type ApiKeyRow = NonNullable<Awaited<ReturnType<PrismaClient["apiKey"]["findUnique"]>>>;
+export type ApiKeyRow = NonNullable<Awaited<ReturnType<PrismaClient["apiKey"]["findFirst"]>>>;
 export type KeyEventRow = NonNullable<Awaited<ReturnType<PrismaClient["keyEvent"]["findFirst"]>>>;
+
+/**
+ * Runs a key.* handler in the scope its caller may see. The kit runs every call in its tenant's
+ * scope (row-level security: that tenant's keys and its sub-tenants'); admin keys are root keys
+ * that list, issue, revoke and rotate keys of every tenant, so their calls run in system scope.
+ * Tenant keys stay in the call's scope: even a query without its tenant clause cannot reach another
+ * tenant's key.
+ */
+export function asCaller<T>(call: CallContext, fn: () => Promise<T>): Promise<T> {
+  return call.admin ? asSystem(async () => await fn()) : fn();
+}
+
+/**
+ * Runs `fn` in the scope of the calling key's own tenant, for reading the calling key itself (its
+ * row, trail, predecessor): a key acting for a sub-tenant (`acme/shop1`) is stored under its own
+ * tenant (`acme`), which the call's narrower scope does not see.
+ */
+export function asCallingKey<T>(call: CallContext, fn: () => Promise<T>): Promise<T> {
+  // Awaited inside the scope: a Prisma query is lazy and runs only when awaited, so returning it
+  // unawaited would run it after the scope ends (outside any scope: no rows).
+  return withTenant(call.keyTenant || call.tenant, async () => await fn());
+}
 
 export interface KeyEventView {
   kind: string;
@@ -109,7 +131,7 @@ export function eventView(e: KeyEventRow): KeyEventView {
 }
 
 /** Events of these keys, oldest first, at most `perKey` (the most recent) per key. */
-export async function eventsOf(ctx: KeysContext, ids: string[], perKey = 50): Promise<Map<string, KeyEventView[]>> {
+export async function eventsOf(ctx: Context, ids: string[], perKey = 50): Promise<Map<string, KeyEventView[]>> {
   const out = new Map<string, KeyEventView[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
   const rows = await ctx.db.keyEvent.findMany({ where: { keyId: { in: ids } }, orderBy: [{ at: "asc" }, { id: "asc" }] });
@@ -119,7 +141,7 @@ export async function eventsOf(ctx: KeysContext, ids: string[], perKey = 50): Pr
 }
 
 /** `rotatedFrom` for each of these keys (the predecessor whose `rotated_to` names it). */
-export async function predecessorsOf(ctx: KeysContext, ids: string[]): Promise<Map<string, string>> {
+export async function predecessorsOf(ctx: Context, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await ctx.db.apiKey.findMany({ where: { rotatedTo: { in: ids } }, select: { id: true, rotatedTo: true } });
   return new Map(rows.map((r) => [r.rotatedTo!, r.id]));
@@ -132,13 +154,13 @@ export interface Caller extends Grant {
 }
 
 /** The calling key, from the store or the legacy store; its tenant is the acting tenant of the call. */
-export async function callerOf(ctx: KeysContext, call: CallContext): Promise<Caller> {
+export async function callerOf(ctx: Context, call: CallContext): Promise<Caller> {
   if (isLegacyId(call.keyId)) {
     const k = ctx.legacy.byId(call.keyId);
     if (!k) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
     return { id: k.id, tenant: call.tenant, scopes: k.scopes, collections: k.collections, products: k.products, admin: k.admin, subTenants: k.subTenants, rateLimit: ctx.defaultRateLimit, ownRateLimit: null, expiresAt: null };
   }
-  const row = await ctx.db.apiKey.findUnique({ where: { id: call.keyId } });
+  const row = await asCallingKey(call, () => ctx.db.apiKey.findFirst({ where: { id: call.keyId } }));
   if (!row || statusOf(row, ctx.now()) !== "active") {
     // Revoked or expired between the gateway's check and now.
     throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
@@ -173,7 +195,7 @@ function notFound(id: string): GantryError {
  * exist, so ids cannot be probed across tenants. Legacy keys: refused with `legacy_key` (they live
  * in the environment, not the store).
  */
-export async function manageableKey(ctx: KeysContext, call: CallContext, id: string, action: string): Promise<ApiKeyRow> {
+export async function manageableKey(ctx: Context, call: CallContext, id: string, action: string): Promise<ApiKeyRow> {
   if (isLegacyId(id)) {
     const k = ctx.legacy.byId(id);
     if (!k || (!call.admin && k.tenant !== call.tenant)) throw notFound(id);
@@ -182,33 +204,8 @@ export async function manageableKey(ctx: KeysContext, call: CallContext, id: str
       details: [{ path: "/input/id", message: `legacy keys cannot be ${action}`, code: "legacy_key" }],
     });
   }
-  const row = await ctx.db.apiKey.findUnique({ where: { id } });
+  // findFirst, never batched with other calls' lookups (findUnique is): the row comes back under this call's scope.
+  const row = await ctx.db.apiKey.findFirst({ where: { id } });
   if (!row || (!call.admin && row.tenant !== call.tenant)) throw notFound(id);
   return row;
-}
-
-// ── cursor ──────────────────────────────────────────────────────────────────────────────────────
-
-export interface ListCursor {
-  createdAt: Date;
-  id: string;
-}
-
-export function encodeCursor(row: { createdAt: Date; id: string }): string {
-  return Buffer.from(JSON.stringify({ t: row.createdAt.getTime(), i: row.id })).toString("base64url");
-}
-
-export function decodeCursor(cursor: string): ListCursor {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { t?: unknown; i?: unknown };
-    if (typeof v.t === "number" && Number.isSafeInteger(v.t) && typeof v.i === "string" && /^key_[A-Za-z0-9_-]+$/.test(v.i)) {
-      return { createdAt: new Date(v.t), id: v.i };
-    }
-  } catch {
-    // fall through
-  }
-  throw new GantryError("invalid_request", "cursor is not a cursor this service issued.", {
-    reason: "Pass the nextCursor of the previous page unchanged, or omit cursor for the first page.",
-    details: [{ path: "/input/cursor", message: "/input/cursor is not a valid cursor", code: "invalid_cursor" }],
-  });
 }

@@ -5,17 +5,19 @@
  * Resolution order: stored keys, then the legacy credential store (GANTRY_LEGACY_KEYS); bearers
  * that are not `gk_` keys (`legacy_only`) go to the legacy store alone. Requests authenticated with a
  * legacy credential are counted from the same usage reports (`legacy_usage.requests`).
+ *
+ * Both RPCs run in system scope (`asSystem`): a bearer's tenant is what resolution finds out, so the
+ * lookup by secret hash spans every tenant, and a usage report covers keys of many tenants. They are
+ * not ability calls and carry no caller tenant; only gateways call them.
  */
-import { GantryError, grpc, lookupService, toGrpcError, type KeyRecord } from "@gantry/kit";
+import { asSystem, GantryError, grpc, lookupService, toGrpcError, type KeyRecord } from "@gantry/kit";
 import { KEYS_PROTO } from "@gantry/proto/paths";
-import type { PrismaClient } from "./db.ts";
-import { SCHEMA, type KeysContext } from "./context.ts";
+import { SCHEMA, type Context } from "./context.ts";
 import { recordExpired } from "./expiry.ts";
 import { legacyToWire } from "./legacy.ts";
+import type { ApiKeyRow } from "./records.ts";
 
-type ApiKeyRow = Awaited<ReturnType<PrismaClient["apiKey"]["findUnique"]>>;
-
-export function toWire(row: NonNullable<ApiKeyRow>): KeyRecord {
+export function toWire(row: ApiKeyRow): KeyRecord {
   return {
     id: row.id,
     tenant: row.tenant,
@@ -35,13 +37,13 @@ export function toWire(row: NonNullable<ApiKeyRow>): KeyRecord {
   };
 }
 
-export function resolverService(ctx: KeysContext) {
+export function resolverService(ctx: Context) {
   const { db, log, now, legacy } = ctx;
   const Service = lookupService(KEYS_PROTO, "gantry.keys.v1.KeyResolver");
   const impl: grpc.UntypedServiceImplementation = {
     ResolveKey: (call: grpc.ServerUnaryCall<{ secret_sha256: string; legacy_only?: boolean }, unknown>, callback: grpc.sendUnaryData<KeyRecord>) => {
       const hash = call.request.secret_sha256;
-      (async () => {
+      asSystem(async () => {
         if (!/^[0-9a-f]{64}$/.test(hash)) throw new GantryError("invalid_request", "secret_sha256 must be 64 lower-case hex characters");
         // Bearers that are not gk_ keys can only be legacy credentials: never a database lookup.
         if (call.request.legacy_only) {
@@ -49,6 +51,7 @@ export function resolverService(ctx: KeysContext) {
           if (!k) throw new GantryError("not_found", "no active key has this hash");
           return legacyToWire(k);
         }
+        // System scope for every lookup, so Prisma may batch concurrent ones into one query.
         const row = await db.apiKey.findUnique({ where: { secretHash: hash } });
         if (row) {
           if (row.status === "active" && row.expiresAt && row.expiresAt.getTime() <= now()) {
@@ -61,7 +64,7 @@ export function resolverService(ctx: KeysContext) {
         const k = legacy.byHash(hash);
         if (k) return legacyToWire(k);
         throw new GantryError("not_found", "no active key has this hash");
-      })().then(
+      }).then(
         (rec) => callback(null, rec),
         (err) => {
           if (!(err instanceof GantryError)) log.error({ err: String(err) }, "ResolveKey failed");
@@ -70,7 +73,7 @@ export function resolverService(ctx: KeysContext) {
       );
     },
     ReportUsage: (call: grpc.ServerUnaryCall<{ usage: Array<{ key_id: string; last_used_ms: number; count: number; source: string }> }, unknown>, callback: grpc.sendUnaryData<object>) => {
-      (async () => {
+      asSystem(async () => {
         for (const u of call.request.usage.slice(0, 10_000)) {
           if (!Number.isFinite(u.last_used_ms) || u.last_used_ms <= 0) continue;
           const at = new Date(u.last_used_ms);
@@ -93,7 +96,7 @@ export function resolverService(ctx: KeysContext) {
             data: { lastUsedAt: at },
           });
         }
-      })().then(
+      }).then(
         () => callback(null, {}),
         (err) => {
           log.warn({ err: String(err) }, "ReportUsage failed");

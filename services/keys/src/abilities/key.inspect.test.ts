@@ -2,16 +2,13 @@
  * key.inspect through the gateway: any authenticated key may call it, whatever its scopes; it
  * reports the calling key (expanded abilities, flags, dates, trail) and nothing of other keys.
  */
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { expandScopes } from "@gantry/proto/catalogue";
 import { startKeysStack, type KeysTestStack } from "../testing.ts";
 
-let t: KeysTestStack;
-before(async () => {
-  t = await startKeysStack();
-});
-after(async () => t?.stop());
+const t: KeysTestStack = await startKeysStack();
+after(async () => t.stop());
 
 test("any authenticated key may call it, even one without key.* scopes", async () => {
   const k = await t.issue({ name: "contacts only", tenant: "acme", scopes: ["contact.*"], collections: ["support", "sales"], products: ["shop"], subTenants: true, expiresInHours: 24, rateLimit: { limit: 30, windowSeconds: 60 } });

@@ -8,11 +8,8 @@ import { hashKey, isWellFormedKey } from "@gantry/kit";
 import { eventually } from "@gantry/infra/testing/stack.ts";
 import { assertNoSecretsInLogs, startKeysStack, type KeysTestStack } from "../testing.ts";
 
-let t: KeysTestStack;
-before(async () => {
-  t = await startKeysStack();
-});
-after(async () => t?.stop());
+const t: KeysTestStack = await startKeysStack();
+after(async () => t.stop());
 
 describe("happy path", () => {
   test("an admin key issues a key for a tenant; its raw secret is shown once and works", async () => {
@@ -66,6 +63,15 @@ describe("happy path", () => {
     // Same pattern as the parent holds is fine too.
     const same = await t.call("key.issue", { input: { name: "same", scopes: ["contact.*"], tenant: "acme" } }, parent.key).expect(200);
     t.secrets.add(same.body.result.key);
+  });
+
+  test("a tenant key acting for a sub-tenant issues for that sub-tenant (its own row lives under its tenant)", async () => {
+    const parent = await t.issue({ name: "parent", tenant: "acme", scopes: ["key.issue", "key.list", "gantry.about"], subTenants: true });
+    const res = await t.call("key.issue", { input: { name: "shop key", scopes: ["gantry.about"] }, context: { tenantId: "shop1" } }, parent.key).expect(200);
+    t.secrets.add(res.body.result.key);
+    assert.equal(res.body.result.tenant, "acme/shop1");
+    const list = await t.call("key.list", { input: {}, context: { tenantId: "shop1" } }, parent.key).expect(200);
+    assert.deepEqual(list.body.result.keys.map((k: { id: string }) => k.id), [res.body.result.id]);
   });
 
   test("admin keys are root keys: any tenant, admin flag, any scope", async () => {

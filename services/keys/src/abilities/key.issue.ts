@@ -8,26 +8,17 @@
  *
  * Result: `{id, key, prefix, tenant, name, scopes, collections, products, subTenants, admin,
  * rateLimit, created, expires}`. Publishes `keys.key.issued`.
+ *
+ * Tenant keys write in their call's scope (containment keeps the tenant theirs); admin keys issue
+ * for any tenant, in system scope (`asCaller`).
  */
-import { GantryError, SUBJECTS, generateKey, hashKey, keyPrefix, newKeyId, type CallContext } from "@gantry/kit";
+import { GantryError, SUBJECTS, generateKey, hashKey, keyPrefix, newKeyId } from "@gantry/kit";
 import { expandScopes } from "@gantry/proto/catalogue";
-import type { KeysContext, RateLimitPolicy } from "../context.ts";
+import { ability } from "../context.ts";
 import { excess, type Grant } from "../containment.ts";
-import { callerOf, iso } from "../records.ts";
+import { asCaller, callerOf, iso } from "../records.ts";
 
-export interface KeyIssueInput {
-  name: string;
-  scopes: string[];
-  tenant?: string;
-  collections?: string[];
-  subTenants: boolean;
-  admin: boolean;
-  products?: string[];
-  expiresInHours?: number;
-  rateLimit?: RateLimitPolicy;
-}
-
-export async function keyIssue(input: KeyIssueInput, call: CallContext, ctx: KeysContext) {
+export default ability("key.issue", (input, call, ctx) => asCaller(call, async () => {
   const unknown = input.scopes.filter((s) => expandScopes([s]).length === 0);
   if (unknown.length) {
     throw new GantryError("invalid_request", `Scope${unknown.length > 1 ? "s" : ""} ${unknown.map((s) => `"${s}"`).join(", ")} match${unknown.length > 1 ? "" : "es"} no ability.`, {
@@ -102,4 +93,4 @@ export async function keyIssue(input: KeyIssueInput, call: CallContext, ctx: Key
     created: iso(row.createdAt),
     expires: iso(row.expiresAt),
   };
-}
+}));

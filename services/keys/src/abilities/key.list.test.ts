@@ -3,24 +3,17 @@
  * on request, pagination with an opaque cursor, event trails on request, and lastUsed kept from the
  * gateways' batched usage reports.
  */
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { eventually } from "@gantry/infra/testing/stack.ts";
 import { startKeysStack, type IssuedKey, type KeysTestStack } from "../testing.ts";
 
-let t: KeysTestStack;
-let acme: IssuedKey;
-let globex: IssuedKey;
-const acmeIds: string[] = [];
-
-before(async () => {
-  t = await startKeysStack();
-  acme = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["key.*"] });
-  globex = await t.issue({ name: "globex manager", tenant: "globex", scopes: ["key.*"] });
-  acmeIds.push(acme.id);
-  for (let i = 0; i < 4; i++) acmeIds.push((await t.issue({ name: `acme ${i}`, tenant: "acme", scopes: ["key.inspect"] })).id);
-});
-after(async () => t?.stop());
+const t: KeysTestStack = await startKeysStack();
+after(async () => t.stop());
+const acme: IssuedKey = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["key.*"] });
+const globex: IssuedKey = await t.issue({ name: "globex manager", tenant: "globex", scopes: ["key.*"] });
+const acmeIds: string[] = [acme.id];
+for (let i = 0; i < 4; i++) acmeIds.push((await t.issue({ name: `acme ${i}`, tenant: "acme", scopes: ["key.inspect"] })).id);
 
 type Row = { id: string; tenant: string; status: string; [k: string]: unknown };
 
@@ -83,8 +76,11 @@ test("pagination: newest first, every key exactly once, opaque cursor, bad curso
   assert.deepEqual(rows.map((r) => r.id).sort(), [...acmeIds].sort(), "no duplicates, none missing");
   const order = (a: Row, b: Row) => Date.parse(b.created as string) - Date.parse(a.created as string) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   assert.deepEqual(rows.map((r) => r.id), [...rows].sort(order).map((r) => r.id), "newest first (id breaks ties)");
+  // The kit's one cursor refusal: 400 validation_failed, detail code invalid_cursor.
   const bad = await t.call("key.list", { input: { cursor: "not-a-cursor" } }, acme.key).expect(400);
+  assert.equal(bad.body.code, "validation_failed");
   assert.equal(bad.body.details[0].code, "invalid_cursor");
+  assert.equal(bad.body.details[0].path, "/input/cursor");
 });
 
 test("revoked keys only with includeRevoked; includeEvents adds each key's trail", async () => {

@@ -8,47 +8,40 @@
  * false once it was removed from the environment). Revoked keys only with `includeRevoked`; expired
  * keys are listed with status `expired` (so a rotation's overlap stays visible). With
  * `includeEvents`, each row carries its event trail (`events`, oldest first, the latest 20).
+ *
+ * Tenant keys read in their call's scope; admin keys across tenants, in system scope (`asCaller`).
+ * A cursor this list did not issue is 400 `validation_failed` with detail code `invalid_cursor`
+ * (the kit's codec).
  */
-import { type CallContext } from "@gantry/kit";
-import type { KeysContext } from "../context.ts";
+import { afterCursor, NEWEST_FIRST, toPage } from "@gantry/kit";
+import { ability, type Context } from "../context.ts";
+import type { Prisma } from "../db.ts";
 import { recordExpired } from "../expiry.ts";
-import { decodeCursor, encodeCursor, eventsOf, iso, predecessorsOf, rowView, type KeyView } from "../records.ts";
-import type { Prisma } from "../generated/prisma/client.ts";
+import { asCaller, eventsOf, iso, predecessorsOf, rowView, type KeyView } from "../records.ts";
 
-export interface KeyListInput {
-  tenant?: string;
-  includeRevoked: boolean;
-  includeEvents: boolean;
-  limit: number;
-  cursor?: string;
-}
-
-export async function keyList(input: KeyListInput, call: CallContext, ctx: KeysContext) {
+export default ability("key.list", (input, call, ctx) => asCaller(call, async () => {
   const tenant = call.admin ? input.tenant : call.tenant;
   const and: Prisma.ApiKeyWhereInput[] = [];
   if (tenant !== undefined) and.push({ tenant });
   if (!input.includeRevoked) and.push({ status: "active" });
-  if (input.cursor !== undefined) {
-    const c = decodeCursor(input.cursor);
-    and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] });
-  }
-  const rows = await ctx.db.apiKey.findMany({ where: { AND: and }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: input.limit + 1 });
-  const page = rows.slice(0, input.limit);
-  const ids = page.map((r) => r.id);
+  and.push(afterCursor(input.cursor) as Prisma.ApiKeyWhereInput);
+  const rows = await ctx.db.apiKey.findMany({ where: { AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+  const page = toPage(rows, input.limit, (r) => r);
+  const ids = page.items.map((r) => r.id);
   await recordExpired(ctx, ids);
   const [from, events] = await Promise.all([predecessorsOf(ctx, ids), input.includeEvents ? eventsOf(ctx, ids, 20) : undefined]);
   const now = ctx.now();
-  const keys: KeyView[] = page.map((r) => {
+  const keys: KeyView[] = page.items.map((r) => {
     const v = rowView(r, now, from.get(r.id) ?? null);
     if (events) v.events = events.get(r.id) ?? [];
     return v;
   });
-  const out: Record<string, unknown> = { keys, nextCursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]) : null };
+  const out: Record<string, unknown> = { keys, nextCursor: page.nextCursor };
   if (call.admin) Object.assign(out, await legacySummary(ctx, tenant));
   return out;
-}
+}));
 
-async function legacySummary(ctx: KeysContext, tenant: string | undefined) {
+async function legacySummary(ctx: Context, tenant: string | undefined) {
   const usage = await ctx.db.legacyUsage.findMany({ where: tenant === undefined ? {} : { tenant }, orderBy: { keyId: "asc" } });
   const byId = new Map(usage.map((u) => [u.keyId, u]));
   const legacyKeys = ctx.legacy.keys

@@ -3,23 +3,15 @@
  * a second (NATS notice, not the 30 s cache), tenants cannot revoke each other's keys, revoking the
  * calling key needs confirmSelf, and the reason lands in the key's event trail.
  */
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { startKeysStack, type IssuedKey, type KeysTestStack } from "../testing.ts";
 
-let t: KeysTestStack;
-let g1: string;
-let g2: string;
-let acme: IssuedKey;
-let globex: IssuedKey;
-
-before(async () => {
-  t = await startKeysStack({ gateways: 2 });
-  [g1, g2] = t.stack.gatewayUrls;
-  acme = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["key.*", "gantry.about"] });
-  globex = await t.issue({ name: "globex manager", tenant: "globex", scopes: ["key.*"] });
-});
-after(async () => t?.stop());
+const t: KeysTestStack = await startKeysStack({ gateways: 2 });
+after(async () => t.stop());
+const [g1, g2] = t.stack.gatewayUrls;
+const acme: IssuedKey = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["key.*", "gantry.about"] });
+const globex: IssuedKey = await t.issue({ name: "globex manager", tenant: "globex", scopes: ["key.*"] });
 
 test("a revoked key is refused by a second gateway in under 1 s", async (ctx) => {
   assert.ok(g1 && g2 && g1 !== g2, "two gateway processes");

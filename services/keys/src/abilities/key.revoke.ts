@@ -10,19 +10,15 @@
  * ms). Result: `{id, status: "revoked", revoked, effectiveBy, notified}`: `effectiveBy` is the
  * guarantee (revocation time + the 30 s auth cache bound of spec §8), the latest moment any gateway
  * could still accept the key even if a notice were lost; `notified` says the notice was published.
+ *
+ * Tenant keys act in their call's scope; admin keys on any tenant's key, in system scope (`asCaller`).
  */
-import { GantryError, SUBJECTS, type CallContext } from "@gantry/kit";
-import type { KeysContext } from "../context.ts";
+import { GantryError, SUBJECTS } from "@gantry/kit";
+import { ability } from "../context.ts";
 import { recordExpired } from "../expiry.ts";
-import { manageableKey } from "../records.ts";
+import { asCaller, manageableKey } from "../records.ts";
 
-export interface KeyRevokeInput {
-  id: string;
-  reason?: string;
-  confirmSelf?: boolean;
-}
-
-export async function keyRevoke(input: KeyRevokeInput, call: CallContext, ctx: KeysContext) {
+export default ability("key.revoke", (input, call, ctx) => asCaller(call, async () => {
   const row = await manageableKey(ctx, call, input.id, "revoked");
   if (row.id === call.keyId && input.confirmSelf !== true) {
     throw new GantryError("invalid_request", "This would revoke the key making this call; send confirmSelf: true to do that.", {
@@ -35,7 +31,7 @@ export async function keyRevoke(input: KeyRevokeInput, call: CallContext, ctx: K
   const now = new Date(ctx.now());
   const result = await ctx.db.$transaction(async (tx) => {
     const { count } = await tx.apiKey.updateMany({ where: { id: row.id, status: "active" }, data: { status: "revoked", revokedAt: now } });
-    if (count === 0) return { already: await tx.apiKey.findUniqueOrThrow({ where: { id: row.id } }), eventId: undefined };
+    if (count === 0) return { already: await tx.apiKey.findFirstOrThrow({ where: { id: row.id } }), eventId: undefined };
     const ev = await tx.keyEvent.create({ data: { keyId: row.id, kind: "revoked", reason: input.reason ?? null, actorKeyId: call.keyId, requestId: call.requestId, at: now } });
     return { already: undefined, eventId: String(ev.id) };
   });
@@ -51,4 +47,4 @@ export async function keyRevoke(input: KeyRevokeInput, call: CallContext, ctx: K
     notified,
     ...(result.already ? { alreadyRevoked: true } : {}),
   };
-}
+}));

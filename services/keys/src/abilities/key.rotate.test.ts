@@ -4,7 +4,7 @@
  * after it; expired keys are 401 and their expiry lands in the trail; two concurrent rotations
  * yield one successor; a tenant key cannot rotate its way to a wider key.
  */
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { decodeJson } from "@gantry/kit";
@@ -12,15 +12,10 @@ import { eventually } from "@gantry/infra/testing/stack.ts";
 import { assertNoSecretsInLogs, startKeysStack, type IssuedKey, type KeysTestStack } from "../testing.ts";
 
 const HOUR = 3_600_000;
-let t: KeysTestStack;
-let acme: IssuedKey;
-
-before(async () => {
-  // A fast sweep so the periodic recorder is exercised too (the lazy one needs no wait).
-  t = await startKeysStack({ env: { KEY_EXPIRY_SWEEP_SECONDS: "1" } });
-  acme = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["*"] });
-});
-after(async () => t?.stop());
+// A fast sweep so the periodic recorder is exercised too (the lazy one needs no wait).
+const t: KeysTestStack = await startKeysStack({ env: { KEY_EXPIRY_SWEEP_SECONDS: "1" } });
+after(async () => t.stop());
+const acme: IssuedKey = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["*"] });
 
 async function rotate(id: string, overlapHours?: number, key = acme.key) {
   const res = await t.call("key.rotate", { input: { id, ...(overlapHours === undefined ? {} : { overlapHours }) } }, key);

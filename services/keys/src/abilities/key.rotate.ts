@@ -17,18 +17,15 @@
  * Result: `{id, key, prefix, tenant, name, scopes, created, expires, previous: {id, expires}}`.
  * Publishes `keys.key.rotated` (old id; gateways re-resolve it and see its new expiry) and
  * `keys.key.issued` (new id).
+ *
+ * Tenant keys act in their call's scope; admin keys on any tenant's key, in system scope (`asCaller`).
  */
-import { GantryError, SUBJECTS, generateKey, hashKey, keyPrefix, newKeyId, type CallContext } from "@gantry/kit";
-import type { KeysContext } from "../context.ts";
+import { GantryError, SUBJECTS, generateKey, hashKey, keyPrefix, newKeyId } from "@gantry/kit";
+import { ability } from "../context.ts";
 import { excess } from "../containment.ts";
-import { callerOf, grantOf, iso, manageableKey, statusOf, type ApiKeyRow } from "../records.ts";
+import { asCaller, callerOf, grantOf, iso, manageableKey, statusOf, type ApiKeyRow } from "../records.ts";
 
-export interface KeyRotateInput {
-  id: string;
-  overlapHours: number;
-}
-
-export async function keyRotate(input: KeyRotateInput, call: CallContext, ctx: KeysContext) {
+export default ability("key.rotate", (input, call, ctx) => asCaller(call, async () => {
   const row = await manageableKey(ctx, call, input.id, "rotated");
   const now = ctx.now();
   refuseState(row, now);
@@ -57,7 +54,7 @@ export async function keyRotate(input: KeyRotateInput, call: CallContext, ctx: K
     });
     if (count === 0) {
       // Lost a race (another rotation or a revocation committed first): say which.
-      refuseState(await tx.apiKey.findUniqueOrThrow({ where: { id: row.id } }), now);
+      refuseState(await tx.apiKey.findFirstOrThrow({ where: { id: row.id } }), now);
       throw new GantryError("conflict", `${row.id} changed while it was being rotated; list it and retry.`);
     }
     const successor = await tx.apiKey.create({
@@ -109,7 +106,7 @@ export async function keyRotate(input: KeyRotateInput, call: CallContext, ctx: K
     expires: iso(s.expiresAt),
     previous: { id: row.id, expires: oldExpires.toISOString() },
   };
-}
+}));
 
 function refuseState(row: ApiKeyRow, now: number): void {
   if (row.rotatedTo) {
