@@ -9,7 +9,7 @@
 import type { AbilityEntry, JsonSchema } from "./types.ts";
 import {
   array, constant, cursor, email, flag, freeObject, id, idempotencyKey, integer, limit, line, metadata,
-  money, nullable, object, oneOfValues, phone, slug, text, union,
+  money, nullable, object, oneOfValues, phone, slug, text, typed, union,
 } from "./schema.ts";
 
 /** Task priorities (spec §2.5, §4.3 task.create). */
@@ -200,7 +200,12 @@ export const abilities = [
       {
         title: line("What needs doing.", 200),
         assignedTo: text("Who does it: a user or agent id or name.", 128),
-        dueInHours: { type: "number", description: "Due this many hours from now (stored as an absolute due time).", exclusiveMinimum: 0, maximum: 17_520 },
+        dueInHours: typed<number>({
+          type: "number",
+          description: "Due this many hours from now (stored as an absolute due time).",
+          exclusiveMinimum: 0,
+          maximum: 17_520,
+        }),
         priority: oneOfValues("Priority.", TASK_PRIORITIES, "medium"),
         vertical: slug("Vertical the task belongs to."),
         idempotencyKey: idempotencyKey("the task"),

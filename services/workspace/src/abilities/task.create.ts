@@ -12,8 +12,7 @@ import { nonBlank, notFound } from "../errors.ts";
 
 export default ability("task.create", async (input, call, ctx) => {
   const title = nonBlank(input.title, "/input/title");
-  // dueInHours is a hand-written schema literal in the catalogue (type: number); its derived type is unknown.
-  const dueInHours = input.dueInHours as number | undefined;
+  const dueInHours = input.dueInHours;
   const id = newId("task");
   const now = ctx.now();
   const { result } = await idempotentCreate({
