@@ -11,6 +11,7 @@ export * from "./data/canonical.ts";
 export * from "./data/db-errors.ts";
 export * from "./data/idempotency.ts";
 export * from "./data/pagination.ts";
+export * from "./data/transaction.ts";
 export * from "./logger.ts";
 export * from "./grpc.ts";
 export * from "./migrate.ts";

@@ -23,6 +23,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
+import { inTransaction } from "./data/transaction.ts";
 
 /** The scope a connection is bound to. */
 export type TenantScope = { kind: "tenant"; tenant: string } | { kind: "system" };
@@ -132,19 +133,20 @@ export class TenantPool extends pg.Pool {
  */
 export async function enforceTenantIsolation(pool: pg.Pool, schema: string, role?: string): Promise<string[]> {
   const ident = (name: string) => pg.Client.prototype.escapeIdentifier(name);
-  const { rows } = await pool.query<{ table: string }>(
-    `SELECT c.table_name AS "table" FROM information_schema.columns c
-       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-      WHERE c.table_schema = $1 AND c.column_name = 'tenant' AND t.table_type = 'BASE TABLE'
+  const { rows } = await pool.query<{ table: string; enabled: boolean; forced: boolean; policy: boolean }>(
+    `SELECT c.relname AS "table", c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
+            EXISTS (SELECT 1 FROM pg_policies p WHERE p.schemaname = $1 AND p.tablename = c.relname
+                     AND p.policyname = 'tenant_isolation') AS policy
+       FROM pg_class c
+      WHERE c.relnamespace = to_regnamespace($1) AND c.relkind = 'r'
+        AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant' AND NOT a.attisdropped)
       ORDER BY 1`,
     [schema],
   );
   const inScope = `(tenant = current_setting('gantry.tenant', true)
       OR starts_with(tenant, current_setting('gantry.tenant', true) || '/')
       OR current_setting('gantry.system', true) = 'on')`;
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     // One transaction-scoped advisory lock per schema: replicas starting together do not race.
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gantry-rls:${schema}`]);
     if (role) {
@@ -156,20 +158,14 @@ export async function enforceTenantIsolation(pool: pg.Pool, schema: string, role
       await client.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA ${ident(schema)} TO ${ident(role)}`);
       await client.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${ident(schema)} TO ${ident(role)}`);
     }
-    for (const { table } of rows) {
+    // Only what is missing: each statement locks the table, and replicas start while others serve.
+    for (const { table, enabled, forced, policy } of rows) {
       const t = `${ident(schema)}.${ident(table)}`;
-      await client.query(`ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY`);
-      await client.query(`ALTER TABLE ${t} FORCE ROW LEVEL SECURITY`);
-      await client.query(`DROP POLICY IF EXISTS tenant_isolation ON ${t}`);
-      await client.query(`CREATE POLICY tenant_isolation ON ${t} USING ${inScope} WITH CHECK ${inScope}`);
+      if (!enabled) await client.query(`ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY`);
+      if (!forced) await client.query(`ALTER TABLE ${t} FORCE ROW LEVEL SECURITY`);
+      if (!policy) await client.query(`CREATE POLICY tenant_isolation ON ${t} USING ${inScope} WITH CHECK ${inScope}`);
     }
-    await client.query("COMMIT");
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   return rows.map((r) => r.table);
 }
 

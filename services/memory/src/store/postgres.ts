@@ -28,7 +28,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { GantryError, SUBJECTS, asSystem, decodeJson, encodeJson, type Logger, type Nats } from "@gantry/kit";
+import { GantryError, SUBJECTS, asSystem, decodeJson, encodeJson, inTransaction, type Logger, type Nats } from "@gantry/kit";
 import type { FilterNode, Metadata } from "../filter.ts";
 import { bytesToVector, DIMENSIONS, vectorToBuffer } from "../embed/types.ts";
 import { Partition, type PartitionRow } from "./partition.ts";
@@ -177,28 +177,24 @@ export class PostgresStore implements VectorStore {
     const key = keyOf(tenant, collection);
     for (let attempt = 0; ; attempt++) {
       this.noticedWhileLoading.set(key, -1);
-      const client = await this.pool.connect();
-      let part: Partition;
-      try {
-        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-        const c = await client.query<{ model: string; dimensions: number; version: string }>(
-          `SELECT model, dimensions, version FROM memory.memory_collections WHERE tenant = $1 AND name = $2`,
-          [tenant, collection],
-        );
-        if (c.rows.length === 0) {
-          part = new Partition(collection, "", DIMENSIONS, 0);
-        } else {
-          const { rows } = await client.query<MemoryRowSql>(`SELECT ${COLUMNS} FROM memory.memories WHERE tenant = $1 AND collection = $2`, [tenant, collection]);
-          part = new Partition(collection, c.rows[0].model, c.rows[0].dimensions, Number(c.rows[0].version), rows.length);
-          for (const r of rows) part.upsert(toRow(r));
-        }
-        await client.query("COMMIT");
-      } catch (err) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+      const part = await inTransaction(
+        this.pool,
+        async (client) => {
+          const c = await client.query<{ model: string; dimensions: number; version: string }>(
+            `SELECT model, dimensions, version FROM memory.memory_collections WHERE tenant = $1 AND name = $2`,
+            [tenant, collection],
+          );
+          if (c.rows.length === 0) return new Partition(collection, "", DIMENSIONS, 0);
+          const { rows } = await client.query<MemoryRowSql>(
+            `SELECT ${COLUMNS} FROM memory.memories WHERE tenant = $1 AND collection = $2`,
+            [tenant, collection],
+          );
+          const loaded = new Partition(collection, c.rows[0].model, c.rows[0].dimensions, Number(c.rows[0].version), rows.length);
+          for (const r of rows) loaded.upsert(toRow(r));
+          return loaded;
+        },
+        "ISOLATION LEVEL REPEATABLE READ READ ONLY",
+      );
       const noticed = this.noticedWhileLoading.get(key) ?? -1;
       this.noticedWhileLoading.delete(key);
       if (noticed > part.version && attempt < 3) continue;
