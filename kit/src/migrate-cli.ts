@@ -1,6 +1,7 @@
 /**
  * @module kit/migrate-cli
- * Applies one service's migrations (or every service's) and exits: what the Helm chart's
+ * Applies one service's migrations (or every service's), then its tenant isolation (row-level
+ * security on every table with a `tenant` column, kit/src/tenancy.ts), and exits: what the Helm chart's
  * pre-install/pre-upgrade Jobs and `docker run <image> migrate <service>` run. Services also
  * migrate at start (kit/src/service.ts); running this first makes a schema change an explicit,
  * separately failing step of a rollout instead of a crash loop of new pods.
@@ -21,7 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createLogger } from "./logger.ts";
-import { migrate } from "./migrate.ts";
+import { prepareSchema } from "./migrate.ts";
 import { AREA_SERVICES } from "./topology.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -82,9 +83,12 @@ try {
   await waitForPostgres();
   for (const t of targets) {
     const started = performance.now();
-    const result = await migrate(pool, t.name, t.dir);
-    const applied = result.filter((m) => m.applied).map((m) => m.name);
-    log.info({ schema: t.name, applied, upToDate: result.length - applied.length, ms: Math.round(performance.now() - started) }, applied.length ? "migrations applied" : "schema up to date");
+    const { migrations, tenantTables } = await prepareSchema(pool, t.name, t.dir);
+    const applied = migrations.filter((m) => m.applied).map((m) => m.name);
+    log.info(
+      { schema: t.name, applied, upToDate: migrations.length - applied.length, rowLevelSecurity: tenantTables, ms: Math.round(performance.now() - started) },
+      applied.length ? "migrations applied" : "schema up to date",
+    );
   }
 } catch (err) {
   log.error({ err: err instanceof Error ? err.message : String(err) }, "migration failed");

@@ -10,6 +10,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type pg from "pg";
+import { bypassesRls, enforceTenantIsolation, SERVICE_ROLE } from "./tenancy.ts";
 
 export interface AppliedMigration {
   name: string;
@@ -94,4 +95,23 @@ export async function migrate(pool: pg.Pool, schema: string, migrationsDir: stri
     client.release();
   }
   return result;
+}
+
+export interface PreparedSchema {
+  migrations: AppliedMigration[];
+  /** Tables under row-level security. */
+  tenantTables: string[];
+  /** The role service connections switch to (set when the login role bypasses row-level security). */
+  role?: string;
+}
+
+/**
+ * What a service's schema needs before it serves, run by the service at start and by the migrate
+ * command alike: the migrations, then tenant isolation on every table with a `tenant` column.
+ */
+export async function prepareSchema(pool: pg.Pool, schema: string, migrationsDir: string): Promise<PreparedSchema> {
+  const migrations = await migrate(pool, schema, migrationsDir);
+  const role = (await bypassesRls(pool)) ? SERVICE_ROLE : undefined;
+  const tenantTables = await enforceTenantIsolation(pool, schema, role);
+  return { migrations, tenantTables, role };
 }

@@ -29,9 +29,9 @@ import { BASE_ENV, serviceAddrEnv } from "./env.ts";
 import { GantryError } from "./errors.ts";
 import { grpc, lookupService, toGrpcError } from "./grpc.ts";
 import { createLogger, type Logger } from "./logger.ts";
-import { migrate } from "./migrate.ts";
+import { prepareSchema } from "./migrate.ts";
 import { connectNats, type Nats } from "./nats.ts";
-import { asSystem, bypassesRls, enforceTenantIsolation, SERVICE_ROLE, TenantPool, withTenant } from "./tenancy.ts";
+import { asSystem, TenantPool, withTenant } from "./tenancy.ts";
 import { AREA_SERVICES, type AreaService, serviceSpec } from "./topology.ts";
 import { validateInput, warmValidators } from "./validation.ts";
 import { type CallContext, fromGrpcContext, type GrpcCallContext } from "./wire.ts";
@@ -107,13 +107,11 @@ async function prepareDatabase(name: AreaService, url: string, log: Logger): Pro
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   admin.on("error", (err) => log.warn({ err: err.message }, "postgres pool error"));
   try {
-    const applied = await migrate(admin, name, join(repoRoot(), "services", name, "prisma", "migrations"));
-    const fresh = applied.filter((m) => m.applied).map((m) => m.name);
+    const prepared = await prepareSchema(admin, name, join(repoRoot(), "services", name, "prisma", "migrations"));
+    const fresh = prepared.migrations.filter((m) => m.applied).map((m) => m.name);
     if (fresh.length) log.info({ migrations: fresh }, "migrations applied");
-    const role = (await bypassesRls(admin)) ? SERVICE_ROLE : undefined;
-    const tables = await enforceTenantIsolation(admin, name, role);
-    log.debug({ tables, role: role ?? "login role" }, "row-level security on tenant tables");
-    return { role };
+    log.debug({ tables: prepared.tenantTables, role: prepared.role ?? "login role" }, "row-level security on tenant tables");
+    return { role: prepared.role };
   } finally {
     await admin.end().catch(() => {});
   }
