@@ -1,9 +1,8 @@
 /**
  * @module gateway/deps
  * Everything a request handler needs, assembled once in main.ts and passed explicitly so tests can
- * assemble it differently.
+ * assemble it differently and no module keeps hidden process-wide state.
  */
-import type { Request } from "express";
 import type { Logger } from "@gantry/kit";
 import type { HealthClient, AreaService } from "@gantry/kit";
 import type { GatewayConfig } from "./config.ts";
@@ -13,7 +12,7 @@ import type { Dispatcher } from "./dispatch.ts";
 import type { AuditPublisher } from "./audit.ts";
 import type { Metrics } from "./metrics.ts";
 import type { UsageReporter } from "./usage.ts";
-import type { MetaEnv } from "./meta/index.ts";
+import type { LiveStatus } from "./discovery/live-status.ts";
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -23,10 +22,10 @@ export interface GatewayDeps {
   limiter: RateLimiter;
   defaultRateLimit: RateLimitPolicy;
   dispatcher: Dispatcher;
+  liveStatus: LiveStatus;
   audit: AuditPublisher;
   metrics: Metrics;
   usage: UsageReporter;
   health: Map<AreaService, HealthClient>;
   now: () => number;
-  metaEnv: (req: Request) => MetaEnv;
 }

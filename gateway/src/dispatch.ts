@@ -1,51 +1,43 @@
 /**
  * @module gateway/dispatch
- * Sends a validated call to the service that owns the ability (catalogue `service`) over gRPC, or to
- * a meta handler inside the gateway. Transport failures become `unavailable` (503 + retryAfterMs).
+ * Routes a validated call to the executor of the ability's owner (catalogue `service`): a gRPC
+ * executor per area service, and the gateway's own meta executor (meta/executor.ts), which has
+ * the same interface so that nothing upstream treats the gateway's abilities specially.
+ *
+ * The meta executor is mounted after construction because it depends on live status, which in
+ * turn asks this dispatcher what every owner has wired.
  */
-import { ABILITY_PROTO } from "@gantry/proto/paths";
 import type { ServiceName } from "@gantry/proto/catalogue/types.ts";
-import { AREA_SERVICES, GantryError, makeClient, toGrpcContext, unary, type AreaService, type CallContext, type grpc } from "@gantry/kit";
+import { AREA_SERVICES, GantryError, type AreaService, type CallContext } from "@gantry/kit";
+import { GrpcExecutor } from "./executors/grpc.ts";
+import type { AbilityExecutor, EdgeInfo, WiredAbility } from "./executors/types.ts";
 
 export class Dispatcher {
-  readonly clients: Map<AreaService, grpc.Client>;
-  private readonly timeoutMs: number;
+  private readonly executors = new Map<ServiceName, AbilityExecutor>();
 
   constructor(addrs: Record<AreaService, string>, timeoutMs: number) {
-    this.timeoutMs = timeoutMs;
-    this.clients = new Map(AREA_SERVICES.map((s) => [s.name, makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addrs[s.name])]));
+    for (const s of AREA_SERVICES) this.executors.set(s.name, new GrpcExecutor(s.name, addrs[s.name], timeoutMs));
   }
 
-  /** Returns the service's JSON-encoded result. */
-  async execute(service: ServiceName, ability: string, inputJson: string, call: CallContext): Promise<string> {
-    const client = this.clients.get(service as AreaService);
-    if (!client) throw new GantryError("internal", `no client for service ${service}`);
-    try {
-      const res = await unary<object, { result_json: string }>(client, "Execute", { ability, context: toGrpcContext(call), input_json: inputJson }, { deadlineMs: this.timeoutMs });
-      return res.result_json || "null";
-    } catch (err) {
-      if (err instanceof GantryError && err.code === "unavailable" && !err.reason) {
-        throw new GantryError("unavailable", `The ${service} service is unavailable; retry shortly.`, {
-          reason: `${ability} is owned by the ${service} service, which is not reachable right now.`,
-          retryAfterMs: 1_000,
-          cause: err,
-        });
-      }
-      throw err;
-    }
+  /** Serves `service`'s abilities with `executor` (the gateway's own, in main.ts). */
+  mount(service: ServiceName, executor: AbilityExecutor): void {
+    this.executors.get(service)?.close();
+    this.executors.set(service, executor);
   }
 
-  /** Lists what a service has wired (Describe RPC); null when it is down. */
-  async describe(service: AreaService): Promise<{ id: string; wired: boolean }[] | null> {
-    try {
-      const res = await unary<object, { abilities: { id: string; wired: boolean }[] }>(this.clients.get(service)!, "Describe", {}, { deadlineMs: 1_000 });
-      return res.abilities;
-    } catch {
-      return null;
-    }
+  /** Returns the owner's JSON-encoded result. */
+  async execute(service: ServiceName, ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<string> {
+    const executor = this.executors.get(service);
+    if (!executor) throw new GantryError("internal", `no executor for service ${service}`);
+    return executor.execute(ability, inputJson, call, edge);
+  }
+
+  /** Lists what an owner has wired (Describe); null when it is down or unknown. */
+  async describe(service: ServiceName): Promise<WiredAbility[] | null> {
+    return (await this.executors.get(service)?.describe()) ?? null;
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
+    for (const e of this.executors.values()) e.close();
   }
 }

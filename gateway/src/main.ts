@@ -1,10 +1,10 @@
 /**
  * @module gateway/main
- * Starts the gateway: config, NATS, key cache (with revocation notices), rate limiter, gRPC clients,
- * audit publisher, HTTP server, graceful shutdown.
+ * Starts the gateway: config, NATS, key cache (with revocation notices), rate limiter, dispatcher
+ * (gRPC executors and the gateway's own), live status, audit publisher, HTTP server, graceful
+ * shutdown. Every shared piece is built here once and passed on in GatewayDeps.
  */
 import type { Server } from "node:http";
-import type { Request } from "express";
 import { KEYS_PROTO } from "@gantry/proto/paths";
 import {
   AREA_SERVICES,
@@ -26,6 +26,8 @@ import { createApp } from "./app.ts";
 import { KeyCache } from "./key-cache.ts";
 import { createRateLimiter } from "./rate-limit/index.ts";
 import { Dispatcher } from "./dispatch.ts";
+import { LiveStatus } from "./discovery/live-status.ts";
+import { MetaExecutor, metaHandlers } from "./meta/index.ts";
 import { AuditPublisher } from "./audit.ts";
 import { createMetrics } from "./metrics.ts";
 import { UsageReporter } from "./usage.ts";
@@ -60,12 +62,16 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
   });
 
   const limiter = await createRateLimiter(config.REDIS_URL, log);
+  const ver = version(config.GANTRY_BUILD);
   const dispatcher = new Dispatcher(addrs, config.UPSTREAM_TIMEOUT_MS);
+  // Live status asks the dispatcher what each owner has wired; capability.discover, which the
+  // dispatcher runs, asks live status: so the gateway's own executor is mounted once both exist.
+  const liveStatus = new LiveStatus(dispatcher, now);
+  dispatcher.mount("gateway", new MetaExecutor(metaHandlers, { version: ver, maxBodyBytes: config.MAX_BODY_BYTES, liveStatus }));
   const audit = new AuditPublisher(nats, log);
   const metrics = createMetrics();
   const usage = new UsageReporter(keysClient, log);
   const health = new Map(AREA_SERVICES.map((s) => [s.name, new HealthClient(addrs[s.name])]));
-  const ver = version(config.GANTRY_BUILD);
   const defaultRateLimit = { limit: config.RATE_LIMIT_DEFAULT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
 
   const deps: GatewayDeps = {
@@ -76,17 +82,12 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     limiter,
     defaultRateLimit,
     dispatcher,
+    liveStatus,
     audit,
     metrics,
     usage,
     health,
     now,
-    metaEnv: (req: Request) => ({
-      version: ver,
-      baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `${req.protocol}://${req.get("host")}`,
-      rateLimit: defaultRateLimit,
-      maxBodyBytes: config.MAX_BODY_BYTES,
-    }),
   };
 
   warmValidators();

@@ -1,54 +1,36 @@
 /**
  * @module gateway/respond
- * The only place the gateway writes an ability response: the success envelope of spec §2.3 and the
- * ErrorResponse of §2.4, with server-side messages sanitized.
+ * The only place the gateway writes an ability response or an ErrorResponse to Express. The bodies
+ * themselves come from pipeline/outcome.ts, so MCP tool results and HTTP answers cannot drift apart.
  */
 import type { Response } from "express";
-import { GantryError, SANITIZED_MESSAGES, isServerError, type ErrorCode } from "@gantry/kit";
+import type { GantryError } from "@gantry/kit";
+import { errorBody, resultEnvelopeJson, retryAfterHeader, type AbilityOutcome, type ResponseHeaders } from "./pipeline/outcome.ts";
 
-export interface ErrorBody {
-  ok: false;
-  error: string;
-  code: ErrorCode;
-  ability?: string;
-  reason?: string;
-  details?: unknown[];
-  retryAfterMs?: number;
-  requestId: string;
+export function setHeaders(res: Response, headers: ResponseHeaders): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 }
 
-export function errorBody(err: GantryError, requestId: string, ability?: string): ErrorBody {
-  const server = isServerError(err.code);
-  const body: ErrorBody = {
-    ok: false,
-    error: server && err.code !== "not_implemented" && err.code !== "unavailable" ? (SANITIZED_MESSAGES[err.code] ?? "The ability failed.") : err.message,
-    code: err.code,
-    requestId,
-  };
-  if (ability !== undefined) body.ability = ability;
-  if (err.reason !== undefined && (!server || err.code === "not_implemented" || err.code === "unavailable")) body.reason = err.reason;
-  if (err.details !== undefined && !server) body.details = err.details;
-  if (err.retryAfterMs !== undefined) body.retryAfterMs = err.retryAfterMs;
-  return body;
+/** Writes what the pipeline decided: status, its headers and the envelope or ErrorResponse. */
+export function sendOutcome(res: Response, out: AbilityOutcome): void {
+  setHeaders(res, out.headers);
+  res.status(out.status);
+  res.type("application/json").send(out.ok ? out.envelopeJson : JSON.stringify(out.body));
 }
 
+/** An ErrorResponse from a route outside the ability pipeline (discovery, docs, MCP admission, 404s). */
 export function sendError(res: Response, err: GantryError, ability?: string): void {
   const requestId = String(res.getHeader("x-request-id") ?? "");
-  if (err.retryAfterMs !== undefined) res.setHeader("Retry-After", String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))));
+  setHeaders(res, retryAfterHeader(err));
   res.status(err.httpStatus);
   res.type("application/json").send(JSON.stringify(errorBody(err, requestId, ability)));
 }
 
 /**
- * Writes the success envelope. The result arrives from the owning service already JSON-encoded, so
+ * Writes a success envelope. The result arrives from the owning service already JSON-encoded, so
  * it is spliced in rather than parsed and re-serialised.
  */
 export function sendResult(res: Response, ability: string, resultJson: string, durationMs: number): void {
   res.status(200);
   res.type("application/json").send(resultEnvelopeJson(ability, resultJson, durationMs));
-}
-
-/** The success envelope as JSON text (HTTP body; MCP structured content is the same object). */
-export function resultEnvelopeJson(ability: string, resultJson: string, durationMs: number): string {
-  return `{"ok":true,"ability":${JSON.stringify(ability)},"result":${resultJson},"duration":${Math.round(durationMs * 1000) / 1000}}`;
 }

@@ -32,8 +32,12 @@ function fakeDispatcher(answers: Record<string, { id: string; wired: boolean }[]
 }
 
 describe("LiveStatus", () => {
-  test("live, not_wired and unavailable; gateway meta abilities by their handlers", async () => {
-    const f = fakeDispatcher({ web: [{ id: "web.browse", wired: false }, { id: "web.research", wired: true }], workspace: null });
+  test("live, not_wired and unavailable; the gateway's own abilities asked like any owner's", async () => {
+    const f = fakeDispatcher({
+      web: [{ id: "web.browse", wired: false }, { id: "web.research", wired: true }],
+      workspace: null,
+      gateway: [{ id: "gantry.about", wired: true }, { id: "capability.discover", wired: true }],
+    });
     const ls = new LiveStatus(f.dispatcher, () => 0);
     const s = await ls.of(["web.browse", "web.research", "contact.create", "gantry.about", "capability.discover", "nope.x"]);
     assert.equal(s.get("web.browse"), "not_wired");

@@ -218,6 +218,10 @@ describe("HTTP edge of /mcp", () => {
       .expect(200);
     assert.equal(res.body.result.structuredContent.result.tenant, "acme");
     assert.equal(res.headers["mcp-session-id"], undefined);
+    // The pipeline's outcome reaches the HTTP response: the key's rate-limit state, this request's id, its base URL.
+    assert.match(res.headers.ratelimit, /^"per-key";r=\d+;t=\d+$/);
+    assert.equal(res.body.result._meta["gantry/requestId"], res.headers["x-request-id"]);
+    assert.equal(res.body.result.structuredContent.result.urls.mcp, `${t.url}/mcp`);
   });
 
   test("GET (no SSE stream offered) is 405; a foreign Origin is 403; malformed JSON is a parse error", async () => {

@@ -65,6 +65,32 @@ describe("400", () => {
   });
 });
 
+describe("400: NUL characters", () => {
+  // Postgres text cannot hold U+0000 (22021); the gateway refuses it before any service sees it.
+  test("a NUL in a string value is refused, naming its JSON Pointer", async () => {
+    const example = abilityById.get("lesson.record")!.example;
+    const res = await t.call("lesson.record", { input: { ...example, title: "a\u0000b" } }).expect(400);
+    assertErrorShape(res.body);
+    assert.equal(res.body.code, "validation_failed");
+    assert.equal(res.body.ability, "lesson.record");
+    assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ["/input/title"]);
+    assert.match(res.body.details[0].message, /NUL character.*not accepted.*remove it/);
+    assert.match(res.body.error, /NUL characters.*remove them/);
+  });
+
+  test("nested values, array items and object keys, every place named", async () => {
+    const example = abilityById.get("qa.checklist.create")!.example as { items: { check: string; severity: string }[] };
+    const items = [...example.items, { check: "A cancelled booking refunds the deposit\u0000", severity: "high" }];
+    const res = await t.call("qa.checklist.create", { input: { ...example, items, "odd/key\u0000": { "~x": ["ok", "\u0000"] } } }).expect(400);
+    assert.equal(res.body.code, "validation_failed");
+    assert.deepEqual(
+      res.body.details.map((d: { path: string }) => d.path),
+      ["/input/items/1/check", "/input/odd~1key\u0000", "/input/odd~1key\u0000/~0x/1"],
+    );
+    assert.match(res.body.details[1].message, /^\/input\/odd~1key\\u0000 contains a NUL character/);
+  });
+});
+
 describe("401", () => {
   test("no credential", async () => {
     const res = await request(t.url).post("/v1/abilities/gantry.about").send({ input: {} }).expect(401);

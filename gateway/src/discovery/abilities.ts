@@ -5,12 +5,11 @@
  * and {@link inputFields}, reading the catalogue (the single source of truth) and the live status.
  *
  * @example
- * const list = await abilitiesFor(key.scopes, deps);
+ * const list = await abilitiesFor(key.scopes, deps.liveStatus);
  * list[0]; // { id, area, description, input, example, status: "live", live: true, path, ... }
  */
 import { catalogue, decisions, keyMayCall, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
-import type { GatewayDeps } from "../deps.ts";
-import { liveStatus, type AbilityStatus } from "./live-status.ts";
+import type { AbilityStatus, LiveStatus } from "./live-status.ts";
 
 export interface AbilityView {
   id: string;
@@ -71,13 +70,13 @@ export function withDetails(view: AbilityView): AbilityView & { fields: InputFie
 }
 
 /** The abilities `scopes` grant, with live status, sorted by id. */
-export async function abilitiesFor(scopes: readonly string[], deps: Pick<GatewayDeps, "dispatcher" | "now">): Promise<AbilityView[]> {
+export async function abilitiesFor(scopes: readonly string[], liveStatus: LiveStatus): Promise<AbilityView[]> {
   const defs = allowedDefs(scopes);
-  const status = await liveStatus(deps).of(defs.map((d) => d.id));
+  const status = await liveStatus.of(defs.map((d) => d.id));
   return defs.map((d) => toView(d, status.get(d.id) ?? "unavailable"));
 }
 
-/** The rate limit that applies to this key (its own, else the gateway default). */
+/** A schema's type as tables and search show it: `string`, `string[]`, `"a" | "b"`, … */
 function typeOf(s: JsonSchema): string {
   if (typeof s.type === "string") {
     if (s.type === "array" && s.items && typeof s.items === "object") return `${typeOf(s.items as JsonSchema)}[]`;

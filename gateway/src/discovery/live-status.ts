@@ -1,22 +1,25 @@
 /**
  * @module gateway/discovery/live-status
- * Whether an ability can run right now. An area service answers `Describe` with the abilities it
- * has wired; the gateway's own meta abilities are live when a handler is registered. Answers are
- * cached per service (5 s; a failed Describe for 2 s), concurrent look-ups share one RPC, and once
- * an answer is older than that it is still served (for up to a minute) while a refresh runs in the
- * background, so discovery, the docs page, MCP `tools/list` and capability.discover never wait on a
- * slow or unreachable service after the first look. The cache hangs off the dispatcher, so every
- * gateway process has exactly one.
+ * Whether an ability can run right now, as its owner says: every owner (the area services over
+ * gRPC, the gateway through its meta executor) answers `Describe` with the abilities it has wired.
+ * Answers are cached per owner (5 s; a failed Describe for 2 s), concurrent look-ups share one
+ * call, and once an answer is older than that it is still served (for up to a minute) while a
+ * refresh runs in the background, so discovery, the docs page, MCP `tools/list` and
+ * capability.discover never wait on a slow or unreachable service after the first look. The cache
+ * only helps if it is shared, so main.ts builds one per process and passes it to whoever asks.
  *
  * @example
- * const status = await liveStatus(deps).of(["contact.create", "gantry.about"]);
+ * const status = await liveStatus.of(["contact.create", "gantry.about"]);
  * status.get("gantry.about"); // "live"
  */
 import { abilityById } from "@gantry/proto/catalogue";
-import type { AreaService } from "@gantry/kit";
-import type { Dispatcher } from "../dispatch.ts";
-import type { GatewayDeps } from "../deps.ts";
-import { metaHandlers } from "../meta/index.ts";
+import type { ServiceName } from "@gantry/proto/catalogue/types.ts";
+import type { WiredAbility } from "../executors/types.ts";
+
+/** Who answers `Describe` for an owner (the Dispatcher). */
+export interface Describer {
+  describe(service: ServiceName): Promise<WiredAbility[] | null>;
+}
 
 /**
  * - `live`: the owner is reachable and has a handler wired; a call runs it.
@@ -42,40 +45,36 @@ interface Entry {
 }
 
 export class LiveStatus {
-  private readonly dispatcher: Dispatcher;
+  private readonly owners: Describer;
   private readonly now: () => number;
-  private readonly cache = new Map<AreaService, Entry>();
-  private readonly inflight = new Map<AreaService, Promise<Set<string> | null>>();
+  private readonly cache = new Map<ServiceName, Entry>();
+  private readonly inflight = new Map<ServiceName, Promise<Set<string> | null>>();
 
-  constructor(dispatcher: Dispatcher, now: () => number = Date.now) {
-    this.dispatcher = dispatcher;
+  constructor(owners: Describer, now: () => number = Date.now) {
+    this.owners = owners;
     this.now = now;
   }
 
   /** Status of each id (unknown ids are left out). */
   async of(ids: readonly string[]): Promise<Map<string, AbilityStatus>> {
-    const services = new Set<AreaService>();
+    const services = new Set<ServiceName>();
     for (const id of ids) {
       const def = abilityById.get(id);
-      if (def && def.service !== "gateway") services.add(def.service);
+      if (def) services.add(def.service);
     }
-    const wired = new Map<AreaService, Set<string> | null>();
+    const wired = new Map<ServiceName, Set<string> | null>();
     await Promise.all([...services].map(async (s) => wired.set(s, await this.wiredOf(s))));
     const out = new Map<string, AbilityStatus>();
     for (const id of ids) {
       const def = abilityById.get(id);
       if (!def) continue;
-      if (def.service === "gateway") {
-        out.set(id, Object.hasOwn(metaHandlers, id) ? "live" : "not_wired");
-        continue;
-      }
       const set = wired.get(def.service);
       out.set(id, set === null || set === undefined ? "unavailable" : set.has(id) ? "live" : "not_wired");
     }
     return out;
   }
 
-  private async wiredOf(service: AreaService): Promise<Set<string> | null> {
+  private async wiredOf(service: ServiceName): Promise<Set<string> | null> {
     const hit = this.cache.get(service);
     const now = this.now();
     if (hit && hit.until > now) return hit.wired;
@@ -83,10 +82,10 @@ export class LiveStatus {
     return hit && now - hit.until < STALE_MS ? hit.wired : pending;
   }
 
-  private refresh(service: AreaService): Promise<Set<string> | null> {
+  private refresh(service: ServiceName): Promise<Set<string> | null> {
     let pending = this.inflight.get(service);
     if (!pending) {
-      pending = this.dispatcher
+      pending = this.owners
         .describe(service)
         .then((abilities) => {
           const wired = abilities ? new Set(abilities.filter((a) => a.wired).map((a) => a.id)) : null;
@@ -98,16 +97,4 @@ export class LiveStatus {
     }
     return pending;
   }
-}
-
-const perDispatcher = new WeakMap<Dispatcher, LiveStatus>();
-
-/** The gateway's live-status cache (one per dispatcher, i.e. per gateway process). */
-export function liveStatus(deps: Pick<GatewayDeps, "dispatcher" | "now">): LiveStatus {
-  let ls = perDispatcher.get(deps.dispatcher);
-  if (!ls) {
-    ls = new LiveStatus(deps.dispatcher, deps.now);
-    perDispatcher.set(deps.dispatcher, ls);
-  }
-  return ls;
 }

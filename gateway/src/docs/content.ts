@@ -104,7 +104,7 @@ export interface ErrorRow {
 }
 
 export const ERROR_ROWS: readonly ErrorRow[] = [
-  { status: "400", codes: "invalid_request, invalid_json, validation_failed", when: "The body lacks `input`, is not JSON, or the input fails the ability's schema (`details` lists every error with its JSON Pointer).", action: "Fix the input; do not retry unchanged." },
+  { status: "400", codes: "invalid_request, invalid_json, validation_failed", when: "The body lacks `input`, is not JSON, or the input fails the ability's schema or holds a NUL character, U+0000 (`details` lists every error with its JSON Pointer).", action: "Fix the input; do not retry unchanged." },
   { status: "401", codes: "unauthorized", when: "No bearer key, or one that is unknown, revoked or expired.", action: "Send `Authorization: Bearer <key>` with a valid key." },
   { status: "403", codes: "forbidden", when: "The key's scopes exclude the ability, or `context.tenantId` without the sub-tenant flag.", action: "Use a key whose scopes include the ability." },
   { status: "404", codes: "unknown_ability, not_found", when: "No ability has that id, or the record named in the input does not exist for this tenant.", action: "Check the id (GET /v1/abilities)." },

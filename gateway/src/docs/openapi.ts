@@ -10,7 +10,7 @@
  */
 import { abilityById, catalogue, decisions, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
 import { ERROR_CODES, GantryError, validateInput } from "@gantry/kit";
-import { errorBody } from "../respond.ts";
+import { errorBody } from "../pipeline/outcome.ts";
 
 export interface OpenApiOptions {
   baseUrl: string;
@@ -125,7 +125,7 @@ function abilityOperation(def: AbilityDef): JsonSchema {
           },
         },
         "400": validation
-          ? { description: "The body lacks `input`, is not JSON, or the input fails the schema (`details` lists every error).", headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } }, content: { "application/json": { schema: ref("ErrorResponse"), examples: { validation: { summary: "Input failing the schema", value: validation } } } } }
+          ? { description: "The body lacks `input`, is not JSON, or the input fails the schema or holds a NUL character, U+0000 (`details` lists every error).", headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } }, content: { "application/json": { schema: ref("ErrorResponse"), examples: { validation: { summary: "Input failing the schema", value: validation } } } } }
           : resp("BadRequest"),
         ...CALL_ERRORS,
       },
@@ -141,7 +141,7 @@ function errorResponses(o: OpenApiOptions): JsonSchema {
     content: { "application/json": { schema: ref("ErrorResponse"), examples: Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, { value: v }])) } },
   });
   return {
-    BadRequest: one("The body is not a JSON object with `input`, is malformed JSON, or the input fails the ability's schema.", {
+    BadRequest: one("The body is not a JSON object with `input`, is malformed JSON, or the input fails the ability's schema or holds a NUL character (U+0000).", {
       missingInput: errorExample("invalid_request", '/input is required: send {"input": {...}} (an empty object when the ability takes no input)'),
       malformedJson: errorExample("invalid_json", "The request body is not valid JSON: Unexpected end of JSON input."),
     }),

@@ -2,22 +2,21 @@
  * @module gateway/mcp/server
  * The MCP server of `/mcp` (official SDK, low-level `Server`): tools are the abilities the bearer
  * key may call (name = ability id, `inputSchema` = the catalogue's JSON Schema, description = the
- * summary plus its live status). `tools/call` runs the HTTP pipeline ({@link runAbility}: scope,
- * rate limit, envelope, tenant, validation, permits, dispatch, audit, metrics) and answers with the
- * same AbilityResult envelope as structured content, or a tool error (`isError`) whose structured
- * content is the same ErrorResponse HTTP would send (same `code`, same message). An unknown tool is
- * a JSON-RPC `-32602` error, as the MCP spec asks.
+ * summary plus its live status). `tools/call` is one more adapter of the ability pipeline
+ * ({@link runAbility}), so a tool call meets exactly the policies an HTTP call does, and answers
+ * with the same AbilityResult envelope as structured content, or a tool error (`isError`) whose
+ * structured content is the ErrorResponse HTTP would send. An unknown tool is a JSON-RPC `-32602`
+ * error, as the MCP spec asks.
  *
- * One factory serves every protocol era; the per-HTTP-request facts (the resolved key, the Express
- * request and response the pipeline writes headers to) reach handlers through `authInfo.extra`,
- * which the route sets on every request, so a long-lived 2025 session always acts with the key of
+ * One factory serves every protocol era. A 2025 session outlives the HTTP request that opened it,
+ * so the per-request facts (the key, the request id, the base URL) reach handlers through
+ * `authInfo.extra`, which the route sets on every request: a session always acts with the key of
  * the request at hand.
  */
-import type { Request, Response } from "express";
 import { ProtocolError, Server, type AuthInfo, type CallToolResult, type ServerContext, type Tool } from "@modelcontextprotocol/server";
 import { abilityById } from "@gantry/proto/catalogue";
-import { runAbility, type AbilityOutcome } from "../pipeline/execute-ability.ts";
-import { errorBody, resultEnvelopeJson } from "../respond.ts";
+import { runAbility } from "../pipeline/execute-ability.ts";
+import type { AbilityOutcome, ResponseHeaders } from "../pipeline/outcome.ts";
 import { newRequestId } from "../pipeline/request-id.ts";
 import { abilitiesFor, type AbilityView } from "../discovery/abilities.ts";
 import { STATUS_TEXT } from "../discovery/live-status.ts";
@@ -30,26 +29,30 @@ export const CONTEXT_META_KEY = "gantry/context";
 /** What a handler needs from the HTTP request it serves. */
 export interface McpHttpContext {
   key: KeyRecord;
-  req: Request;
-  res: Response;
+  baseUrl: string;
   /** The HTTP request's id for its first call, a fresh one for any further call (one audit record each). */
   nextRequestId: () => string;
+  /** Headers for the HTTP response (the key's RateLimit state); the route writes them once the handlers are done. */
+  responseHeaders: ResponseHeaders;
 }
 
-export function authInfoFor(key: KeyRecord, req: Request, res: Response): AuthInfo {
+export function mcpHttpContext(key: KeyRecord, requestId: string, baseUrl: string): McpHttpContext {
   let used = false;
-  const ctx: McpHttpContext = {
+  return {
     key,
-    req,
-    res,
+    baseUrl,
     nextRequestId: () => {
       if (used) return newRequestId();
       used = true;
-      return res.locals.requestId as string;
+      return requestId;
     },
+    responseHeaders: {},
   };
+}
+
+export function authInfoFor(ctx: McpHttpContext): AuthInfo {
   // The raw secret never leaves the route: the token field carries the key id.
-  return { token: key.id, clientId: key.id, scopes: [...key.scopes], extra: { gantry: ctx } };
+  return { token: ctx.key.id, clientId: ctx.key.id, scopes: [...ctx.key.scopes], extra: { gantry: ctx } };
 }
 
 function httpContext(ctx: ServerContext): McpHttpContext {
@@ -59,18 +62,13 @@ function httpContext(ctx: ServerContext): McpHttpContext {
 }
 
 /**
- * The pipeline writes rate-limit and deprecation headers on the HTTP response; the MCP responses
- * are produced only after the handler returns (JSON response mode), but a header write must never
- * throw if they were not, so it is skipped once headers are out.
+ * A call's headers that belong on the HTTP response. Not its `X-Request-Id` (the HTTP response
+ * keeps the HTTP request's own; each call's id is in its result's `_meta`) nor `Retry-After` (the
+ * HTTP exchange succeeded; the wait is the tool error's `retryAfterMs`).
  */
-function headerSafe(res: Response): Response {
-  return new Proxy(res, {
-    get(target, prop) {
-      if (prop === "setHeader") return (name: string, value: string | number | readonly string[]) => (target.headersSent ? target : target.setHeader(name, value));
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
+function forHttpResponse(headers: ResponseHeaders): ResponseHeaders {
+  const { "X-Request-Id": _id, "Retry-After": _retry, ...rest } = headers;
+  return rest;
 }
 
 const READ_ONLY_OPS = new Set(["get", "list", "search", "recall", "status", "inspect", "discover", "about", "balance", "toolkits", "tools", "connections", "read", "manifest_get", "render", "summarize", "load"]);
@@ -97,10 +95,9 @@ export function toTool(a: AbilityView): Tool {
 /** The outcome of the pipeline as an MCP tool result: the HTTP body, as structured content and as text. */
 export function toToolResult(out: AbilityOutcome): CallToolResult {
   if (out.ok) {
-    const json = resultEnvelopeJson(out.ability, out.resultJson, out.durationMs);
-    return { content: [{ type: "text", text: json }], structuredContent: JSON.parse(json), _meta: { "gantry/requestId": out.requestId } };
+    return { content: [{ type: "text", text: out.envelopeJson }], structuredContent: JSON.parse(out.envelopeJson), _meta: { "gantry/requestId": out.requestId } };
   }
-  const body = errorBody(out.error, out.requestId, out.ability);
+  const body = out.body;
   return {
     isError: true,
     content: [{ type: "text", text: JSON.stringify(body) }],
@@ -125,7 +122,7 @@ export function createMcpServer(deps: GatewayDeps): Server {
 
   server.setRequestHandler("tools/list", async (_request, ctx) => {
     const g = httpContext(ctx);
-    const abilities = await abilitiesFor(g.key.scopes, deps);
+    const abilities = await abilitiesFor(g.key.scopes, deps.liveStatus);
     return { tools: abilities.map(toTool) };
   });
 
@@ -135,9 +132,10 @@ export function createMcpServer(deps: GatewayDeps): Server {
     const args = request.params.arguments ?? {};
     const context = (request.params._meta as Record<string, unknown> | undefined)?.[CONTEXT_META_KEY];
     const body = context === undefined ? { input: args } : { input: args, context };
-    const out = await runAbility(g.req, headerSafe(g.res), deps, { ability: name, body, key: g.key, requestId: g.nextRequestId() });
-    if (!out.ok && out.error.code === "unknown_ability" && !abilityById.has(name)) {
-      throw new ProtocolError(-32602, `Unknown tool: ${name}`, errorBody(out.error, out.requestId));
+    const out = await runAbility({ requestId: g.nextRequestId(), started: performance.now(), credential: { key: g.key }, ability: name, body: { value: body }, baseUrl: g.baseUrl }, deps);
+    Object.assign(g.responseHeaders, forHttpResponse(out.headers));
+    if (!out.ok && out.body.code === "unknown_ability" && !abilityById.has(name)) {
+      throw new ProtocolError(-32602, `Unknown tool: ${name}`, out.body);
     }
     return toToolResult(out);
   });

@@ -9,13 +9,12 @@
  */
 import { catalogue } from "@gantry/proto/catalogue";
 import { allowedDefs, inputFields } from "../discovery/abilities.ts";
-import { liveStatus } from "../discovery/live-status.ts";
 import { rank, type Ranked } from "../discovery/search.ts";
 import type { MetaHandler } from "./types.ts";
 
 const OUT_OF_SCOPE_MAX = 5;
 
-export const capabilityDiscover: MetaHandler = async (input, call, env, deps) => {
+export const capabilityDiscover: MetaHandler = async (input, call, env) => {
   const query = typeof input.query === "string" ? input.query.trim() : "";
   const area = typeof input.area === "string" ? input.area : undefined;
   const limit = typeof input.limit === "number" ? input.limit : 10;
@@ -24,7 +23,7 @@ export const capabilityDiscover: MetaHandler = async (input, call, env, deps) =>
   const allowed = byArea(allowedDefs(call.scopes));
   const ranked: Ranked[] = query ? rank(query, allowed) : allowed.map((def) => ({ def, score: 0, matched: [] }));
   const top = ranked.slice(0, limit);
-  const status = await liveStatus(deps).of(top.map((r) => r.def.id));
+  const status = await env.liveStatus.of(top.map((r) => r.def.id));
 
   const allowedIds = new Set(allowed.map((d) => d.id));
   const outOfScope = query

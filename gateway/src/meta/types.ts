@@ -1,17 +1,20 @@
 /**
  * @module gateway/meta/types
- * Meta abilities are answered inside the gateway: they describe the gateway itself.
+ * Meta abilities describe the gateway itself, so they run inside it (meta/executor.ts) and are
+ * given what only the gateway knows: its version and limits, live status, and the call's edge.
  */
 import type { CallContext } from "@gantry/kit";
-import type { RateLimitPolicy } from "../rate-limit/types.ts";
-import type { GatewayDeps } from "../deps.ts";
+import type { EdgeInfo } from "../executors/types.ts";
+import type { LiveStatus } from "../discovery/live-status.ts";
 
-export interface MetaEnv {
+/** The gateway's facts, fixed for the process. */
+export interface MetaFacts {
   version: string;
-  baseUrl: string;
-  rateLimit: RateLimitPolicy;
   maxBodyBytes: number;
+  liveStatus: LiveStatus;
 }
 
-/** `deps` gives meta abilities what the gateway knows (e.g. the owners' live status for capability.discover). */
-export type MetaHandler = (input: Record<string, unknown>, call: CallContext, env: MetaEnv, deps: GatewayDeps) => Promise<unknown>;
+/** What a meta handler gets besides its input and call context. */
+export type MetaEnv = MetaFacts & EdgeInfo;
+
+export type MetaHandler = (input: Record<string, unknown>, call: CallContext, env: MetaEnv) => Promise<unknown>;

@@ -5,17 +5,19 @@
  * Any other bearer of 16–512 printable characters can only be a legacy credential
  * (GANTRY_LEGACY_KEYS, held by the keys service): it is resolved with `legacyOnly`, which the keys
  * service answers from memory without a database lookup; shorter or odd bearers are refused at once.
+ * It takes the header value, not the HTTP request, so the ability pipeline, the MCP route and the
+ * read routes share it whatever carries the call.
  */
-import type { Request, Response } from "express";
 import { GantryError, KEY_PREFIX, hashKey, isWellFormedKey } from "@gantry/kit";
 import type { KeyCache, KeyRecord } from "../key-cache.ts";
+import type { ResponseHeaders } from "./outcome.ts";
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 /** What a legacy credential may look like (the keys service enforces the same when it loads them). */
 const LEGACY_SHAPE = /^[\x21-\x7e]{16,512}$/;
 
-export async function authenticate(req: Request, res: Response, keys: KeyCache, now: number): Promise<KeyRecord> {
-  const header = req.headers.authorization;
+/** Resolves the `Authorization` header's key; a rotated key's deprecation headers go into `headers`. */
+export async function authenticate(header: string | undefined, keys: KeyCache, now: number, headers: ResponseHeaders): Promise<KeyRecord> {
   if (!header) {
     throw new GantryError("unauthorized", "Missing credential: send Authorization: Bearer <API key>.");
   }
@@ -32,8 +34,8 @@ export async function authenticate(req: Request, res: Response, keys: KeyCache, 
   }
   if (record.sunset_at_ms > 0) {
     // A rotated key: still valid until its sunset (RFC 9745 Deprecation, RFC 8594 Sunset).
-    res.setHeader("Deprecation", `@${Math.floor(record.created_at_ms / 1000)}`);
-    res.setHeader("Sunset", new Date(record.sunset_at_ms).toUTCString());
+    headers.Deprecation = `@${Math.floor(record.created_at_ms / 1000)}`;
+    headers.Sunset = new Date(record.sunset_at_ms).toUTCString();
   }
   return record;
 }

@@ -1,7 +1,9 @@
 /**
  * @module gateway/pipeline/body
- * Reads the JSON body with a hard size limit: over it → 413 (the read stops at the limit, so a huge
- * body costs no more than the limit); not JSON → 415; malformed → 400 naming the position.
+ * Reads the JSON body of an HTTP request with a hard size limit: over it → 413 (the read stops at
+ * the limit, so a huge body costs no more than the limit); not JSON → 415; malformed → 400 naming
+ * the position. The HTTP adapters call it (the ability routes hand it to the pipeline as its body
+ * reader, so it runs only after authentication); the pipeline itself never sees the request.
  */
 import type { Request } from "express";
 import { GantryError } from "@gantry/kit";

@@ -1,24 +1,48 @@
 /**
  * @module gateway/pipeline/execute-ability
  * The policy pipeline of one ability call, in order: authenticate → read body → resolve ability →
- * scope → rate limit → envelope → tenant → validate → dispatch → envelope out → audit + metrics.
- * Both `POST /v1/abilities/{id}` and `POST /abilities/execute` run exactly this; they differ only in
- * where the ability id comes from and in the status of an unknown id (404 vs 400, spec §4.2, §7).
- * MCP `tools/call` runs it too ({@link runAbility}): the same steps, with the body already parsed
- * and the key already resolved by the MCP route; only the way the outcome is written differs.
+ * scope → rate limit → envelope → tenant → refuse NUL characters → validate → dispatch → outcome →
+ * audit + metrics.
+ *
+ * It knows nothing of Express or MCP: it takes a plain description of the call and returns its
+ * outcome (status, body, response headers), so `POST /v1/abilities/{id}`, `POST /abilities/execute`
+ * (routes/abilities.ts) and MCP `tools/call` (mcp/server.ts) are thin adapters that cannot apply
+ * different policies. The two HTTP paths differ only in where the ability id comes from and in the
+ * status of an unknown id (404 vs 400, spec §4.2, §7).
  */
 import { hash } from "node:crypto";
-import type { Request, Response } from "express";
 import { abilityById, keyMayCall } from "@gantry/proto/catalogue";
 import { GantryError, validateInput, type CallContext } from "@gantry/kit";
 import { authenticate } from "./authenticate.ts";
-import { readJsonBody } from "./body.ts";
 import { effectiveTenant, parseEnvelope } from "./envelope.ts";
-import { sendError, sendResult } from "../respond.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
-import { metaHandlers } from "../meta/index.ts";
+import { refuseNulCharacters } from "./nul-characters.ts";
+import { errorBody, resultEnvelopeJson, retryAfterHeader, type AbilityOutcome, type ResponseHeaders } from "./outcome.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
+
+/** One ability call as its transport hands it over. */
+export interface AbilityRequest {
+  /** The call's id: audit record id, `X-Request-Id`, the receipt trust claims cite. */
+  requestId: string;
+  /** `performance.now()` when the call arrived; its duration counts from here. */
+  started: number;
+  /**
+   * The `Authorization` header as received, or the key the transport already resolved for this
+   * request (the MCP route authenticates before it knows whether a tool is called at all).
+   */
+  credential: { authorization: string | undefined } | { key: KeyRecord };
+  /** The id named by the path or the MCP tool; undefined on `/abilities/execute`, where the body names it. */
+  ability: string | undefined;
+  /**
+   * The request envelope (`{input, context?}`, plus `ability` on the execute path). HTTP passes a
+   * reader rather than the value because an unauthenticated caller's body is never read: 401
+   * comes before 413, 415 and malformed JSON.
+   */
+  body: { value: unknown } | { read: () => Promise<unknown> };
+  /** The gateway's base URL as this client reaches it (PUBLIC_URL when set), for links in answers. */
+  baseUrl: string;
+}
 
 interface CallState {
   key?: KeyRecord;
@@ -27,46 +51,23 @@ interface CallState {
   inputHash?: string;
 }
 
-/** Where one call comes from. HTTP routes give only `ability`; MCP gives all of it. */
-export interface AbilityCallSource {
-  /** The id named by the route or MCP tool; undefined on `/abilities/execute`, where the body names it. */
-  ability: string | undefined;
-  /** The request envelope, already parsed (MCP). Absent: the JSON body is read from the request. */
-  body?: unknown;
-  /** The key, when the caller resolved it for this HTTP request already (MCP). */
-  key?: KeyRecord;
-  /** The call's request id (audit record id, receipt). Default: the HTTP request's `X-Request-Id`. */
-  requestId?: string;
-}
-
-export type AbilityOutcome =
-  | { ok: true; ability: string; resultJson: string; durationMs: number; requestId: string }
-  | { ok: false; error: GantryError; ability?: string; requestId: string };
-
-export async function executeAbility(req: Request, res: Response, deps: GatewayDeps, pathAbility: string | undefined): Promise<void> {
-  const out = await runAbility(req, res, deps, { ability: pathAbility });
-  if (out.ok) sendResult(res, out.ability, out.resultJson, out.durationMs);
-  else sendError(res, out.error, out.ability);
-}
-
 /** Runs the whole policy pipeline for one call and returns its outcome; audit and metrics included. */
-export async function runAbility(req: Request, res: Response, deps: GatewayDeps, source: AbilityCallSource): Promise<AbilityOutcome> {
-  const pathAbility = source.ability;
+export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Promise<AbilityOutcome> {
+  const { requestId, started } = request;
+  const headers: ResponseHeaders = { "X-Request-Id": requestId };
   const state: CallState = {};
-  const requestId: string = source.requestId ?? res.locals.requestId;
-  const started: number = source.body === undefined ? res.locals.started : performance.now();
   let status = 500;
   let errorCode: string | undefined;
   try {
     const now = deps.now();
-    const key = source.key ?? (await authenticate(req, res, deps.keys, now));
+    const key = "key" in request.credential ? request.credential.key : await authenticate(request.credential.authorization, deps.keys, now, headers);
     state.key = key;
     state.tenant = key.tenant;
     deps.usage.used(key.id, key.source, now);
 
-    const executePath = pathAbility === undefined;
-    if (!executePath) state.ability = knownAbility(pathAbility, false);
-    const { value } = source.body !== undefined ? { value: source.body } : await readJsonBody(req, deps.config.MAX_BODY_BYTES);
+    const executePath = request.ability === undefined;
+    if (!executePath) state.ability = knownAbility(request.ability, false);
+    const value = "value" in request.body ? request.body.value : await request.body.read();
     if (executePath && value !== null && typeof value === "object" && !Array.isArray(value)) {
       state.ability = knownAbility((value as Record<string, unknown>).ability, true);
     }
@@ -81,9 +82,10 @@ export async function runAbility(req: Request, res: Response, deps: GatewayDeps,
       });
     }
 
-    const policy = await enforceRateLimit(key, res, deps);
+    const rateLimit = await enforceRateLimit(key, deps, headers);
 
     state.tenant = effectiveTenant(key, envelope.context.tenantId);
+    refuseNulCharacters(ability.id, envelope.input);
     validateInput(ability.id, envelope.input);
     // Serialised once, after validation applied defaults: what is hashed is exactly what runs.
     const inputJson = JSON.stringify(envelope.input);
@@ -102,19 +104,10 @@ export async function runAbility(req: Request, res: Response, deps: GatewayDeps,
       runId: envelope.context.runId,
       verticalId: envelope.context.verticalId,
     };
-
-    let resultJson: string;
-    if (ability.service === "gateway") {
-      const handler = metaHandlers[ability.id];
-      if (!handler) throw new GantryError("not_implemented", `${ability.id} is declared but not wired yet.`, { reason: "The gateway has no handler for it yet; see docs/abilities.md." });
-      // The key's own limit when it has one, so gantry.about reports what this key gets.
-      resultJson = JSON.stringify(await handler(envelope.input, call, { ...deps.metaEnv(req), rateLimit: policy }, deps));
-    } else {
-      // Defaults were applied in place by validation; send the defaulted input.
-      resultJson = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call);
-    }
+    // The key's own limit when it has one, so gantry.about reports what this key gets.
+    const resultJson = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call, { baseUrl: request.baseUrl, rateLimit });
     status = 200;
-    return { ok: true, ability: ability.id, resultJson, durationMs: performance.now() - started, requestId };
+    return { ok: true, status: 200, ability: ability.id, requestId, envelopeJson: resultEnvelopeJson(ability.id, resultJson, performance.now() - started), headers };
   } catch (err) {
     const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
     status = gerr.httpStatus;
@@ -124,7 +117,8 @@ export async function runAbility(req: Request, res: Response, deps: GatewayDeps,
       deps.metrics.upstreamErrors.inc({ service: service ?? "gateway", code: gerr.code });
       deps.log.error({ requestId, ability: state.ability, code: gerr.code, err: describeCause(gerr) }, "call failed");
     }
-    return { ok: false, error: gerr, ability: state.ability, requestId };
+    Object.assign(headers, retryAfterHeader(gerr));
+    return { ok: false, status, ability: state.ability, requestId, body: errorBody(gerr, requestId, state.ability), headers };
   } finally {
     const durationMs = performance.now() - started;
     const label = state.ability ?? "unknown";

@@ -3,7 +3,6 @@
  * Chooses the limiter and turns a decision into the RateLimit headers
  * (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` and `RateLimit`).
  */
-import type { Response } from "express";
 import type { Logger } from "@gantry/kit";
 import { MemoryRateLimiter } from "./memory.ts";
 import { RedisRateLimiter } from "./redis.ts";
@@ -18,7 +17,9 @@ export async function createRateLimiter(redisUrl: string | undefined, log: Logge
   return limiter;
 }
 
-export function setRateLimitHeaders(res: Response, policy: RateLimitPolicy, d: RateLimitDecision): void {
-  res.setHeader("RateLimit-Policy", `"per-key";q=${policy.limit};w=${policy.windowSeconds}`);
-  res.setHeader("RateLimit", `"per-key";r=${d.remaining};t=${Math.ceil(d.resetMs / 1000)}`);
+export function rateLimitHeaders(policy: RateLimitPolicy, d: RateLimitDecision): Record<string, string> {
+  return {
+    "RateLimit-Policy": `"per-key";q=${policy.limit};w=${policy.windowSeconds}`,
+    RateLimit: `"per-key";r=${d.remaining};t=${Math.ceil(d.resetMs / 1000)}`,
+  };
 }

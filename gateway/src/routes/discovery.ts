@@ -10,8 +10,9 @@ import { GantryError } from "@gantry/kit";
 import { sendError } from "../respond.ts";
 import { abilitiesFor, inScope, toView, withDetails } from "../discovery/abilities.ts";
 import { keyRateLimit } from "../pipeline/rate-limit.ts";
-import { liveStatus, STATUS_TEXT } from "../discovery/live-status.ts";
+import { STATUS_TEXT } from "../discovery/live-status.ts";
 import { authorizeRead } from "./read-access.ts";
+import { baseUrlOf } from "./base-url.ts";
 import type { GatewayDeps } from "../deps.ts";
 
 function noStore(res: Response): void {
@@ -29,9 +30,9 @@ export function listAbilitiesRoute(deps: GatewayDeps) {
           details: [{ path: "/query/area", message: `/query/area must be one of ${areas.join(", ")}`, code: "enum" }],
         });
       }
-      let abilities = await abilitiesFor(key.scopes, deps);
+      let abilities = await abilitiesFor(key.scopes, deps.liveStatus);
       if (area) abilities = abilities.filter((a) => a.area === area);
-      const env = deps.metaEnv(req);
+      const baseUrl = baseUrlOf(req, deps.config);
       noStore(res);
       res.status(200).json({
         ok: true,
@@ -41,7 +42,7 @@ export function listAbilitiesRoute(deps: GatewayDeps) {
         count: abilities.length,
         live: abilities.filter((a) => a.live).length,
         limits: { rateLimit: keyRateLimit(key, deps.defaultRateLimit), maxBodyBytes: deps.config.MAX_BODY_BYTES, authCacheSeconds: 30 },
-        urls: { docs: `${env.baseUrl}/docs`, mcp: `${env.baseUrl}/mcp`, openapi: `${env.baseUrl}/openapi.json`, execute: `${env.baseUrl}/abilities/execute` },
+        urls: { docs: `${baseUrl}/docs`, mcp: `${baseUrl}/mcp`, openapi: `${baseUrl}/openapi.json`, execute: `${baseUrl}/abilities/execute` },
         statuses: STATUS_TEXT,
         abilities: abilities.map(withDetails),
       });
@@ -63,7 +64,7 @@ export function getAbilityRoute(deps: GatewayDeps) {
           reason: `Use a key whose scopes include "${id}", "${def.area}.*" or "*".`,
         });
       }
-      const status = (await liveStatus(deps).of([id])).get(id) ?? "unavailable";
+      const status = (await deps.liveStatus.of([id])).get(id) ?? "unavailable";
       noStore(res);
       res.status(200).json({ ok: true, ...withDetails(toView(def, status)), statusText: STATUS_TEXT[status] });
     } catch (err) {

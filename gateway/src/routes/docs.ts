@@ -13,6 +13,7 @@ import { keyRateLimit } from "../pipeline/rate-limit.ts";
 import { renderMarkdown } from "../docs/content.ts";
 import { DOCS_CSP, renderPage } from "../docs/page.ts";
 import { authorizeRead } from "./read-access.ts";
+import { baseUrlOf } from "./base-url.ts";
 import type { GatewayDeps } from "../deps.ts";
 
 const ASSETS: Record<string, { type: string; body: string }> = {
@@ -29,9 +30,8 @@ function securityHeaders(res: Response): void {
 async function sendMarkdown(req: Request, res: Response, deps: GatewayDeps): Promise<void> {
   try {
     const key = await authorizeRead(req, res, deps);
-    const env = deps.metaEnv(req);
-    const abilities = await abilitiesFor(key.scopes, deps);
-    const md = renderMarkdown({ baseUrl: env.baseUrl, version: deps.version, tenant: key.tenant, keyId: key.id, rateLimit: keyRateLimit(key, deps.defaultRateLimit), maxBodyBytes: deps.config.MAX_BODY_BYTES, abilities });
+    const abilities = await abilitiesFor(key.scopes, deps.liveStatus);
+    const md = renderMarkdown({ baseUrl: baseUrlOf(req, deps.config), version: deps.version, tenant: key.tenant, keyId: key.id, rateLimit: keyRateLimit(key, deps.defaultRateLimit), maxBodyBytes: deps.config.MAX_BODY_BYTES, abilities });
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Vary", "Accept, Authorization");
     securityHeaders(res);
@@ -44,12 +44,11 @@ async function sendMarkdown(req: Request, res: Response, deps: GatewayDeps): Pro
 export function docsRoute(deps: GatewayDeps) {
   return async (req: Request, res: Response) => {
     if (req.accepts(["text/html", "text/markdown"]) === "text/markdown") return sendMarkdown(req, res, deps);
-    const env = deps.metaEnv(req);
     res.setHeader("Content-Security-Policy", DOCS_CSP);
     res.setHeader("Cache-Control", "no-cache");
     res.setHeader("Vary", "Accept");
     securityHeaders(res);
-    res.status(200).type("text/html; charset=utf-8").send(renderPage({ baseUrl: env.baseUrl, version: deps.version, defaultRateLimit: deps.defaultRateLimit, maxBodyBytes: deps.config.MAX_BODY_BYTES }));
+    res.status(200).type("text/html; charset=utf-8").send(renderPage({ baseUrl: baseUrlOf(req, deps.config), version: deps.version, defaultRateLimit: deps.defaultRateLimit, maxBodyBytes: deps.config.MAX_BODY_BYTES }));
   };
 }
 

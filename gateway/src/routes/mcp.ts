@@ -33,8 +33,10 @@ import {
 import { GantryError } from "@gantry/kit";
 import { authenticate } from "../pipeline/authenticate.ts";
 import { readJsonBody } from "../pipeline/body.ts";
-import { sendError } from "../respond.ts";
-import { authInfoFor, createMcpServer } from "../mcp/server.ts";
+import type { ResponseHeaders } from "../pipeline/outcome.ts";
+import { sendError, setHeaders } from "../respond.ts";
+import { authInfoFor, createMcpServer, mcpHttpContext, type McpHttpContext } from "../mcp/server.ts";
+import { baseUrlOf } from "./base-url.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
 
@@ -112,11 +114,16 @@ export function mcpRoutes(deps: GatewayDeps) {
     if (!own.has(origin)) throw new GantryError("forbidden", `Origin ${origin} may not use this MCP endpoint.`, { reason: "Browsers may call /mcp only from this gateway's own origin." });
   };
 
+  const httpContext = (req: Request, res: Response, key: KeyRecord): McpHttpContext => mcpHttpContext(key, res.locals.requestId as string, baseUrlOf(req, deps.config));
+
   /** Authenticates; answers 401/403 itself (with the MCP auth challenge) and returns null then. */
   const admit = async (req: Request, res: Response): Promise<KeyRecord | null> => {
+    const headers: ResponseHeaders = {};
     try {
       checkOrigin(req);
-      return await authenticate(req, res, deps.keys, deps.now());
+      const key = await authenticate(req.headers.authorization, deps.keys, deps.now(), headers);
+      setHeaders(res, headers);
+      return key;
     } catch (err) {
       const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
       if (gerr.code === "unauthorized") res.setHeader("WWW-Authenticate", 'Bearer realm="Gantry", error="invalid_token"');
@@ -178,7 +185,8 @@ export function mcpRoutes(deps: GatewayDeps) {
     }
     const abort = new AbortController();
     res.on("close", () => abort.abort());
-    const authInfo = authInfoFor(key, req, res);
+    const ctx = httpContext(req, res, key);
+    const authInfo = authInfoFor(ctx);
     const webReq = webRequest(req, raw, abort.signal);
     try {
       let web: globalThis.Response | null;
@@ -191,6 +199,7 @@ export function mcpRoutes(deps: GatewayDeps) {
         else web = await serveStateless(webReq, authInfo, parsed);
       }
       if (!web) return jsonRpcError(res, 404, -32001, "Session not found: it expired or was ended; send initialize to start a new one.");
+      setHeaders(res, ctx.responseHeaders);
       await sendWeb(res, web);
     } catch (err) {
       deps.log.error({ requestId: res.locals.requestId, err: err instanceof Error ? err.message : String(err) }, "mcp request failed");
@@ -204,7 +213,7 @@ export function mcpRoutes(deps: GatewayDeps) {
     const sid = req.get("mcp-session-id");
     if (!sid) return notAllowed(res, "POST, DELETE", "DELETE ends a 2025-11-25 session and needs its Mcp-Session-Id header; the 2026-07-28 protocol has no sessions.");
     const abort = new AbortController();
-    const web = await serveSession(webRequest(req, undefined, abort.signal), sid, key, authInfoFor(key, req, res));
+    const web = await serveSession(webRequest(req, undefined, abort.signal), sid, key, authInfoFor(httpContext(req, res, key)));
     if (!web) return jsonRpcError(res, 404, -32001, "Session not found.");
     closeSession(sid);
     await sendWeb(res, web);

@@ -7,13 +7,21 @@
 import type { Request, Response } from "express";
 import { authenticate } from "../pipeline/authenticate.ts";
 import { enforceRateLimit } from "../pipeline/rate-limit.ts";
+import type { ResponseHeaders } from "../pipeline/outcome.ts";
+import { setHeaders } from "../respond.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
 
 export async function authorizeRead(req: Request, res: Response, deps: GatewayDeps): Promise<KeyRecord> {
-  const now = deps.now();
-  const key = await authenticate(req, res, deps.keys, now);
-  deps.usage.used(key.id, key.source, now);
-  await enforceRateLimit(key, res, deps);
-  return key;
+  const headers: ResponseHeaders = {};
+  try {
+    const now = deps.now();
+    const key = await authenticate(req.headers.authorization, deps.keys, now, headers);
+    deps.usage.used(key.id, key.source, now);
+    await enforceRateLimit(key, deps, headers);
+    return key;
+  } finally {
+    // Refusals carry them too (a 429's RateLimit headers say when to come back).
+    setHeaders(res, headers);
+  }
 }

@@ -1,0 +1,50 @@
+/**
+ * @module gateway/executors/grpc
+ * Runs abilities owned by an area service over gRPC (`AbilityService/Execute`, `Describe`). A
+ * transport failure becomes `unavailable` naming the service (503 + retryAfterMs), so a caller
+ * learns which owner is down and that waiting helps, not a bare connection error.
+ */
+import { ABILITY_PROTO } from "@gantry/proto/paths";
+import { GantryError, makeClient, toGrpcContext, unary, type AreaService, type CallContext, type grpc } from "@gantry/kit";
+import type { AbilityExecutor, WiredAbility } from "./types.ts";
+
+export class GrpcExecutor implements AbilityExecutor {
+  private readonly service: AreaService;
+  private readonly client: grpc.Client;
+  private readonly timeoutMs: number;
+
+  constructor(service: AreaService, addr: string, timeoutMs: number) {
+    this.service = service;
+    this.timeoutMs = timeoutMs;
+    this.client = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
+  }
+
+  async execute(ability: string, inputJson: string, call: CallContext): Promise<string> {
+    try {
+      const res = await unary<object, { result_json: string }>(this.client, "Execute", { ability, context: toGrpcContext(call), input_json: inputJson }, { deadlineMs: this.timeoutMs });
+      return res.result_json || "null";
+    } catch (err) {
+      if (err instanceof GantryError && err.code === "unavailable" && !err.reason) {
+        throw new GantryError("unavailable", `The ${this.service} service is unavailable; retry shortly.`, {
+          reason: `${ability} is owned by the ${this.service} service, which is not reachable right now.`,
+          retryAfterMs: 1_000,
+          cause: err,
+        });
+      }
+      throw err;
+    }
+  }
+
+  async describe(): Promise<WiredAbility[] | null> {
+    try {
+      const res = await unary<object, { abilities: WiredAbility[] }>(this.client, "Describe", {}, { deadlineMs: 1_000 });
+      return res.abilities;
+    } catch {
+      return null;
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

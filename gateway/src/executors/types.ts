@@ -1,0 +1,34 @@
+/**
+ * @module gateway/executors/types
+ * The one interface the Dispatcher runs abilities through, whether the owner is an area service
+ * behind gRPC or the gateway itself: the pipeline hands every validated call to the Dispatcher the
+ * same way, and live status asks every owner the same question.
+ */
+import type { CallContext } from "@gantry/kit";
+import type { RateLimitPolicy } from "../rate-limit/types.ts";
+
+/** One ability an owner declares, and whether it has a handler for it. */
+export interface WiredAbility {
+  id: string;
+  wired: boolean;
+}
+
+/**
+ * What the gateway knows about a call beyond the wire CallContext. Area services have no use for
+ * it (their gRPC context has no such fields); the gateway's own abilities describe the gateway as
+ * this client reaches it, so they need it.
+ */
+export interface EdgeInfo {
+  /** Base URL the client reached the gateway at (or PUBLIC_URL), for the links an answer gives. */
+  baseUrl: string;
+  /** The rate limit applied to the calling key. */
+  rateLimit: RateLimitPolicy;
+}
+
+export interface AbilityExecutor {
+  /** Runs one validated call (input already defaulted) and resolves to its JSON-encoded result. */
+  execute(ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<string>;
+  /** The owner's abilities and which are wired; null when the owner does not answer. */
+  describe(): Promise<WiredAbility[] | null>;
+  close(): void;
+}
