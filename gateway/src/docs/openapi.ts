@@ -8,7 +8,7 @@
  * JSON Schema 2020-12, the catalogue's dialect, so input schemas are embedded unchanged.
  * `info.version` is the interface version `0.1.0+<build>` (spec §9.3).
  */
-import { abilityById, catalogue, decisions, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
+import { AREA_NAMES, AREAS, abilityById, catalogue, decisions, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
 import { ERROR_CODES, GantryError, validateInput } from "@gantry/kit";
 import { errorBody } from "../pipeline/outcome.ts";
 
@@ -19,36 +19,6 @@ export interface OpenApiOptions {
   rateLimit: { limit: number; windowSeconds: number };
 }
 
-const AREA_TEXT: Record<string, string> = {
-  capability: "Search what this key may call.",
-  connection: "External-account connections of a tenant: consent, read, list, revoke, time-limited share.",
-  contact: "People and companies of a tenant.",
-  decision: "The tenant's decision log (citable D-NNN ids).",
-  document: "Document generation and summaries.",
-  email: "Deterministic email rendering (nothing is sent).",
-  event: "Substrate events for other systems to react to.",
-  gantry: "This service's self-description for the calling key.",
-  guide: "Help-centre guides of a product.",
-  integration: "Approved third-party tools over owned or shared connections.",
-  key: "API keys: inspect, list, issue, rotate, revoke.",
-  lead: "Sales leads.",
-  lesson: "The lessons inbox of the consolidation pipeline.",
-  memory: "Semantic memory over scoped collections.",
-  message: "Email and SMS delivery.",
-  payment: "Payments, invoices and charges.",
-  payout: "Payouts to verified accounts.",
-  plan: "Execution plans.",
-  qa: "Quality checks.",
-  research: "Web research with captured observations.",
-  sim: "Simulations.",
-  skill: "Skill and knowledge packs.",
-  task: "Tasks for humans or agents.",
-  trust: "Time-bounded runs, single-use permits and labelled claims.",
-  vertical: "Vertical manifests.",
-  web: "Headless browsing and research.",
-  workflow: "Workflow triggers.",
-  workspace: "Workspace documents.",
-};
 
 /** camelCase operation id from an ability id: `integration.app.connect` → `integrationAppConnect`. */
 export function operationId(id: string): string {
@@ -400,7 +370,7 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
     { name: "execute", description: "The generic execute envelope." },
     { name: "mcp", description: "Model Context Protocol server." },
     { name: "operations", description: "Health." },
-    ...[...new Set(catalogue.map((a) => a.area))].sort().map((name) => ({ name, description: AREA_TEXT[name] ?? name })),
+    ...AREA_NAMES.map((name) => ({ name, description: AREAS[name].description })),
   ];
 
   return {
@@ -409,7 +379,7 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
     info: {
       title: "Gantry Ability API",
       version: o.version,
-      summary: "A multi-tenant ability layer: 79 named abilities, each called with its input and answered in one envelope.",
+      summary: `A multi-tenant ability layer: ${catalogue.length} named abilities, each called with its input and answered in one envelope.`,
       description: [
         "Every operation is a named ability: `POST /v1/abilities/{id}` with `{\"input\": {...}, \"context\"?: {...}}` (or the generic `POST /abilities/execute`).",
         "Every call is validated against the ability's input schema, attributed to the tenant of the API key, rate limited per key and audited.",
