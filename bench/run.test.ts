@@ -15,10 +15,27 @@ import type { BenchReport } from "./lib/report.ts";
 
 test("a one-second bench run measures every asked-for target and reports it", { timeout: 240_000 }, async () => {
   const json = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-run-")), "run.json");
-  const args = ["--duration", "1", "--warmup", "0", "--slices", "2", "--targets", "ceiling,passthrough:hop,gantry:hop,gantry:gantry.about", "--no-cold-start", "--no-profile", "--no-write", "--json", json];
+  const args = [
+    "--duration",
+    "1",
+    "--warmup",
+    "0",
+    "--slices",
+    "2",
+    "--targets",
+    "ceiling,passthrough:hop,gantry:hop,gantry:gantry.about",
+    "--no-cold-start",
+    "--no-profile",
+    "--no-write",
+    "--json",
+    json,
+  ];
   const out: string[] = [];
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, "run.ts"), ...args], { cwd: path.join(import.meta.dirname, ".."), env: { ...process.env, NODE_TEST_CONTEXT: undefined } });
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, "run.ts"), ...args], {
+      cwd: path.join(import.meta.dirname, ".."),
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+    });
     child.stdout.on("data", (d: Buffer) => out.push(d.toString()));
     child.stderr.on("data", (d: Buffer) => out.push(d.toString()));
     child.on("close", resolve);
@@ -41,9 +58,12 @@ test("a one-second bench run measures every asked-for target and reports it", { 
   assert.equal(byId.get(`passthrough:${hop}`)!.slices, 2);
   assert.equal(byId.get(`gantry:${hop}`)!.slices, 2);
   assert.equal(byId.get("gantry:gantry.about")!.slices, undefined);
-  assert.equal(byId.get(`gantry:${hop}`)!.load.statuses["501"], byId.get(`gantry:${hop}`)!.load.responses, "the unwired hop answers 501");
+  assert.equal(
+    byId.get(`gantry:${hop}`)!.load.statuses["501"],
+    byId.get(`gantry:${hop}`)!.load.responses,
+    "the unwired hop answers 501",
+  );
   const printed = out.join("");
   assert.match(printed, /target: full chain vs passthrough floor, same ability/);
   assert.match(printed, /### Throughput and latency/);
 });
-

@@ -34,10 +34,40 @@ import { fmtSize } from "./lib/format.ts";
 import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
 import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
-import { call, gitDescribe, insertBenchKey, planWorkloads, startGantryStack, startGateway, startPassthrough, timeNpmStart, type Workload } from "./lib/gantry.ts";
+import {
+  call,
+  gitDescribe,
+  insertBenchKey,
+  planWorkloads,
+  startGantryStack,
+  startGateway,
+  startPassthrough,
+  timeNpmStart,
+  type Workload,
+} from "./lib/gantry.ts";
 import { summarizeProfile } from "./lib/profile.ts";
-import { renderMarkdown, renderSvg, writeDoc, writeMemoryDoc, checks, involvedCores, type BenchReport, type TargetRow } from "./lib/report.ts";
-import { Corpus, DEDUP_THRESHOLD, HALF_LIFE_DAYS, MEMORY_TENANT, SEARCH_LIMIT, renderMemoryMarkdown, seedCollection, timeInProcess, type MemoryReport, type MemorySizeResult } from "./lib/memory.ts";
+import {
+  renderMarkdown,
+  renderSvg,
+  writeDoc,
+  writeMemoryDoc,
+  checks,
+  involvedCores,
+  type BenchReport,
+  type TargetRow,
+} from "./lib/report.ts";
+import {
+  Corpus,
+  DEDUP_THRESHOLD,
+  HALF_LIFE_DAYS,
+  MEMORY_TENANT,
+  SEARCH_LIMIT,
+  renderMemoryMarkdown,
+  seedCollection,
+  timeInProcess,
+  type MemoryReport,
+  type MemorySizeResult,
+} from "./lib/memory.ts";
 import { LEXICAL_MODEL } from "../services/memory/src/embed/lexical.ts";
 
 const HELP = `Usage: npm run bench -- [options]
@@ -117,18 +147,28 @@ const memorySizes = opts["memory-sizes"].split(",").map((v) => Math.round(num("m
 const memoryQueries = Math.round(num("memory-queries", opts["memory-queries"], 10, 100_000));
 const memoryConnections = Math.round(num("memory-connections", opts["memory-connections"], 1, 4096));
 
-const wanted = opts.targets.split(",").map((t) => t.trim()).filter(Boolean);
+const wanted = opts.targets
+  .split(",")
+  .map((t) => t.trim())
+  .filter(Boolean);
 const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry", "memory"]);
 for (const t of wanted) {
   const [g, ability] = t.split(":", 2);
-  if (!GROUPS.has(g) || (ability !== undefined && g !== "gantry" && g !== "passthrough") || (ability !== undefined && ability !== "hop" && !abilityById.has(ability))) {
+  if (
+    !GROUPS.has(g) ||
+    (ability !== undefined && g !== "gantry" && g !== "passthrough") ||
+    (ability !== undefined && ability !== "hop" && !abilityById.has(ability))
+  ) {
     process.stderr.write(`unknown target "${t}"\n\n${HELP}`);
     process.exit(2);
   }
 }
 const wants = (group: string) => wanted.some((t) => t === group || t.startsWith(`${group}:`));
 /** Abilities asked for in a group; `undefined` = the group's default set. */
-const abilitiesOf = (group: string): string[] | undefined => (wanted.includes(group) ? undefined : wanted.filter((t) => t.startsWith(`${group}:`)).map((t) => t.slice(group.length + 1)));
+const abilitiesOf = (group: string): string[] | undefined =>
+  wanted.includes(group)
+    ? undefined
+    : wanted.filter((t) => t.startsWith(`${group}:`)).map((t) => t.slice(group.length + 1));
 
 const log = (line: string) => process.stdout.write(`bench | ${line}\n`);
 const CACHE = path.join(REPO_ROOT, ".gantry", "bench");
@@ -220,7 +260,10 @@ function toRow(spec: MeasureSpec, slices: Slice[]): TargetRow {
   const avg = (f: (s: Slice) => number) => slices.reduce((t, s) => t + f(s) * s.used.seconds, 0) / total;
   const peakRss = Math.max(...slices.map((s) => s.peakRss));
   const other = Object.entries(load.statuses).filter(([code]) => Number(code) !== spec.expectStatus);
-  const unexpected = other.length || load.errors ? [...other.map(([c, n]) => `${n} × ${c}`), ...(load.errors ? [`${load.errors} errors`] : [])].join(", ") : undefined;
+  const unexpected =
+    other.length || load.errors
+      ? [...other.map(([c, n]) => `${n} × ${c}`), ...(load.errors ? [`${load.errors} errors`] : [])].join(", ")
+      : undefined;
   const row: TargetRow = {
     id: spec.id,
     group: spec.group,
@@ -288,7 +331,8 @@ const jsonPost = (key: string | undefined, input: unknown) => ({
  * the results, history and chart alone, and a run without the memory group leaves its block alone.
  */
 function publish(report: BenchReport): void {
-  for (const c of checks(report)) log(`target: ${c.what}: ${c.measured} (wanted ${c.target}) → ${c.met ? "met" : "NOT met"}`);
+  for (const c of checks(report))
+    log(`target: ${c.what}: ${c.measured} (wanted ${c.target}) → ${c.met ? "met" : "NOT met"}`);
   const docs = path.join(REPO_ROOT, "docs");
   if (report.rows.length > 0) {
     if (opts.write) {
@@ -356,7 +400,12 @@ async function main(): Promise<void> {
   // ---- (1) ceiling ---------------------------------------------------------------------------
   if (wants("ceiling")) {
     log("ceiling: bare node:http");
-    const srv = await startChild({ name: "ceiling", command: process.execPath, args: serverArgs("ceiling.ts"), readyLine: /^READY (\d+)/ });
+    const srv = await startChild({
+      name: "ceiling",
+      command: process.execPath,
+      args: serverArgs("ceiling.ts"),
+      readyLine: /^READY (\d+)/,
+    });
     children.push(srv);
     rows.push(
       await measure({
@@ -382,7 +431,12 @@ async function main(): Promise<void> {
   const wantsAbout = wanted.includes("gantry") || wanted.includes("gantry:gantry.about");
   if (wants("express-gateway")) {
     log(`express-gateway ${EG_VERSION}: key-auth + rate-limit + proxy`);
-    const backend = await startChild({ name: "backend", command: process.execPath, args: serverArgs("ceiling.ts"), readyLine: /^READY (\d+)/ });
+    const backend = await startChild({
+      name: "backend",
+      command: process.execPath,
+      args: serverArgs("ceiling.ts"),
+      readyLine: /^READY (\d+)/,
+    });
     children.push(backend);
     const eg = await startExpressGateway(EG_DIR, `http://127.0.0.1:${backend.port}`);
     children.push(eg.child);
@@ -447,14 +501,21 @@ async function main(): Promise<void> {
         coldStart[which] = performance.now() - t;
         if (first.status !== 200) log(`  gantry.about answered ${first.status} (${String(first.body.code ?? "")})`);
       }
-      log(`  first gantry.about call ${coldStart.firstCallMs!.toFixed(0)} ms, second ${coldStart.secondCallMs!.toFixed(1)} ms`);
+      log(
+        `  first gantry.about call ${coldStart.firstCallMs!.toFixed(0)} ms, second ${coldStart.secondCallMs!.toFixed(1)} ms`,
+      );
       const allProcs = () => [{ name: "gateway", pid: gwNow.pid }, ...stackProcs()];
       const memByProcess = () => allProcs().map((p) => ({ name: p.name, rssBytes: memoryOf([p.pid]).rssBytes }));
 
-      await settle(allProcs().map((p) => p.pid), { maxCores: 0.1, timeoutMs: 15_000 });
+      await settle(
+        allProcs().map((p) => p.pid),
+        { maxCores: 0.1, timeoutMs: 15_000 },
+      );
       const idleMem = memoryOf(allProcs().map((p) => p.pid));
       idle = { rssBytes: idleMem.rssBytes, pssBytes: idleMem.pssBytes, byProcess: memByProcess() };
-      log(`  idle stack: ${(idle.rssBytes / MiB).toFixed(0)} MiB RSS, ${(idle.pssBytes / MiB).toFixed(0)} MiB PSS over ${idleMem.pids} processes`);
+      log(
+        `  idle stack: ${(idle.rssBytes / MiB).toFixed(0)} MiB RSS, ${(idle.pssBytes / MiB).toFixed(0)} MiB PSS over ${idleMem.pids} processes`,
+      );
 
       const plan = await planWorkloads(gw.url, ts, key, log);
       for (const [id, why] of plan.skipped) skipped.push({ id: `gantry:${id}`, why });
@@ -473,15 +534,23 @@ async function main(): Promise<void> {
         for (const name of list) {
           const w = resolve(name) ?? (name === hopAbility ? resolve("hop") : undefined);
           if (!w) {
-            if (!skipped.some((s) => s.id === `gantry:${name}`)) skipped.push({ id: `passthrough:${name}`, why: "not available in this run" });
+            if (!skipped.some((s) => s.id === `gantry:${name}`))
+              skipped.push({ id: `passthrough:${name}`, why: "not available in this run" });
             continue;
           }
           const owner = abilityById.get(w.ability)!.service as AreaService;
           const withDb = serviceSpec(owner).database;
-          const probe = await fetch(`${ptNow.url}/v1/abilities/${w.ability}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: w.input }) });
+          const probe = await fetch(`${ptNow.url}/v1/abilities/${w.ability}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ input: w.input }),
+          });
           await probe.arrayBuffer();
           if (probe.status !== w.expectStatus) {
-            skipped.push({ id: `passthrough:${w.ability}`, why: `answered ${probe.status}, expected ${w.expectStatus}` });
+            skipped.push({
+              id: `passthrough:${w.ability}`,
+              why: `answered ${probe.status}, expected ${w.expectStatus}`,
+            });
             continue;
           }
           ptSpecs.set(w.ability, {
@@ -492,7 +561,10 @@ async function main(): Promise<void> {
             note: `bench/servers/passthrough.ts: the gateway's Express 5 app settings, request id, JSON body reader, \`Dispatcher\` (gRPC to ${owner}) and response writer; no auth, rate limit, validation, audit or metrics. ${w.note}.`,
             expectStatus: w.expectStatus,
             load: { url: `${ptNow.url}/v1/abilities/${w.ability}`, ...jsonPost(undefined, w.input) },
-            procs: () => [{ name: "passthrough", pid: ptNow.pid }, ...stackProcs().filter((p) => p.name === owner || (withDb && p.name === "postgres"))],
+            procs: () => [
+              { name: "passthrough", pid: ptNow.pid },
+              ...stackProcs().filter((p) => p.name === owner || (withDb && p.name === "postgres")),
+            ],
             front: () => ptNow.pid,
             processesLabel: `passthrough server + ${owner}${withDb ? " + Postgres" : ""}`,
             lines: () => ptNow.lines() + sumLines([owner, "postgres"]),
@@ -501,11 +573,19 @@ async function main(): Promise<void> {
       }
       const gwSpecs = new Map<string, MeasureSpec>();
       if (wants("gantry")) {
-        const list = abilitiesOf("gantry") ?? ["gantry.about", "hop", "key.inspect", "contact.get", "contact.create", "memory.search"];
+        const list = abilitiesOf("gantry") ?? [
+          "gantry.about",
+          "hop",
+          "key.inspect",
+          "contact.get",
+          "contact.create",
+          "memory.search",
+        ];
         for (const name of list) {
           const w = resolve(name) ?? (name === hopAbility ? resolve("hop") : undefined);
           if (!w) {
-            if (!skipped.some((s) => s.id === `gantry:${name}`)) skipped.push({ id: `gantry:${name}`, why: "not planned (not in the default set)" });
+            if (!skipped.some((s) => s.id === `gantry:${name}`))
+              skipped.push({ id: `gantry:${name}`, why: "not planned (not in the default set)" });
             continue;
           }
           gwSpecs.set(w.ability, {
@@ -560,7 +640,10 @@ async function main(): Promise<void> {
       }
       for (const spec of [...ptSpecs.values(), ...gwSpecs.values()]) rows.push(measured.get(spec.id)!);
 
-      await settle(allProcs().map((p) => p.pid), { maxCores: 0.1, timeoutMs: 20_000 });
+      await settle(
+        allProcs().map((p) => p.pid),
+        { maxCores: 0.1, timeoutMs: 20_000 },
+      );
       const after = memoryOf(allProcs().map((p) => p.pid));
       idleAfter = { rssBytes: after.rssBytes, pssBytes: after.pssBytes, byProcess: memByProcess() };
 
@@ -576,9 +659,19 @@ async function main(): Promise<void> {
           if (!w) continue;
           log(`profiling the gateway on ${w.ability} (${profileSec} s, --cpu-prof)`);
           const file = `gateway-${w.ability}.cpuprofile`;
-          const pg = await startGateway(ts, `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-name=${file}`, path.resolve(REPO_ROOT, opts["gateway-main"]));
+          const pg = await startGateway(
+            ts,
+            `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-name=${file}`,
+            path.resolve(REPO_ROOT, opts["gateway-main"]),
+          );
           children.push(pg);
-          const spec: LoadSpec = { url: `${pg.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input), connections, durationSec: profileSec, warmupSec: 0 };
+          const spec: LoadSpec = {
+            url: `${pg.url}/v1/abilities/${w.ability}`,
+            ...jsonPost(`Bearer ${key.key}`, w.input),
+            connections,
+            durationSec: profileSec,
+            warmupSec: 0,
+          };
           if (warmupSec > 0) await runLoad({ ...spec, durationSec: warmupSec });
           const fromUs = Number(process.hrtime.bigint() / 1000n);
           await runLoad(spec);
@@ -592,7 +685,12 @@ async function main(): Promise<void> {
           }
           const summary = summarizeProfile(full, REPO_ROOT, { fromUs, toUs });
           profiles.push({ target: `gantry:${w.ability}`, summary });
-          log(`  busy ${(summary.busy * 100).toFixed(0)}%; top: ${summary.topSelf.slice(0, 5).map((f) => `${f.name} ${(f.share * 100).toFixed(1)}%`).join(", ")}`);
+          log(
+            `  busy ${(summary.busy * 100).toFixed(0)}%; top: ${summary.topSelf
+              .slice(0, 5)
+              .map((f) => `${f.name} ${(f.share * 100).toFixed(1)}%`)
+              .join(", ")}`,
+          );
           log(`  profile: ${path.relative(process.cwd(), full)}`);
         }
       }
@@ -613,7 +711,13 @@ async function main(): Promise<void> {
     date: started.toISOString(),
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     commit: await gitDescribe(),
-    machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim() ?? "unknown", memGiB: os.totalmem() / 1024 ** 3, node: process.version, loadavg },
+    machine: {
+      nproc: os.availableParallelism(),
+      cpu: os.cpus()[0]?.model.trim() ?? "unknown",
+      memGiB: os.totalmem() / 1024 ** 3,
+      node: process.version,
+      loadavg,
+    },
     options: { durationSec, connections, warmupSec },
     rows,
     skipped,
@@ -623,7 +727,15 @@ async function main(): Promise<void> {
     profiles,
     expressGateway: { version: EG_VERSION, installSec },
     totalSec: (performance.now() - t0) / 1000,
-    ...(memory ? { memory: { ...memory, command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`, commit: await gitDescribe() } } : {}),
+    ...(memory
+      ? {
+          memory: {
+            ...memory,
+            command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
+            commit: await gitDescribe(),
+          },
+        }
+      : {}),
   };
 
   const resultsDir = path.join(CACHE, "results");
@@ -636,7 +748,6 @@ async function main(): Promise<void> {
   publish(report);
 }
 
-
 /**
  * The memory group (bench/lib/memory.ts): its own stack and gateway; per size, one collection seeded
  * in bulk, then the in-process timings (floor, store scan, handler), the gateway at 1 connection and
@@ -646,7 +757,9 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
   const t0 = performance.now();
   const date = new Date().toISOString();
   const loadavg = os.loadavg();
-  log(`memory: starting a stack (sizes ${memorySizes.map(fmtSize).join(", ")}; ${memoryQueries} queries; ${memoryConnections} connections under load)`);
+  log(
+    `memory: starting a stack (sizes ${memorySizes.map(fmtSize).join(", ")}; ${memoryQueries} queries; ${memoryConnections} connections under load)`,
+  );
   const { ts, seconds } = await startGantryStack();
   const stackLines = new Map<string, number>();
   const unsubscribe = ts.stack.onLine((name) => stackLines.set(name, (stackLines.get(name) ?? 0) + 1));
@@ -668,7 +781,11 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
     ];
     const lines = () => gwNow.lines() + [...stackLines.values()].reduce((a, b) => a + b, 0);
     const url = (ability: string) => `${gwNow.url}/v1/abilities/${ability}`;
-    const post = (bodies: string[]) => ({ method: "POST" as const, headers: { "content-type": "application/json", authorization: `Bearer ${key.key}` }, bodies });
+    const post = (bodies: string[]) => ({
+      method: "POST" as const,
+      headers: { "content-type": "application/json", authorization: `Bearer ${key.key}` },
+      bodies,
+    });
 
     for (const [i, size] of memorySizes.entries()) {
       const collection = collections[i];
@@ -676,13 +793,20 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
       const seeded = await seedCollection(ts.db, collection, size, 1_000 + i);
       log(`  seeded: embedding ${seeded.embedSec.toFixed(1)} s, inserting ${seeded.insertSec.toFixed(1)} s`);
       const qc = new Corpus(2_000 + i);
-      const queries = Array.from({ length: memoryQueries }, (_, j) => qc.queryFor(seeded.sample[(j * 7919) % seeded.sample.length]));
+      const queries = Array.from({ length: memoryQueries }, (_, j) =>
+        qc.queryFor(seeded.sample[(j * 7919) % seeded.sample.length]),
+      );
 
       // The memory service loads the partition on its first search.
       const t = performance.now();
-      const first = await call(gwNow.url, key.key, "memory.search", { query: queries[0], collection, limit: SEARCH_LIMIT });
+      const first = await call(gwNow.url, key.key, "memory.search", {
+        query: queries[0],
+        collection,
+        limit: SEARCH_LIMIT,
+      });
       const gatewayColdMs = performance.now() - t;
-      if (first.status !== 200) throw new Error(`memory.search answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
+      if (first.status !== 200)
+        throw new Error(`memory.search answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
       log(`  first search through the gateway (partition load): ${gatewayColdMs.toFixed(0)} ms`);
 
       log(`  in process: floor, store scan, memorySearch over ${queries.length} queries`);
@@ -693,7 +817,9 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
       );
       (seeded as { matrix: Float32Array | undefined }).matrix = undefined; // let it go
 
-      const searchBodies = queries.map((query) => JSON.stringify({ input: { query, collection, limit: SEARCH_LIMIT } }));
+      const searchBodies = queries.map((query) =>
+        JSON.stringify({ input: { query, collection, limit: SEARCH_LIMIT } }),
+      );
       const searchRow = (conns: number) =>
         measure({
           id: `memory:search:${size}:${conns}`,
@@ -719,8 +845,11 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
 
       // memory.save with fresh texts (another seed than the collection's), dedup on.
       const sc = new Corpus(3_000 + i);
-      const saveBodies = Array.from({ length: 20_000 }, () => JSON.stringify({ input: { text: sc.text(), collection, metadata: { kind: "note", source: "bench" } } }));
-      for (let w = 0; w < 20; w++) await call(gwNow.url, key.key, "memory.save", JSON.parse(saveBodies[saveBodies.length - 1 - w]).input); // warm-up, off the measured texts
+      const saveBodies = Array.from({ length: 20_000 }, () =>
+        JSON.stringify({ input: { text: sc.text(), collection, metadata: { kind: "note", source: "bench" } } }),
+      );
+      for (let w = 0; w < 20; w++)
+        await call(gwNow.url, key.key, "memory.save", JSON.parse(saveBodies[saveBodies.length - 1 - w]).input); // warm-up, off the measured texts
       log(`  memory.save, ${memoryConnections} connections`);
       let created = 0;
       let deduplicated = 0;
@@ -772,7 +901,12 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
     date,
     command: "",
     commit: "",
-    machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim() ?? "unknown", node: process.version, loadavg },
+    machine: {
+      nproc: os.availableParallelism(),
+      cpu: os.cpus()[0]?.model.trim() ?? "unknown",
+      node: process.version,
+      loadavg,
+    },
     sizes,
     queries: memoryQueries,
     rounds: 1,

@@ -18,7 +18,16 @@ import { basename, dirname, join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT } from "@gantry/kit/topology.ts";
-import { COMPOSE_SCHEMA, HADOLINT, HELM, KUBECONFORM, KUBERNETES_VERSION, ROOT, SCHEMA_LOCATION, missingTools } from "./scripts/tools.ts";
+import {
+  COMPOSE_SCHEMA,
+  HADOLINT,
+  HELM,
+  KUBECONFORM,
+  KUBERNETES_VERSION,
+  ROOT,
+  SCHEMA_LOCATION,
+  missingTools,
+} from "./scripts/tools.ts";
 import { adjust, fileName } from "./scripts/openapi2jsonschema.ts";
 
 const CHART = join(ROOT, "k8s", "gantry");
@@ -26,7 +35,9 @@ const CI_DIR = join(CHART, "ci");
 const RELEASE = "gantry";
 const NAMESPACE = "gantry";
 const FULLNAME = "gantry"; // release "gantry" + chart "gantry" → "gantry"
-const VALUE_SETS = readdirSync(CI_DIR).filter((f) => f.endsWith("-values.yaml")).sort();
+const VALUE_SETS = readdirSync(CI_DIR)
+  .filter((f) => f.endsWith("-values.yaml"))
+  .sort();
 
 type Obj = Record<string, any>;
 
@@ -47,7 +58,16 @@ function exec(cmd: string, args: string[], input?: string): { code: number | nul
 }
 
 function helmTemplate(valueArgs: string[]): { code: number | null; out: string; stdout: string } {
-  return exec(HELM, ["template", RELEASE, CHART, "--namespace", NAMESPACE, "--kube-version", KUBERNETES_VERSION, ...valueArgs]);
+  return exec(HELM, [
+    "template",
+    RELEASE,
+    CHART,
+    "--namespace",
+    NAMESPACE,
+    "--kube-version",
+    KUBERNETES_VERSION,
+    ...valueArgs,
+  ]);
 }
 
 function parseDocs(text: string): Obj[] {
@@ -59,15 +79,47 @@ function parseDocs(text: string): Obj[] {
     .filter((d): d is Obj => d !== null && typeof d === "object");
 }
 
-function kubeconform(manifests: string): { code: number | null; summary: { valid: number; invalid: number; errors: number; skipped: number }; problems: string[] } {
-  const r = exec(KUBECONFORM, ["-strict", "-summary", "-output", "json", "-kubernetes-version", KUBERNETES_VERSION, "-schema-location", SCHEMA_LOCATION, "-"], manifests);
-  const report = JSON.parse(r.stdout) as { resources: Array<{ kind: string; name: string; status: string; msg: string }>; summary: { valid: number; invalid: number; errors: number; skipped: number } };
-  return { code: r.code, summary: report.summary, problems: report.resources.map((x) => `${x.kind} ${x.name}: ${x.status} ${x.msg}`) };
+function kubeconform(manifests: string): {
+  code: number | null;
+  summary: { valid: number; invalid: number; errors: number; skipped: number };
+  problems: string[];
+} {
+  const r = exec(
+    KUBECONFORM,
+    [
+      "-strict",
+      "-summary",
+      "-output",
+      "json",
+      "-kubernetes-version",
+      KUBERNETES_VERSION,
+      "-schema-location",
+      SCHEMA_LOCATION,
+      "-",
+    ],
+    manifests,
+  );
+  const report = JSON.parse(r.stdout) as {
+    resources: Array<{ kind: string; name: string; status: string; msg: string }>;
+    summary: { valid: number; invalid: number; errors: number; skipped: number };
+  };
+  return {
+    code: r.code,
+    summary: report.summary,
+    problems: report.resources.map((x) => `${x.kind} ${x.name}: ${x.status} ${x.msg}`),
+  };
 }
 
 /** The chart's merge rule (maps merge, anything else replaces), to know what a value set asks for. */
 function merge(base: any, over: any): any {
-  if (over && typeof over === "object" && !Array.isArray(over) && base && typeof base === "object" && !Array.isArray(base)) {
+  if (
+    over &&
+    typeof over === "object" &&
+    !Array.isArray(over) &&
+    base &&
+    typeof base === "object" &&
+    !Array.isArray(base)
+  ) {
     const out: Obj = { ...base };
     for (const [k, v] of Object.entries(over)) out[k] = merge(base[k], v);
     return out;
@@ -94,7 +146,8 @@ function workload(values: Obj, name: string): Obj {
 function podTemplates(r: Rendered): Array<{ owner: string; spec: Obj }> {
   const out: Array<{ owner: string; spec: Obj }> = [];
   for (const d of r.docs) {
-    if (["Deployment", "StatefulSet", "Job"].includes(d.kind)) out.push({ owner: `${d.kind} ${d.metadata.name}`, spec: d.spec.template.spec });
+    if (["Deployment", "StatefulSet", "Job"].includes(d.kind))
+      out.push({ owner: `${d.kind} ${d.metadata.name}`, spec: d.spec.template.spec });
     if (d.kind === "Pod") out.push({ owner: `Pod ${d.metadata.name}`, spec: d.spec });
   }
   return out;
@@ -111,18 +164,32 @@ test("values.yaml lists the area services of kit/src/topology.ts, with their por
 
 test("openapi2jsonschema: kubeconform's file names, strict objects, int-or-string", () => {
   assert.equal(fileName({ group: "apps", version: "v1", kind: "Deployment" }), "deployment-apps-v1.json");
-  assert.equal(fileName({ group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy" }), "networkpolicy-networking-v1.json");
+  assert.equal(
+    fileName({ group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy" }),
+    "networkpolicy-networking-v1.json",
+  );
   assert.equal(fileName({ group: "", version: "v1", kind: "Service" }), "service-v1.json");
-  assert.deepEqual(adjust({ type: "object", properties: { port: { type: "string", format: "int-or-string" }, format: { type: "string" } } }), {
-    type: "object",
-    properties: { port: { oneOf: [{ type: "string" }, { type: "integer" }] }, format: { type: "string" } },
-    additionalProperties: false,
-  });
-  assert.deepEqual(adjust({ type: "object", additionalProperties: { type: "string" } }), { type: "object", additionalProperties: { type: "string" } }, "maps stay open");
+  assert.deepEqual(
+    adjust({
+      type: "object",
+      properties: { port: { type: "string", format: "int-or-string" }, format: { type: "string" } },
+    }),
+    {
+      type: "object",
+      properties: { port: { oneOf: [{ type: "string" }, { type: "integer" }] }, format: { type: "string" } },
+      additionalProperties: false,
+    },
+  );
+  assert.deepEqual(
+    adjust({ type: "object", additionalProperties: { type: "string" } }),
+    { type: "object", additionalProperties: { type: "string" } },
+    "maps stay open",
+  );
 });
 
 test("there are CI value sets for defaults, all features on and external dependencies", () => {
-  for (const expected of ["defaults-values.yaml", "all-features-values.yaml", "external-values.yaml"]) assert.ok(VALUE_SETS.includes(expected), `k8s/gantry/ci/${expected}`);
+  for (const expected of ["defaults-values.yaml", "all-features-values.yaml", "external-values.yaml"])
+    assert.ok(VALUE_SETS.includes(expected), `k8s/gantry/ci/${expected}`);
 });
 
 for (const set of VALUE_SETS) {
@@ -167,12 +234,17 @@ for (const set of VALUE_SETS) {
     test("a Deployment and a Service per enabled area service and the gateway, on the topology's ports", () => {
       const r = render();
       const DEPENDENCIES = ["postgres", "nats", "redis", "weaviate"];
-      const deployments = r.all("Deployment").filter((d) => !DEPENDENCIES.includes(d.metadata.labels["app.kubernetes.io/component"]));
+      const deployments = r
+        .all("Deployment")
+        .filter((d) => !DEPENDENCIES.includes(d.metadata.labels["app.kubernetes.io/component"]));
       assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), workloads.map((w) => `${FULLNAME}-${w}`).sort());
       for (const s of enabledServices) {
         const svc = r.find("Service", `${FULLNAME}-${s.name}`);
         assert.ok(svc, `Service ${s.name}`);
-        assert.deepEqual(svc.spec.ports.map((p: Obj) => [p.name, p.port, p.targetPort]), [["grpc", s.defaultPort, "grpc"]]);
+        assert.deepEqual(
+          svc.spec.ports.map((p: Obj) => [p.name, p.port, p.targetPort]),
+          [["grpc", s.defaultPort, "grpc"]],
+        );
         const dep = r.find("Deployment", `${FULLNAME}-${s.name}`)!;
         const c = dep.spec.template.spec.containers[0];
         assert.deepEqual(c.args, [s.name], "the image entry point runs the service named in args");
@@ -181,7 +253,10 @@ for (const set of VALUE_SETS) {
       }
       const gw = r.find("Service", `${FULLNAME}-gateway`)!;
       assert.equal(gw.spec.ports[0].targetPort, "http");
-      assert.equal(r.find("Deployment", `${FULLNAME}-gateway`)!.spec.template.spec.containers[0].ports[0].containerPort, GATEWAY_DEFAULT_PORT);
+      assert.equal(
+        r.find("Deployment", `${FULLNAME}-gateway`)!.spec.template.spec.containers[0].ports[0].containerPort,
+        GATEWAY_DEFAULT_PORT,
+      );
     });
 
     test("area services are probed with grpc.health.v1 (native gRPC probes), the gateway with GET /health", () => {
@@ -193,7 +268,8 @@ for (const set of VALUE_SETS) {
         }
       }
       const gw = r.find("Deployment", `${FULLNAME}-gateway`)!.spec.template.spec.containers[0];
-      for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) assert.deepEqual(gw[probe]?.httpGet, { path: "/health", port: "http" }, `gateway ${probe}`);
+      for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"])
+        assert.deepEqual(gw[probe]?.httpGet, { path: "/health", port: "http" }, `gateway ${probe}`);
     });
 
     test("each workload's ConfigMap says where everything is; secrets only come from Secrets", () => {
@@ -201,28 +277,42 @@ for (const set of VALUE_SETS) {
       for (const w of workloads) {
         const cm = r.find("ConfigMap", `${FULLNAME}-${w}`);
         assert.ok(cm, `ConfigMap ${w}`);
-        for (const s of AREA_SERVICES) assert.equal(cm.data[s.addrEnv], `${FULLNAME}-${s.name}:${s.defaultPort}`, `${w} ${s.addrEnv}`);
+        for (const s of AREA_SERVICES)
+          assert.equal(cm.data[s.addrEnv], `${FULLNAME}-${s.name}:${s.defaultPort}`, `${w} ${s.addrEnv}`);
         assert.match(cm.data.NATS_URL, /^nats:\/\//);
         if (w === "gateway") assert.equal(cm.data.PORT, String(GATEWAY_DEFAULT_PORT));
         else assert.equal(cm.data.GRPC_PORT, String(AREA_SERVICES.find((s) => s.name === w)!.defaultPort));
-        for (const secret of ["DATABASE_URL", "GANTRY_ADMIN_KEY", ...Object.keys(values.secrets.providers ?? {})]) assert.ok(!(secret in cm.data), `${secret} must not be in ConfigMap ${w}`);
-        if (!values.redis.bundled.enabled) assert.ok(!("REDIS_URL" in cm.data), "an external Redis URL (may hold a password) stays in the Secret");
+        for (const secret of ["DATABASE_URL", "GANTRY_ADMIN_KEY", ...Object.keys(values.secrets.providers ?? {})])
+          assert.ok(!(secret in cm.data), `${secret} must not be in ConfigMap ${w}`);
+        if (!values.redis.bundled.enabled)
+          assert.ok(!("REDIS_URL" in cm.data), "an external Redis URL (may hold a password) stays in the Secret");
         const container = r.find("Deployment", `${FULLNAME}-${w}`)!.spec.template.spec.containers[0];
         assert.deepEqual(container.envFrom, [{ configMapRef: { name: `${FULLNAME}-${w}` } }]);
         const env = new Map<string, Obj>((container.env ?? []).map((e: Obj) => [e.name, e.valueFrom?.secretKeyRef]));
         const spec = AREA_SERVICES.find((s) => s.name === w);
-        if (spec?.database) assert.equal(env.get("DATABASE_URL")?.key, "DATABASE_URL", `${w} reads DATABASE_URL from a Secret`);
+        if (spec?.database)
+          assert.equal(env.get("DATABASE_URL")?.key, "DATABASE_URL", `${w} reads DATABASE_URL from a Secret`);
         else assert.ok(!env.has("DATABASE_URL"), `${w} owns no tables and gets no DATABASE_URL`);
-        for (const name of workload(values, w).secretEnv ?? []) assert.deepEqual(env.get(name), { name: values.secrets.existingSecret || FULLNAME, key: name, optional: true }, `${w} ${name}`);
+        for (const name of workload(values, w).secretEnv ?? [])
+          assert.deepEqual(
+            env.get(name),
+            { name: values.secrets.existingSecret || FULLNAME, key: name, optional: true },
+            `${w} ${name}`,
+          );
       }
-      const keysEnv = r.find("Deployment", `${FULLNAME}-keys`)!.spec.template.spec.containers[0].env.map((e: Obj) => e.name);
+      const keysEnv = r
+        .find("Deployment", `${FULLNAME}-keys`)!
+        .spec.template.spec.containers[0].env.map((e: Obj) => e.name);
       assert.ok(keysEnv.includes("GANTRY_ADMIN_KEY"), "the keys service reads the admin key from the Secret");
       for (const w of workloads.filter((x) => x !== "keys")) {
-        const names = (r.find("Deployment", `${FULLNAME}-${w}`)!.spec.template.spec.containers[0].env ?? []).map((e: Obj) => e.name);
+        const names = (r.find("Deployment", `${FULLNAME}-${w}`)!.spec.template.spec.containers[0].env ?? []).map(
+          (e: Obj) => e.name,
+        );
         assert.ok(!names.includes("GANTRY_ADMIN_KEY"), `${w} does not get the admin key`);
       }
       const chartSecret = r.find("Secret", FULLNAME);
-      if (values.secrets.existingSecret) assert.equal(chartSecret, undefined, "no chart-made Secret with secrets.existingSecret");
+      if (values.secrets.existingSecret)
+        assert.equal(chartSecret, undefined, "no chart-made Secret with secrets.existingSecret");
       else {
         assert.ok(chartSecret, "the chart makes its Secret");
         if (values.secrets.adminKey) assert.equal(chartSecret.stringData.GANTRY_ADMIN_KEY, values.secrets.adminKey);
@@ -234,7 +324,10 @@ for (const set of VALUE_SETS) {
       const r = render();
       const jobs = r.all("Job");
       const dbServices = enabledServices.filter((s) => s.database);
-      assert.deepEqual(jobs.map((j) => j.metadata.name).sort(), dbServices.map((s) => `${FULLNAME}-migrate-${s.name}`).sort());
+      assert.deepEqual(
+        jobs.map((j) => j.metadata.name).sort(),
+        dbServices.map((s) => `${FULLNAME}-migrate-${s.name}`).sort(),
+      );
       const hooks = values.postgres.bundled.enabled ? "pre-upgrade" : "pre-install,pre-upgrade";
       for (const job of jobs) {
         const service = job.metadata.labels["gantry.dev/service"];
@@ -242,7 +335,11 @@ for (const set of VALUE_SETS) {
         assert.match(job.metadata.annotations["helm.sh/hook-delete-policy"], /before-hook-creation/);
         const pod = job.spec.template.spec;
         assert.equal(pod.restartPolicy, "Never");
-        assert.equal(pod.serviceAccountName, undefined, "hook pods must not need the release's ServiceAccount (it does not exist before install)");
+        assert.equal(
+          pod.serviceAccountName,
+          undefined,
+          "hook pods must not need the release's ServiceAccount (it does not exist before install)",
+        );
         const c = pod.containers[0];
         assert.deepEqual(c.args, ["migrate", service]);
         const db = c.env.find((e: Obj) => e.name === "DATABASE_URL").valueFrom.secretKeyRef;
@@ -253,7 +350,10 @@ for (const set of VALUE_SETS) {
           assert.equal(db.name, `${FULLNAME}-migrations`);
           const hookSecret = r.find("Secret", `${FULLNAME}-migrations`)!;
           assert.equal(hookSecret.metadata.annotations["helm.sh/hook"], hooks);
-          assert.ok(Number(hookSecret.metadata.annotations["helm.sh/hook-weight"]) < Number(job.metadata.annotations["helm.sh/hook-weight"]));
+          assert.ok(
+            Number(hookSecret.metadata.annotations["helm.sh/hook-weight"]) <
+              Number(job.metadata.annotations["helm.sh/hook-weight"]),
+          );
         }
       }
     });
@@ -266,7 +366,11 @@ for (const set of VALUE_SETS) {
         const dep = r.find("Deployment", `${FULLNAME}-${w}`)!;
         if (cfg.autoscaling.enabled) {
           assert.ok(hpa, `HPA ${w}`);
-          assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: "apps/v1", kind: "Deployment", name: `${FULLNAME}-${w}` });
+          assert.deepEqual(hpa.spec.scaleTargetRef, {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            name: `${FULLNAME}-${w}`,
+          });
           assert.equal(hpa.spec.minReplicas, cfg.autoscaling.minReplicas);
           assert.equal(hpa.spec.maxReplicas, cfg.autoscaling.maxReplicas);
           assert.equal(dep.spec.replicas, undefined, `${w}: the HPA owns the replica count`);
@@ -278,7 +382,10 @@ for (const set of VALUE_SETS) {
         if (cfg.pdb.enabled) {
           assert.ok(pdb, `PDB ${w}`);
           assert.deepEqual(pdb.spec.selector.matchLabels, dep.spec.selector.matchLabels);
-          assert.equal(pdb.spec.minAvailable ?? pdb.spec.maxUnavailable, cfg.pdb.minAvailable !== "" ? cfg.pdb.minAvailable : cfg.pdb.maxUnavailable);
+          assert.equal(
+            pdb.spec.minAvailable ?? pdb.spec.maxUnavailable,
+            cfg.pdb.minAvailable !== "" ? cfg.pdb.minAvailable : cfg.pdb.maxUnavailable,
+          );
         } else assert.equal(pdb, undefined, `no PDB for ${w}`);
       }
     });
@@ -293,9 +400,16 @@ for (const set of VALUE_SETS) {
         assert.equal(spec.automountServiceAccountToken, false, `${owner} mounts no API token`);
         for (const c of spec.containers) {
           assert.equal(c.securityContext?.readOnlyRootFilesystem, true, `${owner}/${c.name} read-only root`);
-          assert.equal(c.securityContext?.allowPrivilegeEscalation, false, `${owner}/${c.name} no privilege escalation`);
+          assert.equal(
+            c.securityContext?.allowPrivilegeEscalation,
+            false,
+            `${owner}/${c.name} no privilege escalation`,
+          );
           assert.deepEqual(c.securityContext?.capabilities?.drop, ["ALL"], `${owner}/${c.name} drops every capability`);
-          assert.ok(c.resources?.requests && c.resources?.limits?.memory, `${owner}/${c.name} has requests and a memory limit`);
+          assert.ok(
+            c.resources?.requests && c.resources?.limits?.memory,
+            `${owner}/${c.name} has requests and a memory limit`,
+          );
         }
       }
       for (const w of workloads) {
@@ -335,9 +449,15 @@ for (const set of VALUE_SETS) {
         assert.equal(spec.ingress.length, 1);
         assert.deepEqual(portsOf(spec.ingress[0]), [s.defaultPort]);
         const callers = spec.ingress[0].from.map(component).sort();
-        const expected = ["gateway", ...enabledServices.filter((o) => (workload(values, o.name).calls ?? []).includes(s.name)).map((o) => o.name)].sort();
+        const expected = [
+          "gateway",
+          ...enabledServices.filter((o) => (workload(values, o.name).calls ?? []).includes(s.name)).map((o) => o.name),
+        ].sort();
         assert.deepEqual(callers, expected, `${s.name} accepts calls from ${expected.join(", ")} only`);
-        assert.ok(spec.ingress[0].from.every((p: Obj) => p.podSelector && !p.ipBlock && !p.namespaceSelector), `${s.name}: only pods of the release`);
+        assert.ok(
+          spec.ingress[0].from.every((p: Obj) => p.podSelector && !p.ipBlock && !p.namespaceSelector),
+          `${s.name}: only pods of the release`,
+        );
         const pg = egressTo(spec, values.postgres.port);
         assert.equal(pg.length > 0, s.database, `${s.name} ${s.database ? "reaches" : "does not reach"} Postgres`);
         if (s.database && values.postgres.bundled.enabled) assert.equal(component(pg[0].to[0]), "postgres");
@@ -346,25 +466,39 @@ for (const set of VALUE_SETS) {
         const wv = spec.egress.filter((e: Obj) =>
           values.weaviate.bundled.enabled
             ? (e.to ?? []).some((p: Obj) => component(p) === "weaviate")
-            : JSON.stringify(portsOf(e)) === JSON.stringify(weaviatePorts) && JSON.stringify(e.to ?? []) === JSON.stringify(values.weaviate.networkPeers ?? []),
+            : JSON.stringify(portsOf(e)) === JSON.stringify(weaviatePorts) &&
+              JSON.stringify(e.to ?? []) === JSON.stringify(values.weaviate.networkPeers ?? []),
         );
         assert.equal(wv.length > 0, s.name === "memory" && values.weaviate.enabled, `${s.name} and Weaviate`);
         for (const rule of spec.egress) {
           for (const peer of rule.to ?? []) {
             if (peer.ipBlock) {
               // Only "the internet" rules use ipBlocks (external dependencies use their networkPeers): private ranges excluded.
-              const external = ["postgres", "nats", "redis", "weaviate"].some((d) => (values[d].networkPeers ?? []).some((x: Obj) => x.ipBlock?.cidr === peer.ipBlock.cidr));
-              if (!external) assert.ok(peer.ipBlock.except?.includes(peer.ipBlock.cidr.includes(":") ? "fc00::/7" : "10.0.0.0/8"), `${s.name}: internet egress excludes private ranges`);
+              const external = ["postgres", "nats", "redis", "weaviate"].some((d) =>
+                (values[d].networkPeers ?? []).some((x: Obj) => x.ipBlock?.cidr === peer.ipBlock.cidr),
+              );
+              if (!external)
+                assert.ok(
+                  peer.ipBlock.except?.includes(peer.ipBlock.cidr.includes(":") ? "fc00::/7" : "10.0.0.0/8"),
+                  `${s.name}: internet egress excludes private ranges`,
+                );
             }
             if (component(peer) && !["postgres", "nats", "redis", "weaviate"].includes(component(peer))) {
-              assert.ok((workload(values, s.name).calls ?? []).includes(component(peer)), `${s.name} reaches ${component(peer)} only if it calls it`);
+              assert.ok(
+                (workload(values, s.name).calls ?? []).includes(component(peer)),
+                `${s.name} reaches ${component(peer)} only if it calls it`,
+              );
             }
           }
         }
       }
       const gw = np("gateway");
       const serviceEgress = gw.egress.find((e: Obj) => (e.to ?? []).some((p: Obj) => component(p) === "keys"));
-      assert.deepEqual(serviceEgress.to.map(component).sort(), enabledServices.map((s) => s.name).sort(), "the gateway reaches every area service");
+      assert.deepEqual(
+        serviceEgress.to.map(component).sort(),
+        enabledServices.map((s) => s.name).sort(),
+        "the gateway reaches every area service",
+      );
       assert.deepEqual(portsOf(serviceEgress).sort(), enabledServices.map((s) => s.defaultPort).sort());
       assert.deepEqual(portsOf(gw.ingress[0]), [GATEWAY_DEFAULT_PORT]);
       assert.equal(egressTo(gw, values.postgres.port).length, 0, "the gateway has no database access");
@@ -373,9 +507,16 @@ for (const set of VALUE_SETS) {
       assert.deepEqual(dns.egress[0].ports.map((p: Obj) => `${p.port}/${p.protocol}`).sort(), ["53/TCP", "53/UDP"]);
       if (values.postgres.bundled.enabled) {
         const clients = np("postgres").ingress[0].from.map(component).sort();
-        assert.deepEqual(clients, [...enabledServices.filter((s) => s.database).map((s) => s.name), ...(values.migrations.enabled ? ["migrations"] : [])].sort());
+        assert.deepEqual(
+          clients,
+          [
+            ...enabledServices.filter((s) => s.database).map((s) => s.name),
+            ...(values.migrations.enabled ? ["migrations"] : []),
+          ].sort(),
+        );
       }
-      if (values.migrations.enabled) assert.equal(egressTo(np("migrations"), values.postgres.port).length, 1, "migration Jobs reach Postgres");
+      if (values.migrations.enabled)
+        assert.equal(egressTo(np("migrations"), values.postgres.port).length, 1, "migration Jobs reach Postgres");
     });
 
     test("the Ingress, when enabled, routes to the gateway only", () => {
@@ -383,7 +524,9 @@ for (const set of VALUE_SETS) {
       const ingresses = r.all("Ingress");
       assert.equal(ingresses.length, values.ingress.enabled ? 1 : 0);
       for (const ing of ingresses) {
-        for (const rule of ing.spec.rules) for (const p of rule.http.paths) assert.deepEqual(p.backend.service, { name: `${FULLNAME}-gateway`, port: { name: "http" } });
+        for (const rule of ing.spec.rules)
+          for (const p of rule.http.paths)
+            assert.deepEqual(p.backend.service, { name: `${FULLNAME}-gateway`, port: { name: "http" } });
       }
     });
   });
@@ -396,12 +539,20 @@ describe("the chart refuses bad values with a message naming them", () => {
     assert.notEqual(r.code, 0, `helm template ${args.join(" ")} should fail`);
     assert.match(r.out, pattern);
   };
-  test("an external Postgres without its URL", () => refuse(["--set", "postgres.bundled.enabled=false"], /postgres\.url .*is required/));
+  test("an external Postgres without its URL", () =>
+    refuse(["--set", "postgres.bundled.enabled=false"], /postgres\.url .*is required/));
   test("an admin key that is not a Gantry key", () => refuse(["--set", "secrets.adminKey=hunter2"], /adminKey/));
-  test("a misspelled setting", () => refuse(["--set", "services.keys.replica=2"], /additional properties 'replica' not allowed/));
-  test("minReplicas above maxReplicas", () => refuse(["--set", "gateway.autoscaling.minReplicas=9", "--set", "gateway.autoscaling.maxReplicas=3"], /minReplicas \(9\) is above maxReplicas \(3\)/));
-  test("a call to a service that does not exist", () => refuse(["--set", "services.trust.calls={billing}"], /trust\.calls: "billing" is not an area service/));
-  test("an external NATS without its URL", () => refuse(["--set", "nats.bundled.enabled=false"], /nats\.url is required/));
+  test("a misspelled setting", () =>
+    refuse(["--set", "services.keys.replica=2"], /additional properties 'replica' not allowed/));
+  test("minReplicas above maxReplicas", () =>
+    refuse(
+      ["--set", "gateway.autoscaling.minReplicas=9", "--set", "gateway.autoscaling.maxReplicas=3"],
+      /minReplicas \(9\) is above maxReplicas \(3\)/,
+    ));
+  test("a call to a service that does not exist", () =>
+    refuse(["--set", "services.trust.calls={billing}"], /trust\.calls: "billing" is not an area service/));
+  test("an external NATS without its URL", () =>
+    refuse(["--set", "nats.bundled.enabled=false"], /nats\.url is required/));
 });
 
 test("the validator is real: broken manifests fail kubeconform", () => {
@@ -413,7 +564,12 @@ test("the validator is real: broken manifests fail kubeconform", () => {
   const broken = structuredClone(dep);
   broken.spec.template.spec.containers[0].readinessProbe.grpc.port = "fifty";
   broken.spec.template.spec.containers[0].securityContext.readOnlyRootFilesytem = true; // misspelled
-  const removedApi = { apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", metadata: { name: "old" }, spec: { maxUnavailable: 1 } };
+  const removedApi = {
+    apiVersion: "policy/v1beta1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: "old" },
+    spec: { maxUnavailable: 1 },
+  };
   const v = kubeconform([broken, removedApi].map((d) => JSON.stringify(d)).join("\n---\n"));
   assert.notEqual(v.code, 0);
   assert.equal(v.summary.invalid + v.summary.errors, 2, v.problems.join("\n"));
@@ -432,8 +588,22 @@ function renderNotes(args: string[]): string {
   const copy = join(mkdtempSync(join(tmpdir(), "gantry-chart-")), "gantry");
   try {
     cpSync(CHART, copy, { recursive: true });
-    writeFileSync(join(copy, "templates", "zz-notes.yaml"), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include (print $.Template.BasePath "/NOTES.txt") . | quote }}\n');
-    const r = exec(HELM, ["template", RELEASE, copy, "--namespace", NAMESPACE, "--kube-version", KUBERNETES_VERSION, "--show-only", "templates/zz-notes.yaml", ...args]);
+    writeFileSync(
+      join(copy, "templates", "zz-notes.yaml"),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include (print $.Template.BasePath "/NOTES.txt") . | quote }}\n',
+    );
+    const r = exec(HELM, [
+      "template",
+      RELEASE,
+      copy,
+      "--namespace",
+      NAMESPACE,
+      "--kube-version",
+      KUBERNETES_VERSION,
+      "--show-only",
+      "templates/zz-notes.yaml",
+      ...args,
+    ]);
     assert.equal(r.code, 0, r.out);
     return (parse(r.stdout) as Obj).data.notes as string;
   } finally {
@@ -465,7 +635,8 @@ test("the Dockerfile passes hadolint and builds a non-root Node 24 image without
   assert.match(text, /^USER 1000:1000$/m);
   assert.match(text, /node infra\/scripts\/generate\.ts/, "the Prisma clients are generated in the image build");
   const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n");
-  for (const entry of ["**/node_modules", ".git", ".gantry", "services/*/src/generated"]) assert.ok(ignore.includes(entry), `.dockerignore: ${entry}`);
+  for (const entry of ["**/node_modules", ".git", ".gantry", "services/*/src/generated"])
+    assert.ok(ignore.includes(entry), `.dockerignore: ${entry}`);
 });
 
 test("infra/compose.yaml is a valid Compose file running the whole stack", () => {
@@ -486,7 +657,8 @@ test("infra/compose.yaml is a valid Compose file running the whole stack", () =>
     assert.equal(svc.read_only, true);
     assert.deepEqual(svc.cap_drop, ["ALL"]);
     assert.equal(svc.depends_on.migrate.condition, "service_completed_successfully");
-    for (const other of AREA_SERVICES) assert.equal(svc.environment[other.addrEnv], `${other.name}:${other.defaultPort}`);
+    for (const other of AREA_SERVICES)
+      assert.equal(svc.environment[other.addrEnv], `${other.name}:${other.defaultPort}`);
   }
   assert.equal(services.gateway.environment.REDIS_URL, "redis://redis:6379");
   assert.deepEqual(services.migrate.command, ["migrate", "all"]);

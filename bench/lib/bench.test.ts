@@ -32,7 +32,11 @@ test("summarizeProfile keeps only samples in the window and splits self from inc
   // root → runAbility → (record → writeBuffer) | gantryAbout ; plus idle
   const nodes = [
     { id: 1, callFrame: frame("(root)", ""), children: [2, 6] },
-    { id: 2, callFrame: frame("runAbility", "file:///repo/gateway/src/pipeline/execute-ability.ts", 52), children: [3, 5] },
+    {
+      id: 2,
+      callFrame: frame("runAbility", "file:///repo/gateway/src/pipeline/execute-ability.ts", 52),
+      children: [3, 5],
+    },
     { id: 3, callFrame: frame("record", "file:///repo/gateway/src/audit.ts", 26), children: [4] },
     { id: 4, callFrame: frame("writeBuffer", ""), children: [] },
     { id: 5, callFrame: frame("gantryAbout", "file:///repo/gateway/src/meta/gantry-about.ts", 9), children: [] },
@@ -41,7 +45,10 @@ test("summarizeProfile keeps only samples in the window and splits self from inc
   // Samples 1 ms apart from t = 1000 µs; the first two fall before the window.
   const samples = [5, 5, 4, 4, 4, 5, 6, 6, 2, 2];
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-test-")), "p.cpuprofile");
-  fs.writeFileSync(file, JSON.stringify({ nodes, startTime: 0, endTime: 11_000, samples, timeDeltas: samples.map(() => 1000) }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ nodes, startTime: 0, endTime: 11_000, samples, timeDeltas: samples.map(() => 1000) }),
+  );
   const s = summarizeProfile(file, ROOT, { fromUs: 2_500, toUs: 20_000 });
   // In the window: samples 3..10 minus the last (no following delta) = 7 samples, 2 idle.
   assert.equal(Math.round(s.seconds * 1000), 7);
@@ -60,19 +67,44 @@ test("summarizeProfile keeps only samples in the window and splits self from inc
 test("categorize tells our code, dependencies and runtime apart", () => {
   assert.equal(categorize(frame("x", "file:///repo/gateway/src/app.ts"), ROOT), "gantry gateway");
   assert.equal(categorize(frame("x", "file:///repo/kit/src/grpc.ts"), ROOT), "gantry kit");
-  assert.equal(categorize(frame("x", "file:///repo/node_modules/@grpc/grpc-js/build/src/client.js"), ROOT), "grpc-js + protobufjs");
+  assert.equal(
+    categorize(frame("x", "file:///repo/node_modules/@grpc/grpc-js/build/src/client.js"), ROOT),
+    "grpc-js + protobufjs",
+  );
   assert.equal(categorize(frame("x", "file:///repo/node_modules/router/index.js"), ROOT), "Express 5 + its deps");
-  assert.equal(categorize(frame("x", "file:///repo/node_modules/@nats-io/nats-core/lib/errors.js"), ROOT), "NATS client");
+  assert.equal(
+    categorize(frame("x", "file:///repo/node_modules/@nats-io/nats-core/lib/errors.js"), ROOT),
+    "NATS client",
+  );
   assert.equal(categorize(frame("x", "node:_http_outgoing"), ROOT), "Node http/net/streams");
   assert.equal(categorize(frame("(garbage collector)", ""), ROOT), "GC");
   assert.equal(categorize(frame("f", "wasm://wasm/00ad0bc6"), ROOT), "TS type stripping (amaro)");
 });
 
 function load(rps: number, p99: number, statuses: Record<string, number> = { "200": rps * 10 }): LoadResult {
-  return { responses: rps * 10, rps, p50: p99 / 3, p90: p99 / 2, p99, max: p99 * 2, statuses, errors: 0, timeouts: 0, bytesPerResponse: 300, seconds: 10 };
+  return {
+    responses: rps * 10,
+    rps,
+    p50: p99 / 3,
+    p90: p99 / 2,
+    p99,
+    max: p99 * 2,
+    statuses,
+    errors: 0,
+    timeouts: 0,
+    bytesPerResponse: 300,
+    seconds: 10,
+  };
 }
 
-function row(id: string, group: TargetRow["group"], rps: number, p99: number, cores: number, ability?: string): TargetRow {
+function row(
+  id: string,
+  group: TargetRow["group"],
+  rps: number,
+  p99: number,
+  cores: number,
+  ability?: string,
+): TargetRow {
   return {
     id,
     group,
@@ -130,7 +162,10 @@ test("checks judge the issue's targets on the measured ratios", () => {
 test("writeDoc keeps hand-written text and writes one history line per run", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-doc-"));
   const doc = path.join(dir, "benchmarks.md");
-  fs.writeFileSync(doc, "# B\n\nhand-written intro\n\n<!-- bench:results:begin -->\nold\n<!-- bench:results:end -->\n\n## Findings\n\nmine\n\n<!-- bench:history:begin -->\n<!-- bench:history:end -->\n");
+  fs.writeFileSync(
+    doc,
+    "# B\n\nhand-written intro\n\n<!-- bench:results:begin -->\nold\n<!-- bench:results:end -->\n\n## Findings\n\nmine\n\n<!-- bench:history:begin -->\n<!-- bench:history:end -->\n",
+  );
   writeDoc(doc, report(ROWS), "benchmarks.svg");
   writeDoc(doc, report(ROWS), "benchmarks.svg"); // the same run again (--render): replaced, not added
   writeDoc(doc, report(ROWS, "2026-11-23T10:00:00.000Z"), "benchmarks.svg");
@@ -140,7 +175,10 @@ test("writeDoc keeps hand-written text and writes one history line per run", () 
   assert.doesNotMatch(text, /\nold\n/);
   assert.match(text, /\| gantry:gantry\.about \| 4,500 \|/);
   const history = text.split("\n").filter((l) => l.startsWith("| 2026-11-2"));
-  assert.deepEqual(history.map((l) => l.slice(0, 18)), ["| 2026-11-22 10:00", "| 2026-11-23 10:00"]);
+  assert.deepEqual(
+    history.map((l) => l.slice(0, 18)),
+    ["| 2026-11-22 10:00", "| 2026-11-23 10:00"],
+  );
   assert.equal(history[0], historyRow(report(ROWS)));
   const svg = renderSvg(report(ROWS));
   assert.match(svg, /^<svg /);
@@ -163,12 +201,34 @@ test("the /proc readers see this process", async () => {
 test("mergeLoads adds slices up and takes percentiles over every response", () => {
   const slice = (times: number[], seconds: number, statuses: Record<string, number>, bytes: number) => ({
     times: Float64Array.from(times).sort(),
-    load: { responses: times.length, rps: times.length / seconds, p50: NaN, p90: NaN, p99: NaN, max: NaN, statuses, errors: 1, timeouts: 0, bytesPerResponse: bytes, seconds },
+    load: {
+      responses: times.length,
+      rps: times.length / seconds,
+      p50: NaN,
+      p90: NaN,
+      p99: NaN,
+      max: NaN,
+      statuses,
+      errors: 1,
+      timeouts: 0,
+      bytesPerResponse: bytes,
+      seconds,
+    },
   });
   // 100 fast responses in the first slice, 100 slow ones in the second: the merged median sits
   // between them and the merged p99 is a slow one; neither slice alone says that.
-  const fast = slice(Array.from({ length: 100 }, (_, i) => 1 + i / 100), 1, { "200": 100 }, 100);
-  const slow = slice(Array.from({ length: 100 }, (_, i) => 10 + i / 10), 3, { "200": 99, "503": 1 }, 300);
+  const fast = slice(
+    Array.from({ length: 100 }, (_, i) => 1 + i / 100),
+    1,
+    { "200": 100 },
+    100,
+  );
+  const slow = slice(
+    Array.from({ length: 100 }, (_, i) => 10 + i / 10),
+    3,
+    { "200": 99, "503": 1 },
+    300,
+  );
   const m = mergeLoads([fast, slow]);
   assert.equal(m.responses, 200);
   assert.equal(m.seconds, 4);
@@ -188,10 +248,16 @@ test("RssSampler keeps sampling while the load generator's thread is busy", asyn
   const base = rssBytes(process.pid);
   const sampler = new RssSampler([[process.pid], [process.pid + 1_000_000]], 20);
   await sampler.start();
-  const child = spawnSync(process.execPath, ["-e", "const b = Buffer.alloc(150e6, 1); setTimeout(() => b.length, 800)"]);
+  const child = spawnSync(process.execPath, [
+    "-e",
+    "const b = Buffer.alloc(150e6, 1); setTimeout(() => b.length, 800)",
+  ]);
   assert.equal(child.status, 0, String(child.stderr));
   const [peak, none] = await sampler.stop();
-  assert.ok(peak >= base + 140e6, `peak ${(peak / 1e6).toFixed(0)} MB, this process alone ${(base / 1e6).toFixed(0)} MB`);
+  assert.ok(
+    peak >= base + 140e6,
+    `peak ${(peak / 1e6).toFixed(0)} MB, this process alone ${(base / 1e6).toFixed(0)} MB`,
+  );
   assert.equal(none, 0, "a set whose processes do not exist sums to 0");
 });
 
@@ -204,16 +270,32 @@ test("the memory floor ranks exactly like the service's partition (decay off)", 
   const part = new Partition("c", embedder.model, 768, 1, texts.length);
   vectors.forEach((v, i) => {
     matrix.set(v, i * 768);
-    part.upsert({ id: `m${String(i).padStart(4, "0")}`, collection: "c", text: texts[i], metadata: {}, model: embedder.model, dimensions: 768, createdAt: 0, updatedAt: 0, vector: v });
+    part.upsert({
+      id: `m${String(i).padStart(4, "0")}`,
+      collection: "c",
+      text: texts[i],
+      metadata: {},
+      model: embedder.model,
+      dimensions: 768,
+      createdAt: 0,
+      updatedAt: 0,
+      vector: v,
+    });
   });
   for (const text of texts.slice(0, 25)) {
     const [q] = await embedder.embed([corpus.queryFor(text)], "query");
     const floor = floorSearch(matrix, texts.length, q, 5);
     const hits = part.search(q, { limit: 5, now: 0, halfLifeMs: 0 });
     const expected = [...floor.rows].filter((_, j) => floor.scores[j] > 0);
-    assert.deepEqual(hits.map((h) => h.similarity.toFixed(6)), [...floor.scores].filter((s) => s > 0).map((s) => s.toFixed(6)));
+    assert.deepEqual(
+      hits.map((h) => h.similarity.toFixed(6)),
+      [...floor.scores].filter((s) => s > 0).map((s) => s.toFixed(6)),
+    );
     assert.deepEqual(new Set(hits.map((h) => Number(h.id.slice(1)))), new Set(expected));
-    assert.deepEqual([...naiveFloorSearch(matrix, texts.length, q, 5)].filter((_, j) => floor.scores[j] > 0).sort(), [...expected].sort());
+    assert.deepEqual(
+      [...naiveFloorSearch(matrix, texts.length, q, 5)].filter((_, j) => floor.scores[j] > 0).sort(),
+      [...expected].sort(),
+    );
   }
   assert.deepEqual(stats([3, 1, 2, 4]), { n: 4, p50: 2, p90: 4, p99: 4, mean: 2.5, min: 1 });
 });
@@ -221,15 +303,37 @@ test("the memory floor ranks exactly like the service's partition (decay off)", 
 test("writeMemoryDoc rewrites only the memory block", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-doc-"));
   const doc = path.join(dir, "benchmarks.md");
-  fs.writeFileSync(doc, "# B\n\n<!-- bench:results:begin -->\nkept\n<!-- bench:results:end -->\n\n## Memory\n\nmine\n\n<!-- bench:memory:begin -->\nold\n<!-- bench:memory:end -->\n\nafter\n");
+  fs.writeFileSync(
+    doc,
+    "# B\n\n<!-- bench:results:begin -->\nkept\n<!-- bench:results:end -->\n\n## Memory\n\nmine\n\n<!-- bench:memory:begin -->\nold\n<!-- bench:memory:end -->\n\nafter\n",
+  );
   const st = stats([1, 2, 3]);
-  const ip = { coldLoadMs: 50, floor: st, naiveFloor: st, store: st, service: { ...st, p50: 4 }, embed: st, sameTopIds: true };
+  const ip = {
+    coldLoadMs: 50,
+    floor: st,
+    naiveFloor: st,
+    store: st,
+    service: { ...st, p50: 4 },
+    embed: st,
+    sameTopIds: true,
+  };
   const rep: MemoryReport = {
     date: "2026-11-22T10:00:00.000Z",
     command: "npm run bench -- --targets memory",
     commit: "abc1234",
     machine: { nproc: 2, cpu: "test", node: "v24.0.0", loadavg: [0, 0, 0] },
-    sizes: [{ size: 1000, collection: "mem-1k", seed: { embedSec: 0.1, insertSec: 0.2 }, inProcess: ip, gatewayColdMs: 80, gateway1: row("g1", "gantry", 200, 9, 1), gatewayLoad: row("gl", "gantry", 500, 40, 1), serviceRssBytes: 200 << 20 }],
+    sizes: [
+      {
+        size: 1000,
+        collection: "mem-1k",
+        seed: { embedSec: 0.1, insertSec: 0.2 },
+        inProcess: ip,
+        gatewayColdMs: 80,
+        gateway1: row("g1", "gantry", 200, 9, 1),
+        gatewayLoad: row("gl", "gantry", 500, 40, 1),
+        serviceRssBytes: 200 << 20,
+      },
+    ],
     queries: 200,
     rounds: 1,
     limit: 5,
@@ -248,5 +352,8 @@ test("writeMemoryDoc rewrites only the memory block", () => {
   assert.match(text, /\nafter\n$/);
   assert.doesNotMatch(text, /\nold\n/);
   assert.match(text, /\| 1k \| 2\.00 \/ 3\.00 \| 2\.00 \/ 3\.00 \| 4\.00 \/ 3\.00 \| 2\.00× \|/);
-  assert.equal(renderMemoryMarkdown(rep).split("\n")[0], "Run of 2026-11-22T10:00:00.000Z · commit `abc1234` · `npm run bench -- --targets memory`");
+  assert.equal(
+    renderMemoryMarkdown(rep).split("\n")[0],
+    "Run of 2026-11-22T10:00:00.000Z · commit `abc1234` · `npm run bench -- --targets memory`",
+  );
 });

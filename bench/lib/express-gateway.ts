@@ -26,7 +26,11 @@ export interface ExpressGateway {
 
 function installedVersion(dir: string): string | undefined {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(dir, "node_modules", "express-gateway", "package.json"), "utf8")) as { version: string }).version;
+    return (
+      JSON.parse(fs.readFileSync(path.join(dir, "node_modules", "express-gateway", "package.json"), "utf8")) as {
+        version: string;
+      }
+    ).version;
   } catch {
     return undefined;
   }
@@ -38,7 +42,15 @@ export async function ensureExpressGateway(dir: string, log: (line: string) => v
   fs.mkdirSync(dir, { recursive: true });
   log(`installing express-gateway@${EG_VERSION} into ${path.relative(process.cwd(), dir)} (once; about a minute)`);
   const t0 = performance.now();
-  const args = ["install", "--prefix", dir, `express-gateway@${EG_VERSION}`, "--no-audit", "--no-fund", "--loglevel=error"];
+  const args = [
+    "install",
+    "--prefix",
+    dir,
+    `express-gateway@${EG_VERSION}`,
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+  ];
   const out: string[] = [];
   const code = await new Promise<number | null>((resolve) => {
     const p = spawn("npm", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"], env: process.env });
@@ -119,7 +131,11 @@ pipelines:
 }
 
 async function admin(url: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`express-gateway admin ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as Record<string, unknown>;
@@ -150,7 +166,11 @@ export async function startExpressGateway(dir: string, backendUrl: string): Prom
     const adminUrl = `http://127.0.0.1:${adminPort}`;
     await admin(`${adminUrl}/users`, { username: "bench", firstname: "Bench", lastname: "Consumer" });
     const cred = await admin(`${adminUrl}/credentials`, { consumerId: "bench", type: "key-auth", credential: {} });
-    return { child, url: `http://127.0.0.1:${httpPort}`, authorization: `apiKey ${String(cred.keyId)}:${String(cred.keySecret)}` };
+    return {
+      child,
+      url: `http://127.0.0.1:${httpPort}`,
+      authorization: `apiKey ${String(cred.keyId)}:${String(cred.keySecret)}`,
+    };
   } catch (err) {
     await child.stop();
     throw err;

@@ -45,7 +45,11 @@ export async function startGantryStack(): Promise<{ ts: TestStack; seconds: numb
 }
 
 /** Starts `node gateway/src/main.ts` (or `main`) against the stack; `nodeOptions` e.g. `--cpu-prof`. */
-export async function startGateway(ts: TestStack, nodeOptions?: string, main = "gateway/src/main.ts"): Promise<Child & { url: string }> {
+export async function startGateway(
+  ts: TestStack,
+  nodeOptions?: string,
+  main = "gateway/src/main.ts",
+): Promise<Child & { url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, ...ts.stack.env, PORT: String(port), HOST: "127.0.0.1" };
@@ -82,7 +86,16 @@ export async function insertBenchKey(ts: TestStack): Promise<BenchKey> {
   return {
     id,
     key,
-    context: { tenant: "bench", keyTenant: "bench", keyId: id, scopes: ["*"], collections, products: [], admin: false, subTenants: false },
+    context: {
+      tenant: "bench",
+      keyTenant: "bench",
+      keyId: id,
+      scopes: ["*"],
+      collections,
+      products: [],
+      admin: false,
+      subTenants: false,
+    },
   };
 }
 
@@ -109,7 +122,10 @@ export async function call(url: string, key: string, ability: string, input: unk
 
 /** Which owned abilities each running service has wired (Describe RPC). */
 export async function wiredAbilities(ts: TestStack): Promise<Map<string, boolean>> {
-  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, ts.stack.env[s.addrEnv]])) as Record<AreaService, string>;
+  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, ts.stack.env[s.addrEnv]])) as Record<
+    AreaService,
+    string
+  >;
   const d = new Dispatcher(addrs, 2_000);
   const out = new Map<string, boolean>();
   try {
@@ -130,19 +146,35 @@ const HOP_PREFERENCE = ["web.browse", "web.research", "qa.browser_check", "trust
  * answer as expected is skipped with the reason. `gantry.about` never hops (the gateway answers
  * it); the unwired one hops and answers 501 from the owning service.
  */
-export async function planWorkloads(gatewayUrl: string, ts: TestStack, key: BenchKey, log: (l: string) => void): Promise<{ workloads: Map<string, Workload>; skipped: Map<string, string> }> {
+export async function planWorkloads(
+  gatewayUrl: string,
+  ts: TestStack,
+  key: BenchKey,
+  log: (l: string) => void,
+): Promise<{ workloads: Map<string, Workload>; skipped: Map<string, string> }> {
   const workloads = new Map<string, Workload>();
   const skipped = new Map<string, string>();
   const wired = await wiredAbilities(ts);
 
-  workloads.set("gantry.about", { ability: "gantry.about", input: {}, expectStatus: 200, note: "answered inside the gateway (no gRPC hop)" });
+  workloads.set("gantry.about", {
+    ability: "gantry.about",
+    input: {},
+    expectStatus: 200,
+    note: "answered inside the gateway (no gRPC hop)",
+  });
 
   const unwired = [...HOP_PREFERENCE, ...catalogue.map((a) => a.id).sort()].filter((id) => wired.get(id) === false);
   const hop = unwired[0];
   if (hop) {
     const input = abilityById.get(hop)!.example;
     const probe = await call(gatewayUrl, key.key, hop, input);
-    if (probe.status === 501) workloads.set("hop", { ability: hop, input, expectStatus: 501, note: `not wired: one gRPC hop to ${abilityById.get(hop)!.service}, which answers 501 (declared, not wired)` });
+    if (probe.status === 501)
+      workloads.set("hop", {
+        ability: hop,
+        input,
+        expectStatus: 501,
+        note: `not wired: one gRPC hop to ${abilityById.get(hop)!.service}, which answers 501 (declared, not wired)`,
+      });
     else skipped.set("hop", `${hop} answered ${probe.status} (${String(probe.body.code ?? "")}) instead of 501`);
   } else skipped.set("hop", "every ability is wired; key.inspect is the hop to compare");
 
@@ -151,19 +183,33 @@ export async function planWorkloads(gatewayUrl: string, ts: TestStack, key: Benc
     {
       ability: "contact.get",
       input: async () => {
-        const created = await call(gatewayUrl, key.key, "contact.create", { name: "Bench Lookup", company: "Northwind Studio" });
+        const created = await call(gatewayUrl, key.key, "contact.create", {
+          name: "Bench Lookup",
+          company: "Northwind Studio",
+        });
         const result = created.body.result as Record<string, unknown> | undefined;
         const id = result?.id ?? (result?.contact as Record<string, unknown> | undefined)?.id;
-        if (created.status !== 200 || typeof id !== "string") throw new Error(`contact.create for its fixture answered ${created.status} (${String(created.body.code ?? "")})`);
+        if (created.status !== 200 || typeof id !== "string")
+          throw new Error(
+            `contact.create for its fixture answered ${created.status} (${String(created.body.code ?? "")})`,
+          );
         return { id };
       },
       note: "workspace service, Postgres read by id",
     },
-    { ability: "contact.create", input: async () => ({ name: "Ada Obi", company: "Northwind Studio", metadata: { source: "bench" } }), note: "workspace service, Postgres insert per call" },
+    {
+      ability: "contact.create",
+      input: async () => ({ name: "Ada Obi", company: "Northwind Studio", metadata: { source: "bench" } }),
+      note: "workspace service, Postgres insert per call",
+    },
     {
       ability: "memory.search",
       input: async () => {
-        for (const text of ["Biscuit eats the renal diet kibble, twice a day.", "Biscuit's vet is Dr. Okafor.", "Refill the prescription on the 1st."]) {
+        for (const text of [
+          "Biscuit eats the renal diet kibble, twice a day.",
+          "Biscuit's vet is Dr. Okafor.",
+          "Refill the prescription on the 1st.",
+        ]) {
           await call(gatewayUrl, key.key, "memory.save", { text, collection: "bench" }).catch(() => undefined);
         }
         return { query: "which food does Biscuit need", collection: "bench", limit: 3 };
@@ -173,14 +219,22 @@ export async function planWorkloads(gatewayUrl: string, ts: TestStack, key: Benc
   ];
   for (const c of candidates) {
     if (wired.get(c.ability) !== true) {
-      skipped.set(c.ability, wired.has(c.ability) ? "not wired yet (its service answers 501)" : "its service did not answer Describe");
+      skipped.set(
+        c.ability,
+        wired.has(c.ability) ? "not wired yet (its service answers 501)" : "its service did not answer Describe",
+      );
       continue;
     }
     try {
       const input = await c.input();
       const probe = await call(gatewayUrl, key.key, c.ability, input);
-      if (probe.status === 200) workloads.set(c.ability, { ability: c.ability, input, expectStatus: 200, note: c.note });
-      else skipped.set(c.ability, `probe answered ${probe.status} (${String(probe.body.code ?? "")}: ${String(probe.body.error ?? "").slice(0, 120)})`);
+      if (probe.status === 200)
+        workloads.set(c.ability, { ability: c.ability, input, expectStatus: 200, note: c.note });
+      else
+        skipped.set(
+          c.ability,
+          `probe answered ${probe.status} (${String(probe.body.code ?? "")}: ${String(probe.body.error ?? "").slice(0, 120)})`,
+        );
     } catch (err) {
       skipped.set(c.ability, (err as Error).message);
     }

@@ -57,7 +57,12 @@ function record(rec: Recorder, ms: number): void {
 /** p50/p90/p99/max of sorted latencies (NaN when there are none). */
 function latencies(sorted: Float64Array): Pick<LoadResult, "p50" | "p90" | "p99" | "max"> {
   const n = sorted.length;
-  return { p50: percentile(sorted, n, 50), p90: percentile(sorted, n, 90), p99: percentile(sorted, n, 99), max: n ? sorted[n - 1] : NaN };
+  return {
+    p50: percentile(sorted, n, 50),
+    p90: percentile(sorted, n, 90),
+    p99: percentile(sorted, n, 99),
+    max: n ? sorted[n - 1] : NaN,
+  };
 }
 
 function percentile(sorted: Float64Array, n: number, p: number): number {
@@ -106,7 +111,9 @@ function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promi
       (err, result) => (err ? reject(err) : resolve(result)),
     );
     if (rec) {
-      instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => record(rec, responseTime));
+      instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) =>
+        record(rec, responseTime),
+      );
     }
   });
 }
@@ -121,7 +128,8 @@ export async function runLoad(spec: LoadSpec, times?: (sorted: Float64Array) => 
   const sorted = rec.times.subarray(0, rec.n).sort();
   times?.(sorted);
   const statuses: Record<string, number> = {};
-  for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (s as { count?: number }).count ?? 0;
+  for (const [code, s] of Object.entries(result.statusCodeStats ?? {}))
+    statuses[code] = (s as { count?: number }).count ?? 0;
   const responses = rec.n;
   // autocannon's own duration excludes its start-up; use it when it is sane.
   const measured = result.duration > 0 ? result.duration : seconds;
@@ -152,7 +160,8 @@ export function mergeLoads(parts: ReadonlyArray<{ load: LoadResult; times: Float
   all.sort();
   const n = all.length;
   const statuses: Record<string, number> = {};
-  for (const p of parts) for (const [code, c] of Object.entries(p.load.statuses)) statuses[code] = (statuses[code] ?? 0) + c;
+  for (const p of parts)
+    for (const [code, c] of Object.entries(p.load.statuses)) statuses[code] = (statuses[code] ?? 0) + c;
   const seconds = parts.reduce((t, p) => t + p.load.seconds, 0);
   const bytes = parts.reduce((t, p) => t + p.load.bytesPerResponse * p.load.responses, 0);
   return {

@@ -66,7 +66,8 @@ export interface MemoryReport {
   totalSec: number;
 }
 
-const fmtMs = (n: number) => (!Number.isFinite(n) ? "–" : n < 1 ? n.toFixed(3) : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const fmtMs = (n: number) =>
+  !Number.isFinite(n) ? "–" : n < 1 ? n.toFixed(3) : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0);
 const pair = (a: number, b: number) => `${fmtMs(a)} / ${fmtMs(b)}`;
 
 function cores(r: TargetRow, name: string): number {
@@ -87,7 +88,9 @@ export function renderMemoryMarkdown(rep: MemoryReport): string {
   L.push("");
   L.push("#### memory.search, p50 / p99 ms");
   L.push("");
-  L.push("| memories in the collection | floor: Float32Array scan | store scan (`PostgresStore.search`) | in-service (`memorySearch`) | in-service ÷ floor (p50) | gateway, 1 connection | gateway ÷ in-service (p50) | gateway, 1 connection req/s |");
+  L.push(
+    "| memories in the collection | floor: Float32Array scan | store scan (`PostgresStore.search`) | in-service (`memorySearch`) | in-service ÷ floor (p50) | gateway, 1 connection | gateway ÷ in-service (p50) | gateway, 1 connection req/s |",
+  );
   L.push("|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const s of rep.sizes) {
     const ip = s.inProcess;
@@ -99,7 +102,9 @@ export function renderMemoryMarkdown(rep: MemoryReport): string {
   L.push("");
   L.push(`#### Under load (${rep.loadConnections} connections) and saving`);
   L.push("");
-  L.push("| memories | search req/s | search p50 / p99 ms | memory service cores | gateway cores | save req/s | save p50 / p99 ms | saves created / deduplicated | memory service cores (save) | partition load, in-process ms | first search through the gateway ms | memory service RSS MiB |");
+  L.push(
+    "| memories | search req/s | search p50 / p99 ms | memory service cores | gateway cores | save req/s | save p50 / p99 ms | saves created / deduplicated | memory service cores (save) | partition load, in-process ms | first search through the gateway ms | memory service RSS MiB |",
+  );
   L.push("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const s of rep.sizes) {
     const g = s.gatewayLoad;
@@ -113,7 +118,9 @@ export function renderMemoryMarkdown(rep: MemoryReport): string {
   L.push("");
   L.push("#### Details");
   L.push("");
-  L.push("| memories | floor, one accumulator p50 / p99 ms | floor ns per vector (p50) | query embedding p50 / p99 ms | in-service − store scan (p50) ms | store and floor agree on the top hits | seeding: embed / insert s |");
+  L.push(
+    "| memories | floor, one accumulator p50 / p99 ms | floor ns per vector (p50) | query embedding p50 / p99 ms | in-service − store scan (p50) ms | store and floor agree on the top hits | seeding: embed / insert s |",
+  );
   L.push("|---:|---:|---:|---:|---:|---|---:|");
   for (const s of rep.sizes) {
     const ip = s.inProcess;

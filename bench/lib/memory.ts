@@ -49,7 +49,8 @@ export const SEARCH_LIMIT = 5;
 /** A small deterministic PRNG (mulberry32, from the kit). */
 export const prng = mulberry32;
 
-const FUNCTION_WORDS = "the a to of and is on in for with at by from that this it be was are has have will after before".split(" ");
+const FUNCTION_WORDS =
+  "the a to of and is on in for with at by from that this it be was are has have will after before".split(" ");
 const CONTENT_WORDS = (
   "customer invoice order delivery warehouse vet appointment diet kibble dog cat clinic refill prescription " +
   "schedule meeting budget contract renewal supplier shipment payment refund allergy vaccine dentist report " +
@@ -61,7 +62,33 @@ const CONTENT_WORDS = (
   "returned approved signed scheduled renewed expires due late early urgent blue large small new old " +
   "golden retriever puppy lighthouse keeper generator laptop printer phone router firmware update sensor"
 ).split(" ");
-const ONSETS = ["b", "br", "c", "ch", "d", "f", "g", "gr", "h", "j", "k", "l", "m", "n", "p", "pr", "qu", "r", "s", "st", "t", "tr", "v", "w", "z"];
+const ONSETS = [
+  "b",
+  "br",
+  "c",
+  "ch",
+  "d",
+  "f",
+  "g",
+  "gr",
+  "h",
+  "j",
+  "k",
+  "l",
+  "m",
+  "n",
+  "p",
+  "pr",
+  "qu",
+  "r",
+  "s",
+  "st",
+  "t",
+  "tr",
+  "v",
+  "w",
+  "z",
+];
 const NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io"];
 const CODAS = ["", "n", "r", "s", "l", "t", "nd", "rk", "st", "m"];
 const KINDS = ["note", "preference", "fact", "task", "contact", "event", "decision"];
@@ -69,7 +96,11 @@ const KINDS = ["note", "preference", "fact", "task", "contact", "event", "decisi
 function pseudoWord(r: () => number): string {
   const syllables = 2 + Math.floor(r() * 2);
   let w = "";
-  for (let s = 0; s < syllables; s++) w += ONSETS[Math.floor(r() * ONSETS.length)] + NUCLEI[Math.floor(r() * NUCLEI.length)] + (s === syllables - 1 ? CODAS[Math.floor(r() * CODAS.length)] : "");
+  for (let s = 0; s < syllables; s++)
+    w +=
+      ONSETS[Math.floor(r() * ONSETS.length)] +
+      NUCLEI[Math.floor(r() * NUCLEI.length)] +
+      (s === syllables - 1 ? CODAS[Math.floor(r() * CODAS.length)] : "");
   return w;
 }
 
@@ -124,12 +155,17 @@ export class Corpus {
 
   /** 2–4 content words of `note` (function words skipped), one in five with a typo. */
   queryFor(note: string): string {
-    const words = note.toLowerCase().replace(/[^a-z0-9 ]/g, "").split(" ").filter((w) => w.length > 2 && !FUNCTION_WORDS.includes(w));
+    const words = note
+      .toLowerCase()
+      .replace(/[^a-z0-9 ]/g, "")
+      .split(" ")
+      .filter((w) => w.length > 2 && !FUNCTION_WORDS.includes(w));
     const pool = [...new Set(words.length ? words : ["invoice"])];
     const n = Math.min(pool.length, 2 + Math.floor(this.r() * 3));
     const picked: string[] = [];
     for (let i = 0; i < n; i++) picked.push(pool.splice(Math.floor(this.r() * pool.length), 1)[0]);
-    if (this.r() < 0.2 && picked[0].length > 4) picked[0] = picked[0].slice(0, 2) + picked[0][3] + picked[0][2] + picked[0].slice(4);
+    if (this.r() < 0.2 && picked[0].length > 4)
+      picked[0] = picked[0].slice(0, 2) + picked[0][3] + picked[0][2] + picked[0].slice(4);
     return picked.join(" ");
   }
 
@@ -181,7 +217,10 @@ export async function seedCollection(pool: pg.Pool, collection: string, size: nu
   const littleEndian = os.endianness() === "LE";
   let embedMs = 0;
   const t0 = performance.now();
-  await pool.query(`INSERT INTO memory.memory_collections (tenant, name, model, dimensions, version) VALUES ($1, $2, $3, $4, 1)`, [MEMORY_TENANT, collection, embedder.model, DIMENSIONS]);
+  await pool.query(
+    `INSERT INTO memory.memory_collections (tenant, name, model, dimensions, version) VALUES ($1, $2, $3, $4, 1)`,
+    [MEMORY_TENANT, collection, embedder.model, DIMENSIONS],
+  );
   const inFlight = new Set<Promise<unknown>>();
   for (let start = 0; start < size; start += BATCH) {
     const n = Math.min(BATCH, size - start);
@@ -220,7 +259,10 @@ export async function seedCollection(pool: pg.Pool, collection: string, size: nu
     if (inFlight.size >= 2) await Promise.race(inFlight);
   }
   await Promise.all(inFlight);
-  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM memory.memories WHERE tenant = $1 AND collection = $2`, [MEMORY_TENANT, collection]);
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM memory.memories WHERE tenant = $1 AND collection = $2`,
+    [MEMORY_TENANT, collection],
+  );
   if (rows[0].n !== size) throw new Error(`seeded ${rows[0].n} memories into ${collection}, wanted ${size}`);
   const total = (performance.now() - t0) / 1000;
   return { collection, size, matrix, sample, embedSec: embedMs / 1000, insertSec: total - embedMs / 1000 };
@@ -234,7 +276,12 @@ export async function seedCollection(pool: pg.Pool, collection: string, size: nu
  * around the arithmetic, not of the arithmetic), a sorted insertion buffer for the k best. Returns
  * the row numbers, best first.
  */
-export function floorSearch(matrix: Float32Array, n: number, q: Float32Array, k: number): { rows: Int32Array; scores: Float64Array } {
+export function floorSearch(
+  matrix: Float32Array,
+  n: number,
+  q: Float32Array,
+  k: number,
+): { rows: Int32Array; scores: Float64Array } {
   const d = q.length;
   const rows = new Int32Array(k).fill(-1);
   const scores = new Float64Array(k).fill(-Infinity);
@@ -291,11 +338,28 @@ export function naiveFloorSearch(matrix: Float32Array, n: number, q: Float32Arra
 export function stats(ms: number[]): Stats {
   const s = [...ms].sort((a, b) => a - b);
   const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-  return { n: s.length, p50: at(50), p90: at(90), p99: at(99), mean: s.reduce((a, b) => a + b, 0) / s.length, min: s[0] };
+  return {
+    n: s.length,
+    p50: at(50),
+    p90: at(90),
+    p99: at(99),
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+    min: s[0],
+  };
 }
 
 export function memoryCallContext(collections: string[]): CallContext {
-  return { requestId: "bench", tenant: MEMORY_TENANT, keyTenant: MEMORY_TENANT, keyId: "bench", scopes: ["*"], collections, products: [], admin: false, subTenants: false };
+  return {
+    requestId: "bench",
+    tenant: MEMORY_TENANT,
+    keyTenant: MEMORY_TENANT,
+    keyId: "bench",
+    scopes: ["*"],
+    collections,
+    products: [],
+    admin: false,
+    subTenants: false,
+  };
 }
 
 /**
@@ -303,13 +367,24 @@ export function memoryCallContext(collections: string[]): CallContext {
  * interleaved query by query (so drift on a shared machine hits all of them alike), after a warm-up.
  * `rounds` passes over the queries; every call is one sample.
  */
-export async function timeInProcess(pool: pg.Pool, seeded: Seeded, queries: string[], rounds: number): Promise<InProcessResult> {
+export async function timeInProcess(
+  pool: pg.Pool,
+  seeded: Seeded,
+  queries: string[],
+  rounds: number,
+): Promise<InProcessResult> {
   const embedder = new LexicalHashEmbedder();
   const store = new PostgresStore({ pool, log: createLogger("bench-memory", "silent"), checkIntervalMs: 0 });
   await store.start();
   try {
     const config = { MEMORY_HALF_LIFE_DAYS: HALF_LIFE_DAYS, MEMORY_DEDUP_THRESHOLD: DEDUP_THRESHOLD } as MemoryConfig;
-    const deps = { config, embedder, store, now: () => Date.now(), log: createLogger("bench-memory", "silent") } as unknown as Context;
+    const deps = {
+      config,
+      embedder,
+      store,
+      now: () => Date.now(),
+      log: createLogger("bench-memory", "silent"),
+    } as unknown as Context;
     const call = memoryCallContext([seeded.collection]);
     const input = (query: string) => ({ query, collection: seeded.collection, limit: SEARCH_LIMIT });
     const halfLifeMs = HALF_LIFE_DAYS * 86_400_000;
@@ -322,7 +397,11 @@ export async function timeInProcess(pool: pg.Pool, seeded: Seeded, queries: stri
     // Exactness: with decay off, the store and the floor must find the same similarities, best first.
     let same = true;
     for (let i = 0; i < Math.min(20, vectors.length); i++) {
-      const hits = await store.search(MEMORY_TENANT, seeded.collection, vectors[i], { limit: SEARCH_LIMIT, now: Date.now(), halfLifeMs: 0 });
+      const hits = await store.search(MEMORY_TENANT, seeded.collection, vectors[i], {
+        limit: SEARCH_LIMIT,
+        now: Date.now(),
+        halfLifeMs: 0,
+      });
       const f = [...floorSearch(seeded.matrix, seeded.size, vectors[i], SEARCH_LIMIT).scores].filter((s) => s > 0);
       if (f.length !== hits.length || f.some((s, j) => Math.abs(s - hits[j].similarity) > 1e-6)) same = false;
     }
@@ -351,7 +430,9 @@ export async function timeInProcess(pool: pg.Pool, seeded: Seeded, queries: stri
       const t3 = performance.now();
       sink += naiveFloorSearch(seeded.matrix, seeded.size, q, SEARCH_LIMIT)[0];
       const t4 = performance.now();
-      sink += (await store.search(MEMORY_TENANT, seeded.collection, q, { limit: SEARCH_LIMIT, now: Date.now(), halfLifeMs })).length;
+      sink += (
+        await store.search(MEMORY_TENANT, seeded.collection, q, { limit: SEARCH_LIMIT, now: Date.now(), halfLifeMs })
+      ).length;
       const t5 = performance.now();
       sink += (await embedder.embed([queries[i]], "query"))[0][0];
       const t6 = performance.now();
@@ -366,7 +447,15 @@ export async function timeInProcess(pool: pg.Pool, seeded: Seeded, queries: stri
     for (let i = 0; i < 20 || performance.now() < warmUntil; i++) await once(i % queries.length, false);
     for (let r = 0; r < rounds; r++) for (let i = 0; i < queries.length; i++) await once(i, true);
     if (sink === 0.123456789) process.stdout.write(""); // keep the results alive
-    return { coldLoadMs, floor: stats(floor), naiveFloor: stats(naive), store: stats(scan), service: stats(service), embed: stats(embed), sameTopIds: same };
+    return {
+      coldLoadMs,
+      floor: stats(floor),
+      naiveFloor: stats(naive),
+      store: stats(scan),
+      service: stats(service),
+      embed: stats(embed),
+      sameTopIds: same,
+    };
   } finally {
     await store.close();
   }

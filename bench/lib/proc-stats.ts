@@ -201,7 +201,9 @@ export class RssSampler {
 
   /** Resolves once the thread has taken its first sample. */
   async start(): Promise<void> {
-    const worker = new Worker(new URL("./rss-sampler-thread.ts", import.meta.url), { workerData: { sets: this.sets, intervalMs: this.intervalMs } });
+    const worker = new Worker(new URL("./rss-sampler-thread.ts", import.meta.url), {
+      workerData: { sets: this.sets, intervalMs: this.intervalMs },
+    });
     this.worker = worker;
     await new Promise<void>((resolve, reject) => {
       worker.once("message", () => resolve());

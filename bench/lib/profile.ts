@@ -59,18 +59,79 @@ export function categorize(frame: CallFrame, repoRoot: string): string {
   // Node's TypeScript type stripping (amaro, compiled to wasm): start-up work.
   if (url.startsWith("wasm://") || url.includes("internal/deps/amaro")) return "TS type stripping (amaro)";
   if (url.startsWith("node:")) {
-    if (/^node:(internal\/)?(http|_http|net|stream|internal\/streams|internal\/http)/.test(url)) return "Node http/net/streams";
+    if (/^node:(internal\/)?(http|_http|net|stream|internal\/streams|internal\/http)/.test(url))
+      return "Node http/net/streams";
     return "Node internals";
   }
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (m) {
     const pkg = m[1];
-    if (["express", "router", "body-parser", "send", "finalhandler", "path-to-regexp", "qs", "content-type", "type-is", "mime-types", "on-finished", "statuses", "proxy-addr", "accepts", "negotiator", "cookie", "vary", "etag", "fresh", "range-parser", "depd", "debug", "encodeurl", "escape-html", "parseurl", "merge-descriptors", "media-typer", "raw-body", "safe-buffer", "content-disposition", "forwarded", "ipaddr.js", "mime-db", "utils-merge", "iconv-lite", "http-errors"].includes(pkg)) return "Express 5 + its deps";
-    if (pkg.startsWith("@grpc/") || pkg === "protobufjs" || pkg.startsWith("@protobufjs/") || pkg === "long") return "grpc-js + protobufjs";
+    if (
+      [
+        "express",
+        "router",
+        "body-parser",
+        "send",
+        "finalhandler",
+        "path-to-regexp",
+        "qs",
+        "content-type",
+        "type-is",
+        "mime-types",
+        "on-finished",
+        "statuses",
+        "proxy-addr",
+        "accepts",
+        "negotiator",
+        "cookie",
+        "vary",
+        "etag",
+        "fresh",
+        "range-parser",
+        "depd",
+        "debug",
+        "encodeurl",
+        "escape-html",
+        "parseurl",
+        "merge-descriptors",
+        "media-typer",
+        "raw-body",
+        "safe-buffer",
+        "content-disposition",
+        "forwarded",
+        "ipaddr.js",
+        "mime-db",
+        "utils-merge",
+        "iconv-lite",
+        "http-errors",
+      ].includes(pkg)
+    )
+      return "Express 5 + its deps";
+    if (pkg.startsWith("@grpc/") || pkg === "protobufjs" || pkg.startsWith("@protobufjs/") || pkg === "long")
+      return "grpc-js + protobufjs";
     if (pkg.startsWith("@nats-io/") || pkg === "nats") return "NATS client";
-    if (pkg === "pino" || pkg.startsWith("pino-") || pkg === "sonic-boom" || pkg === "fast-redact" || pkg === "@pinojs/redact" || pkg === "thread-stream" || pkg === "quick-format-unescaped" || pkg === "atomic-sleep" || pkg === "on-exit-leak-free" || pkg === "safe-stable-stringify") return "pino (logging)";
+    if (
+      pkg === "pino" ||
+      pkg.startsWith("pino-") ||
+      pkg === "sonic-boom" ||
+      pkg === "fast-redact" ||
+      pkg === "@pinojs/redact" ||
+      pkg === "thread-stream" ||
+      pkg === "quick-format-unescaped" ||
+      pkg === "atomic-sleep" ||
+      pkg === "on-exit-leak-free" ||
+      pkg === "safe-stable-stringify"
+    )
+      return "pino (logging)";
     if (pkg === "prom-client" || pkg === "tdigest" || pkg === "bintrees") return "prom-client (metrics)";
-    if (pkg === "ajv" || pkg === "ajv-formats" || pkg === "fast-deep-equal" || pkg === "fast-uri" || pkg === "json-schema-traverse") return "Ajv (validation)";
+    if (
+      pkg === "ajv" ||
+      pkg === "ajv-formats" ||
+      pkg === "fast-deep-equal" ||
+      pkg === "fast-uri" ||
+      pkg === "json-schema-traverse"
+    )
+      return "Ajv (validation)";
     if (pkg === "ioredis") return "ioredis";
     if (pkg.startsWith("@gantry/")) return `gantry ${pkg.slice(8)}`;
     return `package ${pkg}`;
@@ -98,7 +159,12 @@ function where(frame: CallFrame, repoRoot: string): string {
 /**
  * Summarises `file` over [fromUs, toUs] (CLOCK_MONOTONIC µs; omitted → whole profile).
  */
-export function summarizeProfile(file: string, repoRoot: string, window?: { fromUs: number; toUs: number }, top = 15): ProfileSummary {
+export function summarizeProfile(
+  file: string,
+  repoRoot: string,
+  window?: { fromUs: number; toUs: number },
+  top = 15,
+): ProfileSummary {
   const prof = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
@@ -142,7 +208,12 @@ export function summarizeProfile(file: string, repoRoot: string, window?: { from
   const busyUs = total - idle;
   const cost = (k: string, v: number): FunctionCost => {
     const f = frames.get(k)!;
-    return { name: f.functionName || "(anonymous)", where: where(f, repoRoot), category: categorize(f, repoRoot), share: busyUs ? v / busyUs : 0 };
+    return {
+      name: f.functionName || "(anonymous)",
+      where: where(f, repoRoot),
+      category: categorize(f, repoRoot),
+      share: busyUs ? v / busyUs : 0,
+    };
   };
   const categories = new Map<string, number>();
   for (const [k, v] of self) {
@@ -154,8 +225,13 @@ export function summarizeProfile(file: string, repoRoot: string, window?: { from
     file,
     seconds: total / 1e6,
     busy: total ? busyUs / total : 0,
-    categories: [...categories].sort((a, b) => b[1] - a[1]).map(([category, v]) => ({ category, share: busyUs ? v / busyUs : 0 })),
-    topSelf: [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => cost(k, v)),
+    categories: [...categories]
+      .sort((a, b) => b[1] - a[1])
+      .map(([category, v]) => ({ category, share: busyUs ? v / busyUs : 0 })),
+    topSelf: [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, v]) => cost(k, v)),
     topInclusive: [...inclusive]
       .filter(([k]) => ours(k))
       .sort((a, b) => b[1] - a[1])

@@ -94,10 +94,12 @@ export function frontMicros(r: TargetRow): number {
 }
 
 function statuses(r: TargetRow): string {
-  return Object.entries(r.load.statuses)
-    .sort((a, b) => b[1] - a[1])
-    .map(([code, n]) => `${code}${Object.keys(r.load.statuses).length > 1 ? ` ×${fmtInt(n)}` : ""}`)
-    .join(", ") + (r.load.errors ? `, ${r.load.errors} errors` : "");
+  return (
+    Object.entries(r.load.statuses)
+      .sort((a, b) => b[1] - a[1])
+      .map(([code, n]) => `${code}${Object.keys(r.load.statuses).length > 1 ? ` ×${fmtInt(n)}` : ""}`)
+      .join(", ") + (r.load.errors ? `, ${r.load.errors} errors` : "")
+  );
 }
 
 export interface Check {
@@ -114,24 +116,56 @@ export function checks(rep: BenchReport): Check[] {
   const out: Check[] = [];
   if (eg && about) {
     const x = about.load.rps / eg.load.rps;
-    out.push({ what: "gantry.about throughput vs express-gateway", target: "≥ 2×", measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(about) / perCpuSecond(eg))})`, met: x >= 2 });
+    out.push({
+      what: "gantry.about throughput vs express-gateway",
+      target: "≥ 2×",
+      measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(about) / perCpuSecond(eg))})`,
+      met: x >= 2,
+    });
     const p = about.load.p99 / eg.load.p99;
-    out.push({ what: "gantry.about p99 vs express-gateway", target: "≤ 0.5×", measured: `${fmtX(p)} (${fmtMs(about.load.p99)} vs ${fmtMs(eg.load.p99)} ms)`, met: p <= 0.5 });
+    out.push({
+      what: "gantry.about p99 vs express-gateway",
+      target: "≤ 0.5×",
+      measured: `${fmtX(p)} (${fmtMs(about.load.p99)} vs ${fmtMs(eg.load.p99)} ms)`,
+      met: p <= 0.5,
+    });
   }
   for (const pass of rep.rows.filter((r) => r.group === "passthrough")) {
     const full = row(`gantry:${pass.ability}`);
     if (!full) continue;
     const x = full.load.rps / pass.load.rps;
-    out.push({ what: `full chain vs passthrough floor, same ability (${pass.ability}, both hop)`, target: "≥ 75%", measured: `${fmtPct(x)} (per CPU-second: ${fmtPct(perCpuSecond(full) / perCpuSecond(pass))})`, met: x >= 0.75 });
+    out.push({
+      what: `full chain vs passthrough floor, same ability (${pass.ability}, both hop)`,
+      target: "≥ 75%",
+      measured: `${fmtPct(x)} (per CPU-second: ${fmtPct(perCpuSecond(full) / perCpuSecond(pass))})`,
+      met: x >= 0.75,
+    });
   }
   const hopPass = rep.rows.find((r) => r.group === "passthrough");
   if (about && hopPass) {
     const x = about.load.rps / hopPass.load.rps;
-    out.push({ what: `gantry.about (no hop) vs passthrough floor on ${hopPass.ability} (one hop): not like for like`, target: "≥ 75%", measured: `${fmtPct(x)} (per CPU-second: ${fmtPct(perCpuSecond(about) / perCpuSecond(hopPass))})`, met: x >= 0.75 });
+    out.push({
+      what: `gantry.about (no hop) vs passthrough floor on ${hopPass.ability} (one hop): not like for like`,
+      target: "≥ 75%",
+      measured: `${fmtPct(x)} (per CPU-second: ${fmtPct(perCpuSecond(about) / perCpuSecond(hopPass))})`,
+      met: x >= 0.75,
+    });
   }
   const { npmStartFirstSec: first, npmStartRestartSec: again } = rep.coldStart;
-  if (again !== undefined) out.push({ what: "cold start of `npm start`, data dir kept (restart)", target: "< 10 s", measured: `${again.toFixed(1)} s`, met: again < 10 });
-  if (first !== undefined) out.push({ what: "cold start of `npm start`, empty data dir (initdb + migrations)", target: "< 10 s", measured: `${first.toFixed(1)} s`, met: first < 10 });
+  if (again !== undefined)
+    out.push({
+      what: "cold start of `npm start`, data dir kept (restart)",
+      target: "< 10 s",
+      measured: `${again.toFixed(1)} s`,
+      met: again < 10,
+    });
+  if (first !== undefined)
+    out.push({
+      what: "cold start of `npm start`, empty data dir (initdb + migrations)",
+      target: "< 10 s",
+      measured: `${first.toFixed(1)} s`,
+      met: first < 10,
+    });
   return out;
 }
 
@@ -142,52 +176,87 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   const m = rep.machine;
   L.push(`Run of ${rep.date} · commit \`${rep.commit}\` · \`${rep.command}\``);
   L.push("");
-  L.push(`Machine: ${m.nproc} cores (${m.cpu}), ${m.memGiB.toFixed(0)} GiB, Node ${m.node}, load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(" / ")}. `
-    + `Each target: ${rep.options.warmupSec} s warm-up, then ${rep.options.durationSec} s measured, ${rep.options.connections} connections, autocannon on loopback (pipelining 1). Whole run: ${Math.round(rep.totalSec)} s.`);
+  L.push(
+    `Machine: ${m.nproc} cores (${m.cpu}), ${m.memGiB.toFixed(0)} GiB, Node ${m.node}, load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(" / ")}. ` +
+      `Each target: ${rep.options.warmupSec} s warm-up, then ${rep.options.durationSec} s measured, ${rep.options.connections} connections, autocannon on loopback (pipelining 1). Whole run: ${Math.round(rep.totalSec)} s.`,
+  );
   L.push("");
-  L.push("> Figures are **ratios measured side by side** in one run on a small, shared 2-core machine: the load generator");
+  L.push(
+    "> Figures are **ratios measured side by side** in one run on a small, shared 2-core machine: the load generator",
+  );
   L.push("> takes one core, the servers share the other, and other work on the machine shows up as noise (the");
-  L.push("> \"other load\" column). Compare rows within a run, not absolute numbers across machines or runs.");
+  L.push('> "other load" column). Compare rows within a run, not absolute numbers across machines or runs.');
   L.push("");
   L.push(`![Throughput, p99 latency and responses per CPU-second per target](${chartFile})`);
   L.push("");
   L.push("### Throughput and latency");
   L.push("");
-  L.push("| target | req/s | × ceiling | × express-gateway | p50 ms | p90 ms | p99 ms | p99 × express-gateway | status | bytes/response | other load (cores) |");
+  L.push(
+    "| target | req/s | × ceiling | × express-gateway | p50 ms | p90 ms | p99 ms | p99 × express-gateway | status | bytes/response | other load (cores) |",
+  );
   L.push("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
   for (const r of rep.rows) {
-    L.push(`| ${r.label}${r.unexpected ? ` ⚠ ${r.unexpected}` : ""} | ${fmtInt(r.load.rps)} | ${ceiling ? fmtX(r.load.rps / ceiling.load.rps) : "–"} | ${eg ? fmtX(r.load.rps / eg.load.rps) : "–"} | ${fmtMs(r.load.p50)} | ${fmtMs(r.load.p90)} | ${fmtMs(r.load.p99)} | ${eg ? fmtX(r.load.p99 / eg.load.p99) : "–"} | ${statuses(r)} | ${fmtInt(r.load.bytesPerResponse)} | ${r.cpu.other.toFixed(2)} |`);
+    L.push(
+      `| ${r.label}${r.unexpected ? ` ⚠ ${r.unexpected}` : ""} | ${fmtInt(r.load.rps)} | ${ceiling ? fmtX(r.load.rps / ceiling.load.rps) : "–"} | ${eg ? fmtX(r.load.rps / eg.load.rps) : "–"} | ${fmtMs(r.load.p50)} | ${fmtMs(r.load.p90)} | ${fmtMs(r.load.p99)} | ${eg ? fmtX(r.load.p99 / eg.load.p99) : "–"} | ${statuses(r)} | ${fmtInt(r.load.bytesPerResponse)} | ${r.cpu.other.toFixed(2)} |`,
+    );
   }
   L.push("");
   L.push("### Memory and CPU");
   L.push("");
-  L.push("Peak RSS is sampled every 250 ms from /proc (on a thread of its own, so sampling never holds up the load generator) and summed over every process involved (and their children, e.g. Postgres backends). RSS counts shared pages once per process, so the sum over-counts Postgres' shared buffers; PSS splits them. PSS is read once, right after the measured run: reading it walks each process's page tables and would stall the processes under test. "
-    + "CPU is read from /proc over the measured run. *Responses per CPU-second* divides throughput by the cores the involved processes used (load generator excluded): it factors out how much CPU the rest of the machine left over, so it is the steadier comparison on a shared machine.");
+  L.push(
+    "Peak RSS is sampled every 250 ms from /proc (on a thread of its own, so sampling never holds up the load generator) and summed over every process involved (and their children, e.g. Postgres backends). RSS counts shared pages once per process, so the sum over-counts Postgres' shared buffers; PSS splits them. PSS is read once, right after the measured run: reading it walks each process's page tables and would stall the processes under test. " +
+      "CPU is read from /proc over the measured run. *Responses per CPU-second* divides throughput by the cores the involved processes used (load generator excluded): it factors out how much CPU the rest of the machine left over, so it is the steadier comparison on a shared machine.",
+  );
   L.push("");
-  L.push("| target | processes counted | peak RSS MiB | × ceiling | × express-gateway | PSS MiB after load | HTTP front process RSS MiB | CPU cores by process | front CPU µs/response | responses per CPU-second | × express-gateway | log lines |");
+  L.push(
+    "| target | processes counted | peak RSS MiB | × ceiling | × express-gateway | PSS MiB after load | HTTP front process RSS MiB | CPU cores by process | front CPU µs/response | responses per CPU-second | × express-gateway | log lines |",
+  );
   L.push("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
   for (const r of rep.rows) {
-    const cpu = r.cpu.byProcess.filter((p) => p.cores >= 0.01).sort((a, b) => b.cores - a.cores).map((p) => `${p.name} ${p.cores.toFixed(2)}`).join(", ");
-    L.push(`| ${r.label} | ${r.processes} | ${fmtMiB(r.peakRssBytes)} | ${ceiling ? fmtX(r.peakRssBytes / ceiling.peakRssBytes) : "–"} | ${eg ? fmtX(r.peakRssBytes / eg.peakRssBytes) : "–"} | ${fmtMiB(r.pssAfterBytes)} | ${fmtMiB(r.frontRssBytes)} | ${cpu || "–"}; load generator ${r.cpu.loadGenerator.toFixed(2)} | ${fmtInt(frontMicros(r))} | ${fmtInt(perCpuSecond(r))} | ${eg ? fmtX(perCpuSecond(r) / perCpuSecond(eg)) : "–"} | ${fmtInt(r.logLines)} |`);
+    const cpu = r.cpu.byProcess
+      .filter((p) => p.cores >= 0.01)
+      .sort((a, b) => b.cores - a.cores)
+      .map((p) => `${p.name} ${p.cores.toFixed(2)}`)
+      .join(", ");
+    L.push(
+      `| ${r.label} | ${r.processes} | ${fmtMiB(r.peakRssBytes)} | ${ceiling ? fmtX(r.peakRssBytes / ceiling.peakRssBytes) : "–"} | ${eg ? fmtX(r.peakRssBytes / eg.peakRssBytes) : "–"} | ${fmtMiB(r.pssAfterBytes)} | ${fmtMiB(r.frontRssBytes)} | ${cpu || "–"}; load generator ${r.cpu.loadGenerator.toFixed(2)} | ${fmtInt(frontMicros(r))} | ${fmtInt(perCpuSecond(r))} | ${eg ? fmtX(perCpuSecond(r) / perCpuSecond(eg)) : "–"} | ${fmtInt(r.logLines)} |`,
+    );
   }
   L.push("");
   if (rep.idle) {
-    L.push(`Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)`
-      + (rep.idleAfter ? `; after the run, idle again: ${fmtMiB(rep.idleAfter.rssBytes)} MiB RSS (${fmtMiB(rep.idleAfter.pssBytes)} MiB PSS).` : "."));
+    L.push(
+      `Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)` +
+        (rep.idleAfter
+          ? `; after the run, idle again: ${fmtMiB(rep.idleAfter.rssBytes)} MiB RSS (${fmtMiB(rep.idleAfter.pssBytes)} MiB PSS).`
+          : "."),
+    );
     L.push("");
-    L.push(`By process, RSS MiB before load: ${rep.idle.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
-    if (rep.idleAfter) L.push(`After: ${rep.idleAfter.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
+    L.push(
+      `By process, RSS MiB before load: ${rep.idle.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`,
+    );
+    if (rep.idleAfter)
+      L.push(`After: ${rep.idleAfter.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
     L.push("");
   }
   L.push("### Cold start");
   L.push("");
   L.push("| what | seconds |");
   L.push("|---|---:|");
-  if (rep.coldStart.npmStartFirstSec !== undefined) L.push(`| \`npm start\` until \`GET /health\` = 200, empty data dir (initdb, migrations) | ${rep.coldStart.npmStartFirstSec.toFixed(1)} |`);
-  if (rep.coldStart.npmStartRestartSec !== undefined) L.push(`| \`npm start\` until \`GET /health\` = 200, data dir kept (a restart) | ${rep.coldStart.npmStartRestartSec.toFixed(1)} |`);
-  L.push(`| bench stack (\`startStack\`, ephemeral Postgres, every service; gateway started after) | ${rep.coldStart.benchStackSec.toFixed(1)} |`);
+  if (rep.coldStart.npmStartFirstSec !== undefined)
+    L.push(
+      `| \`npm start\` until \`GET /health\` = 200, empty data dir (initdb, migrations) | ${rep.coldStart.npmStartFirstSec.toFixed(1)} |`,
+    );
+  if (rep.coldStart.npmStartRestartSec !== undefined)
+    L.push(
+      `| \`npm start\` until \`GET /health\` = 200, data dir kept (a restart) | ${rep.coldStart.npmStartRestartSec.toFixed(1)} |`,
+    );
+  L.push(
+    `| bench stack (\`startStack\`, ephemeral Postgres, every service; gateway started after) | ${rep.coldStart.benchStackSec.toFixed(1)} |`,
+  );
   if (rep.coldStart.firstCallMs !== undefined) {
-    L.push(`| first \`gantry.about\` call after the gateway is healthy (key lookup, first validation) | ${(rep.coldStart.firstCallMs / 1000).toFixed(3)} |`);
+    L.push(
+      `| first \`gantry.about\` call after the gateway is healthy (key lookup, first validation) | ${(rep.coldStart.firstCallMs / 1000).toFixed(3)} |`,
+    );
     L.push(`| second call | ${((rep.coldStart.secondCallMs ?? NaN) / 1000).toFixed(3)} |`);
   }
   L.push("");
@@ -195,27 +264,40 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("");
   L.push("| target | wanted | measured | met |");
   L.push("|---|---|---|---|");
-  for (const c of checks(rep)) L.push(`| ${c.what} | ${c.target} | ${c.measured} | ${c.met === undefined ? "–" : c.met ? "yes" : "**no**"} |`);
+  for (const c of checks(rep))
+    L.push(`| ${c.what} | ${c.target} | ${c.measured} | ${c.met === undefined ? "–" : c.met ? "yes" : "**no**"} |`);
   L.push("");
   L.push("### What each target is");
   L.push("");
   for (const r of rep.rows) {
-    const sliced = r.slices && r.slices > 1 ? ` Measured in ${r.slices} slices of ${fmtSec(r.load.seconds / r.slices)} s, alternating with the other side of its comparison (\`--slices\`); figures are over all slices.` : "";
+    const sliced =
+      r.slices && r.slices > 1
+        ? ` Measured in ${r.slices} slices of ${fmtSec(r.load.seconds / r.slices)} s, alternating with the other side of its comparison (\`--slices\`); figures are over all slices.`
+        : "";
     L.push(`- **${r.label}**: ${r.note}${sliced}`);
   }
   for (const s of rep.skipped) L.push(`- *skipped* \`${s.id}\`: ${s.why}`);
-  L.push(`- express-gateway ${rep.expressGateway.version} was ${rep.expressGateway.installSec > 0 ? `installed by this run (${rep.expressGateway.installSec.toFixed(0)} s)` : "already installed"} in \`.gantry/bench/express-gateway/\`.`);
+  L.push(
+    `- express-gateway ${rep.expressGateway.version} was ${rep.expressGateway.installSec > 0 ? `installed by this run (${rep.expressGateway.installSec.toFixed(0)} s)` : "already installed"} in \`.gantry/bench/express-gateway/\`.`,
+  );
   L.push("");
   if (rep.profiles.length) {
     L.push("### CPU profile of the gateway under load");
     L.push("");
-    L.push("`node --cpu-prof` on the gateway process only (a separate, shorter run; not the measured one above). Shares are of the gateway's busy (non-idle) time inside the load window.");
+    L.push(
+      "`node --cpu-prof` on the gateway process only (a separate, shorter run; not the measured one above). Shares are of the gateway's busy (non-idle) time inside the load window.",
+    );
     L.push("");
     for (const p of rep.profiles) {
       const s = p.summary;
       L.push(`#### ${p.target}: busy ${fmtPct(s.busy)} of ${s.seconds.toFixed(1)} s`);
       L.push("");
-      L.push(`Self time by category: ${s.categories.filter((c) => c.share >= 0.005).map((c) => `${c.category} ${fmtPct(c.share)}`).join(" · ")}`);
+      L.push(
+        `Self time by category: ${s.categories
+          .filter((c) => c.share >= 0.005)
+          .map((c) => `${c.category} ${fmtPct(c.share)}`)
+          .join(" · ")}`,
+      );
       L.push("");
       L.push("| top self time | where | category | share |");
       L.push("|---|---|---|---:|");
@@ -286,7 +368,15 @@ export function writeDoc(docFile: string, rep: BenchReport, chartRel: string): v
     const row = historyRow(rep);
     const sameRun = row.slice(0, row.indexOf(" | ", 2));
     // Re-rendering a run (--render) replaces its line instead of adding another.
-    const rows = old.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith(HISTORY_HEAD[0].slice(0, 12)) && !l.startsWith("|---") && !l.startsWith(sameRun));
+    const rows = old
+      .split("\n")
+      .filter(
+        (l) =>
+          l.startsWith("| ") &&
+          !l.startsWith(HISTORY_HEAD[0].slice(0, 12)) &&
+          !l.startsWith("|---") &&
+          !l.startsWith(sameRun),
+      );
     return [...HISTORY_HEAD, ...rows, row].join("\n");
   });
   fs.writeFileSync(docFile, doc);
@@ -295,10 +385,18 @@ export function writeDoc(docFile: string, rep: BenchReport, chartRel: string): v
 /** Writes the memory group's block (`bench:memory`) of `docFile`, leaving everything else alone. */
 export function writeMemoryDoc(docFile: string, rep: MemoryReport): void {
   const doc = fs.existsSync(docFile) ? fs.readFileSync(docFile, "utf8") : SKELETON;
-  fs.writeFileSync(docFile, replaceBlock(doc, "memory", () => renderMemoryMarkdown(rep)));
+  fs.writeFileSync(
+    docFile,
+    replaceBlock(doc, "memory", () => renderMemoryMarkdown(rep)),
+  );
 }
 
-const COLORS: Record<Group, string> = { ceiling: "#9aa5b1", peer: "#e07b39", passthrough: "#6c8ebf", gantry: "#2f855a" };
+const COLORS: Record<Group, string> = {
+  ceiling: "#9aa5b1",
+  peer: "#e07b39",
+  passthrough: "#6c8ebf",
+  gantry: "#2f855a",
+};
 
 function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -320,10 +418,16 @@ export function renderSvg(rep: BenchReport): string {
     { title: "Responses per CPU-second (higher is better)", value: perCpuSecond, fmt: fmtInt },
   ];
   const s: string[] = [];
-  s.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
+  s.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
   s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  s.push(`<text x="12" y="22" font-size="15" font-weight="bold">Gantry vs the machine's ceiling and express-gateway</text>`);
-  s.push(`<text x="12" y="40" fill="#444">${esc(rep.date.slice(0, 16).replace("T", " "))} UTC · ${rep.machine.nproc} cores · Node ${esc(rep.machine.node)} · ${rep.options.connections} connections · ${rep.options.durationSec} s per target · commit ${esc(rep.commit)}</text>`);
+  s.push(
+    `<text x="12" y="22" font-size="15" font-weight="bold">Gantry vs the machine's ceiling and express-gateway</text>`,
+  );
+  s.push(
+    `<text x="12" y="40" fill="#444">${esc(rep.date.slice(0, 16).replace("T", " "))} UTC · ${rep.machine.nproc} cores · Node ${esc(rep.machine.node)} · ${rep.options.connections} connections · ${rep.options.durationSec} s per target · commit ${esc(rep.commit)}</text>`,
+  );
   panels.forEach((panel, pi) => {
     const x0 = labelW + pi * (panelW + gap);
     const values = rows.map((r) => panel.value(r));
@@ -339,19 +443,31 @@ export function renderSvg(rep: BenchReport): string {
       const cut = Number.isFinite(v) && v > max * 1.1;
       const w = !Number.isFinite(v) ? 0 : cut ? panelW * 1.06 : Math.max(1, (v / max) * panelW);
       s.push(`<rect x="${x0}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[r.group]}"/>`);
-      if (cut) s.push(`<path d="M${(x0 + w - 24).toFixed(1)} ${y + 2} l6 ${rowH - 4} M${(x0 + w - 16).toFixed(1)} ${y + 2} l6 ${rowH - 4}" stroke="#fff" stroke-width="3"/>`);
+      if (cut)
+        s.push(
+          `<path d="M${(x0 + w - 24).toFixed(1)} ${y + 2} l6 ${rowH - 4} M${(x0 + w - 16).toFixed(1)} ${y + 2} l6 ${rowH - 4}" stroke="#fff" stroke-width="3"/>`,
+        );
       s.push(`<text x="${(x0 + w + 4).toFixed(1)}" y="${y + 17}">${panel.fmt(v)}${cut ? " ⇥" : ""}</text>`);
     });
   });
-  rows.forEach((r, i) => s.push(`<text x="${labelW - 8}" y="${top + i * rowH + 17}" text-anchor="end">${esc(r.label)}</text>`));
+  rows.forEach((r, i) =>
+    s.push(`<text x="${labelW - 8}" y="${top + i * rowH + 17}" text-anchor="end">${esc(r.label)}</text>`),
+  );
   const ly = top + rows.length * rowH + 24;
   let lx = 12;
-  for (const [g, label] of [["ceiling", "ceiling: bare node:http"], ["peer", "express-gateway 1.16"], ["passthrough", "Gantry passthrough floor (HTTP → gRPC only)"], ["gantry", "Gantry full chain"]] as Array<[Group, string]>) {
+  for (const [g, label] of [
+    ["ceiling", "ceiling: bare node:http"],
+    ["peer", "express-gateway 1.16"],
+    ["passthrough", "Gantry passthrough floor (HTTP → gRPC only)"],
+    ["gantry", "Gantry full chain"],
+  ] as Array<[Group, string]>) {
     s.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${COLORS[g]}"/>`);
     s.push(`<text x="${lx + 16}" y="${ly}">${esc(label)}</text>`);
     lx += 30 + label.length * 6.4;
   }
-  s.push(`<text x="12" y="${ly + 20}" fill="#555">Ratios measured side by side on one shared 2-core machine (the load generator uses one core); ⇥ = bar cut, off scale. See docs/benchmarks.md.</text>`);
+  s.push(
+    `<text x="12" y="${ly + 20}" fill="#555">Ratios measured side by side on one shared 2-core machine (the load generator uses one core); ⇥ = bar cut, off scale. See docs/benchmarks.md.</text>`,
+  );
   s.push("</svg>");
   return s.join("\n");
 }

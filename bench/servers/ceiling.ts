@@ -8,7 +8,12 @@
 import http from "node:http";
 
 /** Fixed response body, shaped like a small success envelope (~100 bytes). */
-export const BODY = JSON.stringify({ ok: true, ability: "bench.echo", result: { message: "hello from the backend", n: 42 }, duration: 0.1 });
+export const BODY = JSON.stringify({
+  ok: true,
+  ability: "bench.echo",
+  result: { message: "hello from the backend", n: 42 },
+  duration: 0.1,
+});
 const bytes = Buffer.from(BODY);
 const headers = { "content-type": "application/json", "content-length": String(bytes.length) };
 

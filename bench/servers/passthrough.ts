@@ -18,7 +18,9 @@ import { requestId } from "../../gateway/src/pipeline/request-id.ts";
 import { readJsonBody } from "../../gateway/src/pipeline/body.ts";
 import { sendError, sendResult } from "../../gateway/src/respond.ts";
 
-const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, process.env[s.addrEnv] ?? `127.0.0.1:${s.defaultPort}`])) as Record<AreaService, string>;
+const addrs = Object.fromEntries(
+  AREA_SERVICES.map((s) => [s.name, process.env[s.addrEnv] ?? `127.0.0.1:${s.defaultPort}`]),
+) as Record<AreaService, string>;
 const context = JSON.parse(process.env.BENCH_CALL_CONTEXT ?? "{}") as Omit<CallContext, "requestId">;
 const dispatcher = new Dispatcher(addrs, 30_000);
 
@@ -32,10 +34,14 @@ app.post("/v1/abilities/:id", async (req: Request, res: Response) => {
   const id = String(req.params.id);
   try {
     const ability = abilityById.get(id);
-    if (!ability || ability.service === "gateway") throw new GantryError("unknown_ability", `No area service owns ${JSON.stringify(id)}.`);
+    if (!ability || ability.service === "gateway")
+      throw new GantryError("unknown_ability", `No area service owns ${JSON.stringify(id)}.`);
     const { value } = await readJsonBody(req, 1 << 20);
     const input = (value as { input?: unknown } | null)?.input ?? {};
-    const resultJson = await dispatcher.execute(ability.service, id, JSON.stringify(input), { ...context, requestId: res.locals.requestId });
+    const resultJson = await dispatcher.execute(ability.service, id, JSON.stringify(input), {
+      ...context,
+      requestId: res.locals.requestId,
+    });
     sendResult(res, id, resultJson, performance.now() - res.locals.started);
   } catch (err) {
     sendError(res, err instanceof GantryError ? err : new GantryError("internal", "internal error"), id);

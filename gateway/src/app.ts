@@ -29,12 +29,22 @@ export function createApp(deps: GatewayDeps) {
   // A wrong method gets 405 naming the allowed ones, not a bare 404.
   const methodNotAllowed = (allow: string) => (req: Request, res: Response) => {
     res.setHeader("Allow", allow);
-    sendError(res, new GantryError("method_not_allowed", `${req.method} is not supported on ${req.path}; use ${allow}.`, { reason: "Ability calls are POST with a JSON body; GET /v1/abilities/{id} describes one." }));
+    sendError(
+      res,
+      new GantryError("method_not_allowed", `${req.method} is not supported on ${req.path}; use ${allow}.`, {
+        reason: "Ability calls are POST with a JSON body; GET /v1/abilities/{id} describes one.",
+      }),
+    );
   };
   app.all("/v1/abilities/:id", methodNotAllowed("GET, POST"));
   app.all("/abilities/execute", methodNotAllowed("POST"));
   app.use((req: Request, res: Response) => {
-    sendError(res, new GantryError("not_found", `No route ${req.method} ${req.path}.`, { reason: "Ability calls are POST /v1/abilities/{id} or POST /abilities/execute." }));
+    sendError(
+      res,
+      new GantryError("not_found", `No route ${req.method} ${req.path}.`, {
+        reason: "Ability calls are POST /v1/abilities/{id} or POST /abilities/execute.",
+      }),
+    );
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     deps.log.error({ requestId: res.locals.requestId, err: String(err) }, "unhandled error");

@@ -38,7 +38,8 @@ export class AuditPublisher {
     if (this.buffer.length >= MAX_BUFFER) {
       // Only reachable after a long NATS outage; the count is logged so the gap is visible.
       this.buffer.shift();
-      if (++this.dropped % 1000 === 1) this.log.error({ dropped: this.dropped }, "audit buffer full; oldest records dropped");
+      if (++this.dropped % 1000 === 1)
+        this.log.error({ dropped: this.dropped }, "audit buffer full; oldest records dropped");
     }
     this.buffer.push(rec);
     if (this.buffer.length >= AUDIT_BATCH_MAX) this.pump();
@@ -63,7 +64,10 @@ export class AuditPublisher {
     this.inFlightRecords += records.length;
     const batch: AuditBatch = { records };
     this.nats.js
-      .publish(SUBJECTS.auditCallsRecorded, encodeJson(batch), { msgID: `${records[0].requestId}+${records.length}`, timeout: 5_000 })
+      .publish(SUBJECTS.auditCallsRecorded, encodeJson(batch), {
+        msgID: `${records[0].requestId}+${records.length}`,
+        timeout: 5_000,
+      })
       .then(
         () => {
           this.published += records.length;
@@ -71,7 +75,10 @@ export class AuditPublisher {
         (err: unknown) => {
           this.buffer = records.concat(this.buffer);
           if (!this.retryTimer) {
-            this.log.warn({ err: String(err), buffered: this.buffer.length }, "audit publish failed; buffering and retrying");
+            this.log.warn(
+              { err: String(err), buffered: this.buffer.length },
+              "audit publish failed; buffering and retrying",
+            );
             this.retryTimer = setTimeout(() => {
               this.retryTimer = undefined;
               this.pump();

@@ -5,17 +5,53 @@
 import { BASE_ENV, type ConfigOf, GATEWAY_DEFAULT_PORT, loadConfig, RATE_LIMIT_ENV, serviceAddrEnv } from "@gantry/kit";
 
 export const GATEWAY_ENV = {
-  PORT: { type: "integer", minimum: 0, maximum: 65535, default: GATEWAY_DEFAULT_PORT, description: "HTTP port of the gateway" },
+  PORT: {
+    type: "integer",
+    minimum: 0,
+    maximum: 65535,
+    default: GATEWAY_DEFAULT_PORT,
+    description: "HTTP port of the gateway",
+  },
   HOST: { type: "string", default: "0.0.0.0", description: "interface the HTTP server binds" },
   NATS_URL: BASE_ENV.NATS_URL,
   LOG_LEVEL: BASE_ENV.LOG_LEVEL,
-  REDIS_URL: { type: "string", pattern: "^rediss?://", description: "Redis URL; when set, rate limits are exact across gateway replicas" },
-  PUBLIC_URL: { type: "string", pattern: "^https?://", description: "external base URL used in docs links (default: from the request's Host)" },
-  GANTRY_BUILD: { type: "string", pattern: "^[0-9A-Za-z.-]+$", description: "build suffix of the version (default: git commit, else 'dev')" },
-  MAX_BODY_BYTES: { type: "integer", minimum: 1024, maximum: 16777216, default: 1048576, description: "largest request body accepted; larger → 413" },
+  REDIS_URL: {
+    type: "string",
+    pattern: "^rediss?://",
+    description: "Redis URL; when set, rate limits are exact across gateway replicas",
+  },
+  PUBLIC_URL: {
+    type: "string",
+    pattern: "^https?://",
+    description: "external base URL used in docs links (default: from the request's Host)",
+  },
+  GANTRY_BUILD: {
+    type: "string",
+    pattern: "^[0-9A-Za-z.-]+$",
+    description: "build suffix of the version (default: git commit, else 'dev')",
+  },
+  MAX_BODY_BYTES: {
+    type: "integer",
+    minimum: 1024,
+    maximum: 16777216,
+    default: 1048576,
+    description: "largest request body accepted; larger → 413",
+  },
   ...RATE_LIMIT_ENV,
-  KEY_CACHE_TTL_MS: { type: "integer", minimum: 0, maximum: 30000, default: 30000, description: "how long a resolved key is cached (spec: at most 30 s)" },
-  UPSTREAM_TIMEOUT_MS: { type: "integer", minimum: 100, maximum: 300000, default: 30000, description: "deadline of a gRPC call to an area service" },
+  KEY_CACHE_TTL_MS: {
+    type: "integer",
+    minimum: 0,
+    maximum: 30000,
+    default: 30000,
+    description: "how long a resolved key is cached (spec: at most 30 s)",
+  },
+  UPSTREAM_TIMEOUT_MS: {
+    type: "integer",
+    minimum: 100,
+    maximum: 300000,
+    default: 30000,
+    description: "deadline of a gRPC call to an area service",
+  },
   ...serviceAddrEnv(),
 } as const;
 

@@ -26,7 +26,13 @@ export class Dispatcher {
   }
 
   /** Returns the owner's JSON-encoded result. */
-  async execute(service: ServiceName, ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<string> {
+  async execute(
+    service: ServiceName,
+    ability: string,
+    inputJson: string,
+    call: CallContext,
+    edge?: EdgeInfo,
+  ): Promise<string> {
     const executor = this.executors.get(service);
     if (!executor) throw new GantryError("internal", `no executor for service ${service}`);
     return executor.execute(ability, inputJson, call, edge);

@@ -56,19 +56,30 @@ export class KeyCache {
     const evictionsBefore = this.evictions;
     let record: KeyRecord | null;
     try {
-      record = await unary<{ secret_sha256: string; legacy_only: boolean }, KeyRecord>(this.client, "ResolveKey", { secret_sha256: hash, legacy_only: legacyOnly }, { deadlineMs: 5_000 });
+      record = await unary<{ secret_sha256: string; legacy_only: boolean }, KeyRecord>(
+        this.client,
+        "ResolveKey",
+        { secret_sha256: hash, legacy_only: legacyOnly },
+        { deadlineMs: 5_000 },
+      );
     } catch (err) {
       if (err instanceof GantryError && err.code === "not_found") record = null;
       else {
         this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "key resolution failed");
-        throw new GantryError("unavailable", "Key resolution is unavailable; retry shortly.", { retryAfterMs: 1_000, cause: err });
+        throw new GantryError("unavailable", "Key resolution is unavailable; retry shortly.", {
+          retryAfterMs: 1_000,
+          cause: err,
+        });
       }
     }
     // A revocation notice that arrived while this lookup was in flight may postdate its answer:
     // answer this request, but do not cache it, so the next request resolves afresh.
     if (record && this.evictions !== evictionsBefore) return record;
     if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
-    this.byHash.set(hash, { record, until: this.now() + (record ? this.ttlMs : Math.min(this.ttlMs, NEGATIVE_TTL_MS)) });
+    this.byHash.set(hash, {
+      record,
+      until: this.now() + (record ? this.ttlMs : Math.min(this.ttlMs, NEGATIVE_TTL_MS)),
+    });
     return record;
   }
 
@@ -94,4 +105,3 @@ export class KeyCache {
     return this.byHash.size;
   }
 }
-

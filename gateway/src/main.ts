@@ -38,9 +38,16 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
   const log = createLogger("gateway", config.LOG_LEVEL);
   // Date.now, unless NODE_ENV=test and GANTRY_TEST_CLOCK_FILE (kit/src/clock.ts; refuses to start otherwise).
   const now = createClock();
-  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(config[s.addrEnv])])) as Record<AreaService, string>;
+  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(config[s.addrEnv])])) as Record<
+    AreaService,
+    string
+  >;
   const nats = await connectNats(config.NATS_URL, "gateway", log);
-  await ensureStream(nats.jsm, { ...STREAMS.AUDIT, subjects: [...STREAMS.AUDIT.subjects], max_age: 7 * 24 * 3600 * 1e9 });
+  await ensureStream(nats.jsm, {
+    ...STREAMS.AUDIT,
+    subjects: [...STREAMS.AUDIT.subjects],
+    max_age: 7 * 24 * 3600 * 1e9,
+  });
 
   const keysClient = makeClient<grpc.Client>(KEYS_PROTO, "gantry.keys.v1.KeyResolver", addrs.keys);
   const keys = new KeyCache(keysClient, config.KEY_CACHE_TTL_MS, log, now);
@@ -67,7 +74,10 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
   // Live status asks the dispatcher what each owner has wired; capability.discover, which the
   // dispatcher runs, asks live status: so the gateway's own executor is mounted once both exist.
   const liveStatus = new LiveStatus(dispatcher, now);
-  dispatcher.mount("gateway", new MetaExecutor(metaHandlers, { version: ver, maxBodyBytes: config.MAX_BODY_BYTES, liveStatus }));
+  dispatcher.mount(
+    "gateway",
+    new MetaExecutor(metaHandlers, { version: ver, maxBodyBytes: config.MAX_BODY_BYTES, liveStatus }),
+  );
   const audit = new AuditPublisher(nats, log);
   const metrics = createMetrics();
   const usage = new UsageReporter(keysClient, log);

@@ -10,7 +10,12 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry, prefix: "gantry_gateway_" });
   return {
     registry,
-    requests: new Counter({ name: "gantry_requests_total", help: "Ability calls by ability and HTTP status", labelNames: ["ability", "status"], registers: [registry] }),
+    requests: new Counter({
+      name: "gantry_requests_total",
+      help: "Ability calls by ability and HTTP status",
+      labelNames: ["ability", "status"],
+      registers: [registry],
+    }),
     latency: new Histogram({
       name: "gantry_request_duration_seconds",
       help: "Ability call latency at the gateway, by ability and HTTP status",
@@ -18,8 +23,17 @@ export function createMetrics() {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
-    rateLimited: new Counter({ name: "gantry_rate_limited_total", help: "Calls refused with 429", registers: [registry] }),
-    upstreamErrors: new Counter({ name: "gantry_upstream_errors_total", help: "Failed gRPC calls to area services by service and error code", labelNames: ["service", "code"], registers: [registry] }),
+    rateLimited: new Counter({
+      name: "gantry_rate_limited_total",
+      help: "Calls refused with 429",
+      registers: [registry],
+    }),
+    upstreamErrors: new Counter({
+      name: "gantry_upstream_errors_total",
+      help: "Failed gRPC calls to area services by service and error code",
+      labelNames: ["service", "code"],
+      registers: [registry],
+    }),
   };
 }
 

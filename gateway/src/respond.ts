@@ -5,7 +5,13 @@
  */
 import type { Response } from "express";
 import type { GantryError } from "@gantry/kit";
-import { errorBody, resultEnvelopeJson, retryAfterHeader, type AbilityOutcome, type ResponseHeaders } from "./pipeline/outcome.ts";
+import {
+  errorBody,
+  resultEnvelopeJson,
+  retryAfterHeader,
+  type AbilityOutcome,
+  type ResponseHeaders,
+} from "./pipeline/outcome.ts";
 
 export function setHeaders(res: Response, headers: ResponseHeaders): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);

@@ -28,7 +28,12 @@ export class UsageReporter {
 
   async flush(): Promise<void> {
     if (this.seen.size === 0) return;
-    const usage = [...this.seen].map(([key_id, s]) => ({ key_id, last_used_ms: s.last, count: s.count, source: s.source }));
+    const usage = [...this.seen].map(([key_id, s]) => ({
+      key_id,
+      last_used_ms: s.last,
+      count: s.count,
+      source: s.source,
+    }));
     this.seen.clear();
     try {
       await unary(this.client, "ReportUsage", { usage }, { deadlineMs: 5_000 });

@@ -57,13 +57,17 @@ describe("audit records", () => {
     await t.db.query("ALTER TABLE keys.audit_records RENAME TO audit_records_offline");
     const ids: string[] = [];
     try {
-      for (let i = 0; i < 20; i++) ids.push((await t.call("gantry.about", { input: { i } }).expect(400)).headers["x-request-id"]);
+      for (let i = 0; i < 20; i++)
+        ids.push((await t.call("gantry.about", { input: { i } }).expect(400)).headers["x-request-id"]);
       await new Promise((r) => setTimeout(r, 1_500));
     } finally {
       await t.db.query("ALTER TABLE keys.audit_records_offline RENAME TO audit_records");
     }
     await eventually(async () => {
-      const { rows } = await t.db.query("SELECT count(*)::int AS n FROM keys.audit_records WHERE request_id = ANY($1)", [ids]);
+      const { rows } = await t.db.query(
+        "SELECT count(*)::int AS n FROM keys.audit_records WHERE request_id = ANY($1)",
+        [ids],
+      );
       return rows[0].n === ids.length;
     }, 20_000);
   });

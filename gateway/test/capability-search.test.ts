@@ -8,11 +8,21 @@ import assert from "node:assert/strict";
 import { catalogue } from "@gantry/proto/catalogue";
 import { rank, words } from "../src/discovery/search.ts";
 
-const top = (q: string, n = 1) => rank(q, catalogue).slice(0, n).map((r) => r.def.id);
+const top = (q: string, n = 1) =>
+  rank(q, catalogue)
+    .slice(0, n)
+    .map((r) => r.def.id);
 
 describe("capability ranking", () => {
   test("words: lower case, camelCase and ids split, stop words and plural endings dropped", () => {
-    assert.deepEqual(words("Send the Invoices to idempotencyKey memory.search"), ["send", "invoice", "idempotency", "key", "memory", "search"]);
+    assert.deepEqual(words("Send the Invoices to idempotencyKey memory.search"), [
+      "send",
+      "invoice",
+      "idempotency",
+      "key",
+      "memory",
+      "search",
+    ]);
   });
 
   test("an exact id ranks first, an id fragment near the top", () => {

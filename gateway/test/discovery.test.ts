@@ -16,7 +16,16 @@ let t: TestStack;
 let narrow: string;
 const NARROW_SCOPES = ["contact.*", "web.browse", "capability.discover"];
 // key.inspect and vertical.manifest_get are open to every key (spec §5.11), so they are listed too.
-const NARROW_IDS = ["capability.discover", "contact.create", "contact.get", "contact.list", "contact.update", "key.inspect", "vertical.manifest_get", "web.browse"];
+const NARROW_IDS = [
+  "capability.discover",
+  "contact.create",
+  "contact.get",
+  "contact.list",
+  "contact.update",
+  "key.inspect",
+  "vertical.manifest_get",
+  "web.browse",
+];
 
 before(async () => {
   t = await startTestStack({ services: ["keys", "web"] });
@@ -41,7 +50,10 @@ describe("GET /v1/abilities", () => {
     assert.equal(res.headers["cache-control"], "no-store");
     assert.ok(res.headers["ratelimit-policy"]);
     assert.equal(res.body.tenant, "acme");
-    assert.deepEqual(res.body.abilities.map((a: { id: string }) => a.id), NARROW_IDS);
+    assert.deepEqual(
+      res.body.abilities.map((a: { id: string }) => a.id),
+      NARROW_IDS,
+    );
     assert.equal(res.body.count, NARROW_IDS.length);
     for (const a of res.body.abilities) {
       const def = abilityById.get(a.id)!;
@@ -67,7 +79,10 @@ describe("GET /v1/abilities", () => {
     const all = await get("/v1/abilities", t.adminKey).expect(200);
     assert.equal(all.body.count, 79);
     const contact = await get("/v1/abilities?area=contact", t.adminKey).expect(200);
-    assert.deepEqual(contact.body.abilities.map((a: { id: string }) => a.id), ["contact.create", "contact.get", "contact.list", "contact.update"]);
+    assert.deepEqual(
+      contact.body.abilities.map((a: { id: string }) => a.id),
+      ["contact.create", "contact.get", "contact.list", "contact.update"],
+    );
     const bad = await get("/v1/abilities?area=nope", t.adminKey).expect(400);
     assert.equal(bad.body.details[0].path, "/query/area");
   });
@@ -132,7 +147,9 @@ describe("/docs", () => {
     assert.ok(res.text.includes(`${t.url}/mcp`));
     assert.ok(!res.text.includes(t.adminKey));
     assert.doesNotMatch(res.text, /<script>(?!<\/script>)/, "no inline script");
-    await get("/docs/assets/docs.js").expect(200).expect("content-type", /javascript/);
+    await get("/docs/assets/docs.js")
+      .expect(200)
+      .expect("content-type", /javascript/);
     await get("/docs/assets/docs.css").expect(200).expect("content-type", /css/);
     await get("/docs/assets/nope.js").expect(404);
   });
@@ -153,7 +170,20 @@ describe("/docs", () => {
     assert.ok(md.includes(`fetch("${t.url}/v1/abilities/contact.create"`));
     assert.ok(md.includes("Status: **unavailable**"));
     // MCP host setup, limits (with the §8 defaults read from the schemas), errors.
-    for (const s of ["## MCP", "claude mcp add --transport http gantry", "mcpServers", "bearer_token_env_var", "## Limits", "600 requests per 60 s", "1048576 bytes", "0 to 336, default 24", "memory.search", "default medium", "## Errors", "rate_limited"]) {
+    for (const s of [
+      "## MCP",
+      "claude mcp add --transport http gantry",
+      "mcpServers",
+      "bearer_token_env_var",
+      "## Limits",
+      "600 requests per 60 s",
+      "1048576 bytes",
+      "0 to 336, default 24",
+      "memory.search",
+      "default medium",
+      "## Errors",
+      "rate_limited",
+    ]) {
       assert.ok(md.includes(s), `markdown lacks ${JSON.stringify(s)}`);
     }
     assert.ok(!md.includes(narrow), "the key itself is never echoed");
@@ -173,8 +203,14 @@ describe("capability.discover", () => {
     assert.equal(r.abilities[0].live, false);
     assert.deepEqual(r.abilities[0].requiredFields, ["name"]);
     assert.ok(r.abilities.length <= 3);
-    assert.ok(r.abilities.every((a: { id: string }) => NARROW_IDS.includes(a.id)), "never outside the scope");
-    assert.ok(r.outOfScope.some((a: { id: string }) => a.id === "lead.create"), "names what a wider key could call");
+    assert.ok(
+      r.abilities.every((a: { id: string }) => NARROW_IDS.includes(a.id)),
+      "never outside the scope",
+    );
+    assert.ok(
+      r.outOfScope.some((a: { id: string }) => a.id === "lead.create"),
+      "names what a wider key could call",
+    );
   });
 
   test("matches field names and reports live ones as live", async () => {
@@ -185,10 +221,16 @@ describe("capability.discover", () => {
 
   test("area filter, no query lists the scope, limit applies", async () => {
     const web = await discover({ area: "web" }).expect(200);
-    assert.deepEqual(web.body.result.abilities.map((a: { id: string }) => a.id), ["web.browse"]);
+    assert.deepEqual(
+      web.body.result.abilities.map((a: { id: string }) => a.id),
+      ["web.browse"],
+    );
     assert.equal(web.body.result.abilities[0].status, "not_wired");
     const all = await discover({}).expect(200);
-    assert.deepEqual(all.body.result.abilities.map((a: { id: string }) => a.id), NARROW_IDS);
+    assert.deepEqual(
+      all.body.result.abilities.map((a: { id: string }) => a.id),
+      NARROW_IDS,
+    );
     const two = await discover({ limit: 2 }, t.adminKey).expect(200);
     assert.equal(two.body.result.abilities.length, 2);
     assert.equal(two.body.result.total, 79);
@@ -210,7 +252,11 @@ describe("capability.discover", () => {
   });
 
   test("works through the generic execute envelope too", async () => {
-    const res = await request(t.url).post("/abilities/execute").set("Authorization", `Bearer ${narrow}`).send({ ability: "capability.discover", input: { query: "contact" } }).expect(200);
+    const res = await request(t.url)
+      .post("/abilities/execute")
+      .set("Authorization", `Bearer ${narrow}`)
+      .send({ ability: "capability.discover", input: { query: "contact" } })
+      .expect(200);
     assert.equal(res.body.ability, "capability.discover");
   });
 });
@@ -227,7 +273,12 @@ describe("gantry.about", () => {
       .post("")
       .set("Authorization", `Bearer ${t.adminKey}`)
       .set("Accept", "application/json, text/event-stream")
-      .send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } } })
+      .send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+      })
       .expect(200);
     assert.equal(mcp.body.result.serverInfo.name, "gantry");
   });

@@ -30,13 +30,29 @@ const shotDir = mkdtempSync(join(tmpdir(), "gantry-docs-screenshot-"));
 before(async () => {
   if (!haveChromium) return;
   t = await startTestStack({ services: ["keys"] });
-  key = (await t.insertKey({ tenant: "acme", scopes: ["contact.*", "capability.discover", "gantry.about"], rateLimit: 120, rateWindowSeconds: 60 })).key;
+  key = (
+    await t.insertKey({
+      tenant: "acme",
+      scopes: ["contact.*", "capability.discover", "gantry.about"],
+      rateLimit: 120,
+      rateWindowSeconds: 60,
+    })
+  ).key;
   const list = await request(t.url).get("/v1/abilities").set("Authorization", `Bearer ${key}`).expect(200);
   expectedIds = list.body.abilities.map((a: { id: string }) => a.id);
   browser = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     viewport: { width: 1360, height: 1000 },
   });
   page = browser.pages()[0] ?? (await browser.newPage());
@@ -53,22 +69,37 @@ after(async () => {
 });
 
 // Callbacks below run in the page; the test's TypeScript has no DOM types, hence the loose casts.
-type Dom = { document: { cookie: string; documentElement: { outerHTML: string }; querySelector: (s: string) => { classList: { contains: (c: string) => boolean } } | null } };
-const renderedIds = () => page.$$eval("article.ability", (els) => els.filter((e) => !(e as unknown as { hidden: boolean }).hidden).map((e) => e.id.replace(/^ability-/, "")));
+type Dom = {
+  document: {
+    cookie: string;
+    documentElement: { outerHTML: string };
+    querySelector: (s: string) => { classList: { contains: (c: string) => boolean } } | null;
+  };
+};
+const renderedIds = () =>
+  page.$$eval("article.ability", (els) =>
+    els.filter((e) => !(e as unknown as { hidden: boolean }).hidden).map((e) => e.id.replace(/^ability-/, "")),
+  );
 
 describe("/docs in headless Chromium", { skip: haveChromium ? false : `no Chromium at ${CHROMIUM}` }, () => {
   test("load, paste a key, see exactly its abilities; screenshot", async (ctx) => {
     await page.goto(`${t.url}/docs`);
-    assert.match(await page.textContent("#load-status") ?? "", /Paste a key/);
+    assert.match((await page.textContent("#load-status")) ?? "", /Paste a key/);
     assert.equal(await page.$$eval("article.ability", (els) => els.length), 0);
 
     await page.fill("#api-key", key);
     await page.click("#load");
     await page.waitForSelector("article.ability");
     assert.deepEqual(await renderedIds(), expectedIds);
-    assert.match((await page.textContent("#load-status")) ?? "", new RegExp(`may call ${expectedIds.length} abilities`));
+    assert.match(
+      (await page.textContent("#load-status")) ?? "",
+      new RegExp(`may call ${expectedIds.length} abilities`),
+    );
     assert.match((await page.textContent("#key-summary")) ?? "", /Tenant acme/);
-    assert.equal(await page.$$eval("section.area", (els) => els.map((e) => e.id).join(",")), "area-capability,area-contact,area-gantry,area-key,area-vertical");
+    assert.equal(
+      await page.$$eval("section.area", (els) => els.map((e) => e.id).join(",")),
+      "area-capability,area-contact,area-gantry,area-key,area-vertical",
+    );
 
     await page.click("#ability-contact\\.create summary");
     await page.locator("#ability-contact\\.create").scrollIntoViewIfNeeded();
@@ -84,25 +115,39 @@ describe("/docs in headless Chromium", { skip: haveChromium ? false : `no Chromi
     assert.equal(page.url(), `${t.url}/docs`);
     const storage = await page.evaluate(() => {
       const { document } = globalThis as unknown as Dom;
-      return { cookie: document.cookie, local: JSON.stringify(localStorage), session: JSON.stringify(sessionStorage), html: document.documentElement.outerHTML };
+      return {
+        cookie: document.cookie,
+        local: JSON.stringify(localStorage),
+        session: JSON.stringify(sessionStorage),
+        html: document.documentElement.outerHTML,
+      };
     });
     assert.ok(!storage.cookie.includes(key));
     assert.ok(!storage.local.includes(key));
     assert.ok(!storage.session.includes(key));
-    assert.ok(!storage.html.includes(key), "the key is not written into the DOM (only the password field's value holds it)");
+    assert.ok(
+      !storage.html.includes(key),
+      "the key is not written into the DOM (only the password field's value holds it)",
+    );
   });
 
   test("same content as the Markdown docs: the same curl command, the key's rate limit, MCP setup", async () => {
-    const md = (await request(t.url).get("/docs").set("Accept", "text/markdown").set("Authorization", `Bearer ${key}`).expect(200)).text;
+    const md = (
+      await request(t.url).get("/docs").set("Accept", "text/markdown").set("Authorization", `Bearer ${key}`).expect(200)
+    ).text;
     const section = md.slice(md.indexOf("#### contact.create\n"));
-    const mdCurl = section.slice(section.indexOf("```shell\n") + 9, section.indexOf("\n```", section.indexOf("```shell\n")));
+    const mdCurl = section.slice(
+      section.indexOf("```shell\n") + 9,
+      section.indexOf("\n```", section.indexOf("```shell\n")),
+    );
     const pageCurl = await page.$eval("#ability-contact\\.create .snippet pre", (e) => e.textContent);
     assert.equal(pageCurl, mdCurl);
     for (const id of expectedIds) assert.ok(md.includes(`#### ${id}\n`));
     assert.match((await page.textContent("#rate-limit-row")) ?? "", /120 requests per 60 s/);
     const mcp = (await page.textContent("#mcp")) ?? "";
     assert.ok(mcp.includes(`${t.url}/mcp`));
-    for (const host of ["Claude Code", "Cursor", "VS Code", "Claude Desktop", "Codex", "Gemini CLI"]) assert.ok(mcp.includes(host), host);
+    for (const host of ["Claude Code", "Cursor", "VS Code", "Claude Desktop", "Codex", "Gemini CLI"])
+      assert.ok(mcp.includes(host), host);
     assert.match((await page.textContent("#limits")) ?? "", /0 to 336, default 24/);
     assert.match((await page.textContent("#errors")) ?? "", /rate_limited/);
   });
@@ -130,7 +175,9 @@ describe("/docs in headless Chromium", { skip: haveChromium ? false : `no Chromi
   test("an unknown key shows the 401 message and no abilities", async () => {
     await page.fill("#api-key", "gk_thisIsNotAKeyAtAll0000000000000000000");
     await page.click("#load");
-    await page.waitForFunction(() => (globalThis as unknown as Dom).document.querySelector("#load-status")?.classList.contains("error"));
+    await page.waitForFunction(() =>
+      (globalThis as unknown as Dom).document.querySelector("#load-status")?.classList.contains("error"),
+    );
     assert.match((await page.textContent("#load-status")) ?? "", /not recognised \(401\)/);
     assert.equal(await page.$$eval("article.ability", (els) => els.length), 0);
   });

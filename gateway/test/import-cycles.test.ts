@@ -9,7 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../src/", import.meta.url));
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -22,7 +23,10 @@ test("no import cycles in gateway/src", () => {
   const graph = new Map<string, string[]>();
   for (const file of sources(SRC)) {
     const text = fs.readFileSync(file, "utf8");
-    graph.set(file, [...text.matchAll(IMPORT)].map((m) => path.resolve(path.dirname(file), m[1] ?? m[2])));
+    graph.set(
+      file,
+      [...text.matchAll(IMPORT)].map((m) => path.resolve(path.dirname(file), m[1] ?? m[2])),
+    );
   }
   assert.ok(graph.size > 30, `found only ${graph.size} files under ${SRC}`);
   const cycles: string[] = [];
@@ -33,7 +37,8 @@ test("no import cycles in gateway/src", () => {
     stack.push(file);
     for (const dep of graph.get(file) ?? []) {
       if (!graph.has(dep)) continue;
-      if (state.get(dep) === "open") cycles.push([...stack.slice(stack.indexOf(dep)), dep].map((f) => path.relative(SRC, f)).join(" → "));
+      if (state.get(dep) === "open")
+        cycles.push([...stack.slice(stack.indexOf(dep)), dep].map((f) => path.relative(SRC, f)).join(" → "));
       else if (!state.has(dep)) visit(dep);
     }
     stack.pop();

@@ -34,12 +34,25 @@ function fakeDispatcher(answers: Record<string, { id: string; wired: boolean }[]
 describe("LiveStatus", () => {
   test("live, not_wired and unavailable; the gateway's own abilities asked like any owner's", async () => {
     const f = fakeDispatcher({
-      web: [{ id: "web.browse", wired: false }, { id: "web.research", wired: true }],
+      web: [
+        { id: "web.browse", wired: false },
+        { id: "web.research", wired: true },
+      ],
       workspace: null,
-      gateway: [{ id: "gantry.about", wired: true }, { id: "capability.discover", wired: true }],
+      gateway: [
+        { id: "gantry.about", wired: true },
+        { id: "capability.discover", wired: true },
+      ],
     });
     const ls = new LiveStatus(f.dispatcher, () => 0);
-    const s = await ls.of(["web.browse", "web.research", "contact.create", "gantry.about", "capability.discover", "nope.x"]);
+    const s = await ls.of([
+      "web.browse",
+      "web.research",
+      "contact.create",
+      "gantry.about",
+      "capability.discover",
+      "nope.x",
+    ]);
     assert.equal(s.get("web.browse"), "not_wired");
     assert.equal(s.get("web.research"), "live");
     assert.equal(s.get("contact.create"), "unavailable");
@@ -53,7 +66,11 @@ describe("LiveStatus", () => {
     const f = fakeDispatcher({ web: [{ id: "web.browse", wired: true }] });
     const ls = new LiveStatus(f.dispatcher, () => now);
     f.hold();
-    const pending = Promise.all([ls.of(["web.browse"]), ls.of(["web.research"]), ls.of(["web.browse", "web.research"])]);
+    const pending = Promise.all([
+      ls.of(["web.browse"]),
+      ls.of(["web.research"]),
+      ls.of(["web.browse", "web.research"]),
+    ]);
     f.release();
     await pending;
     assert.deepEqual(f.calls, ["web"]);

@@ -19,7 +19,16 @@ import { eventually, startTestStack, type TestStack } from "@gantry/infra/testin
 let t: TestStack;
 let narrow: { id: string; key: string };
 // key.inspect and vertical.manifest_get are open to every key (spec §5.11).
-const NARROW_IDS = ["capability.discover", "contact.create", "contact.get", "contact.list", "contact.update", "gantry.about", "key.inspect", "vertical.manifest_get"];
+const NARROW_IDS = [
+  "capability.discover",
+  "contact.create",
+  "contact.get",
+  "contact.list",
+  "contact.update",
+  "gantry.about",
+  "key.inspect",
+  "vertical.manifest_get",
+];
 
 before(async () => {
   t = await startTestStack({ services: ["keys"] });
@@ -43,7 +52,12 @@ async function v2(key: string, mode: "auto" | { pin: string } = { pin: "2026-07-
   return client;
 }
 
-type ToolResult = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text?: string }[]; _meta?: Record<string, unknown> };
+type ToolResult = {
+  isError?: boolean;
+  structuredContent?: Record<string, any>;
+  content: { type: string; text?: string }[];
+  _meta?: Record<string, unknown>;
+};
 
 describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
   test("tools are exactly the key's abilities, with the catalogue's schema; two keys see different tools", async () => {
@@ -51,7 +65,10 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
     try {
       assert.match(a.transport.sessionId ?? "", /^mcp_[0-9a-f]{32}$/);
       const { tools } = await a.client.listTools();
-      assert.deepEqual(tools.map((x) => x.name), NARROW_IDS);
+      assert.deepEqual(
+        tools.map((x) => x.name),
+        NARROW_IDS,
+      );
       const create = tools.find((x) => x.name === "contact.create")!;
       assert.deepEqual(create.inputSchema, abilityById.get("contact.create")!.input);
       assert.equal(create.description?.startsWith(abilityById.get("contact.create")!.summary), true);
@@ -109,7 +126,10 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
       const res = (await a.client.callTool({ name: "key.list", arguments: {} })) as ToolResult;
       assert.equal(res.isError, true);
       assert.equal(res.structuredContent?.code, "forbidden");
-      await assert.rejects(a.client.callTool({ name: "nope.nothing", arguments: {} }), (err: { code?: number; message: string }) => err.code === -32602 && /Unknown tool/.test(err.message));
+      await assert.rejects(
+        a.client.callTool({ name: "nope.nothing", arguments: {} }),
+        (err: { code?: number; message: string }) => err.code === -32602 && /Unknown tool/.test(err.message),
+      );
     } finally {
       await a.client.close();
     }
@@ -121,7 +141,9 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
       const res = (await a.client.callTool({ name: "capability.discover", arguments: { limit: 0 } })) as ToolResult;
       const requestId = res._meta?.["gantry/requestId"] as string;
       assert.match(requestId, /^req_/);
-      const row = await eventually(async () => (await t.db.query("SELECT * FROM keys.audit_records WHERE request_id = $1", [requestId])).rows[0]);
+      const row = await eventually(
+        async () => (await t.db.query("SELECT * FROM keys.audit_records WHERE request_id = $1", [requestId])).rows[0],
+      );
       assert.equal(row.ability, "capability.discover");
       assert.equal(row.status, 400);
       assert.equal(row.key_id, narrow.id);
@@ -151,7 +173,13 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
     const sid = a.transport.sessionId!;
     const list = { jsonrpc: "2.0", id: 7, method: "tools/list", params: {} };
     const post = (key: string) =>
-      request(t.url).post("/mcp").set("Authorization", `Bearer ${key}`).set("Accept", "application/json, text/event-stream").set("Mcp-Session-Id", sid).set("MCP-Protocol-Version", "2025-11-25").send(list);
+      request(t.url)
+        .post("/mcp")
+        .set("Authorization", `Bearer ${key}`)
+        .set("Accept", "application/json, text/event-stream")
+        .set("Mcp-Session-Id", sid)
+        .set("MCP-Protocol-Version", "2025-11-25")
+        .send(list);
     const own = await post(narrow.key).expect(200);
     assert.equal(own.body.result.tools.length, NARROW_IDS.length);
     await post(t.adminKey).expect(404);
@@ -168,8 +196,14 @@ describe("MCP 2026-07-28, stateless (SDK 2.x client)", () => {
       assert.equal(c.getProtocolEra(), "modern");
       assert.equal(c.getNegotiatedProtocolVersion(), "2026-07-28");
       const { tools } = await c.listTools();
-      assert.deepEqual(tools.map((x) => x.name), NARROW_IDS);
-      const ok = (await c.callTool({ name: "capability.discover", arguments: { query: "create a contact", limit: 1 } })) as ToolResult;
+      assert.deepEqual(
+        tools.map((x) => x.name),
+        NARROW_IDS,
+      );
+      const ok = (await c.callTool({
+        name: "capability.discover",
+        arguments: { query: "create a contact", limit: 1 },
+      })) as ToolResult;
       assert.ok(!ok.isError);
       assert.equal(ok.structuredContent?.result.abilities[0].id, "contact.create");
       const bad = (await c.callTool({ name: "contact.create", arguments: { phone: "x" } })) as ToolResult;
@@ -201,10 +235,18 @@ describe("MCP 2026-07-28, stateless (SDK 2.x client)", () => {
 });
 
 describe("HTTP edge of /mcp", () => {
-  const rpc = (key: string) => request(t.url).post("/mcp").set("Accept", "application/json, text/event-stream").set("Authorization", `Bearer ${key}`);
+  const rpc = (key: string) =>
+    request(t.url)
+      .post("/mcp")
+      .set("Accept", "application/json, text/event-stream")
+      .set("Authorization", `Bearer ${key}`);
 
   test("401 with a Bearer challenge without a key, or with an unknown one", async () => {
-    const res = await request(t.url).post("/mcp").set("Accept", "application/json, text/event-stream").send({ jsonrpc: "2.0", id: 1, method: "tools/list" }).expect(401);
+    const res = await request(t.url)
+      .post("/mcp")
+      .set("Accept", "application/json, text/event-stream")
+      .send({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+      .expect(401);
     assert.match(res.headers["www-authenticate"], /^Bearer /);
     assert.equal(res.body.code, "unauthorized");
     const client = new V1Client({ name: "t", version: "1" });
@@ -226,8 +268,18 @@ describe("HTTP edge of /mcp", () => {
 
   test("GET (no SSE stream offered) is 405; a foreign Origin is 403; malformed JSON is a parse error", async () => {
     await request(t.url).get("/mcp").set("Authorization", `Bearer ${narrow.key}`).expect(405);
-    await request(t.url).post("/mcp").set("Authorization", `Bearer ${narrow.key}`).set("Origin", "https://evil.example").send({ jsonrpc: "2.0", id: 1, method: "tools/list" }).expect(403);
-    const bad = await request(t.url).post("/mcp").set("Authorization", `Bearer ${narrow.key}`).set("Content-Type", "application/json").send("{nope").expect(400);
+    await request(t.url)
+      .post("/mcp")
+      .set("Authorization", `Bearer ${narrow.key}`)
+      .set("Origin", "https://evil.example")
+      .send({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+      .expect(403);
+    const bad = await request(t.url)
+      .post("/mcp")
+      .set("Authorization", `Bearer ${narrow.key}`)
+      .set("Content-Type", "application/json")
+      .send("{nope")
+      .expect(400);
     assert.equal(bad.body.error.code, -32700);
   });
 });

@@ -11,9 +11,28 @@ import { MetaExecutor, metaHandlers, type MetaHandler } from "../src/meta/index.
 import { Dispatcher } from "../src/dispatch.ts";
 import { LiveStatus } from "../src/discovery/live-status.ts";
 
-const call: CallContext = { requestId: "req_test", tenant: "acme", keyTenant: "acme", keyId: "key_1", scopes: ["*"], collections: [], products: [], admin: false, subTenants: false };
+const call: CallContext = {
+  requestId: "req_test",
+  tenant: "acme",
+  keyTenant: "acme",
+  keyId: "key_1",
+  scopes: ["*"],
+  collections: [],
+  products: [],
+  admin: false,
+  subTenants: false,
+};
 const edge = { baseUrl: "https://gantry.example", rateLimit: { limit: 7, windowSeconds: 60 } };
-const addrs = { keys: "127.0.0.1:1", connections: "127.0.0.1:1", payments: "127.0.0.1:1", memory: "127.0.0.1:1", content: "127.0.0.1:1", trust: "127.0.0.1:1", workspace: "127.0.0.1:1", web: "127.0.0.1:1" };
+const addrs = {
+  keys: "127.0.0.1:1",
+  connections: "127.0.0.1:1",
+  payments: "127.0.0.1:1",
+  memory: "127.0.0.1:1",
+  content: "127.0.0.1:1",
+  trust: "127.0.0.1:1",
+  workspace: "127.0.0.1:1",
+  web: "127.0.0.1:1",
+};
 
 function setup(handlers: Record<string, MetaHandler> = metaHandlers) {
   const dispatcher = new Dispatcher(addrs, 1_000);
@@ -39,7 +58,10 @@ describe("MetaExecutor", () => {
   test("it describes every gateway-owned ability; live status reads it like any owner's", async () => {
     const { dispatcher, liveStatus } = setup({ "gantry.about": metaHandlers["gantry.about"] });
     try {
-      const owned = catalogue.filter((a) => a.service === "gateway").map((a) => a.id).sort();
+      const owned = catalogue
+        .filter((a) => a.service === "gateway")
+        .map((a) => a.id)
+        .sort();
       const described = (await dispatcher.describe("gateway"))!;
       assert.deepEqual(described.map((a) => a.id).sort(), owned);
       const status = await liveStatus.of(owned);
@@ -53,7 +75,10 @@ describe("MetaExecutor", () => {
   test("an owned id without a handler answers 501", async () => {
     const { dispatcher } = setup({});
     try {
-      await assert.rejects(dispatcher.execute("gateway", "gantry.about", "{}", call, edge), (err: unknown) => err instanceof GantryError && err.code === "not_implemented");
+      await assert.rejects(
+        dispatcher.execute("gateway", "gantry.about", "{}", call, edge),
+        (err: unknown) => err instanceof GantryError && err.code === "not_implemented",
+      );
     } finally {
       dispatcher.close();
     }

@@ -11,7 +11,12 @@ import { catalogue } from "@gantry/proto/catalogue";
 import { createAjv } from "@gantry/kit";
 import { buildOpenApi, operationId } from "../src/docs/openapi.ts";
 
-const options = { baseUrl: "https://api.example.test", version: "0.1.0+abc123", maxBodyBytes: 1_048_576, rateLimit: { limit: 600, windowSeconds: 60 } };
+const options = {
+  baseUrl: "https://api.example.test",
+  version: "0.1.0+abc123",
+  maxBodyBytes: 1_048_576,
+  rateLimit: { limit: 600, windowSeconds: 60 },
+};
 type Doc = Record<string, any>;
 const doc = buildOpenApi(options) as Doc;
 
@@ -34,7 +39,11 @@ describe("OpenAPI 3.1 document", () => {
     assert.equal(doc.openapi, "3.1.0");
     assert.equal(doc.info.version, "0.1.0+abc123");
     assert.deepEqual(doc.servers, [{ url: "https://api.example.test" }]);
-    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: "http", scheme: "bearer" });
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+      ...doc.components.securitySchemes.bearerAuth,
+      type: "http",
+      scheme: "bearer",
+    });
     assert.deepEqual(doc.security, [{ bearerAuth: [] }]);
   });
 
@@ -44,9 +53,13 @@ describe("OpenAPI 3.1 document", () => {
       assert.ok(op, `no path for ${a.id}`);
       assert.equal(op.operationId, operationId(a.id));
       assert.deepEqual(op.requestBody.content["application/json"].examples.example.value, { input: a.example });
-      for (const status of ["200", "400", "401", "403", "404", "409", "413", "415", "429", "501", "503", "default"]) assert.ok(op.responses[status], `${a.id} lacks ${status}`);
+      for (const status of ["200", "400", "401", "403", "404", "409", "413", "415", "429", "501", "503", "default"])
+        assert.ok(op.responses[status], `${a.id} lacks ${status}`);
     }
-    assert.equal(Object.keys(doc.paths).filter((p) => p.startsWith("/v1/abilities/") && p !== "/v1/abilities/{id}").length, 79);
+    assert.equal(
+      Object.keys(doc.paths).filter((p) => p.startsWith("/v1/abilities/") && p !== "/v1/abilities/{id}").length,
+      79,
+    );
   });
 
   test("the execute envelope is a oneOf over every ability, discriminated by `ability`", () => {
@@ -60,7 +73,8 @@ describe("OpenAPI 3.1 document", () => {
   test("envelope and ErrorResponse schemas follow spec §2.3/§2.4", () => {
     const { AbilityResult, ErrorResponse } = doc.components.schemas;
     assert.deepEqual(AbilityResult.required, ["ok", "ability", "result", "duration"]);
-    for (const f of ["ok", "error", "ability", "reason", "details", "retryAfterMs"]) assert.ok(ErrorResponse.properties[f], `ErrorResponse.${f}`);
+    for (const f of ["ok", "error", "ability", "reason", "details", "retryAfterMs"])
+      assert.ok(ErrorResponse.properties[f], `ErrorResponse.${f}`);
     assert.ok(ErrorResponse.required.includes("ok") && ErrorResponse.required.includes("error"));
   });
 
@@ -75,7 +89,9 @@ describe("OpenAPI 3.1 document", () => {
       assert.ok(check(structuredClone(media.examples.example.value)), `${a.id}: ${JSON.stringify(check.errors)}`);
       for (const [status, resp] of Object.entries(op.responses as Record<string, any>)) {
         if (status === "200") continue;
-        for (const ex of Object.values((resp.content?.["application/json"]?.examples ?? {}) as Record<string, { value: unknown }>)) {
+        for (const ex of Object.values(
+          (resp.content?.["application/json"]?.examples ?? {}) as Record<string, { value: unknown }>,
+        )) {
           assert.ok(errorSchema(ex.value), `${a.id} ${status}: ${JSON.stringify(errorSchema.errors)}`);
         }
       }

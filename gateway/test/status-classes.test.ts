@@ -45,16 +45,24 @@ describe("400", () => {
   });
 
   test("malformed JSON", async () => {
-    const res = await request(t.url).post("/v1/abilities/gantry.about").set("Authorization", `Bearer ${t.adminKey}`).set("Content-Type", "application/json").send('{"input": {').expect(400);
+    const res = await request(t.url)
+      .post("/v1/abilities/gantry.about")
+      .set("Authorization", `Bearer ${t.adminKey}`)
+      .set("Content-Type", "application/json")
+      .send('{"input": {')
+      .expect(400);
     assert.equal(res.body.code, "invalid_json");
   });
 
   test("input failing its schema lists every error with its path", async () => {
-    const res = await t.call("lesson.record", { input: { category: "misc", severity: "sometimes", extra: 1 } }).expect(400);
+    const res = await t
+      .call("lesson.record", { input: { category: "misc", severity: "sometimes", extra: 1 } })
+      .expect(400);
     assertErrorShape(res.body);
     assert.equal(res.body.ability, "lesson.record");
     const paths = res.body.details.map((d: { path: string }) => d.path).sort();
-    for (const p of ["/input/title", "/input/lesson", "/input/category", "/input/severity", "/input/extra"]) assert.ok(paths.includes(p), `missing ${p} in ${paths}`);
+    for (const p of ["/input/title", "/input/lesson", "/input/category", "/input/severity", "/input/extra"])
+      assert.ok(paths.includes(p), `missing ${p} in ${paths}`);
   });
 
   test("unknown context field and a non-object input are refused", async () => {
@@ -73,7 +81,10 @@ describe("400: NUL characters", () => {
     assertErrorShape(res.body);
     assert.equal(res.body.code, "validation_failed");
     assert.equal(res.body.ability, "lesson.record");
-    assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ["/input/title"]);
+    assert.deepEqual(
+      res.body.details.map((d: { path: string }) => d.path),
+      ["/input/title"],
+    );
     assert.match(res.body.details[0].message, /NUL character.*not accepted.*remove it/);
     assert.match(res.body.error, /NUL characters.*remove them/);
   });
@@ -81,7 +92,9 @@ describe("400: NUL characters", () => {
   test("nested values, array items and object keys, every place named", async () => {
     const example = abilityById.get("qa.checklist.create")!.example as { items: { check: string; severity: string }[] };
     const items = [...example.items, { check: "A cancelled booking refunds the deposit\u0000", severity: "high" }];
-    const res = await t.call("qa.checklist.create", { input: { ...example, items, "odd/key\u0000": { "~x": ["ok", "\u0000"] } } }).expect(400);
+    const res = await t
+      .call("qa.checklist.create", { input: { ...example, items, "odd/key\u0000": { "~x": ["ok", "\u0000"] } } })
+      .expect(400);
     assert.equal(res.body.code, "validation_failed");
     assert.deepEqual(
       res.body.details.map((d: { path: string }) => d.path),
@@ -134,7 +147,10 @@ describe("404", () => {
 
 describe("405", () => {
   test("a wrong method names the allowed ones", async () => {
-    const res = await request(t.url).delete("/v1/abilities/gantry.about").set("Authorization", `Bearer ${t.adminKey}`).expect(405);
+    const res = await request(t.url)
+      .delete("/v1/abilities/gantry.about")
+      .set("Authorization", `Bearer ${t.adminKey}`)
+      .expect(405);
     assert.equal(res.body.code, "method_not_allowed");
     assert.equal(res.headers.allow, "GET, POST");
     const exec = await request(t.url).get("/abilities/execute").expect(405);
@@ -148,7 +164,12 @@ describe("413 and 415", () => {
     assert.equal(res.body.code, "payload_too_large");
   });
   test("non-JSON content type", async () => {
-    const res = await request(t.url).post("/v1/abilities/gantry.about").set("Authorization", `Bearer ${t.adminKey}`).set("Content-Type", "text/plain").send("input").expect(415);
+    const res = await request(t.url)
+      .post("/v1/abilities/gantry.about")
+      .set("Authorization", `Bearer ${t.adminKey}`)
+      .set("Content-Type", "text/plain")
+      .send("input")
+      .expect(415);
     assert.equal(res.body.code, "unsupported_media_type");
   });
 });
@@ -161,7 +182,10 @@ describe("501", () => {
       statuses.set(a.id, res.status);
       // Implemented abilities may refuse the example (e.g. 404 not_found for a made-up record id),
       // but no declared id may be unknown to the gateway or fail server-side.
-      const ok = res.status === 200 || res.status === 501 || (res.status >= 400 && res.status < 500 && res.body.code !== "unknown_ability");
+      const ok =
+        res.status === 200 ||
+        res.status === 501 ||
+        (res.status >= 400 && res.status < 500 && res.body.code !== "unknown_ability");
       assert.ok(ok, `${a.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
     }
     assert.equal(statuses.size, 79);
@@ -178,12 +202,17 @@ describe("501", () => {
 describe("execute path parity", () => {
   test("same result as the per-ability path", async () => {
     const direct = await t.call("gantry.about", { input: {} }).expect(200);
-    const viaExecute = await request(t.url).post("/abilities/execute").set("Authorization", `Bearer ${t.adminKey}`).send({ ability: "gantry.about", input: {} }).expect(200);
+    const viaExecute = await request(t.url)
+      .post("/abilities/execute")
+      .set("Authorization", `Bearer ${t.adminKey}`)
+      .send({ ability: "gantry.about", input: {} })
+      .expect(200);
     assert.equal(viaExecute.body.ability, "gantry.about");
     assert.deepEqual(viaExecute.body.result, direct.body.result);
   });
   test("missing or unknown ability → 400; schema failure → 400 with details", async () => {
-    const exec = (body: object) => request(t.url).post("/abilities/execute").set("Authorization", `Bearer ${t.adminKey}`).send(body);
+    const exec = (body: object) =>
+      request(t.url).post("/abilities/execute").set("Authorization", `Bearer ${t.adminKey}`).send(body);
     const missing = await exec({ input: {} }).expect(400);
     assert.equal(missing.body.details[0].path, "/ability");
     const unknown = await exec({ ability: "nope.nothing", input: {} }).expect(400);
@@ -217,7 +246,16 @@ describe("health and metrics", () => {
   test("GET /health reports every service", async () => {
     const res = await request(t.url).get("/health").expect(200);
     assert.equal(res.body.status, "ok");
-    assert.deepEqual(Object.keys(res.body.services).sort(), ["connections", "content", "keys", "memory", "payments", "trust", "web", "workspace"]);
+    assert.deepEqual(Object.keys(res.body.services).sort(), [
+      "connections",
+      "content",
+      "keys",
+      "memory",
+      "payments",
+      "trust",
+      "web",
+      "workspace",
+    ]);
   });
   test("GET /metrics exposes request counts and latency per ability and status", async () => {
     await t.call("gantry.about", { input: {} }).expect(200);

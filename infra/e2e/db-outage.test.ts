@@ -13,7 +13,8 @@ let t: TestStack;
 let key: string;
 before(async () => {
   t = await startTestStack({ services: ["keys", "workspace"], healthTimeoutMs: 120_000 });
-  key = (await t.insertKey({ tenant: "outage", scopes: ["contact.*"], rateLimit: 1_000_000, rateWindowSeconds: 60 })).key;
+  key = (await t.insertKey({ tenant: "outage", scopes: ["contact.*"], rateLimit: 1_000_000, rateWindowSeconds: 60 }))
+    .key;
 });
 after(async () => t?.stop());
 

@@ -84,7 +84,11 @@ export async function buildNatsServer(go: string, binDir: string, log: (line: st
   const output: string[] = [];
   const code = await new Promise<number>((resolve) => {
     const child = spawn(go, ["install", NATS_SERVER_MODULE], {
-      env: { ...process.env, GOBIN: binDir, GOFLAGS: [process.env.GOFLAGS, "-buildvcs=false"].filter(Boolean).join(" ") },
+      env: {
+        ...process.env,
+        GOBIN: binDir,
+        GOFLAGS: [process.env.GOFLAGS, "-buildvcs=false"].filter(Boolean).join(" "),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.on("data", (d: Buffer) => output.push(d.toString()));

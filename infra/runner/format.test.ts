@@ -3,7 +3,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createFormatter, prettyJson } from "./format.ts";
 
-const line = JSON.stringify({ level: "warn", time: "2026-01-02T03:04:05.678Z", service: "keys", msg: "slow query", ms: 812, table: "api_keys" });
+const line = JSON.stringify({
+  level: "warn",
+  time: "2026-01-02T03:04:05.678Z",
+  service: "keys",
+  msg: "slow query",
+  ms: 812,
+  table: "api_keys",
+});
 
 test("raw mode keeps the line as it is, behind the padded process name", () => {
   const fmt = createFormatter({ pretty: false, color: false, width: 8 });
@@ -12,7 +19,7 @@ test("raw mode keeps the line as it is, behind the padded process name", () => {
 
 test("pretty mode turns a pino line into time, level, message and the other fields", () => {
   const out = prettyJson(line, false)!;
-  assert.match(out, /^\d\d:\d\d:\d\d\.678 WARN  slow query ms=812 table=api_keys$/);
+  assert.match(out, /^\d\d:\d\d:\d\d\.678 WARN {2}slow query ms=812 table=api_keys$/);
   assert.doesNotMatch(out, /service=/);
 });
 

@@ -83,7 +83,8 @@ export function prettyJson(line: string, color: boolean): string | undefined {
   const rest = Object.entries(rec)
     .filter(([k]) => !HIDDEN.has(k))
     .map(([k, v]) => {
-      if (k === "err" && v && typeof v === "object" && "stack" in v) return `\n${String((v as { stack: unknown }).stack)}`;
+      if (k === "err" && v && typeof v === "object" && "stack" in v)
+        return `\n${String((v as { stack: unknown }).stack)}`;
       return `${k}=${formatValue(v)}`;
     })
     .join(" ");

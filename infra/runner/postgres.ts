@@ -111,7 +111,15 @@ async function postgresUser(): Promise<Ids> {
   } catch {
     await execFileP("groupadd", ["--system", "postgres"]).catch(() => undefined);
     try {
-      await execFileP("useradd", ["--system", "--gid", "postgres", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"]);
+      await execFileP("useradd", [
+        "--system",
+        "--gid",
+        "postgres",
+        "--no-create-home",
+        "--shell",
+        "/usr/sbin/nologin",
+        "postgres",
+      ]);
     } catch (err) {
       throw new Error(`Postgres cannot run as root and creating the 'postgres' user failed: ${(err as Error).message}`);
     }
@@ -137,7 +145,7 @@ async function initCluster(bin: PgBinaries, dir: string, ids: Ids, log: (line: s
     fs.chownSync(dir, ids.uid, ids.gid ?? ids.uid);
   }
   const pwfile = path.join(parent, `.pgpass-init-${process.pid}`);
-  fs.writeFileSync(pwfile, PG_PASSWORD + "\n", { mode: 0o600 });
+  fs.writeFileSync(pwfile, `${PG_PASSWORD}\n`, { mode: 0o600 });
   if (ids.uid !== undefined) fs.chownSync(pwfile, ids.uid, ids.gid ?? ids.uid);
   log(`initialising a Postgres cluster in ${dir}`);
   try {

@@ -71,7 +71,16 @@ describe("dependencies", () => {
   test("the shared environment names every dependency and every service address", () => {
     assert.match(stack.env.DATABASE_URL, /^postgres:\/\/gantry:gantry@127\.0\.0\.1:\d+\/gantry$/);
     assert.match(stack.env.NATS_URL, /^nats:\/\/127\.0\.0\.1:\d+$/);
-    for (const v of ["KEYS_ADDR", "CONNECTIONS_ADDR", "PAYMENTS_ADDR", "MEMORY_ADDR", "CONTENT_ADDR", "TRUST_ADDR", "WORKSPACE_ADDR", "WEB_ADDR"]) {
+    for (const v of [
+      "KEYS_ADDR",
+      "CONNECTIONS_ADDR",
+      "PAYMENTS_ADDR",
+      "MEMORY_ADDR",
+      "CONTENT_ADDR",
+      "TRUST_ADDR",
+      "WORKSPACE_ADDR",
+      "WEB_ADDR",
+    ]) {
       assert.match(stack.env[v] ?? "", /^127\.0\.0\.1:\d+$/, v);
     }
     const ports = new Set(Object.values(stack.env).flatMap((v) => /:(\d+)(\/|$)/.exec(v)?.[1] ?? []));
@@ -147,13 +156,19 @@ describe("stopping", () => {
       console.log(JSON.stringify({ pids: s.names().map((n) => s.pid(n)), dir: s.dataDir }));
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--input-type=module", "-e", code], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    const info = await until(() => {
-      const line = out.split("\n").find((l) => l.startsWith("{"));
-      return line ? (JSON.parse(line) as { pids: number[]; dir: string }) : undefined;
-    }, 30_000, "the child stack started");
+    const info = await until(
+      () => {
+        const line = out.split("\n").find((l) => l.startsWith("{"));
+        return line ? (JSON.parse(line) as { pids: number[]; dir: string }) : undefined;
+      },
+      30_000,
+      "the child stack started",
+    );
     assert.ok(info.pids.every((p) => groupAlive(p)));
     child.kill("SIGKILL");
     await until(() => info.pids.every((p) => !groupAlive(p)), 10_000, "every process of the killed runner is gone");
@@ -167,7 +182,11 @@ describe("supervisor", () => {
   test("a crashed process is restarted with backoff, a stopped one is not", async () => {
     const sink = new LogSink();
     const watchdog = new Watchdog();
-    const proc = new ManagedProcess({ name: "holder", command: process.execPath, args: ["-e", holdScript] }, sink, watchdog);
+    const proc = new ManagedProcess(
+      { name: "holder", command: process.execPath, args: ["-e", holdScript] },
+      sink,
+      watchdog,
+    );
     try {
       proc.start();
       await proc.waitHealthy({ timeoutMs: 5000 });
@@ -197,7 +216,8 @@ describe("supervisor", () => {
   test("a process that ignores SIGTERM is killed after its stop timeout", async () => {
     const sink = new LogSink();
     const watchdog = new Watchdog();
-    const stubborn = "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready'); setInterval(() => {}, 1000)";
+    const stubborn =
+      "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready'); setInterval(() => {}, 1000)";
     const proc = new ManagedProcess(
       { name: "stubborn", command: process.execPath, args: ["-e", stubborn], stopTimeoutMs: 500 },
       sink,
@@ -248,13 +268,21 @@ describe("supervisor", () => {
     const sink = new LogSink();
     const watchdog = new Watchdog();
     const proc = new ManagedProcess(
-      { name: "flappy", command: process.execPath, args: ["-e", "console.log('starting'); process.exit(1)"], health: async () => false },
+      {
+        name: "flappy",
+        command: process.execPath,
+        args: ["-e", "console.log('starting'); process.exit(1)"],
+        health: async () => false,
+      },
       sink,
       watchdog,
     );
     try {
       proc.start();
-      await assert.rejects(proc.waitHealthy({ timeoutMs: 20_000, failAfterExits: 3 }), /flappy keeps crashing \(3 exits while starting\)/);
+      await assert.rejects(
+        proc.waitHealthy({ timeoutMs: 20_000, failAfterExits: 3 }),
+        /flappy keeps crashing \(3 exits while starting\)/,
+      );
     } finally {
       await proc.stop();
       watchdog.close();
@@ -269,11 +297,16 @@ describe("services in a stack", { skip: hasKeys ? false : "services/keys/src/mai
   });
   after(async () => stack?.stop());
 
-  test("several gateways each get their own port and answer /health", { skip: hasGateway ? false : "no gateway yet" }, async () => {
+  test("several gateways each get their own port and answer /health", {
+    skip: hasGateway ? false : "no gateway yet",
+  }, async () => {
     assert.equal(stack.gatewayUrls.length, 2);
     assert.equal(stack.baseUrl, stack.gatewayUrls[0]);
     assert.notEqual(stack.gatewayUrls[0], stack.gatewayUrls[1]);
-    assert.deepEqual(stack.names().filter((n) => n.startsWith("gateway")), ["gateway", "gateway-2"]);
+    assert.deepEqual(
+      stack.names().filter((n) => n.startsWith("gateway")),
+      ["gateway", "gateway-2"],
+    );
     for (const url of stack.gatewayUrls) assert.equal((await fetch(`${url}/health`)).status, 200, url);
   });
 

@@ -147,8 +147,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
   const services = [...(opts.services ?? SERVICE_NAMES.filter((n) => mainExists(`services/${n}/src/main.ts`)))];
   for (const name of services) {
-    if (!SERVICE_NAMES.includes(name)) throw new Error(`unknown service '${name}' (known: ${SERVICE_NAMES.join(", ")})`);
-    if (!mainExists(`services/${name}/src/main.ts`)) throw new Error(`service '${name}' has no services/${name}/src/main.ts yet`);
+    if (!SERVICE_NAMES.includes(name))
+      throw new Error(`unknown service '${name}' (known: ${SERVICE_NAMES.join(", ")})`);
+    if (!mainExists(`services/${name}/src/main.ts`))
+      throw new Error(`service '${name}' has no services/${name}/src/main.ts yet`);
   }
   const gatewayCount = opts.gateways ?? (mainExists("gateway/src/main.ts") ? 1 : 0);
   if (gatewayCount > 0 && !mainExists("gateway/src/main.ts")) throw new Error("gateway/src/main.ts does not exist yet");
@@ -269,9 +271,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           // a FATAL "the database system is starting up" line per attempt.
           let readyPid: number | undefined;
           const probe = prepared.spec.health!;
-          const proc = add({ ...prepared.spec, health: async () => readyPid !== undefined && readyPid === proc.pid && probe() });
+          const proc = add({
+            ...prepared.spec,
+            health: async () => readyPid !== undefined && readyPid === proc.pid && probe(),
+          });
           sink.subscribe((name, line) => {
-            if (name === "postgres" && line.includes("database system is ready to accept connections")) readyPid = proc.pid;
+            if (name === "postgres" && line.includes("database system is ready to accept connections"))
+              readyPid = proc.pid;
           });
           await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
           await ensureDatabase(prepared.adminUrl);
@@ -307,7 +313,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           const proc = add({
             name: "redis",
             command: bin,
-            args: ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dataDir],
+            args: [
+              "--port",
+              String(redisPort),
+              "--bind",
+              "127.0.0.1",
+              "--save",
+              "",
+              "--appendonly",
+              "no",
+              "--dir",
+              dataDir,
+            ],
             env: baseEnv(),
             endpoint: `redis 127.0.0.1:${redisPort}`,
             health: () => tcpOpen(redisPort),
@@ -357,7 +374,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         health: async () => (await probe.check()) === "SERVING",
       });
     }
-    await waitAll(services.map((n) => procs.get(n)!), healthTimeoutMs);
+    await waitAll(
+      services.map((n) => procs.get(n)!),
+      healthTimeoutMs,
+    );
 
     // ---- gateways -----------------------------------------------------------------------
     const gatewayUrls: string[] = [];
@@ -378,7 +398,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         health: () => httpHealthy(url),
       });
     }
-    await waitAll(gatewayNames.map((n) => procs.get(n)!), healthTimeoutMs);
+    await waitAll(
+      gatewayNames.map((n) => procs.get(n)!),
+      healthTimeoutMs,
+    );
 
     opts.signal?.removeEventListener("abort", onAbort);
     if (stopped) throw new Error("start-up aborted");

@@ -21,7 +21,7 @@ const format = createFormatter({ pretty: tty, color, width: 11 });
 
 const out = (line: string) => {
   try {
-    process.stdout.write(line + "\n");
+    process.stdout.write(`${line}\n`);
   } catch {
     /* stdout closed (e.g. piped to head) */
   }
@@ -52,7 +52,7 @@ function watchForAdminKey(proc: string, line: string): void {
     if (key && /admin/i.test(String(rec.msg ?? ""))) {
       printedAdminKey = key;
       fs.mkdirSync(dataDir, { recursive: true });
-      fs.writeFileSync(adminKeyFile, key + "\n", { mode: 0o600 });
+      fs.writeFileSync(adminKeyFile, `${key}\n`, { mode: 0o600 });
     }
   } catch {
     /* not JSON */
@@ -137,7 +137,8 @@ if (process.env.GANTRY_ADMIN_KEY) {
   adminLine = `${saved}  ${g(`(generated on the first start; saved in ${path.relative(process.cwd(), adminKeyFile)})`)}`;
   keyForExample = saved;
 } else {
-  adminLine = "generated on the first start and printed by the keys service then; set GANTRY_ADMIN_KEY=gk_… to register your own";
+  adminLine =
+    "generated on the first start and printed by the keys service then; set GANTRY_ADMIN_KEY=gk_… to register your own";
 }
 
 const local = (name: string) => s.names().includes(name);
@@ -145,18 +146,24 @@ const rel = (name: string) => path.relative(process.cwd(), path.join(dataDir, na
 const lines = [
   "",
   b(`Gantry is ready in ${seconds} s`),
-  s.baseUrl ? `  API         ${b(base)}   ${g(`(GET ${base}/health, docs at ${base}/docs)`)}` : "  API         (no gateway: gateway/src/main.ts does not exist yet)",
+  s.baseUrl
+    ? `  API         ${b(base)}   ${g(`(GET ${base}/health, docs at ${base}/docs)`)}`
+    : "  API         (no gateway: gateway/src/main.ts does not exist yet)",
   `  admin key   ${adminLine}`,
   `  data        ${dataDir}${local("postgres") || local("nats") ? g(`  (postgres/, nats/; reset: stop, then rm -rf ${rel("postgres")} ${rel("nats")} ${rel("admin-key")})`) : ""}`,
   `  postgres    ${s.env.DATABASE_URL}${local("postgres") ? "" : g("  (DATABASE_URL)")}`,
   `  nats        ${s.env.NATS_URL}${local("nats") ? "" : g("  (NATS_URL)")}`,
-  s.env.REDIS_URL ? `  redis       ${s.env.REDIS_URL}` : `  rate limits ${g("in memory (set REDIS_URL for limits shared by several gateways)")}`,
+  s.env.REDIS_URL
+    ? `  redis       ${s.env.REDIS_URL}`
+    : `  rate limits ${g("in memory (set REDIS_URL for limits shared by several gateways)")}`,
 ];
 if (s.baseUrl) {
   lines.push(
     "",
     g("  try:"),
-    g(`  curl -s -X POST ${base}/v1/abilities/gantry.about -H "Authorization: Bearer ${keyForExample}" -H "content-type: application/json" -d '{"input":{}}'`),
+    g(
+      `  curl -s -X POST ${base}/v1/abilities/gantry.about -H "Authorization: Bearer ${keyForExample}" -H "content-type: application/json" -d '{"input":{}}'`,
+    ),
   );
 }
 lines.push("", `Press Ctrl-C to stop.`, "");

@@ -125,7 +125,7 @@ export class Watchdog {
 
   private send(line: string): void {
     const stdin = this.child?.stdin;
-    if (stdin && !stdin.destroyed) stdin.write(line + "\n");
+    if (stdin && !stdin.destroyed) stdin.write(`${line}\n`);
   }
 }
 
@@ -309,7 +309,7 @@ export class ManagedProcess {
     this.restartTimer = undefined;
     const child = this.child;
     this.state = "stopping";
-    if (!child || !child.pid) {
+    if (!child?.pid) {
       this.state = "stopped";
       return;
     }

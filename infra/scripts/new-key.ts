@@ -4,4 +4,4 @@
  */
 import { generateKey } from "@gantry/kit";
 
-process.stdout.write(generateKey() + "\n");
+process.stdout.write(`${generateKey()}\n`);

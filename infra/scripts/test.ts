@@ -1,6 +1,7 @@
 /**
  * @module infra/scripts/test
- * `npm test`: typecheck the whole repository (`tsc -p tsconfig.json`), then run every
+ * `npm test`: typecheck the whole repository (`tsc -p tsconfig.json`), check format and lint
+ * (`biome ci .`, config in biome.json), then run every
  * `*.test.ts` under proto/, kit/, gateway/, services/<name>/src/ and infra/ with Node's test
  * runner (spec reporter, one file at a time: integration tests start whole stacks).
  *
@@ -9,7 +10,7 @@
  *   npm test -- gateway                    only files whose path contains "gateway"
  *   npm test -- kit/src/key-format.test.ts one file
  *   npm test -- --test-name-pattern=503    options starting with "-" go to `node --test`
- *   GANTRY_SKIP_TYPECHECK=1 npm test       skip the typecheck (quick local loops)
+ *   GANTRY_SKIP_TYPECHECK=1 npm test       skip the typecheck and the lint (quick local loops)
  *
  * Exits with the test runner's code; its summary (ℹ tests / ℹ pass / ℹ fail) is the last output.
  */
@@ -59,7 +60,9 @@ function testFiles(): string[] {
     if (fs.existsSync(dir)) walk(dir);
   }
   return found
-    .filter((f) => !f.startsWith("services/") || /^services\/[^/]+\/src\//.test(f) || /^services\/[^/]+\/test\//.test(f))
+    .filter(
+      (f) => !f.startsWith("services/") || /^services\/[^/]+\/src\//.test(f) || /^services\/[^/]+\/test\//.test(f),
+    )
     .sort();
 }
 
@@ -73,6 +76,13 @@ if (process.env.GANTRY_SKIP_TYPECHECK !== "1") {
     process.exit(code);
   }
   console.log(`typecheck: ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  const biome = path.join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
+  console.log("lint: biome ci .");
+  const lint = await run(process.execPath, [biome, "ci", "."]);
+  if (lint !== 0) {
+    console.error(`lint failed (exit ${lint}); \`npx biome check --write .\` fixes formatting and safe lint findings`);
+    process.exit(lint);
+  }
 }
 
 let files = testFiles();

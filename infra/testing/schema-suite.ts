@@ -27,7 +27,9 @@ export function schemaSuite(service: AreaService): { stack: () => TestStack } {
   });
 
   test(`${service}: migrations are recorded in _prisma_migrations and not re-applied`, async () => {
-    const { rows } = await t.db.query(`SELECT migration_name, checksum, finished_at FROM "${service}"._prisma_migrations`);
+    const { rows } = await t.db.query(
+      `SELECT migration_name, checksum, finished_at FROM "${service}"._prisma_migrations`,
+    );
     assert.ok(rows.length >= 1);
     for (const r of rows) {
       assert.match(r.checksum, /^[0-9a-f]{64}$/);
@@ -45,7 +47,9 @@ export function schemaSuite(service: AreaService): { stack: () => TestStack } {
     const table = rows[0].table_name as string;
     await t.db.query(`ALTER TABLE "${service}"."${table}" ADD COLUMN sneaky text`);
     try {
-      assert.deepEqual(await diffSchema(t.db, service, schemaPrisma), [`${table}.sneaky: in the database, missing in schema.prisma`]);
+      assert.deepEqual(await diffSchema(t.db, service, schemaPrisma), [
+        `${table}.sneaky: in the database, missing in schema.prisma`,
+      ]);
     } finally {
       await t.db.query(`ALTER TABLE "${service}"."${table}" DROP COLUMN sneaky`);
     }

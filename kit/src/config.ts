@@ -86,7 +86,10 @@ export function loadConfig<const E extends EnvSchema>(
   for (const [key, prop] of Object.entries(schema)) {
     // Comma-separated lists are the only list form an environment variable has.
     if (prop.type === "array" && typeof values[key] === "string") {
-      values[key] = (values[key] as string).split(",").map((s) => s.trim()).filter(Boolean);
+      values[key] = (values[key] as string)
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
     }
   }
   if (!validate(values)) {

@@ -9,7 +9,11 @@ import { AREA_SERVICES, type AddrEnv } from "./topology.ts";
 
 export const BASE_ENV = defineEnv({
   GRPC_HOST: { type: "string", default: "0.0.0.0", description: "interface the gRPC server binds" },
-  DATABASE_URL: { type: "string", pattern: "^postgres(ql)?://", description: "Postgres URL; the service uses its own schema" },
+  DATABASE_URL: {
+    type: "string",
+    pattern: "^postgres(ql)?://",
+    description: "Postgres URL; the service uses its own schema",
+  },
   NATS_URL: { type: "string", default: "nats://127.0.0.1:4222", description: "NATS server URL(s), comma-separated" },
   LOG_LEVEL: {
     type: "string",
@@ -41,7 +45,11 @@ type AddrVar = EnvVar & { type: "string"; default: string };
 export function serviceAddrEnv(): Record<AddrEnv, AddrVar> {
   const out = {} as Record<AddrEnv, AddrVar>;
   for (const s of AREA_SERVICES) {
-    out[s.addrEnv] = { type: "string", default: `127.0.0.1:${s.defaultPort}`, description: `host:port of the ${s.name} service` };
+    out[s.addrEnv] = {
+      type: "string",
+      default: `127.0.0.1:${s.defaultPort}`,
+      description: `host:port of the ${s.name} service`,
+    };
   }
   return out;
 }

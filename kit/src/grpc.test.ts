@@ -14,12 +14,22 @@ const server = new grpc.Server();
 server.addService(lookupService(ABILITY_PROTO, "gantry.ability.v1.AbilityService").service, {
   Execute: (call: grpc.ServerUnaryCall<{ ability: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
     if (call.request.ability === "ok.call") return cb(null, { result_json: '{"fine":true}' });
-    cb(toGrpcError(new GantryError("conflict", "The record changed.", { reason: "Read it again, then retry with its version.", details: [{ path: "/input/version", message: "stale", code: "stale" }] })));
+    cb(
+      toGrpcError(
+        new GantryError("conflict", "The record changed.", {
+          reason: "Read it again, then retry with its version.",
+          details: [{ path: "/input/version", message: "stale", code: "stale" }],
+        }),
+      ),
+    );
   },
-  Describe: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { service: "test", version: "0", abilities: [] }),
+  Describe: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
+    cb(null, { service: "test", version: "0", abilities: [] }),
 });
 const port = await new Promise<number>((resolve, reject) =>
-  server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+    err ? reject(err) : resolve(p),
+  ),
 );
 const client = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `127.0.0.1:${port}`);
 after(() => {
@@ -51,7 +61,10 @@ test("a domain error arrives as the same GantryError, and the stack-trace limit 
 test("a dead address is unavailable", async () => {
   const dead = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", "127.0.0.1:1");
   try {
-    await assert.rejects(unary(dead, "Execute", { ability: "x", input_json: "{}" }, { deadlineMs: 500 }), (err: unknown) => err instanceof GantryError && err.code === "unavailable");
+    await assert.rejects(
+      unary(dead, "Execute", { ability: "x", input_json: "{}" }, { deadlineMs: 500 }),
+      (err: unknown) => err instanceof GantryError && err.code === "unavailable",
+    );
   } finally {
     dead.close();
   }

@@ -101,10 +101,16 @@ export function unary<Req, Res>(
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      fn.call(client, request, opts.metadata ?? new grpc.Metadata(), { deadline }, (err: grpc.ServiceError | null, res: Res) => {
-        if (err) reject(fromGrpcError(err));
-        else resolve(res);
-      });
+      fn.call(
+        client,
+        request,
+        opts.metadata ?? new grpc.Metadata(),
+        { deadline },
+        (err: grpc.ServiceError | null, res: Res) => {
+          if (err) reject(fromGrpcError(err));
+          else resolve(res);
+        },
+      );
     } finally {
       Error.stackTraceLimit = limit;
     }

@@ -15,7 +15,9 @@ let HealthCtor: grpc.ServiceClientConstructor | undefined;
 function healthCtor(): grpc.ServiceClientConstructor {
   if (!HealthCtor) {
     const def = protoLoader.loadSync(protoPath, { keepCase: true, enums: String, defaults: true });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+      grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+    };
     HealthCtor = pkg.grpc.health.v1.Health;
   }
   return HealthCtor;
@@ -30,8 +32,10 @@ export class HealthClient {
 
   check(timeoutMs = 1_000): Promise<HealthStatus> {
     return new Promise((resolve) => {
-      (this.client as unknown as { Check: Function }).Check({ service: "" }, { deadline: new Date(Date.now() + timeoutMs) }, (err: grpc.ServiceError | null, res: { status: HealthStatus }) =>
-        resolve(err ? "DOWN" : res.status),
+      (this.client as unknown as { Check: Function }).Check(
+        { service: "" },
+        { deadline: new Date(Date.now() + timeoutMs) },
+        (err: grpc.ServiceError | null, res: { status: HealthStatus }) => resolve(err ? "DOWN" : res.status),
       );
     });
   }

@@ -24,9 +24,9 @@ test("a single mistyped character fails the checksum", () => {
 
 test("wrong prefix, length or alphabet is refused", () => {
   const k = generateKey();
-  assert.equal(isWellFormedKey("sk_" + k.slice(3)), false);
-  assert.equal(isWellFormedKey(k + "x"), false);
-  assert.equal(isWellFormedKey(k.slice(0, -1) + "-"), false);
+  assert.equal(isWellFormedKey(`sk_${k.slice(3)}`), false);
+  assert.equal(isWellFormedKey(`${k}x`), false);
+  assert.equal(isWellFormedKey(`${k.slice(0, -1)}-`), false);
   assert.equal(isWellFormedKey(""), false);
 });
 

@@ -19,7 +19,10 @@ after(async () => t?.stop());
 
 function run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d));
     child.stderr.on("data", (d: Buffer) => (out += d));
@@ -32,10 +35,15 @@ test("migrate keys applies the keys schema, then finds it up to date", async () 
   const first = await run(["keys"], { DATABASE_URL: t.stack.env.DATABASE_URL });
   assert.equal(first.code, 0, first.out);
   assert.match(first.out, /"msg":"migrations applied"/);
-  const { rows } = await t.db.query("SELECT count(*)::int AS n FROM keys._prisma_migrations WHERE finished_at IS NOT NULL");
+  const { rows } = await t.db.query(
+    "SELECT count(*)::int AS n FROM keys._prisma_migrations WHERE finished_at IS NOT NULL",
+  );
   assert.ok(rows[0].n >= 1);
   const tables = await t.db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'keys'");
-  assert.ok(tables.rows.some((r) => r.table_name === "api_keys"), "api_keys table exists");
+  assert.ok(
+    tables.rows.some((r) => r.table_name === "api_keys"),
+    "api_keys table exists",
+  );
 
   const second = await run(["keys"], { DATABASE_URL: t.stack.env.DATABASE_URL });
   assert.equal(second.code, 0, second.out);
@@ -68,7 +76,10 @@ test("without DATABASE_URL, or when Postgres never answers, it fails with the re
   assert.equal(missing.code, 1);
   assert.match(missing.out, /DATABASE_URL must be set/);
   // Port 1 on loopback: refused at once; a zero wait gives up after the first attempt.
-  const down = await run(["keys"], { DATABASE_URL: "postgres://gantry:gantry@127.0.0.1:1/gantry", MIGRATE_WAIT_SECONDS: "0" });
+  const down = await run(["keys"], {
+    DATABASE_URL: "postgres://gantry:gantry@127.0.0.1:1/gantry",
+    MIGRATE_WAIT_SECONDS: "0",
+  });
   assert.equal(down.code, 1);
   assert.match(down.out, /did not accept connections within 0 s/);
 });

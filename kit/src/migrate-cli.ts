@@ -29,7 +29,9 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const log = createLogger("migrate");
 
 function usage(message: string): never {
-  process.stderr.write(`migrate: ${message}\nusage: node kit/src/migrate-cli.ts <${AREA_SERVICES.map((s) => s.name).join("|")}|all>\n`);
+  process.stderr.write(
+    `migrate: ${message}\nusage: node kit/src/migrate-cli.ts <${AREA_SERVICES.map((s) => s.name).join("|")}|all>\n`,
+  );
   process.exit(64);
 }
 
@@ -55,7 +57,10 @@ if (!url || !/^postgres(ql)?:\/\//.test(url)) {
 }
 const waitSeconds = Number(process.env.MIGRATE_WAIT_SECONDS ?? 60);
 if (!Number.isFinite(waitSeconds) || waitSeconds < 0) {
-  log.error({ MIGRATE_WAIT_SECONDS: process.env.MIGRATE_WAIT_SECONDS }, "MIGRATE_WAIT_SECONDS must be a number of seconds ≥ 0");
+  log.error(
+    { MIGRATE_WAIT_SECONDS: process.env.MIGRATE_WAIT_SECONDS },
+    "MIGRATE_WAIT_SECONDS must be a number of seconds ≥ 0",
+  );
   process.exit(1);
 }
 
@@ -71,7 +76,8 @@ async function waitForPostgres(): Promise<void> {
       return;
     } catch (err) {
       const e = err as Error & { code?: string };
-      if (Date.now() >= deadline) throw new Error(`Postgres did not accept connections within ${waitSeconds} s: ${e.message}`, { cause: err });
+      if (Date.now() >= deadline)
+        throw new Error(`Postgres did not accept connections within ${waitSeconds} s: ${e.message}`, { cause: err });
       if (attempt === 1 || attempt % 10 === 0) log.info({ err: e.message, code: e.code }, "waiting for Postgres");
       await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * attempt)));
     }
@@ -86,7 +92,13 @@ try {
     const { migrations, tenantTables } = await prepareSchema(pool, t.name, t.dir);
     const applied = migrations.filter((m) => m.applied).map((m) => m.name);
     log.info(
-      { schema: t.name, applied, upToDate: migrations.length - applied.length, rowLevelSecurity: tenantTables, ms: Math.round(performance.now() - started) },
+      {
+        schema: t.name,
+        applied,
+        upToDate: migrations.length - applied.length,
+        rowLevelSecurity: tenantTables,
+        ms: Math.round(performance.now() - started),
+      },
       applied.length ? "migrations applied" : "schema up to date",
     );
   }

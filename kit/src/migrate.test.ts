@@ -31,18 +31,28 @@ test("applies in name order into the schema, records checksums, and is idempoten
     "20260102000000_b": "ALTER TABLE things ADD COLUMN name text;",
   });
   const first = await migrate(t.db, "mtest_a", dir);
-  assert.deepEqual(first, [{ name: "20260101000000_a", applied: true }, { name: "20260102000000_b", applied: true }]);
+  assert.deepEqual(first, [
+    { name: "20260101000000_a", applied: true },
+    { name: "20260102000000_b", applied: true },
+  ]);
   await t.db.query("INSERT INTO mtest_a.things (id, name) VALUES (1, 'x')");
   const second = await migrate(t.db, "mtest_a", dir);
   assert.ok(second.every((m) => !m.applied));
-  const { rows } = await t.db.query("SELECT migration_name, applied_steps_count FROM mtest_a._prisma_migrations ORDER BY migration_name");
-  assert.deepEqual(rows.map((r) => r.migration_name), ["20260101000000_a", "20260102000000_b"]);
+  const { rows } = await t.db.query(
+    "SELECT migration_name, applied_steps_count FROM mtest_a._prisma_migrations ORDER BY migration_name",
+  );
+  assert.deepEqual(
+    rows.map((r) => r.migration_name),
+    ["20260101000000_a", "20260102000000_b"],
+  );
 });
 
 test("a failing migration leaves nothing behind and is not recorded", async () => {
   const dir = migrationsDir({ "20260101000000_bad": "CREATE TABLE half (id int); SELECT no_such_function();" });
   await assert.rejects(migrate(t.db, "mtest_b", dir), /20260101000000_bad failed/);
-  const { rows } = await t.db.query("SELECT to_regclass('mtest_b.half') AS t, (SELECT count(*)::int FROM mtest_b._prisma_migrations) AS n");
+  const { rows } = await t.db.query(
+    "SELECT to_regclass('mtest_b.half') AS t, (SELECT count(*)::int FROM mtest_b._prisma_migrations) AS n",
+  );
   assert.equal(rows[0].t, null);
   assert.equal(rows[0].n, 0);
 });
@@ -56,6 +66,10 @@ test("an applied migration whose file was edited is refused", async () => {
 
 test("concurrent runners apply each migration exactly once", async () => {
   const dir = migrationsDir({ "20260101000000_a": "CREATE TABLE once (id int);" });
-  const results = await Promise.all([migrate(t.db, "mtest_d", dir), migrate(t.db, "mtest_d", dir), migrate(t.db, "mtest_d", dir)]);
+  const results = await Promise.all([
+    migrate(t.db, "mtest_d", dir),
+    migrate(t.db, "mtest_d", dir),
+    migrate(t.db, "mtest_d", dir),
+  ]);
   assert.equal(results.flat().filter((m) => m.applied).length, 1);
 });

@@ -68,7 +68,9 @@ export async function migrate(pool: pg.Pool, schema: string, migrationsDir: stri
       const recorded = done.get(name);
       if (recorded !== undefined) {
         if (recorded !== checksum) {
-          throw new Error(`migration ${schema}/${name} was edited after it was applied (checksum differs); add a new migration instead`);
+          throw new Error(
+            `migration ${schema}/${name} was edited after it was applied (checksum differs); add a new migration instead`,
+          );
         }
         result.push({ name, applied: false });
         continue;

@@ -5,7 +5,13 @@
  * missing stream is a start-up error, not a lost message.
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
+import {
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from "@nats-io/jetstream";
 import type { Logger } from "./logger.ts";
 
 export type { NatsConnection, JetStreamClient, JetStreamManager };
@@ -102,13 +108,19 @@ export async function connectNats(url: string, name: string, log: Logger): Promi
 }
 
 /** Creates the stream, or updates its subjects when it exists. */
-export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string; subjects: string[] }): Promise<void> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & { name: string; subjects: string[] },
+): Promise<void> {
   try {
     const info = await jsm.streams.info(config.name);
     const missing = config.subjects.some((s) => !info.config.subjects?.includes(s));
     if (missing) await jsm.streams.update(config.name, { ...info.config, subjects: config.subjects });
   } catch (err) {
-    if ((err as { name?: string }).name === "StreamNotFoundError" || /not found/i.test(String((err as Error).message))) {
+    if (
+      (err as { name?: string }).name === "StreamNotFoundError" ||
+      /not found/i.test(String((err as Error).message))
+    ) {
       await jsm.streams.add({ duplicate_window: 120_000_000_000, ...config });
     } else {
       throw err;

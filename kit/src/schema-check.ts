@@ -42,7 +42,8 @@ export function expectedColumns(schemaPrismaPath: string): ExpectedColumn[] {
       const column = /@map\("([^"]+)"\)/.exec(attrs)?.[1] ?? name;
       let dataType = enums.has(type) ? "USER-DEFINED" : SCALARS[type];
       if (type === "DateTime" && /@db\.Timestamptz/.test(attrs)) dataType = "timestamp with time zone";
-      if (type === "String" && /@db\.(VarChar|Uuid)/.test(attrs)) dataType = /@db\.Uuid/.test(attrs) ? "uuid" : "character varying";
+      if (type === "String" && /@db\.(VarChar|Uuid)/.test(attrs))
+        dataType = /@db\.Uuid/.test(attrs) ? "uuid" : "character varying";
       if (list) dataType = "ARRAY";
       // Prisma scalar lists are nullable columns in Postgres even though the field is not optional.
       out.push({ table, column, dataType, nullable: Boolean(optional) || Boolean(list) });
@@ -54,7 +55,12 @@ export function expectedColumns(schemaPrismaPath: string): ExpectedColumn[] {
 /** Returns the differences (empty when schema and database agree). */
 export async function diffSchema(pool: pg.Pool, schema: string, schemaPrismaPath: string): Promise<string[]> {
   const expected = expectedColumns(schemaPrismaPath);
-  const { rows } = await pool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+  const { rows } = await pool.query<{
+    table_name: string;
+    column_name: string;
+    data_type: string;
+    is_nullable: string;
+  }>(
     `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = $1 AND table_name <> '_prisma_migrations'`,
     [schema],
   );
@@ -67,8 +73,12 @@ export async function diffSchema(pool: pg.Pool, schema: string, schemaPrismaPath
       problems.push(`${e.table}.${e.column}: in schema.prisma, missing in the database`);
       continue;
     }
-    if (a.data_type !== e.dataType) problems.push(`${e.table}.${e.column}: type ${a.data_type} in the database, ${e.dataType} expected`);
-    if ((a.is_nullable === "YES") !== e.nullable) problems.push(`${e.table}.${e.column}: nullable=${a.is_nullable} in the database, ${e.nullable ? "YES" : "NO"} expected`);
+    if (a.data_type !== e.dataType)
+      problems.push(`${e.table}.${e.column}: type ${a.data_type} in the database, ${e.dataType} expected`);
+    if ((a.is_nullable === "YES") !== e.nullable)
+      problems.push(
+        `${e.table}.${e.column}: nullable=${a.is_nullable} in the database, ${e.nullable ? "YES" : "NO"} expected`,
+      );
   }
   const known = new Set(expected.map((e) => `${e.table}.${e.column}`));
   for (const [k, a] of actual) {

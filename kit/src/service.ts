@@ -73,13 +73,18 @@ export interface ServiceDefinition<Ctx, E extends EnvSchema = {}> {
    */
   init: (deps: ServiceDeps<E>) => Ctx | Promise<Ctx>;
   /** Extra gRPC services (typed internal RPCs). Their handlers choose their scope (`withTenant`/`asSystem`). */
-  grpcServices?: (ctx: Ctx, deps: ServiceDeps<E>) => Array<{ service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation }>;
+  grpcServices?: (
+    ctx: Ctx,
+    deps: ServiceDeps<E>,
+  ) => Array<{ service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation }>;
   /** Called on shutdown before connections close. */
   close?: (ctx: Ctx, deps: ServiceDeps<E>) => Promise<void>;
 }
 
 /** Declares a service; types flow from `env` to `deps.config` and from `init` to every handler's `ctx`. */
-export function defineService<Ctx, const E extends EnvSchema = {}>(def: ServiceDefinition<Ctx, E>): ServiceDefinition<Ctx, E> {
+export function defineService<Ctx, const E extends EnvSchema = {}>(
+  def: ServiceDefinition<Ctx, E>,
+): ServiceDefinition<Ctx, E> {
   return def;
 }
 
@@ -110,7 +115,10 @@ async function prepareDatabase(name: AreaService, url: string, log: Logger): Pro
     const prepared = await prepareSchema(admin, name, join(repoRoot(), "services", name, "prisma", "migrations"));
     const fresh = prepared.migrations.filter((m) => m.applied).map((m) => m.name);
     if (fresh.length) log.info({ migrations: fresh }, "migrations applied");
-    log.debug({ tables: prepared.tenantTables, role: prepared.role ?? "login role" }, "row-level security on tenant tables");
+    log.debug(
+      { tables: prepared.tenantTables, role: prepared.role ?? "login role" },
+      "row-level security on tenant tables",
+    );
     return { role: prepared.role };
   } finally {
     await admin.end().catch(() => {});
@@ -126,7 +134,10 @@ export async function runService<Ctx, E extends EnvSchema>(
   const schema = { ...serviceEnv(spec.defaultPort), ...def.env } as ReturnType<typeof serviceEnv> & E;
   const config = loadConfig(def.name, schema, spec.database ? ["DATABASE_URL"] : [], env) as ServiceConfig<E>;
   const values = config as Record<string, unknown>;
-  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(values[s.addrEnv])])) as Record<AreaService, string>;
+  const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(values[s.addrEnv])])) as Record<
+    AreaService,
+    string
+  >;
 
   let pool: TenantPool | undefined;
   let prismaAdapter: PrismaPg | undefined;
@@ -147,11 +158,16 @@ export async function runService<Ctx, E extends EnvSchema>(
 
   const owned = abilitiesOfService(def.name);
   const ownedIds = new Set(owned.map((a) => a.id));
-  const handlers = await loadAbilities<Ctx>(def.name, join(repoRoot(), "services", def.name, "src", "abilities"), ownedIds);
+  const handlers = await loadAbilities<Ctx>(
+    def.name,
+    join(repoRoot(), "services", def.name, "src", "abilities"),
+    ownedIds,
+  );
   warmValidators([...ownedIds]);
 
   const execute = async (req: GrpcExecuteRequest, call: CallContext): Promise<unknown> => {
-    if (!ownedIds.has(req.ability)) throw new GantryError("unknown_ability", `The ${def.name} service does not own "${req.ability}".`);
+    if (!ownedIds.has(req.ability))
+      throw new GantryError("unknown_ability", `The ${def.name} service does not own "${req.ability}".`);
     const handler = handlers.get(req.ability);
     if (!handler) {
       throw new GantryError("not_implemented", `${req.ability} is declared but not wired yet.`, {
@@ -172,7 +188,10 @@ export async function runService<Ctx, E extends EnvSchema>(
   const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   const AbilityService = lookupService(ABILITY_PROTO, "gantry.ability.v1.AbilityService");
   server.addService(AbilityService.service, {
-    Execute: (call: grpc.ServerUnaryCall<GrpcExecuteRequest, unknown>, callback: grpc.sendUnaryData<{ result_json: string }>) => {
+    Execute: (
+      call: grpc.ServerUnaryCall<GrpcExecuteRequest, unknown>,
+      callback: grpc.sendUnaryData<{ result_json: string }>,
+    ) => {
       const req = call.request;
       const callCtx = fromGrpcContext(req.context ?? ({} as GrpcCallContext));
       const started = performance.now();
@@ -190,12 +209,18 @@ export async function runService<Ctx, E extends EnvSchema>(
                 requestId: callCtx.requestId,
                 ability: req.ability,
                 code: gerr?.code ?? "internal",
-                err: cause instanceof Error ? { message: cause.message, stack: cause.stack, cause: String(cause.cause ?? "") } : String(cause),
+                err:
+                  cause instanceof Error
+                    ? { message: cause.message, stack: cause.stack, cause: String(cause.cause ?? "") }
+                    : String(cause),
               },
               "ability failed",
             );
           } else {
-            log.debug({ requestId: callCtx.requestId, ability: req.ability, code: gerr.code, ms: performance.now() - started }, "ability refused");
+            log.debug(
+              { requestId: callCtx.requestId, ability: req.ability, code: gerr.code, ms: performance.now() - started },
+              "ability refused",
+            );
           }
           callback(toGrpcError(err) as grpc.ServiceError);
         },
@@ -214,7 +239,9 @@ export async function runService<Ctx, E extends EnvSchema>(
   health.addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${values.GRPC_HOST}:${values.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${values.GRPC_HOST}:${values.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   health.setStatus("", "SERVING");
   log.info({ port, wired: handlers.size, owned: owned.length }, `${def.name} service listening`);
@@ -248,7 +275,10 @@ export async function runService<Ctx, E extends EnvSchema>(
 function startIdempotencySweep(pool: pg.Pool, schema: string, log: Logger): NodeJS.Timeout {
   const timer = setInterval(() => {
     asSystem(async () => {
-      const { rowCount } = await pool.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'idempotency_records'", [schema]);
+      const { rowCount } = await pool.query(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'idempotency_records'",
+        [schema],
+      );
       if (!rowCount) return;
       const removed = await sweepIdempotency(pool, schema);
       if (removed) log.info({ removed }, "expired idempotency records removed");
@@ -280,7 +310,10 @@ export function main<Ctx, E extends EnvSchema>(def: ServiceDefinition<Ctx, E>): 
  * @example
  * const db = prismaClient(deps, PrismaClient);
  */
-export function prismaClient<T>(deps: Pick<ServiceDeps, "name" | "prismaAdapter">, Client: new (options: { adapter: PrismaPg }) => T): T {
+export function prismaClient<T>(
+  deps: Pick<ServiceDeps, "name" | "prismaAdapter">,
+  Client: new (options: { adapter: PrismaPg }) => T,
+): T {
   if (!deps.prismaAdapter) throw new Error(`${deps.name} service started without a database (DATABASE_URL)`);
   return new Client({ adapter: deps.prismaAdapter });
 }

@@ -7,13 +7,23 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
-import { SERVICE_ROLE, TenantPool, asSystem, bypassesRls, currentScope, enforceTenantIsolation, withTenant } from "./tenancy.ts";
+import {
+  SERVICE_ROLE,
+  TenantPool,
+  asSystem,
+  bypassesRls,
+  currentScope,
+  enforceTenantIsolation,
+  withTenant,
+} from "./tenancy.ts";
 
 let t: TestStack;
 let pool: TenantPool;
 before(async () => {
   t = await startTestStack({ services: [], gateways: 0 });
-  await t.db.query("CREATE SCHEMA rls_demo; CREATE TABLE rls_demo.things (id text PRIMARY KEY, tenant text NOT NULL, name text NOT NULL)");
+  await t.db.query(
+    "CREATE SCHEMA rls_demo; CREATE TABLE rls_demo.things (id text PRIMARY KEY, tenant text NOT NULL, name text NOT NULL)",
+  );
   await t.db.query("CREATE TABLE rls_demo.globals (id text PRIMARY KEY)");
   const covered = await enforceTenantIsolation(t.db, "rls_demo", SERVICE_ROLE);
   assert.deepEqual(covered, ["things"]);
@@ -79,7 +89,10 @@ test("the scope follows the caller, not whoever released the connection", async 
   const seen = await Promise.all(
     Array.from({ length: 40 }, (_, i) => {
       const tenant = i % 2 ? "acme/shop1" : "acmex";
-      return withTenant(tenant, async () => ({ tenant, rows: (await pool.query("SELECT tenant FROM rls_demo.things")).rows }));
+      return withTenant(tenant, async () => ({
+        tenant,
+        rows: (await pool.query("SELECT tenant FROM rls_demo.things")).rows,
+      }));
     }),
   );
   for (const { tenant, rows } of seen) for (const row of rows) assert.equal(row.tenant, tenant);

@@ -44,7 +44,11 @@ function runIn<T>(scope: TenantScope, fn: () => T): T {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as PromiseLike<unknown>).then === "function";
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === "function"
+  );
 }
 
 /** Runs `fn` with the database scoped to `tenant` (and its nested sub-tenants). */
@@ -78,7 +82,11 @@ export interface TenantPoolOptions extends pg.PoolConfig {
   role?: string;
 }
 
-type ConnectCallback = (err: Error | undefined, client?: pg.PoolClient, release?: (err?: Error | boolean) => void) => void;
+type ConnectCallback = (
+  err: Error | undefined,
+  client?: pg.PoolClient,
+  release?: (err?: Error | boolean) => void,
+) => void;
 
 /**
  * A `pg.Pool` whose connections carry the scope of the code that asked for them. The scope is read

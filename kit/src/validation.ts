@@ -74,8 +74,12 @@ export function validateInput(abilityId: string, input: unknown): void {
   if (!validate) throw new GantryError("unknown_ability", `No ability has the id "${abilityId}".`);
   if (!validate(input)) {
     const details = toDetails(validate.errors ?? []);
-    throw new GantryError("validation_failed", `Input does not match the schema of ${abilityId}: ${details[0]?.message ?? "invalid"}${details.length > 1 ? ` (and ${details.length - 1} more)` : ""}.`, {
-      details,
-    });
+    throw new GantryError(
+      "validation_failed",
+      `Input does not match the schema of ${abilityId}: ${details[0]?.message ?? "invalid"}${details.length > 1 ? ` (and ${details.length - 1} more)` : ""}.`,
+      {
+        details,
+      },
+    );
   }
 }

@@ -60,7 +60,11 @@ export const AREAS = {
   sim: { title: "Simulations", description: "Simulations.", service: "workspace" },
   skill: { title: "Skills", description: "Skill and knowledge packs.", service: "content" },
   task: { title: "Tasks", description: "Tasks for humans or agents.", service: "workspace" },
-  trust: { title: "Trust", description: "Time-bounded runs, single-use permits and labelled claims.", service: "trust" },
+  trust: {
+    title: "Trust",
+    description: "Time-bounded runs, single-use permits and labelled claims.",
+    service: "trust",
+  },
   vertical: { title: "Verticals", description: "Vertical manifests.", service: "workspace" },
   web: { title: "Web", description: "Headless browsing and research.", service: "web" },
   workflow: { title: "Workflows", description: "Workflow triggers.", service: "workspace" },

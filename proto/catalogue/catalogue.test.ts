@@ -13,7 +13,14 @@ import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import {
-  abilitiesOfService, abilityById, abilityIds, areas, catalogue, expandScopes, isWellFormedScope, matchesScope,
+  abilitiesOfService,
+  abilityById,
+  abilityIds,
+  areas,
+  catalogue,
+  expandScopes,
+  isWellFormedScope,
+  matchesScope,
 } from "./index.ts";
 import { decisions } from "./decisions.ts";
 import { AREA_NAMES } from "./areas.ts";
@@ -25,7 +32,8 @@ import type { JsonSchema, ServiceName } from "./types.ts";
 // Accept both shapes.
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 const addFormats: FormatsPlugin =
-  (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
+  (addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  (addFormatsModule as unknown as FormatsPlugin);
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const vendoredSpecPath = `${repoRoot}docs/spec/ability-api.md`;
@@ -146,7 +154,11 @@ test("every schema compiles under strict Ajv 2020 and its example validates", ()
     assert.doesNotThrow(() => newAjv().compile(ability.input), ability.id);
     const before = JSON.stringify(ability.example);
     accepts(ability.id, ability.example);
-    assert.equal(JSON.stringify(ability.example), before, `${ability.id}: validating must not mutate the catalogue example`);
+    assert.equal(
+      JSON.stringify(ability.example),
+      before,
+      `${ability.id}: validating must not mutate the catalogue example`,
+    );
   }
 });
 
@@ -182,22 +194,48 @@ test("every field is described, every object with fields is closed, strings/arra
           if (isObject(sub) && typeof sub.description !== "string") problems.push(`${path}/${name}: no description`);
         }
       }
-      if (node.type === "string" && node.enum === undefined && node.const === undefined && node.maxLength === undefined) {
+      if (
+        node.type === "string" &&
+        node.enum === undefined &&
+        node.const === undefined &&
+        node.maxLength === undefined
+      ) {
         problems.push(`${path}: unbounded string`);
       }
-      if (node.type === "string" && typeof node.minLength === "number" && node.minLength < 1 && !/empty/i.test(String(node.description))) {
+      if (
+        node.type === "string" &&
+        typeof node.minLength === "number" &&
+        node.minLength < 1 &&
+        !/empty/i.test(String(node.description))
+      ) {
         problems.push(`${path}: string may be empty without saying so`);
       }
       if (node.type === "array" && node.maxItems === undefined) problems.push(`${path}: array without maxItems`);
-      if ((node.type === "number" || node.type === "integer") &&
-        ((node.maximum === undefined && node.exclusiveMaximum === undefined) || (node.minimum === undefined && node.exclusiveMinimum === undefined))) {
+      if (
+        (node.type === "number" || node.type === "integer") &&
+        ((node.maximum === undefined && node.exclusiveMaximum === undefined) ||
+          (node.minimum === undefined && node.exclusiveMinimum === undefined))
+      ) {
         // free-form numbers inside metadata/filters are allowed; field-level numbers are not
-        if (typeof node.description === "string" && node.description.length > 0 && !path.includes("patternProperties") && !path.includes("$gt") && !path.includes("$lt")) {
+        if (
+          typeof node.description === "string" &&
+          node.description.length > 0 &&
+          !path.includes("patternProperties") &&
+          !path.includes("$gt") &&
+          !path.includes("$lt")
+        ) {
           problems.push(`${path}: number without a range`);
         }
       }
-      if (node.type === "object" && !isObject(node.properties) && !Array.isArray(node.oneOf) && !Array.isArray(node.allOf) &&
-        node.maxProperties === undefined && !isObject(node.patternProperties) && path !== ability.id) {
+      if (
+        node.type === "object" &&
+        !isObject(node.properties) &&
+        !Array.isArray(node.oneOf) &&
+        !Array.isArray(node.allOf) &&
+        node.maxProperties === undefined &&
+        !isObject(node.patternProperties) &&
+        path !== ability.id
+      ) {
         problems.push(`${path}: free object without maxProperties`);
       }
     });
@@ -206,7 +244,17 @@ test("every field is described, every object with fields is closed, strings/arra
 });
 
 test("every ability has a one-line summary and a known owner", () => {
-  const services = new Set<ServiceName>(["gateway", "keys", "connections", "payments", "memory", "content", "trust", "workspace", "web"]);
+  const services = new Set<ServiceName>([
+    "gateway",
+    "keys",
+    "connections",
+    "payments",
+    "memory",
+    "content",
+    "trust",
+    "workspace",
+    "web",
+  ]);
   for (const ability of catalogue) {
     assert.ok(ability.summary.length > 10 && !ability.summary.includes("\n"), ability.id);
     assert.ok(services.has(ability.service), ability.id);
@@ -215,7 +263,13 @@ test("every ability has a one-line summary and a known owner", () => {
 });
 
 test("list abilities paginate with limit 1..100 (default 20) and cursor", () => {
-  const lists = catalogue.filter((a) => /\.list$/.test(a.id) || a.id === "integration.app.connections" || a.id === "integration.app.toolkits" || a.id === "integration.app.tools");
+  const lists = catalogue.filter(
+    (a) =>
+      /\.list$/.test(a.id) ||
+      a.id === "integration.app.connections" ||
+      a.id === "integration.app.toolkits" ||
+      a.id === "integration.app.tools",
+  );
   assert.ok(lists.length >= 15);
   for (const ability of lists) {
     if (ability.id === "guide.list") continue; // spec §4.3 fixes its fields (a manifest read, not a paged store)
@@ -248,7 +302,10 @@ function specFieldTables(markdown: string): Map<string, Map<string, boolean>> {
       inFieldTable = false;
       continue;
     }
-    const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells[0] === "Field" && cells[2] === "Required") {
       inFieldTable = true;
       continue;
@@ -302,7 +359,10 @@ test("spec §4.3 inline shapes: fields and required flags", () => {
     "memory.recall": { required: ["query"], optional: ["collection", "k"] },
     "plan.create": { required: ["goal"], optional: ["constraints", "vertical", "type"] },
     "skill.load": { required: ["name"], optional: [] },
-    "task.create": { required: ["title"], optional: ["assignedTo", "dueInHours", "priority", "vertical", "idempotencyKey"] },
+    "task.create": {
+      required: ["title"],
+      optional: ["assignedTo", "dueInHours", "priority", "vertical", "idempotencyKey"],
+    },
     "trust.preflight": { required: ["task"], optional: ["actions", "claims"] },
     "trust.publish": { required: ["claims"], optional: [] },
   };
@@ -323,28 +383,51 @@ test("spec §4.3 inline shapes: fields and required flags", () => {
 
 test("spec unions: connection.authorize has start/complete/revoke/share, integration.search and research.verify two variants", () => {
   const authorize = variantsOf(abilityById.get("connection.authorize")!.input);
-  assert.deepEqual(authorize.map((v) => Object.keys(props(v)).sort()), [
-    ["action", "returnUrl", "service"],
-    ["action", "connectionId", "sessionUri", "state"],
-    ["action", "connectionId"],
-    ["action", "connectionId", "expiresAt", "principalId", "toolIds"],
-  ]);
-  assert.deepEqual(authorize.map((v) => v.required), [
-    ["service"],
-    ["action", "connectionId", "state", "sessionUri"],
-    ["action", "connectionId"],
-    ["action", "connectionId", "principalId", "toolIds"],
-  ]);
+  assert.deepEqual(
+    authorize.map((v) => Object.keys(props(v)).sort()),
+    [
+      ["action", "returnUrl", "service"],
+      ["action", "connectionId", "sessionUri", "state"],
+      ["action", "connectionId"],
+      ["action", "connectionId", "expiresAt", "principalId", "toolIds"],
+    ],
+  );
+  assert.deepEqual(
+    authorize.map((v) => v.required),
+    [
+      ["service"],
+      ["action", "connectionId", "state", "sessionUri"],
+      ["action", "connectionId"],
+      ["action", "connectionId", "principalId", "toolIds"],
+    ],
+  );
   accepts("connection.authorize", { service: "payments" });
   accepts("connection.authorize", { action: "start", service: "payments", returnUrl: "https://a.example/back" });
-  accepts("connection.authorize", { action: "complete", connectionId: "con_1", state: "s", sessionUri: "https://p.example/s/1" });
+  accepts("connection.authorize", {
+    action: "complete",
+    connectionId: "con_1",
+    state: "s",
+    sessionUri: "https://p.example/s/1",
+  });
   accepts("connection.authorize", { action: "revoke", connectionId: "con_1" });
-  accepts("connection.authorize", { action: "share", connectionId: "con_1", principalId: "agent_7", toolIds: ["github.create_issue@1"], expiresAt: "2026-07-01T00:00:00Z" });
+  accepts("connection.authorize", {
+    action: "share",
+    connectionId: "con_1",
+    principalId: "agent_7",
+    toolIds: ["github.create_issue@1"],
+    expiresAt: "2026-07-01T00:00:00Z",
+  });
   rejects("connection.authorize", { action: "revoke" });
   rejects("connection.authorize", { action: "revoke", connectionId: "con_1", service: "payments" });
   rejects("connection.authorize", { action: "share", connectionId: "con_1", principalId: "p", toolIds: [] });
   rejects("connection.authorize", { action: "delete", connectionId: "con_1" });
-  rejects("connection.authorize", { action: "share", connectionId: "con_1", principalId: "p", toolIds: ["t"], expiresAt: "tomorrow" });
+  rejects("connection.authorize", {
+    action: "share",
+    connectionId: "con_1",
+    principalId: "p",
+    toolIds: ["t"],
+    expiresAt: "tomorrow",
+  });
 
   assert.equal(variantsOf(abilityById.get("integration.search")!.input).length, 2);
   accepts("integration.search", { action: "connections" });
@@ -376,7 +459,10 @@ test("spot checks that fail if the spec's fields were wrong", () => {
   // memory.search: query required, limit default 5 (§8)
   rejects("memory.search", { collection: "notes" });
   assert.equal(accepts("memory.search", { query: "biscuit" }).limit, 5);
-  accepts("memory.search", { query: "x", filter: { kind: "vet", age: { $gte: 2 }, $or: [{ pet: "biscuit" }, { pet: { $in: ["rex", "tom"] } }] } });
+  accepts("memory.search", {
+    query: "x",
+    filter: { kind: "vet", age: { $gte: 2 }, $or: [{ pet: "biscuit" }, { pet: { $in: ["rex", "tom"] } }] },
+  });
   rejects("memory.search", { query: "x", filter: { kind: { $regex: "v.*" } } });
   rejects("memory.search", { query: "x", limit: 101 });
 
@@ -388,7 +474,8 @@ test("spot checks that fail if the spec's fields were wrong", () => {
   accepts("lesson.record", lesson);
   rejects("lesson.record", { ...lesson, category: "misc" });
   rejects("lesson.record", { ...lesson, severity: "blocker" });
-  for (const category of ["engineering", "ops", "business", "architecture", "security"]) accepts("lesson.record", { ...lesson, category });
+  for (const category of ["engineering", "ops", "business", "architecture", "security"])
+    accepts("lesson.record", { ...lesson, category });
   for (const severity of ["critical", "high", "medium", "low"]) accepts("lesson.record", { ...lesson, severity });
   rejects("lesson.record", { title: "t", category: "ops" });
 
@@ -401,23 +488,38 @@ test("spot checks that fail if the spec's fields were wrong", () => {
   rejects("payment.initiate", { amount: 10, currency: "usd" });
 
   // email.render templates (§4.3)
-  const render = (template: string) => ({ spec: { template, subject: "Hi", props: { heading: "Hello", body: "Text" } } });
+  const render = (template: string) => ({
+    spec: { template, subject: "Hi", props: { heading: "Hello", body: "Text" } },
+  });
   accepts("email.render", render("notice"));
   rejects("email.render", render("newsletter"));
   rejects("email.render", { spec: { template: "notice", subject: "Hi" } });
   rejects("email.render", render("invoice")); // invoice props differ from notice props
-  rejects("email.render", { spec: { template: "notice", subject: "Hi", props: { heading: "H", body: "B", actionLabel: "Go" } } });
+  rejects("email.render", {
+    spec: { template: "notice", subject: "Hi", props: { heading: "H", body: "B", actionLabel: "Go" } },
+  });
 
   // trust.publish claim statuses (§2.5)
   accepts("trust.publish", { claims: [{ text: "x", status: "observed" }] });
-  accepts("trust.publish", { claims: [{ text: "x", status: "inference" }, { text: "y", status: "unverified", receiptIds: ["req_1"] }] });
+  accepts("trust.publish", {
+    claims: [
+      { text: "x", status: "inference" },
+      { text: "y", status: "unverified", receiptIds: ["req_1"] },
+    ],
+  });
   rejects("trust.publish", { claims: [{ text: "x", status: "verified" }] });
   rejects("trust.publish", { claims: [] });
 
   // guide.publish required fields and defaults (§4.3, §8)
   const guide = abilityById.get("guide.publish")!.input;
   assert.deepEqual([...(guide.required as string[])].sort(), ["area", "markdown", "product", "slug", "title"]);
-  const minimal = { product: "clinic-desk", slug: "connect-payments", title: "T", area: "Billing", markdown: "1. Do it" };
+  const minimal = {
+    product: "clinic-desk",
+    slug: "connect-payments",
+    title: "T",
+    area: "Billing",
+    markdown: "1. Do it",
+  };
   const withDefaults = accepts("guide.publish", minimal);
   assert.equal(withDefaults.locale, "en");
   assert.equal(withDefaults.deploy, true);
@@ -441,7 +543,12 @@ test("spot checks that fail if the spec's fields were wrong", () => {
 
   // message.send_markdown: to is string or string[]; brand default #1e3a5f
   assert.equal(accepts("message.send_markdown", { to: "a@b.example", subject: "s", markdown: "m" }).brand, "#1e3a5f");
-  accepts("message.send_markdown", { to: ["a@b.example", "c@d.example"], subject: "s", markdown: "m", from: "Ada <ada@b.example>" });
+  accepts("message.send_markdown", {
+    to: ["a@b.example", "c@d.example"],
+    subject: "s",
+    markdown: "m",
+    from: "Ada <ada@b.example>",
+  });
   rejects("message.send_markdown", { to: [], subject: "s", markdown: "m" });
 
   // key.revoke / decision.record formats
@@ -493,25 +600,84 @@ test("our shapes follow the issues", () => {
 const BRIEF_OWNERS: Record<ServiceName, string[]> = {
   keys: ["key.inspect", "key.issue", "key.list", "key.revoke", "key.rotate"],
   connections: [
-    "connection.authorize", "connection.get", "connection.list", "connection.revoke", "integration.app.connect",
-    "integration.app.connections", "integration.app.execute", "integration.app.toolkits", "integration.app.tools",
-    "integration.execute", "integration.search",
+    "connection.authorize",
+    "connection.get",
+    "connection.list",
+    "connection.revoke",
+    "integration.app.connect",
+    "integration.app.connections",
+    "integration.app.execute",
+    "integration.app.toolkits",
+    "integration.app.tools",
+    "integration.execute",
+    "integration.search",
   ],
   payments: [
-    "payment.initiate", "payment.list", "payment.status", "payout.balance", "payout.batch", "payout.list", "payout.send",
-    "payout.status", "payout.verify_account",
+    "payment.initiate",
+    "payment.list",
+    "payment.status",
+    "payout.balance",
+    "payout.batch",
+    "payout.list",
+    "payout.send",
+    "payout.status",
+    "payout.verify_account",
   ],
-  memory: ["memory.save", "memory.search", "memory.recall", "memory.forget", "decision.record", "decision.list", "lesson.record"],
+  memory: [
+    "memory.save",
+    "memory.search",
+    "memory.recall",
+    "memory.forget",
+    "decision.record",
+    "decision.list",
+    "lesson.record",
+  ],
   content: [
-    "document.generate", "document.summarize", "email.render", "message.send", "message.send_markdown", "guide.publish",
-    "guide.list", "skill.list", "skill.load",
+    "document.generate",
+    "document.summarize",
+    "email.render",
+    "message.send",
+    "message.send_markdown",
+    "guide.publish",
+    "guide.list",
+    "skill.list",
+    "skill.load",
   ],
-  trust: ["trust.preflight", "trust.publish", "trust.status", "plan.create", "plan.execute", "plan.learn", "plan.verify", "qa.checklist.create"],
+  trust: [
+    "trust.preflight",
+    "trust.publish",
+    "trust.status",
+    "plan.create",
+    "plan.execute",
+    "plan.learn",
+    "plan.verify",
+    "qa.checklist.create",
+  ],
   workspace: [
-    "contact.create", "contact.get", "contact.list", "contact.update", "lead.create", "lead.get", "lead.list", "lead.update_status",
-    "task.create", "task.get", "task.list", "task.update_status", "workspace.doc.close", "workspace.doc.comment",
-    "workspace.doc.create", "workspace.doc.list", "workspace.doc.patch", "workspace.doc.read", "event.emit", "workflow.trigger",
-    "vertical.list", "vertical.manifest_get", "sim.generate", "sim.list",
+    "contact.create",
+    "contact.get",
+    "contact.list",
+    "contact.update",
+    "lead.create",
+    "lead.get",
+    "lead.list",
+    "lead.update_status",
+    "task.create",
+    "task.get",
+    "task.list",
+    "task.update_status",
+    "workspace.doc.close",
+    "workspace.doc.comment",
+    "workspace.doc.create",
+    "workspace.doc.list",
+    "workspace.doc.patch",
+    "workspace.doc.read",
+    "event.emit",
+    "workflow.trigger",
+    "vertical.list",
+    "vertical.manifest_get",
+    "sim.generate",
+    "sim.list",
   ],
   web: ["web.browse", "web.research", "research.verify", "qa.browser_check"],
   gateway: ["capability.discover", "gantry.about"],
@@ -520,7 +686,11 @@ const BRIEF_OWNERS: Record<ServiceName, string[]> = {
 test("owner services match the BRIEF table", () => {
   let total = 0;
   for (const [service, ids] of Object.entries(BRIEF_OWNERS) as [ServiceName, string[]][]) {
-    assert.deepEqual(abilitiesOfService(service).map((a) => a.id), [...ids].sort(), service);
+    assert.deepEqual(
+      abilitiesOfService(service).map((a) => a.id),
+      [...ids].sort(),
+      service,
+    );
     total += ids.length;
   }
   assert.equal(total, 79);
@@ -547,7 +717,12 @@ test("matchesScope: `*`, exact ids and `<prefix>.*`", () => {
   assert.equal(matchesScope("*.list", "key.list"), false);
   assert.deepEqual(expandScopes(["contact.*"]), ["contact.create", "contact.get", "contact.list", "contact.update"]);
   assert.deepEqual(expandScopes(["workspace.*", "workspace.doc.read"]), [
-    "workspace.doc.close", "workspace.doc.comment", "workspace.doc.create", "workspace.doc.list", "workspace.doc.patch", "workspace.doc.read",
+    "workspace.doc.close",
+    "workspace.doc.comment",
+    "workspace.doc.create",
+    "workspace.doc.list",
+    "workspace.doc.patch",
+    "workspace.doc.read",
   ]);
   assert.deepEqual(expandScopes(["*"]), [...abilityIds]);
   assert.deepEqual(expandScopes(["nope.*", "nope.get"]), []);

@@ -5,8 +5,21 @@
  */
 import type { AbilityEntry } from "./types.ts";
 import {
-  array, constant, cursor, dateTime, freeObject, id, idempotencyKey, limit, line, object, oneOfValues,
-  serviceKey, slug, text, url,
+  array,
+  constant,
+  cursor,
+  dateTime,
+  freeObject,
+  id,
+  idempotencyKey,
+  limit,
+  line,
+  object,
+  oneOfValues,
+  serviceKey,
+  slug,
+  text,
+  url,
 } from "./schema.ts";
 
 /** Connection statuses (spec §2.5, §3). */
@@ -20,18 +33,22 @@ function toolkit(description: string) {
   return text(description, 64, { pattern: TOOLKIT_PATTERN });
 }
 
-function connectionId(description = "Id of the connection (from connection.authorize, connection.list or integration.search).") {
+function connectionId(
+  description = "Id of the connection (from connection.authorize, connection.list or integration.search).",
+) {
   return id(description);
 }
 
 export const abilities = [
   {
     id: "connection.authorize",
-    summary: "Start or complete actor-bound consent for an external account, revoke it, or share it with an expiring grant.",
+    summary:
+      "Start or complete actor-bound consent for an external account, revoke it, or share it with an expiring grant.",
     inputSource: "spec",
     input: {
       type: "object",
-      description: "One of four variants, selected by `action`: start (default when `action` is omitted), complete, revoke, share.",
+      description:
+        "One of four variants, selected by `action`: start (default when `action` is omitted), complete, revoke, share.",
       oneOf: [
         object(
           {
@@ -40,7 +57,10 @@ export const abilities = [
             returnUrl: url("Where the consent flow sends the user back to afterwards."),
           },
           ["service"],
-          { title: "start", description: "Begin consent; returns the consent URL, the pending connectionId and a state value." },
+          {
+            title: "start",
+            description: "Begin consent; returns the consent URL, the pending connectionId and a state value.",
+          },
         ),
         object(
           {
@@ -58,14 +78,23 @@ export const abilities = [
             connectionId: connectionId(),
           },
           ["action", "connectionId"],
-          { title: "revoke", description: "Revoke the connection; payment.* and message.send fall back to the platform account." },
+          {
+            title: "revoke",
+            description: "Revoke the connection; payment.* and message.send fall back to the platform account.",
+          },
         ),
         object(
           {
             action: constant("`share`: grant another principal use of a connection for named tools.", "share"),
             connectionId: connectionId(),
             principalId: id("Principal (user or agent) the connection is shared with."),
-            toolIds: array("Tools the principal may run through this connection.", text("A tool id.", 200, { pattern: TOOL_PATTERN }), 100, 1, true),
+            toolIds: array(
+              "Tools the principal may run through this connection.",
+              text("A tool id.", 200, { pattern: TOOL_PATTERN }),
+              100,
+              1,
+              true,
+            ),
             expiresAt: dateTime("When the share ends (RFC 3339). Omit for a share that lasts until revoked."),
           },
           ["action", "connectionId", "principalId", "toolIds"],
@@ -96,7 +125,8 @@ export const abilities = [
   },
   {
     id: "connection.revoke",
-    summary: "Revoke the tenant's connection for a service; payment and message abilities then use the platform account.",
+    summary:
+      "Revoke the tenant's connection for a service; payment and message abilities then use the platform account.",
     inputSource: "spec",
     input: object({ service: serviceKey("Service key whose connection is revoked.") }, ["service"]),
     example: { service: "payments" },
@@ -112,7 +142,8 @@ export const abilities = [
         label: line("Your label for this account, to tell several accounts of one app apart.", 100),
         credentials: {
           type: "object",
-          description: "For toolkits that use API-key auth instead of OAuth: the credential fields the toolkit asks for. Stored encrypted; never echoed, listed or logged.",
+          description:
+            "For toolkits that use API-key auth instead of OAuth: the credential fields the toolkit asks for. Stored encrypted; never echoed, listed or logged.",
           minProperties: 1,
           maxProperties: 20,
           propertyNames: { type: "string", maxLength: 64, pattern: "^[A-Za-z_][A-Za-z0-9_]{0,63}$" },
@@ -142,9 +173,13 @@ export const abilities = [
     inputSource: "ours",
     input: object(
       {
-        tool: text("Tool slug from integration.app.tools (e.g. `GITHUB_CREATE_ISSUE`).", 200, { pattern: TOOL_PATTERN }),
+        tool: text("Tool slug from integration.app.tools (e.g. `GITHUB_CREATE_ISSUE`).", 200, {
+          pattern: TOOL_PATTERN,
+        }),
         arguments: freeObject("Tool arguments, validated against the tool's own input schema."),
-        connectionId: connectionId("Account to run on. Omit to use the principal's only connected account of the tool's toolkit (refused when there are several)."),
+        connectionId: connectionId(
+          "Account to run on. Omit to use the principal's only connected account of the tool's toolkit (refused when there are several).",
+        ),
         idempotencyKey: idempotencyKey("the tool's side effect"),
       },
       ["tool", "arguments"],
@@ -189,7 +224,9 @@ export const abilities = [
     input: object(
       {
         connectionId: connectionId("Owned or shared connection to execute through."),
-        toolId: text("Version-pinned tool id (from integration.search), e.g. `github.create_issue@1`.", 200, { pattern: TOOL_PATTERN }),
+        toolId: text("Version-pinned tool id (from integration.search), e.g. `github.create_issue@1`.", 200, {
+          pattern: TOOL_PATTERN,
+        }),
         arguments: freeObject("Tool arguments, validated against the pinned tool version's schema."),
         idempotencyKey: idempotencyKey("the tool's side effect"),
       },
@@ -208,7 +245,8 @@ export const abilities = [
     inputSource: "spec",
     input: {
       type: "object",
-      description: "One of two variants, selected by `action`: `connections` lists connections; `tools` (default when `action` is omitted) discovers tools on a connection.",
+      description:
+        "One of two variants, selected by `action`: `connections` lists connections; `tools` (default when `action` is omitted) discovers tools on a connection.",
       oneOf: [
         object(
           { action: constant("`connections`: list the principal's owned and shared connections.", "connections") },
@@ -222,7 +260,10 @@ export const abilities = [
             query: text("What the tool should do; omit to list all approved tools.", 500),
           },
           ["connectionId"],
-          { title: "tool discovery", description: "Approved, version-pinned tools on the connection, ranked by the query." },
+          {
+            title: "tool discovery",
+            description: "Approved, version-pinned tools on the connection, ranked by the query.",
+          },
         ),
       ],
     },

@@ -5,8 +5,23 @@
  */
 import type { AbilityEntry, JsonSchema } from "./types.ts";
 import {
-  array, constant, cursor, date, dateTime, e164, email, flag, idempotencyKey, limit, line, number,
-  object, oneOfValues, slug, text, url,
+  array,
+  constant,
+  cursor,
+  date,
+  dateTime,
+  e164,
+  email,
+  flag,
+  idempotencyKey,
+  limit,
+  line,
+  number,
+  object,
+  oneOfValues,
+  slug,
+  text,
+  url,
 } from "./schema.ts";
 
 /** email.render templates (spec §4.3). */
@@ -31,7 +46,10 @@ function theme() {
       siteUrl: url("Business website linked from the footer."),
     },
     [],
-    { description: "Per-tenant theme. Every key is optional; omitted keys use the tenant's stored theme, then Gantry's neutral default." },
+    {
+      description:
+        "Per-tenant theme. Every key is optional; omitted keys use the tenant's stored theme, then Gantry's neutral default.",
+    },
   );
 }
 
@@ -42,13 +60,19 @@ function lineItems() {
     object(
       {
         description: line("What was sold.", 500),
-        quantity: { type: "number", description: "Quantity (may be fractional, e.g. hours).", exclusiveMinimum: 0, maximum: 1_000_000 },
+        quantity: {
+          type: "number",
+          description: "Quantity (may be fractional, e.g. hours).",
+          exclusiveMinimum: 0,
+          maximum: 1_000_000,
+        },
         unitAmount: number("Price per unit in major units of `currency`.", 0, 1_000_000_000),
       },
       ["description", "quantity", "unitAmount"],
       { description: "One line item." },
     ),
-    200, 1,
+    200,
+    1,
   );
 }
 
@@ -91,7 +115,7 @@ const RECEIPT_PROPS = object(
     customerName: line("Paying customer.", 200),
     currency: text("ISO 4217 currency code of all amounts.", 3, { min: 3, pattern: "^[A-Z]{3}$" }),
     items: lineItems(),
-    paymentMethod: line("How it was paid (e.g. \"Visa •••• 4242\").", 100),
+    paymentMethod: line('How it was paid (e.g. "Visa •••• 4242").', 100),
     notes: text("Notes printed under the totals.", 5000),
   },
   ["receiptNumber", "paidAt", "customerName", "currency", "items"],
@@ -122,7 +146,9 @@ function sender(description: string) {
     description,
     anyOf: [
       email("A bare address."),
-      text("A display name and address.", 320, { pattern: "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@]+\\.[^<>\\s@]+>$" }),
+      text("A display name and address.", 320, {
+        pattern: "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@]+\\.[^<>\\s@]+>$",
+      }),
     ],
   };
 }
@@ -135,16 +161,22 @@ export const abilities = [
     input: object(
       {
         title: line("Document title (cover line and file metadata).", 200),
-        markdown: text("Document body in Markdown: headings, lists, tables, code blocks, links, images by https URL.", 500_000),
+        markdown: text(
+          "Document body in Markdown: headings, lists, tables, code blocks, links, images by https URL.",
+          500_000,
+        ),
         format: oneOfValues("Output format.", ["pdf", "html"], "pdf"),
-        filename: text("File name for the download, without extension.", 100, { pattern: "^[A-Za-z0-9][A-Za-z0-9 ._-]*$" }),
+        filename: text("File name for the download, without extension.", 100, {
+          pattern: "^[A-Za-z0-9][A-Za-z0-9 ._-]*$",
+        }),
         theme: theme(),
       },
       ["title", "markdown"],
     ),
     example: {
       title: "Website care plan — proposal",
-      markdown: "# Proposal\n\n## Scope\n\n- Monthly updates\n- Uptime monitoring\n\n| Item | Price |\n|---|---|\n| Care plan | $49.99/month |",
+      markdown:
+        "# Proposal\n\n## Scope\n\n- Monthly updates\n- Uptime monitoring\n\n| Item | Price |\n|---|---|\n| Care plan | $49.99/month |",
       format: "pdf",
       filename: "care-plan-proposal",
       theme: { brandColor: "#1e3a5f", firmName: "Northwind Studio" },
@@ -176,7 +208,12 @@ export const abilities = [
           {
             template: oneOfValues("Template to render.", EMAIL_TEMPLATES),
             subject: line("Email subject.", 200),
-            props: { type: "object", maxProperties: 50, description: "Template properties; the allowed fields depend on `template` (notice, invoice, receipt) and are listed below." },
+            props: {
+              type: "object",
+              maxProperties: 50,
+              description:
+                "Template properties; the allowed fields depend on `template` (notice, invoice, receipt) and are listed below.",
+            },
           },
           ["template", "subject", "props"],
           {
@@ -249,7 +286,9 @@ export const abilities = [
               anyOf: [e164("One number."), array("Several numbers.", e164("A number."), 50, 1, true)],
             },
             text: text("Message text; long messages are split into segments by the carrier.", 1600),
-            from: text("Sender id or number registered on the connection; the default sender when omitted.", 16, { pattern: "^(?:\\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$" }),
+            from: text("Sender id or number registered on the connection; the default sender when omitted.", 16, {
+              pattern: "^(?:\\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$",
+            }),
             idempotencyKey: idempotencyKey("the message (it is sent once)"),
           },
           ["channel", "to", "text"],
@@ -289,18 +328,23 @@ export const abilities = [
   },
   {
     id: "guide.publish",
-    summary: "Write a Guide Center Markdown guide into a product's guides and optionally build and deploy it; returns its public URL.",
+    summary:
+      "Write a Guide Center Markdown guide into a product's guides and optionally build and deploy it; returns its public URL.",
     inputSource: "spec",
     input: object(
       {
         product: slug("Product (recipe) name; must be on the key's product allow-list."),
         slug: slug("kebab-case slug; becomes the URL path.", 100),
-        locale: text("Locale of the guide (e.g. en, fr, pt-BR).", 6, { min: 2, pattern: LOCALE_PATTERN, default: "en" }),
+        locale: text("Locale of the guide (e.g. en, fr, pt-BR).", 6, {
+          min: 2,
+          pattern: LOCALE_PATTERN,
+          default: "en",
+        }),
         title: line("Guide title.", 200),
         area: line("Index section the guide is listed under.", 100),
         summary: line("One-paragraph summary shown in the index.", 500),
-        time: line("Reading or task time text (e.g. \"5 min\").", 50),
-        cost: line("Cost text (e.g. \"Free\", \"Included in Pro\").", 100),
+        time: line('Reading or task time text (e.g. "5 min").', 50),
+        cost: line('Cost text (e.g. "Free", "Included in Pro").', 100),
         route: text("In-app route the guide explains (e.g. /settings/billing).", 500, { pattern: "^/" }),
         order: number("Position within its index section (ascending).", -1_000_000, 1_000_000),
         markdown: text("Guide body: steps, inline labels, callout lines, slip blocks.", 200_000),
@@ -319,7 +363,8 @@ export const abilities = [
       cost: "Free",
       route: "/settings/payments",
       order: 1,
-      markdown: "1. Open **Settings → Payments**.\n2. Click **Connect**.\n3. Follow the provider's steps.\n\n> Tip: use a business account.",
+      markdown:
+        "1. Open **Settings → Payments**.\n2. Click **Connect**.\n3. Follow the provider's steps.\n\n> Tip: use a business account.",
       deploy: true,
     },
   },
@@ -350,9 +395,13 @@ export const abilities = [
   },
   {
     id: "skill.load",
-    summary: "Load a skill or knowledge pack by name for injection into context; `guardrails` returns the hard behavioural rules.",
+    summary:
+      "Load a skill or knowledge pack by name for injection into context; `guardrails` returns the hard behavioural rules.",
     inputSource: "spec",
-    input: object({ name: slug("Skill name (e.g. engineering, ops, security, architecture-gaps, tools, guardrails).") }, ["name"]),
+    input: object(
+      { name: slug("Skill name (e.g. engineering, ops, security, architecture-gaps, tools, guardrails).") },
+      ["name"],
+    ),
     example: { name: "guardrails" },
   },
 ] as const satisfies readonly AbilityEntry[];

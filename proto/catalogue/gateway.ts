@@ -7,14 +7,16 @@ import type { AbilityEntry } from "./types.ts";
 import { AREA_NAMES } from "./areas.ts";
 import { integer, object, oneOfValues, text } from "./schema.ts";
 
-
 export const abilities = [
   {
     id: "capability.discover",
     summary: "Search the abilities this key may call (ids, descriptions, field names), ranked, with live status.",
     inputSource: "ours",
     input: object({
-      query: text("What you want to do, in words or an id fragment (e.g. \"send invoice email\"). Omit to list everything in scope.", 500),
+      query: text(
+        'What you want to do, in words or an id fragment (e.g. "send invoice email"). Omit to list everything in scope.',
+        500,
+      ),
       area: oneOfValues("Restrict results to one area (the first segment of an ability id).", AREA_NAMES),
       limit: integer("Maximum number of abilities to return, best match first (1..100).", 1, 100, 10),
     }),
@@ -22,7 +24,8 @@ export const abilities = [
   },
   {
     id: "gantry.about",
-    summary: "Describe this Gantry for the calling key: version, docs and MCP URLs, callable areas and abilities, limits, tenant.",
+    summary:
+      "Describe this Gantry for the calling key: version, docs and MCP URLs, callable areas and abilities, limits, tenant.",
     inputSource: "ours",
     input: object({}),
     example: {},

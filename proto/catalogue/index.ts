@@ -46,7 +46,14 @@ export type AbilityId = Entry["id"];
  * the catalogue schema: no hand-written input interfaces.
  */
 export type InputOf<Id extends AbilityId> = Infer<Extract<Entry, { id: Id }>["input"]>;
-export { matchesScope, anyScopeMatches, isWellFormedScope, keyMayCall, OPEN_ABILITIES, SCOPE_PATTERN } from "./scopes.ts";
+export {
+  matchesScope,
+  anyScopeMatches,
+  isWellFormedScope,
+  keyMayCall,
+  OPEN_ABILITIES,
+  SCOPE_PATTERN,
+} from "./scopes.ts";
 export { decisions } from "./decisions.ts";
 
 /** Every ability, sorted by id. */

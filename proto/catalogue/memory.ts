@@ -5,7 +5,19 @@
  */
 import type { AbilityEntry } from "./types.ts";
 import {
-  array, collection, cursor, flag, id, integer, limit, line, memoryFilter, metadata, object, oneOfValues, union,
+  array,
+  collection,
+  cursor,
+  flag,
+  id,
+  integer,
+  limit,
+  line,
+  memoryFilter,
+  metadata,
+  object,
+  oneOfValues,
+  union,
   text,
 } from "./schema.ts";
 
@@ -30,14 +42,17 @@ function filter(what: string) {
 export const abilities = [
   {
     id: "memory.save",
-    summary: "Save a memory (text plus metadata) into a scoped collection; a near-duplicate (cosine ≥ 0.97) updates the existing memory instead.",
+    summary:
+      "Save a memory (text plus metadata) into a scoped collection; a near-duplicate (cosine ≥ 0.97) updates the existing memory instead.",
     inputSource: "ours",
     input: object(
       {
         text: text("The memory. Embedded server-side.", 32_000),
         collection: scopedCollection(),
         metadata: metadata("Key-value data stored with the memory and usable in search filters."),
-        id: id("Memory id to upsert: replaces that memory's text (and its metadata when `metadata` is given). Unique per tenant: an id used in another collection is refused (409). Omit to add a new memory or update a near-duplicate."),
+        id: id(
+          "Memory id to upsert: replaces that memory's text (and its metadata when `metadata` is given). Unique per tenant: an id used in another collection is refused (409). Omit to add a new memory or update a near-duplicate.",
+        ),
       },
       ["text"],
     ),
@@ -49,7 +64,8 @@ export const abilities = [
   },
   {
     id: "memory.search",
-    summary: "Semantic search over a scoped collection, ranked by cosine similarity × recency decay (half-life 30 days by default).",
+    summary:
+      "Semantic search over a scoped collection, ranked by cosine similarity × recency decay (half-life 30 days by default).",
     inputSource: "spec",
     input: object(
       {
@@ -64,7 +80,8 @@ export const abilities = [
   },
   {
     id: "memory.recall",
-    summary: "Search a scoped collection and return the top matches as a delimited block, marked as retrieved data (not instructions), ready to inject into a model's context.",
+    summary:
+      "Search a scoped collection and return the top matches as a delimited block, marked as retrieved data (not instructions), ready to inject into a model's context.",
     inputSource: "spec",
     input: object(
       {
@@ -85,7 +102,9 @@ export const abilities = [
         object(
           {
             id: id("Id of the memory to delete. Its collection must be in the key's scope."),
-            collection: collection("When given, the memory must be in this collection (else 404); must be in the key's scope."),
+            collection: collection(
+              "When given, the memory must be in this collection (else 404); must be in the key's scope.",
+            ),
           },
           ["id"],
           { title: "by id", description: "Delete one memory." },
@@ -100,7 +119,10 @@ export const abilities = [
           { title: "by filter", description: "Delete every memory of the collection that matches the filter." },
         ),
       ],
-      { type: "object", description: "Either `id` (one memory) or `filter` (every matching memory of the collection). Never both." },
+      {
+        type: "object",
+        description: "Either `id` (one memory) or `filter` (every matching memory of the collection). Never both.",
+      },
     ),
     example: { filter: { pet: "biscuit" }, collection: "clinic-notes", dryRun: true },
   },
@@ -112,7 +134,11 @@ export const abilities = [
       {
         title: line("The decision in one line.", 200),
         why: text("The reasoning behind the decision.", 20_000),
-        supersedes: text("Id of an earlier, still active decision of this tenant that this one replaces (e.g. D-004); it becomes superseded. Unknown → 404; already superseded → 409.", 16, { min: 5, pattern: DECISION_ID_PATTERN }),
+        supersedes: text(
+          "Id of an earlier, still active decision of this tenant that this one replaces (e.g. D-004); it becomes superseded. Unknown → 404; already superseded → 409.",
+          16,
+          { min: 5, pattern: DECISION_ID_PATTERN },
+        ),
       },
       ["title", "why"],
     ),
@@ -136,13 +162,20 @@ export const abilities = [
   },
   {
     id: "lesson.record",
-    summary: "Append a lesson to the lessons inbox of the consolidation pipeline (append-only; emits memory.lesson.recorded).",
+    summary:
+      "Append a lesson to the lessons inbox of the consolidation pipeline (append-only; emits memory.lesson.recorded).",
     inputSource: "spec",
     input: object(
       {
         title: line("Short title of the lesson.", 200),
         category: oneOfValues("Category of the lesson.", LESSON_CATEGORIES),
-        triggers: array("Keywords that should surface the lesson later.", text("A trigger keyword or phrase.", 100), 20, 0, true),
+        triggers: array(
+          "Keywords that should surface the lesson later.",
+          text("A trigger keyword or phrase.", 100),
+          20,
+          0,
+          true,
+        ),
         severity: oneOfValues("How much it matters.", LESSON_SEVERITIES),
         context: text("Situation in which the lesson was learnt.", 20_000),
         lesson: text("What was learnt.", 20_000),

@@ -6,8 +6,21 @@
  */
 import type { AbilityEntry } from "./types.ts";
 import {
-  amount, array, currency, cursor, dateTime, email, id, idempotencyKey, limit, line, metadata, object,
-  oneOfValues, text, url,
+  amount,
+  array,
+  currency,
+  cursor,
+  dateTime,
+  email,
+  id,
+  idempotencyKey,
+  limit,
+  line,
+  metadata,
+  object,
+  oneOfValues,
+  text,
+  url,
 } from "./schema.ts";
 
 /** Payment providers under their neutral names (spec §4.3 payment.initiate). */
@@ -29,7 +42,8 @@ function payoutIdempotencyKey() {
 export const abilities = [
   {
     id: "payment.initiate",
-    summary: "Initiate a payment, invoice or charge through provider_a (payment link) or provider_b (checkout split charge).",
+    summary:
+      "Initiate a payment, invoice or charge through provider_a (payment link) or provider_b (checkout split charge).",
     inputSource: "spec",
     input: object(
       {
@@ -113,9 +127,10 @@ export const abilities = [
             ["recipientId", "amount", "currency"],
             { description: "One payout." },
           ),
-          500, 1,
+          500,
+          1,
         ),
-        description: line("What the batch is for (e.g. \"May commissions\").", 140),
+        description: line('What the batch is for (e.g. "May commissions").', 140),
         idempotencyKey: payoutIdempotencyKey(),
       },
       ["items", "idempotencyKey"],
@@ -171,19 +186,27 @@ export const abilities = [
     id: "payout.status",
     summary: "Get one payout or payout batch and its current status.",
     inputSource: "ours",
-    input: object({ id: id("A payout id (from payout.send or a batch item) or a batch id (from payout.batch).") }, ["id"]),
+    input: object({ id: id("A payout id (from payout.send or a batch item) or a batch id (from payout.batch).") }, [
+      "id",
+    ]),
     example: { id: "po_01J9Z7C8D9E0F1G2H3J4K5M6N7" },
   },
   {
     id: "payout.verify_account",
-    summary: "Verify a bank account with the provider, return the holder's name, and register it as a payout recipient.",
+    summary:
+      "Verify a bank account with the provider, return the holder's name, and register it as a payout recipient.",
     inputSource: "ours",
     input: object(
       {
-        country: text("Country of the bank, ISO 3166-1 alpha-2 (e.g. NG, GB, DE).", 2, { min: 2, pattern: "^[A-Z]{2}$" }),
+        country: text("Country of the bank, ISO 3166-1 alpha-2 (e.g. NG, GB, DE).", 2, {
+          min: 2,
+          pattern: "^[A-Z]{2}$",
+        }),
         currency: currency("Currency the account receives (ISO 4217)."),
         accountNumber: text("Account number or IBAN, without spaces.", 34, { min: 4, pattern: "^[A-Za-z0-9]+$" }),
-        bankCode: text("Bank, sort or routing code where the country's scheme uses one; omit for IBANs.", 32, { pattern: "^[A-Za-z0-9-]+$" }),
+        bankCode: text("Bank, sort or routing code where the country's scheme uses one; omit for IBANs.", 32, {
+          pattern: "^[A-Za-z0-9-]+$",
+        }),
         accountName: line("Expected holder name; the result says whether the bank's name matches.", 200),
       },
       ["country", "currency", "accountNumber"],

@@ -27,7 +27,7 @@ function isSchema(value: unknown): value is Schema {
 }
 
 function code(value: string): string {
-  return "`" + value + "`";
+  return `\`${value}\``;
 }
 
 /**
@@ -57,22 +57,35 @@ function typeOf(schema: Schema): string {
 function constraints(schema: Schema): string[] {
   const out: string[] = [];
   if (schema.const !== undefined) out.push(`Must be ${code(String(schema.const))}.`);
-  if (Array.isArray(schema.enum)) out.push(`One of: ${(schema.enum as unknown[]).map((v) => code(String(v))).join(", ")}.`);
+  if (Array.isArray(schema.enum))
+    out.push(`One of: ${(schema.enum as unknown[]).map((v) => code(String(v))).join(", ")}.`);
   const min = schema.minLength as number | undefined;
   const max = schema.maxLength as number | undefined;
   if (max !== undefined) {
-    out.push(min === max ? `Exactly ${max} chars.` : min !== undefined && min > 0 ? `${min}–${max} chars.` : `≤ ${max} chars.`);
+    out.push(
+      min === max ? `Exactly ${max} chars.` : min !== undefined && min > 0 ? `${min}–${max} chars.` : `≤ ${max} chars.`,
+    );
   }
   if (typeof schema.pattern === "string") out.push(`Pattern ${code(schema.pattern)}.`);
-  const lower = schema.minimum !== undefined ? `≥ ${schema.minimum}` : schema.exclusiveMinimum !== undefined ? `> ${schema.exclusiveMinimum}` : "";
-  const upper = schema.maximum !== undefined ? `≤ ${schema.maximum}` : schema.exclusiveMaximum !== undefined ? `< ${schema.exclusiveMaximum}` : "";
+  const lower =
+    schema.minimum !== undefined
+      ? `≥ ${schema.minimum}`
+      : schema.exclusiveMinimum !== undefined
+        ? `> ${schema.exclusiveMinimum}`
+        : "";
+  const upper =
+    schema.maximum !== undefined
+      ? `≤ ${schema.maximum}`
+      : schema.exclusiveMaximum !== undefined
+        ? `< ${schema.exclusiveMaximum}`
+        : "";
   if (lower || upper) out.push(`${[lower, upper].filter(Boolean).join(", ")}.`);
   if (schema.type === "array") {
     const parts: string[] = [];
     if (schema.minItems !== undefined) parts.push(`${schema.minItems}..${schema.maxItems ?? "∞"} items`);
     else if (schema.maxItems !== undefined) parts.push(`≤ ${schema.maxItems} items`);
     if (schema.uniqueItems === true) parts.push("unique");
-    if (parts.length > 0) out.push(parts.join(", ") + ".");
+    if (parts.length > 0) out.push(`${parts.join(", ")}.`);
     if (isSchema(schema.items) && !isSchema(schema.items.properties) && !Array.isArray(schema.items.oneOf)) {
       const inner = constraints(schema.items);
       if (inner.length > 0) out.push(`Each: ${inner.join(" ")}`);
@@ -96,11 +109,15 @@ function objectRules(schema: Schema, prefix: string): string[] {
   const anyOf = Array.isArray(schema.anyOf) ? (schema.anyOf as unknown[]).filter(isSchema) : [];
   const requiredAlternatives = anyOf.filter((variant) => Array.isArray(variant.required));
   if (requiredAlternatives.length > 0) {
-    const names = requiredAlternatives.map((variant) => (variant.required as string[]).map((n) => code(prefix + n)).join(" + "));
+    const names = requiredAlternatives.map((variant) =>
+      (variant.required as string[]).map((n) => code(prefix + n)).join(" + "),
+    );
     rules.push(`At least one of ${names.join(", ")} is required.`);
   }
   if (isSchema(schema.if) && isSchema(schema.then) && Array.isArray(schema.then.required)) {
-    rules.push(`${(schema.then.required as string[]).map((n) => code(prefix + n)).join(", ")} required when ${condition(schema.if, prefix)}.`);
+    rules.push(
+      `${(schema.then.required as string[]).map((n) => code(prefix + n)).join(", ")} required when ${condition(schema.if, prefix)}.`,
+    );
   }
   if (isSchema(schema.dependentRequired)) {
     for (const [field, needs] of Object.entries(schema.dependentRequired)) {
@@ -108,7 +125,9 @@ function objectRules(schema: Schema, prefix: string): string[] {
     }
   }
   if (typeof schema.minProperties === "number" && isSchema(schema.properties)) {
-    rules.push(`At least ${schema.minProperties} fields (required ones included) must be given${prefix ? ` in ${code(prefix.replace(/\.$/, ""))}` : ""}.`);
+    rules.push(
+      `At least ${schema.minProperties} fields (required ones included) must be given${prefix ? ` in ${code(prefix.replace(/\.$/, ""))}` : ""}.`,
+    );
   }
   return rules;
 }
@@ -129,7 +148,9 @@ function rowsOf(schema: Schema, prefix: string, rules: string[]): Row[] {
   for (const [name, value] of Object.entries(properties)) {
     if (!isSchema(value)) continue;
     const full = prefix + name;
-    const notes = [typeof value.description === "string" ? value.description : "", ...constraints(value)].filter(Boolean).join(" ");
+    const notes = [typeof value.description === "string" ? value.description : "", ...constraints(value)]
+      .filter(Boolean)
+      .join(" ");
     rows.push({
       name: full,
       type: typeOf(value),
@@ -177,26 +198,28 @@ function table(rows: Row[]): string {
       `| ${cell(code(row.name))} | ${cell(row.type)} | ${row.required ? "yes" : "no"} | ${row.defaultValue ? cell(code(row.defaultValue)) : ""} | ${cell(row.notes)} |`,
     );
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 function renderFields(schema: Schema): string {
   const parts: string[] = [];
   if (Array.isArray(schema.oneOf)) {
-    if (typeof schema.description === "string") parts.push(schema.description + "\n");
+    if (typeof schema.description === "string") parts.push(`${schema.description}\n`);
     for (const variant of (schema.oneOf as unknown[]).filter(isSchema)) {
       const rules: string[] = [];
       const rows = rowsOf(variant, "", rules);
-      parts.push(`**Variant ${code(String(variant.title ?? "?"))}**${typeof variant.description === "string" ? ": " + variant.description : ""}\n`);
+      parts.push(
+        `**Variant ${code(String(variant.title ?? "?"))}**${typeof variant.description === "string" ? `: ${variant.description}` : ""}\n`,
+      );
       parts.push(table(rows));
-      if (rules.length > 0) parts.push(rules.map((rule) => `- ${rule}`).join("\n") + "\n");
+      if (rules.length > 0) parts.push(`${rules.map((rule) => `- ${rule}`).join("\n")}\n`);
     }
     return parts.join("\n");
   }
   const rules: string[] = [];
   const rows = rowsOf(schema, "", rules);
   parts.push(table(rows));
-  if (rules.length > 0) parts.push(rules.map((rule) => `- ${rule}`).join("\n") + "\n");
+  if (rules.length > 0) parts.push(`${rules.map((rule) => `- ${rule}`).join("\n")}\n`);
   return parts.join("\n");
 }
 
@@ -205,7 +228,7 @@ function anchor(id: string): string {
 }
 
 function renderAbility(ability: AbilityDef): string {
-  const source = ability.inputSource === "spec" ? "spec §4.3" : "ours (the spec says \"not shown\")";
+  const source = ability.inputSource === "spec" ? "spec §4.3" : 'ours (the spec says "not shown")';
   const out = [
     `### ${ability.id}`,
     "",
@@ -216,7 +239,16 @@ function renderAbility(ability: AbilityDef): string {
     `- Call: ${code(`POST /v1/abilities/${ability.id}`)}`,
   ];
   if (decisions[ability.id] !== undefined) out.push(`- Decision: ${decisions[ability.id]}`);
-  out.push("", renderFields(ability.input), "Example request body:", "", "```json", JSON.stringify({ input: ability.example }, null, 2), "```", "");
+  out.push(
+    "",
+    renderFields(ability.input),
+    "Example request body:",
+    "",
+    "```json",
+    JSON.stringify({ input: ability.example }, null, 2),
+    "```",
+    "",
+  );
   return out.join("\n");
 }
 
@@ -230,7 +262,7 @@ export function renderDocs(): string {
     "",
     `Gantry exposes ${catalogue.length} abilities in ${areas.length} areas. Each is called as ` +
       "`POST /v1/abilities/<id>` (or `POST /abilities/execute` with `ability` in the body) with the JSON body " +
-      "`{\"input\": …, \"context\"?: …}`, authenticated with `Authorization: Bearer <API_KEY>`. Inputs are JSON Schema " +
+      '`{"input": …, "context"?: …}`, authenticated with `Authorization: Bearer <API_KEY>`. Inputs are JSON Schema ' +
       "draft 2020-12, validated strictly: unknown fields, wrong types and out-of-range values are refused with 400 " +
       "and the validation errors in `details`; defaults shown below are applied before the ability runs.",
     "",
@@ -250,7 +282,9 @@ export function renderDocs(): string {
   }
   out.push("", "## Areas", "");
   for (const area of areas) {
-    const ids = catalogue.filter((ability) => ability.area === area).map((ability) => `[${code(ability.id)}](#${anchor(ability.id)})`);
+    const ids = catalogue
+      .filter((ability) => ability.area === area)
+      .map((ability) => `[${code(ability.id)}](#${anchor(ability.id)})`);
     out.push(`- **${area}**: ${ids.join(", ")}`);
   }
   out.push("");
@@ -258,7 +292,10 @@ export function renderDocs(): string {
     out.push(`## ${area}`, "");
     for (const ability of catalogue.filter((a) => a.area === area)) out.push(renderAbility(ability));
   }
-  return out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd() + "\n";
+  return `${out
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trimEnd()}\n`;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -356,6 +356,9 @@ export function nullable<S extends JsonSchema>(schema: S, description: string): 
  * Exactly one of `variants` (closed objects told apart by a const discriminator): a union input.
  * `extra` adds keywords beside `oneOf` (a description, `type: "object"`).
  */
-export function union<const V extends readonly JsonSchema[]>(variants: V, extra: JsonSchema = {}): Schema<Infer<V[number]>> {
+export function union<const V extends readonly JsonSchema[]>(
+  variants: V,
+  extra: JsonSchema = {},
+): Schema<Infer<V[number]>> {
   return { ...extra, oneOf: [...variants] };
 }

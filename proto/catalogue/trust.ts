@@ -3,10 +3,19 @@
  * Trust runs, permits and labelled claims, plans and QA checklists, owned by the trust service
  * (spec §2.5 Claim, §4.3 trust.preflight, trust.publish, plan.create).
  */
-import type { AbilityEntry, JsonSchema } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
 import { LESSON_SEVERITIES } from "./memory.ts";
 import {
-  ABILITY_ID_PATTERN, array, freeObject, id, idempotencyKey, line, object, oneOfValues, slug, text,
+  ABILITY_ID_PATTERN,
+  array,
+  freeObject,
+  id,
+  idempotencyKey,
+  line,
+  object,
+  oneOfValues,
+  slug,
+  text,
 } from "./schema.ts";
 
 /** Claim statuses (spec §2.5, §4.3 trust.publish). */
@@ -30,7 +39,8 @@ function phaseId(description: string) {
 export const abilities = [
   {
     id: "trust.preflight",
-    summary: "Create a time-bounded run with single-use permits for exact actions, and attach fresh receipts to claims.",
+    summary:
+      "Create a time-bounded run with single-use permits for exact actions, and attach fresh receipts to claims.",
     inputSource: "spec",
     input: object(
       {
@@ -84,20 +94,28 @@ export const abilities = [
           object(
             {
               text: text("The claim.", 2000),
-              status: oneOfValues("observed: seen in a receipt; inference: reasoned from observations; unverified: neither.", CLAIM_STATUSES),
+              status: oneOfValues(
+                "observed: seen in a receipt; inference: reasoned from observations; unverified: neither.",
+                CLAIM_STATUSES,
+              ),
               receiptIds: receiptIds("Receipts (request ids) the claim rests on."),
             },
             ["text", "status"],
             { description: "One labelled claim." },
           ),
-          100, 1,
+          100,
+          1,
         ),
       },
       ["claims"],
     ),
     example: {
       claims: [
-        { text: "Payout for order 1042 was accepted by the provider", status: "observed", receiptIds: ["req_01J9Z9A1S2D3F4G5H6J7K8L9Z0"] },
+        {
+          text: "Payout for order 1042 was accepted by the provider",
+          status: "observed",
+          receiptIds: ["req_01J9Z9A1S2D3F4G5H6J7K8L9Z0"],
+        },
         { text: "The customer will see the funds within one business day", status: "inference" },
       ],
     },
@@ -118,7 +136,9 @@ export const abilities = [
         goal: text("What the plan must achieve.", 5000),
         constraints: array("Constraints the plan must respect.", text("One constraint.", 1000), 50),
         vertical: slug("Vertical the plan belongs to."),
-        type: slug("Kind of plan (free-form slug, e.g. launch, migration, incident); selects templates when one matches."),
+        type: slug(
+          "Kind of plan (free-form slug, e.g. launch, migration, incident); selects templates when one matches.",
+        ),
       },
       ["goal"],
     ),
@@ -172,7 +192,13 @@ export const abilities = [
       planId: "plan_01J9ZB4C5D6E7F8G9H0J1K2M3N",
       outcome: "partial",
       notes: "Booking went live on time; the payment step slipped a week.",
-      lessons: [{ title: "Connect payments before launch week", lesson: "Provider review takes 5 business days.", severity: "medium" }],
+      lessons: [
+        {
+          title: "Connect payments before launch week",
+          lesson: "Provider review takes 5 business days.",
+          severity: "medium",
+        },
+      ],
     },
   },
   {
@@ -187,7 +213,11 @@ export const abilities = [
       },
       ["planId"],
     ),
-    example: { planId: "plan_01J9ZB4C5D6E7F8G9H0J1K2M3N", phaseId: "p2-booking-widget", receiptIds: ["req_01J9ZC5D6E7F8G9H0J1K2M3N4P"] },
+    example: {
+      planId: "plan_01J9ZB4C5D6E7F8G9H0J1K2M3N",
+      phaseId: "p2-booking-widget",
+      receiptIds: ["req_01J9ZC5D6E7F8G9H0J1K2M3N4P"],
+    },
   },
   {
     id: "qa.checklist.create",
@@ -207,7 +237,8 @@ export const abilities = [
             ["check"],
             { description: "One item." },
           ),
-          200, 1,
+          200,
+          1,
         ),
         planId: planId("Plan this checklist belongs to."),
         vertical: slug("Vertical whose templates apply."),

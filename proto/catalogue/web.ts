@@ -3,13 +3,19 @@
  * Web browsing, research and browser QA, owned by the web service (headless Chromium is isolated
  * there). Spec §4.3 gives research.verify as a two-variant union; every other shape is ours.
  */
-import type { AbilityEntry, JsonSchema } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
 import { array, constant, flag, integer, object, oneOfValues, text, url } from "./schema.ts";
 
 const HOSTNAME_PATTERN = "^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$";
 
 function domains(description: string) {
-  return array(description, text("A hostname (subdomains included), e.g. who.int.", 253, { pattern: HOSTNAME_PATTERN }), 20, 1, true);
+  return array(
+    description,
+    text("A hostname (subdomains included), e.g. who.int.", 253, { pattern: HOSTNAME_PATTERN }),
+    20,
+    1,
+    true,
+  );
 }
 
 function timeoutMs(defaultValue = 30_000) {
@@ -17,7 +23,11 @@ function timeoutMs(defaultValue = 30_000) {
 }
 
 function viewport() {
-  return oneOfValues("Viewport to emulate: desktop 1366×768 or mobile 390×844 (touch, mobile user agent).", ["desktop", "mobile"], "desktop");
+  return oneOfValues(
+    "Viewport to emulate: desktop 1366×768 or mobile 390×844 (touch, mobile user agent).",
+    ["desktop", "mobile"],
+    "desktop",
+  );
 }
 
 export const abilities = [
@@ -30,7 +40,12 @@ export const abilities = [
         url: url("Page to load (http or https; private and link-local addresses are refused)."),
         format: oneOfValues("Content format returned.", ["markdown", "text", "html"], "markdown"),
         waitUntil: oneOfValues("When the page counts as loaded.", ["load", "domcontentloaded", "networkidle"], "load"),
-        maxChars: integer("Truncate the returned content to this many characters (the result says when it did).", 1000, 200_000, 50_000),
+        maxChars: integer(
+          "Truncate the returned content to this many characters (the result says when it did).",
+          1000,
+          200_000,
+          50_000,
+        ),
         screenshot: flag("Also return a PNG screenshot of the viewport.", false),
         viewport: viewport(),
         timeoutMs: timeoutMs(),
@@ -50,7 +65,10 @@ export const abilities = [
         recencyDays: integer("Only sources published within this many days.", 1, 3650),
         includeDomains: domains("Only search these domains."),
         excludeDomains: domains("Never use these domains."),
-        locale: text("Preferred language and region of sources (e.g. en, en-GB).", 6, { min: 2, pattern: "^[a-z]{2,3}(?:-[A-Z]{2})?$" }),
+        locale: text("Preferred language and region of sources (e.g. en, en-GB).", 6, {
+          min: 2,
+          pattern: "^[a-z]{2,3}(?:-[A-Z]{2})?$",
+        }),
       },
       ["query"],
     ),
@@ -58,11 +76,13 @@ export const abilities = [
   },
   {
     id: "research.verify",
-    summary: "Search current web sources or capture registered official pages; returns dated observations, not automatic truth.",
+    summary:
+      "Search current web sources or capture registered official pages; returns dated observations, not automatic truth.",
     inputSource: "spec",
     input: {
       type: "object",
-      description: "One of two variants, selected by `action`: `search` (default when `action` is omitted) searches current sources for a query; `capture` captures registered official pages.",
+      description:
+        "One of two variants, selected by `action`: `search` (default when `action` is omitted) searches current sources for a query; `capture` captures registered official pages.",
       oneOf: [
         object(
           {
@@ -80,7 +100,9 @@ export const abilities = [
             urls: array(
               "Pages to capture; each must be on the registry of official pages (others are refused).",
               url("An official page."),
-              10, 1, true,
+              10,
+              1,
+              true,
             ),
             focus: text("What to look for on the pages; observations are limited to it.", 1000),
           },
@@ -93,7 +115,8 @@ export const abilities = [
   },
   {
     id: "qa.browser_check",
-    summary: "Load a page in headless Chromium and run checks (status, text, selector, console errors); returns results and a screenshot.",
+    summary:
+      "Load a page in headless Chromium and run checks (status, text, selector, console errors); returns results and a screenshot.",
     inputSource: "ours",
     input: object(
       {
@@ -131,13 +154,19 @@ export const abilities = [
                 { title: "selector", description: "Element present or absent." },
               ),
               object(
-                { type: constant("`no_console_errors`: nothing logged at error level, no uncaught exception.", "no_console_errors") },
+                {
+                  type: constant(
+                    "`no_console_errors`: nothing logged at error level, no uncaught exception.",
+                    "no_console_errors",
+                  ),
+                },
                 ["type"],
                 { title: "no_console_errors", description: "Clean console." },
               ),
             ],
           },
-          50, 1,
+          50,
+          1,
         ),
         viewport: viewport(),
         screenshot: flag("Return a full-page PNG screenshot.", true),

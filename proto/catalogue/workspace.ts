@@ -6,10 +6,29 @@
  * `limit` (1..100, default 20) and `cursor`. Record ids are prefixed: contacts `ctc_`, leads `lead_`,
  * tasks `task_`, docs `doc_`, comments `cmt_`, events `evt_`, workflow runs `wfr_`, simulations `sim_`.
  */
-import type { AbilityEntry, JsonSchema } from "./types.ts";
+import type { AbilityEntry } from "./types.ts";
 import {
-  array, constant, cursor, email, flag, freeObject, id, idempotencyKey, integer, limit, line, metadata,
-  money, nullable, object, oneOfValues, phone, slug, text, typed, union,
+  array,
+  constant,
+  cursor,
+  email,
+  flag,
+  freeObject,
+  id,
+  idempotencyKey,
+  integer,
+  limit,
+  line,
+  metadata,
+  money,
+  nullable,
+  object,
+  oneOfValues,
+  phone,
+  slug,
+  text,
+  typed,
+  union,
 } from "./schema.ts";
 
 /** Task priorities (spec §2.5, §4.3 task.create). */
@@ -70,7 +89,8 @@ function docOps() {
       ],
       { type: "object", description: "One edit, selected by `op`." },
     ),
-    100, 1,
+    100,
+    1,
   );
 }
 
@@ -130,7 +150,11 @@ export const abilities = [
       ["id"],
       { minProperties: 2 },
     ),
-    example: { id: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q", company: "Northwind Studio Ltd", metadata: { vip: null, tier: "gold" } },
+    example: {
+      id: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q",
+      company: "Northwind Studio Ltd",
+      metadata: { vip: null, tier: "gold" },
+    },
   },
   // ── leads ─────────────────────────────────────────────────────────────────────────────────
   {
@@ -179,12 +203,18 @@ export const abilities = [
   },
   {
     id: "lead.update_status",
-    summary: "Move a lead along new → contacted → qualified → won | lost (any open lead may be lost; won and lost are final).",
+    summary:
+      "Move a lead along new → contacted → qualified → won | lost (any open lead may be lost; won and lost are final).",
     inputSource: "ours",
     input: object(
       {
         id: id("Lead id."),
-        status: oneOfValues("Target status. Illegal moves are refused (409) with the allowed next states.", ["contacted", "qualified", "won", "lost"]),
+        status: oneOfValues("Target status. Illegal moves are refused (409) with the allowed next states.", [
+          "contacted",
+          "qualified",
+          "won",
+          "lost",
+        ]),
         reason: text("Why; kept in the lead's history.", 1000),
       },
       ["id", "status"],
@@ -235,7 +265,9 @@ export const abilities = [
       status: oneOfValues("Only tasks in this status.", TASK_STATUSES),
       assignedTo: text("Only tasks assigned to this user or agent.", 128),
       priority: oneOfValues("Only tasks of this priority.", TASK_PRIORITIES),
-      overdue: flag("true: only tasks past their due time and not done or cancelled; false: only tasks that are not overdue."),
+      overdue: flag(
+        "true: only tasks past their due time and not done or cancelled; false: only tasks that are not overdue.",
+      ),
       limit: limit(),
       cursor: cursor(),
     }),
@@ -243,7 +275,8 @@ export const abilities = [
   },
   {
     id: "task.update_status",
-    summary: "Change a task's status among open, in_progress, blocked, done, cancelled (done and cancelled only reopen to open).",
+    summary:
+      "Change a task's status among open, in_progress, blocked, done, cancelled (done and cancelled only reopen to open).",
     inputSource: "ours",
     input: object(
       {
@@ -275,7 +308,11 @@ export const abilities = [
       },
       ["id", "text"],
     ),
-    example: { id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T", text: "Can we commit to this date?", anchor: "Live before 1 June" },
+    example: {
+      id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T",
+      text: "Can we commit to this date?",
+      anchor: "Live before 1 June",
+    },
   },
   {
     id: "workspace.doc.create",
@@ -305,14 +342,19 @@ export const abilities = [
   },
   {
     id: "workspace.doc.patch",
-    summary: "Edit a workspace doc with optimistic concurrency: replace its content or apply anchored edits to baseVersion.",
+    summary:
+      "Edit a workspace doc with optimistic concurrency: replace its content or apply anchored edits to baseVersion.",
     inputSource: "ours",
     input: union(
       [
         object(
           {
             id: docId(),
-            baseVersion: integer("The version you edited (from workspace.doc.read or the last patch).", 1, 2_147_483_647),
+            baseVersion: integer(
+              "The version you edited (from workspace.doc.read or the last patch).",
+              1,
+              2_147_483_647,
+            ),
             content: text("The new full Markdown content; may be empty.", 500_000, { min: 0 }),
           },
           ["id", "baseVersion", "content"],
@@ -321,14 +363,22 @@ export const abilities = [
         object(
           {
             id: docId(),
-            baseVersion: integer("The version you edited (from workspace.doc.read or the last patch).", 1, 2_147_483_647),
+            baseVersion: integer(
+              "The version you edited (from workspace.doc.read or the last patch).",
+              1,
+              2_147_483_647,
+            ),
             ops: docOps(),
           },
           ["id", "baseVersion", "ops"],
           { title: "edits", description: "Apply anchored edits in order." },
         ),
       ],
-      { type: "object", description: "Either `content` (replace the whole doc) or `ops` (anchored edits), never both. A stale baseVersion is refused (409) with the current version." },
+      {
+        type: "object",
+        description:
+          "Either `content` (replace the whole doc) or `ops` (anchored edits), never both. A stale baseVersion is refused (409) with the current version.",
+      },
     ),
     example: {
       id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T",
@@ -353,8 +403,14 @@ export const abilities = [
     inputSource: "spec",
     input: object(
       {
-        event: text("Event name: dot-separated tokens of letters, digits, _ and - (no wildcards), e.g. `booking.confirmed`.", 128, { pattern: EVENT_NAME_PATTERN }),
-        payload: freeObject("Event data (JSON object). At most 64 KiB serialized by default (the service's EVENT_MAX_PAYLOAD_BYTES); larger payloads are refused with 413."),
+        event: text(
+          "Event name: dot-separated tokens of letters, digits, _ and - (no wildcards), e.g. `booking.confirmed`.",
+          128,
+          { pattern: EVENT_NAME_PATTERN },
+        ),
+        payload: freeObject(
+          "Event data (JSON object). At most 64 KiB serialized by default (the service's EVENT_MAX_PAYLOAD_BYTES); larger payloads are refused with 413.",
+        ),
       },
       ["event"],
     ),
@@ -372,7 +428,11 @@ export const abilities = [
       },
       ["workflow"],
     ),
-    example: { workflow: "send-booking-reminders", input: { day: "2026-06-03" }, idempotencyKey: "reminders-2026-06-03" },
+    example: {
+      workflow: "send-booking-reminders",
+      input: { day: "2026-06-03" },
+      idempotencyKey: "reminders-2026-06-03",
+    },
   },
   // ── verticals and simulations ─────────────────────────────────────────────────────────────
   {
@@ -389,7 +449,11 @@ export const abilities = [
     input: object(
       {
         id: slug("Vertical slug (from vertical.list)."),
-        section: oneOfValues("`surface`: the runtime surface; `all`: the whole manifest including provisioning keys.", ["surface", "all"], "surface"),
+        section: oneOfValues(
+          "`surface`: the runtime surface; `all`: the whole manifest including provisioning keys.",
+          ["surface", "all"],
+          "surface",
+        ),
       },
       ["id"],
     ),
@@ -402,7 +466,11 @@ export const abilities = [
     input: object(
       {
         vertical: slug("Vertical whose nouns shape the data (from vertical.list)."),
-        seed: integer("Seed; the same seed, vertical and size give the same data. Random when omitted (and returned).", 0, 2_147_483_647),
+        seed: integer(
+          "Seed; the same seed, vertical and size give the same data. Random when omitted (and returned).",
+          0,
+          2_147_483_647,
+        ),
         size: oneOfValues("small: tens of records; medium: hundreds.", ["small", "medium"], "small"),
         idempotencyKey: idempotencyKey("the simulation"),
       },

@@ -92,7 +92,12 @@ function fieldsOf(schema: JsonSchema, variant?: string): InputField[] {
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(props).map(([name, s]) => {
-    const f: InputField = { name, type: typeOf(s), required: required.has(name), description: typeof s.description === "string" ? s.description : "" };
+    const f: InputField = {
+      name,
+      type: typeOf(s),
+      required: required.has(name),
+      description: typeof s.description === "string" ? s.description : "",
+    };
     if (Object.hasOwn(s, "default")) f.default = s.default;
     if (Array.isArray(s.enum)) f.values = s.enum;
     else if (Object.hasOwn(s, "const")) f.values = [s.const];
@@ -111,8 +116,14 @@ export function inputFields(def: Pick<AbilityDef, "input">): InputField[] {
   if (Array.isArray(alts)) {
     alts.forEach((alt, i) => {
       const action = (alt.properties as Record<string, JsonSchema> | undefined)?.action;
-      const label = action && Object.hasOwn(action, "const") ? `action=${String(action.const)}` : typeof alt.title === "string" ? alt.title : `variant ${i + 1}`;
-      for (const f of fieldsOf(alt, label)) if (!out.some((o) => o.name === f.name && o.variant === undefined)) out.push(f);
+      const label =
+        action && Object.hasOwn(action, "const")
+          ? `action=${String(action.const)}`
+          : typeof alt.title === "string"
+            ? alt.title
+            : `variant ${i + 1}`;
+      for (const f of fieldsOf(alt, label))
+        if (!out.some((o) => o.name === f.name && o.variant === undefined)) out.push(f);
     });
   }
   return out;
@@ -125,8 +136,10 @@ export function schemaDefaults(def: Pick<AbilityDef, "input">): { path: string; 
     if (!s || typeof s !== "object" || Array.isArray(s)) return;
     const o = s as JsonSchema;
     if (Object.hasOwn(o, "default") && path) out.push({ path, value: o.default });
-    for (const [name, sub] of Object.entries((o.properties ?? {}) as Record<string, unknown>)) walk(sub, `${path}/${name}`);
-    for (const k of ["oneOf", "anyOf", "allOf"]) if (Array.isArray(o[k])) for (const sub of o[k] as unknown[]) walk(sub, path);
+    for (const [name, sub] of Object.entries((o.properties ?? {}) as Record<string, unknown>))
+      walk(sub, `${path}/${name}`);
+    for (const k of ["oneOf", "anyOf", "allOf"])
+      if (Array.isArray(o[k])) for (const sub of o[k] as unknown[]) walk(sub, path);
   };
   walk(def.input, "");
   // Variants may repeat a field: keep each path once.

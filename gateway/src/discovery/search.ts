@@ -187,7 +187,8 @@ export function rank(query: string, defs: readonly AbilityDef[]): Ranked[] {
     }
     // Field descriptions and allowed values refine the order but never qualify an ability alone
     // (capability.discover's `area` enum would otherwise match every area name).
-    if (score > 0 && [...matched].some((m) => m !== "field text")) out.push({ def, score: Math.round(score * 100) / 100, matched: [...matched] });
+    if (score > 0 && [...matched].some((m) => m !== "field text"))
+      out.push({ def, score: Math.round(score * 100) / 100, matched: [...matched] });
   }
   return out.sort((a, b) => b.score - a.score || (a.def.id < b.def.id ? -1 : 1));
 }

@@ -51,7 +51,9 @@ export function mcpHosts(mcpUrl: string): McpHost[] {
       lang: "json",
       text: json({
         inputs: [{ type: "promptString", id: "gantry-api-key", description: "Gantry API key", password: true }],
-        servers: { gantry: { type: "http", url: mcpUrl, headers: { Authorization: "Bearer ${input:gantry-api-key}" } } },
+        servers: {
+          gantry: { type: "http", url: mcpUrl, headers: { Authorization: "Bearer ${input:gantry-api-key}" } },
+        },
       }),
       note: "VS Code asks for the key once and stores it securely.",
     },
@@ -61,7 +63,13 @@ export function mcpHosts(mcpUrl: string): McpHost[] {
       where: "claude_desktop_config.json (Settings → Developer → Edit Config)",
       lang: "json",
       text: json({
-        mcpServers: { gantry: { command: "npx", args: ["-y", "mcp-remote", mcpUrl, "--header", "Authorization:${GANTRY_AUTH}"], env: { GANTRY_AUTH: "Bearer YOUR_API_KEY" } } },
+        mcpServers: {
+          gantry: {
+            command: "npx",
+            args: ["-y", "mcp-remote", mcpUrl, "--header", "Authorization:${GANTRY_AUTH}"],
+            env: { GANTRY_AUTH: "Bearer YOUR_API_KEY" },
+          },
+        },
       }),
       note: "Bridged with mcp-remote (needs Node.js). The header value has no space after the colon on purpose; the space lives in GANTRY_AUTH.",
     },
@@ -104,18 +112,73 @@ export interface ErrorRow {
 }
 
 export const ERROR_ROWS: readonly ErrorRow[] = [
-  { status: "400", codes: "invalid_request, invalid_json, validation_failed", when: "The body lacks `input`, is not JSON, or the input fails the ability's schema or holds a NUL character, U+0000 (`details` lists every error with its JSON Pointer).", action: "Fix the input; do not retry unchanged." },
-  { status: "401", codes: "unauthorized", when: "No bearer key, or one that is unknown, revoked or expired.", action: "Send `Authorization: Bearer <key>` with a valid key." },
-  { status: "403", codes: "forbidden", when: "The key's scopes exclude the ability, or `context.tenantId` without the sub-tenant flag.", action: "Use a key whose scopes include the ability." },
-  { status: "404", codes: "unknown_ability, not_found", when: "No ability has that id, or the record named in the input does not exist for this tenant.", action: "Check the id (GET /v1/abilities)." },
-  { status: "409", codes: "conflict", when: "The input conflicts with the current state, e.g. an idempotencyKey reused with different input.", action: "Use a new idempotencyKey, or resend the original input." },
-  { status: "413", codes: "payload_too_large", when: "The body exceeds the size limit.", action: "Send less per call." },
+  {
+    status: "400",
+    codes: "invalid_request, invalid_json, validation_failed",
+    when: "The body lacks `input`, is not JSON, or the input fails the ability's schema or holds a NUL character, U+0000 (`details` lists every error with its JSON Pointer).",
+    action: "Fix the input; do not retry unchanged.",
+  },
+  {
+    status: "401",
+    codes: "unauthorized",
+    when: "No bearer key, or one that is unknown, revoked or expired.",
+    action: "Send `Authorization: Bearer <key>` with a valid key.",
+  },
+  {
+    status: "403",
+    codes: "forbidden",
+    when: "The key's scopes exclude the ability, or `context.tenantId` without the sub-tenant flag.",
+    action: "Use a key whose scopes include the ability.",
+  },
+  {
+    status: "404",
+    codes: "unknown_ability, not_found",
+    when: "No ability has that id, or the record named in the input does not exist for this tenant.",
+    action: "Check the id (GET /v1/abilities).",
+  },
+  {
+    status: "409",
+    codes: "conflict",
+    when: "The input conflicts with the current state, e.g. an idempotencyKey reused with different input.",
+    action: "Use a new idempotencyKey, or resend the original input.",
+  },
+  {
+    status: "413",
+    codes: "payload_too_large",
+    when: "The body exceeds the size limit.",
+    action: "Send less per call.",
+  },
   { status: "415", codes: "unsupported_media_type", when: "The body is not `application/json`.", action: "Send JSON." },
-  { status: "429", codes: "rate_limited", when: "Too many requests for this key in the current window.", action: "Wait `retryAfterMs` (also `Retry-After`), then retry." },
-  { status: "501", codes: "not_implemented", when: "The ability is declared but not wired yet.", action: "Check its status; do not retry." },
-  { status: "502/504", codes: "upstream_failed, timeout", when: "A provider failed or the ability did not finish in time (message sanitized).", action: "Retry later; quote X-Request-Id." },
-  { status: "503", codes: "unavailable", when: "The service owning the ability is not reachable.", action: "Retry after `retryAfterMs`." },
-  { status: "500", codes: "internal", when: "The ability failed (message sanitized).", action: "Quote the X-Request-Id when reporting it." },
+  {
+    status: "429",
+    codes: "rate_limited",
+    when: "Too many requests for this key in the current window.",
+    action: "Wait `retryAfterMs` (also `Retry-After`), then retry.",
+  },
+  {
+    status: "501",
+    codes: "not_implemented",
+    when: "The ability is declared but not wired yet.",
+    action: "Check its status; do not retry.",
+  },
+  {
+    status: "502/504",
+    codes: "upstream_failed, timeout",
+    when: "A provider failed or the ability did not finish in time (message sanitized).",
+    action: "Retry later; quote X-Request-Id.",
+  },
+  {
+    status: "503",
+    codes: "unavailable",
+    when: "The service owning the ability is not reachable.",
+    action: "Retry after `retryAfterMs`.",
+  },
+  {
+    status: "500",
+    codes: "internal",
+    when: "The ability failed (message sanitized).",
+    action: "Quote the X-Request-Id when reporting it.",
+  },
 ];
 
 /** The spec §8 defaults, read from the catalogue schemas (so docs and validation cannot disagree). */
@@ -150,15 +213,34 @@ function fieldSchema(id: string, field: string): JsonSchema | undefined {
 
 export function limitRows(rateLimit: RateLimitPolicy, maxBodyBytes: number, perKey: boolean): LimitRow[] {
   const rows: LimitRow[] = [
-    { limit: "Rate limit", value: `${rateLimit.limit} requests per ${rateLimit.windowSeconds} s`, appliesTo: perKey ? "this key (429 with retryAfterMs beyond it)" : "each key without its own limit (429 with retryAfterMs beyond it)" },
-    { limit: "Request body", value: `${maxBodyBytes} bytes (${Math.round(maxBodyBytes / 1024)} KiB)`, appliesTo: "every call (413 beyond it)" },
-    { limit: "Auth cache for key changes", value: "30 seconds", appliesTo: "key.revoke effect (usually immediate: gateways are notified)" },
+    {
+      limit: "Rate limit",
+      value: `${rateLimit.limit} requests per ${rateLimit.windowSeconds} s`,
+      appliesTo: perKey
+        ? "this key (429 with retryAfterMs beyond it)"
+        : "each key without its own limit (429 with retryAfterMs beyond it)",
+    },
+    {
+      limit: "Request body",
+      value: `${maxBodyBytes} bytes (${Math.round(maxBodyBytes / 1024)} KiB)`,
+      appliesTo: "every call (413 beyond it)",
+    },
+    {
+      limit: "Auth cache for key changes",
+      value: "30 seconds",
+      appliesTo: "key.revoke effect (usually immediate: gateways are notified)",
+    },
   ];
   for (const [id, field] of SPEC8) {
     const s = fieldSchema(id, field);
     if (!s) continue;
-    const range = typeof s.minimum === "number" && typeof s.maximum === "number" ? `${s.minimum} to ${s.maximum}, ` : "";
-    rows.push({ limit: `${field} default`, value: `${range}default ${typeof s.default === "string" ? s.default : JSON.stringify(s.default)}`, appliesTo: id });
+    const range =
+      typeof s.minimum === "number" && typeof s.maximum === "number" ? `${s.minimum} to ${s.maximum}, ` : "";
+    rows.push({
+      limit: `${field} default`,
+      value: `${range}default ${typeof s.default === "string" ? s.default : JSON.stringify(s.default)}`,
+      appliesTo: id,
+    });
   }
   return rows;
 }
@@ -168,7 +250,12 @@ function shellQuote(s: string): string {
 }
 
 export function curlSnippet(baseUrl: string, id: string, example: unknown): string {
-  return [`curl -sS -X POST ${baseUrl}/v1/abilities/${id} \\`, `  -H "Authorization: Bearer $${KEY_ENV}" \\`, "  -H 'Content-Type: application/json' \\", `  -d ${shellQuote(JSON.stringify({ input: example }))}`].join("\n");
+  return [
+    `curl -sS -X POST ${baseUrl}/v1/abilities/${id} \\`,
+    `  -H "Authorization: Bearer $${KEY_ENV}" \\`,
+    "  -H 'Content-Type: application/json' \\",
+    `  -d ${shellQuote(JSON.stringify({ input: example }))}`,
+  ].join("\n");
 }
 
 export function fetchSnippet(baseUrl: string, id: string, example: unknown): string {
@@ -203,7 +290,9 @@ export interface DocsModel {
 }
 
 function mdCell(s: unknown): string {
-  return String(s ?? "").replaceAll("|", "\\|").replaceAll("\n", " ");
+  return String(s ?? "")
+    .replaceAll("|", "\\|")
+    .replaceAll("\n", " ");
 }
 
 /** The per-key docs as Markdown (what an agent gets from `GET /docs` with `Accept: text/markdown`). */
@@ -211,25 +300,35 @@ export function renderMarkdown(m: DocsModel): string {
   const out: string[] = [];
   const live = m.abilities.filter((a) => a.live).length;
   out.push(`# Gantry API: documentation for key ${m.keyId}`, "");
-  out.push(`Version ${m.version}. Tenant \`${m.tenant}\`. This key may call ${m.abilities.length} abilities (${live} live). Base URL: ${m.baseUrl}.`, "");
   out.push(
-    "Every operation is an ability: `POST {base}/v1/abilities/{id}` with `{\"input\": {...}}` (optionally `\"context\": {tenantId?, runId?, verticalId?}`), or `POST {base}/abilities/execute` with `{\"ability\": id, \"input\": {...}}`. Send `Authorization: Bearer <API key>` and `Content-Type: application/json`. Success is `200 {ok: true, ability, result, duration}`; every failure is `{ok: false, error, code, ability?, reason?, details?, retryAfterMs?, requestId}`.",
+    `Version ${m.version}. Tenant \`${m.tenant}\`. This key may call ${m.abilities.length} abilities (${live} live). Base URL: ${m.baseUrl}.`,
+    "",
+  );
+  out.push(
+    'Every operation is an ability: `POST {base}/v1/abilities/{id}` with `{"input": {...}}` (optionally `"context": {tenantId?, runId?, verticalId?}`), or `POST {base}/abilities/execute` with `{"ability": id, "input": {...}}`. Send `Authorization: Bearer <API key>` and `Content-Type: application/json`. Success is `200 {ok: true, ability, result, duration}`; every failure is `{ok: false, error, code, ability?, reason?, details?, retryAfterMs?, requestId}`.',
     "",
     `Machine-readable: ${m.baseUrl}/openapi.json (OpenAPI 3.1) and ${m.baseUrl}/v1/abilities (this key's abilities with live status). Search them with the ability \`capability.discover\`.`,
     "",
   );
 
   out.push("## Limits", "", "| Limit | Value | Applies to |", "|---|---|---|");
-  for (const r of limitRows(m.rateLimit, m.maxBodyBytes, true)) out.push(`| ${mdCell(r.limit)} | ${mdCell(r.value)} | ${mdCell(r.appliesTo)} |`);
+  for (const r of limitRows(m.rateLimit, m.maxBodyBytes, true))
+    out.push(`| ${mdCell(r.limit)} | ${mdCell(r.value)} | ${mdCell(r.appliesTo)} |`);
   out.push("", "Every input's own defaults and bounds are in its schema below.", "");
 
-  out.push("## MCP", "", `Endpoint: ${m.baseUrl}/mcp (Streamable HTTP). Header: \`Authorization: Bearer <API key>\`. The tools are the abilities this key may call (name = ability id, input schema = the ability's); a tool error carries the same code and message as the HTTP API. Protocol revisions: 2026-07-28 (stateless) and 2025-11-25 and earlier (sessions).`, "");
+  out.push(
+    "## MCP",
+    "",
+    `Endpoint: ${m.baseUrl}/mcp (Streamable HTTP). Header: \`Authorization: Bearer <API key>\`. The tools are the abilities this key may call (name = ability id, input schema = the ability's); a tool error carries the same code and message as the HTTP API. Protocol revisions: 2026-07-28 (stateless) and 2025-11-25 and earlier (sessions).`,
+    "",
+  );
   for (const h of mcpHosts(`${m.baseUrl}/mcp`)) {
     out.push(`### ${h.name}`, "", `${h.where}${h.note ? `. ${h.note}` : ""}`, "", `\`\`\`${h.lang}`, h.text, "```", "");
   }
 
   out.push("## Errors", "", "| Status | code | When | What to do |", "|---|---|---|---|");
-  for (const e of ERROR_ROWS) out.push(`| ${e.status} | ${mdCell(e.codes)} | ${mdCell(e.when)} | ${mdCell(e.action)} |`);
+  for (const e of ERROR_ROWS)
+    out.push(`| ${e.status} | ${mdCell(e.codes)} | ${mdCell(e.when)} | ${mdCell(e.action)} |`);
   out.push("", "Every response carries `X-Request-Id`, the id of its audit record.", "");
 
   out.push("## Abilities", "");
@@ -245,14 +344,44 @@ export function renderMarkdown(m: DocsModel): string {
       if (fields.length) {
         out.push("| Field | Type | Required | Description |", "|---|---|---|---|");
         for (const f of fields) {
-          const extra = [f.values ? `One of: ${f.values.map((v) => JSON.stringify(v)).join(", ")}.` : "", f.default !== undefined ? `Default ${JSON.stringify(f.default)}.` : "", f.variant ? `(${f.variant})` : ""].filter(Boolean).join(" ");
-          out.push(`| ${mdCell(f.name)} | ${mdCell(f.type)} | ${f.required ? "yes" : "no"} | ${mdCell(`${f.description} ${extra}`.trim())} |`);
+          const extra = [
+            f.values ? `One of: ${f.values.map((v) => JSON.stringify(v)).join(", ")}.` : "",
+            f.default !== undefined ? `Default ${JSON.stringify(f.default)}.` : "",
+            f.variant ? `(${f.variant})` : "",
+          ]
+            .filter(Boolean)
+            .join(" ");
+          out.push(
+            `| ${mdCell(f.name)} | ${mdCell(f.type)} | ${f.required ? "yes" : "no"} | ${mdCell(`${f.description} ${extra}`.trim())} |`,
+          );
         }
         out.push("");
       } else out.push("Input: `{}` (no fields).", "");
-      out.push("curl:", "", "```shell", curlSnippet(m.baseUrl, a.id, a.example), "```", "", "fetch:", "", "```js", fetchSnippet(m.baseUrl, a.id, a.example), "```", "");
+      out.push(
+        "curl:",
+        "",
+        "```shell",
+        curlSnippet(m.baseUrl, a.id, a.example),
+        "```",
+        "",
+        "fetch:",
+        "",
+        "```js",
+        fetchSnippet(m.baseUrl, a.id, a.example),
+        "```",
+        "",
+      );
       out.push(`Errors: ${abilityErrors(a).join("; ")}.`, "");
-      out.push("<details><summary>Input JSON Schema</summary>", "", "```json", JSON.stringify(a.input, null, 2), "```", "", "</details>", "");
+      out.push(
+        "<details><summary>Input JSON Schema</summary>",
+        "",
+        "```json",
+        JSON.stringify(a.input, null, 2),
+        "```",
+        "",
+        "</details>",
+        "",
+      );
     }
   }
   return out.join("\n");

@@ -10,7 +10,12 @@ import { ERROR_ROWS, limitRows, mcpHosts } from "./content.ts";
 import type { RateLimitPolicy } from "../rate-limit/types.ts";
 
 export function escapeHtml(s: string): string {
-  return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+  return s
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
 }
 
 /** `code` spans for `backticked` words of our own static texts (escaped first). */
@@ -25,7 +30,8 @@ export interface PageOptions {
   maxBodyBytes: number;
 }
 
-export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function renderPage(o: PageOptions): string {
   const e = escapeHtml;
@@ -41,9 +47,15 @@ export function renderPage(o: PageOptions): string {
     )
     .join("");
   const limits = limitRows(o.defaultRateLimit, o.maxBodyBytes, false)
-    .map((r, i) => `<tr${i === 0 ? ' id="rate-limit-row"' : ""}><td>${e(r.limit)}</td><td class="value">${e(r.value)}</td><td class="applies">${e(r.appliesTo)}</td></tr>`)
+    .map(
+      (r, i) =>
+        `<tr${i === 0 ? ' id="rate-limit-row"' : ""}><td>${e(r.limit)}</td><td class="value">${e(r.value)}</td><td class="applies">${e(r.appliesTo)}</td></tr>`,
+    )
     .join("");
-  const errors = ERROR_ROWS.map((r) => `<tr><td class="status">${e(r.status)}</td><td><code>${e(r.codes)}</code></td><td>${inline(r.when)}</td><td>${inline(r.action)}</td></tr>`).join("");
+  const errors = ERROR_ROWS.map(
+    (r) =>
+      `<tr><td class="status">${e(r.status)}</td><td><code>${e(r.codes)}</code></td><td>${inline(r.when)}</td><td>${inline(r.action)}</td></tr>`,
+  ).join("");
 
   return `<!doctype html>
 <html lang="en">

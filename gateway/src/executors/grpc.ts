@@ -5,7 +5,15 @@
  * learns which owner is down and that waiting helps, not a bare connection error.
  */
 import { ABILITY_PROTO } from "@gantry/proto/paths";
-import { GantryError, makeClient, toGrpcContext, unary, type AreaService, type CallContext, type grpc } from "@gantry/kit";
+import {
+  GantryError,
+  makeClient,
+  toGrpcContext,
+  unary,
+  type AreaService,
+  type CallContext,
+  type grpc,
+} from "@gantry/kit";
 import type { AbilityExecutor, WiredAbility } from "./types.ts";
 
 export class GrpcExecutor implements AbilityExecutor {
@@ -21,7 +29,12 @@ export class GrpcExecutor implements AbilityExecutor {
 
   async execute(ability: string, inputJson: string, call: CallContext): Promise<string> {
     try {
-      const res = await unary<object, { result_json: string }>(this.client, "Execute", { ability, context: toGrpcContext(call), input_json: inputJson }, { deadlineMs: this.timeoutMs });
+      const res = await unary<object, { result_json: string }>(
+        this.client,
+        "Execute",
+        { ability, context: toGrpcContext(call), input_json: inputJson },
+        { deadlineMs: this.timeoutMs },
+      );
       return res.result_json || "null";
     } catch (err) {
       if (err instanceof GantryError && err.code === "unavailable" && !err.reason) {
@@ -37,7 +50,12 @@ export class GrpcExecutor implements AbilityExecutor {
 
   async describe(): Promise<WiredAbility[] | null> {
     try {
-      const res = await unary<object, { abilities: WiredAbility[] }>(this.client, "Describe", {}, { deadlineMs: 1_000 });
+      const res = await unary<object, { abilities: WiredAbility[] }>(
+        this.client,
+        "Describe",
+        {},
+        { deadlineMs: 1_000 },
+      );
       return res.abilities;
     } catch {
       return null;

@@ -13,7 +13,14 @@
  * `authInfo.extra`, which the route sets on every request: a session always acts with the key of
  * the request at hand.
  */
-import { ProtocolError, Server, type AuthInfo, type CallToolResult, type ServerContext, type Tool } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  Server,
+  type AuthInfo,
+  type CallToolResult,
+  type ServerContext,
+  type Tool,
+} from "@modelcontextprotocol/server";
 import { abilityById } from "@gantry/proto/catalogue";
 import { runAbility } from "../pipeline/execute-ability.ts";
 import type { AbilityOutcome, ResponseHeaders } from "../pipeline/outcome.ts";
@@ -71,7 +78,25 @@ function forHttpResponse(headers: ResponseHeaders): ResponseHeaders {
   return rest;
 }
 
-const READ_ONLY_OPS = new Set(["get", "list", "search", "recall", "status", "inspect", "discover", "about", "balance", "toolkits", "tools", "connections", "read", "manifest_get", "render", "summarize", "load"]);
+const READ_ONLY_OPS = new Set([
+  "get",
+  "list",
+  "search",
+  "recall",
+  "status",
+  "inspect",
+  "discover",
+  "about",
+  "balance",
+  "toolkits",
+  "tools",
+  "connections",
+  "read",
+  "manifest_get",
+  "render",
+  "summarize",
+  "load",
+]);
 const DESTRUCTIVE_OPS = new Set(["revoke", "forget", "rotate", "close"]);
 
 export function toTool(a: AbilityView): Tool {
@@ -95,7 +120,11 @@ export function toTool(a: AbilityView): Tool {
 /** The outcome of the pipeline as an MCP tool result: the HTTP body, as structured content and as text. */
 export function toToolResult(out: AbilityOutcome): CallToolResult {
   if (out.ok) {
-    return { content: [{ type: "text", text: out.envelopeJson }], structuredContent: JSON.parse(out.envelopeJson), _meta: { "gantry/requestId": out.requestId } };
+    return {
+      content: [{ type: "text", text: out.envelopeJson }],
+      structuredContent: JSON.parse(out.envelopeJson),
+      _meta: { "gantry/requestId": out.requestId },
+    };
   }
   const body = out.body;
   return {
@@ -132,7 +161,17 @@ export function createMcpServer(deps: GatewayDeps): Server {
     const args = request.params.arguments ?? {};
     const context = (request.params._meta as Record<string, unknown> | undefined)?.[CONTEXT_META_KEY];
     const body = context === undefined ? { input: args } : { input: args, context };
-    const out = await runAbility({ requestId: g.nextRequestId(), started: performance.now(), credential: { key: g.key }, ability: name, body: { value: body }, baseUrl: g.baseUrl }, deps);
+    const out = await runAbility(
+      {
+        requestId: g.nextRequestId(),
+        started: performance.now(),
+        credential: { key: g.key },
+        ability: name,
+        body: { value: body },
+        baseUrl: g.baseUrl,
+      },
+      deps,
+    );
     Object.assign(g.responseHeaders, forHttpResponse(out.headers));
     if (!out.ok && out.body.code === "unknown_ability" && !abilityById.has(name)) {
       throw new ProtocolError(-32602, `Unknown tool: ${name}`, out.body);

@@ -19,7 +19,8 @@ export const capabilityDiscover: MetaHandler = async (input, call, env) => {
   const area = typeof input.area === "string" ? input.area : undefined;
   const limit = typeof input.limit === "number" ? input.limit : 10;
 
-  const byArea = <T extends { area: string }>(list: readonly T[]) => (area ? list.filter((a) => a.area === area) : [...list]);
+  const byArea = <T extends { area: string }>(list: readonly T[]) =>
+    area ? list.filter((a) => a.area === area) : [...list];
   const allowed = byArea(allowedDefs(call.scopes));
   const ranked: Ranked[] = query ? rank(query, allowed) : allowed.map((def) => ({ def, score: 0, matched: [] }));
   const top = ranked.slice(0, limit);
@@ -27,7 +28,10 @@ export const capabilityDiscover: MetaHandler = async (input, call, env) => {
 
   const allowedIds = new Set(allowed.map((d) => d.id));
   const outOfScope = query
-    ? rank(query, byArea(catalogue).filter((d) => !allowedIds.has(d.id)))
+    ? rank(
+        query,
+        byArea(catalogue).filter((d) => !allowedIds.has(d.id)),
+      )
         .slice(0, OUT_OF_SCOPE_MAX)
         .map((r) => ({ id: r.def.id, description: r.def.summary, score: r.score }))
     : [];

@@ -21,14 +21,21 @@ export class MetaExecutor implements AbilityExecutor {
 
   async execute(ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<string> {
     const handler = Object.hasOwn(this.handlers, ability) ? this.handlers[ability] : undefined;
-    if (!handler) throw new GantryError("not_implemented", `${ability} is declared but not wired yet.`, { reason: "The gateway has no handler for it yet; see docs/abilities.md." });
+    if (!handler)
+      throw new GantryError("not_implemented", `${ability} is declared but not wired yet.`, {
+        reason: "The gateway has no handler for it yet; see docs/abilities.md.",
+      });
     // Answers describe the gateway as this client reaches it; without the edge they would be wrong, not partial.
     if (!edge) throw new GantryError("internal", `${ability} needs the call's edge info (base URL, rate limit)`);
-    return JSON.stringify(await handler(JSON.parse(inputJson) as Record<string, unknown>, call, { ...this.facts, ...edge }));
+    return JSON.stringify(
+      await handler(JSON.parse(inputJson) as Record<string, unknown>, call, { ...this.facts, ...edge }),
+    );
   }
 
   async describe(): Promise<WiredAbility[]> {
-    return catalogue.filter((a) => a.service === "gateway").map((a) => ({ id: a.id, wired: Object.hasOwn(this.handlers, a.id) }));
+    return catalogue
+      .filter((a) => a.service === "gateway")
+      .map((a) => ({ id: a.id, wired: Object.hasOwn(this.handlers, a.id) }));
   }
 
   close(): void {}

@@ -17,7 +17,12 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const LEGACY_SHAPE = /^[\x21-\x7e]{16,512}$/;
 
 /** Resolves the `Authorization` header's key; a rotated key's deprecation headers go into `headers`. */
-export async function authenticate(header: string | undefined, keys: KeyCache, now: number, headers: ResponseHeaders): Promise<KeyRecord> {
+export async function authenticate(
+  header: string | undefined,
+  keys: KeyCache,
+  now: number,
+  headers: ResponseHeaders,
+): Promise<KeyRecord> {
   if (!header) {
     throw new GantryError("unauthorized", "Missing credential: send Authorization: Bearer <API key>.");
   }
@@ -26,7 +31,9 @@ export async function authenticate(header: string | undefined, keys: KeyCache, n
   const raw = match[1];
   const wellFormed = isWellFormedKey(raw);
   if (!wellFormed && (raw.startsWith(KEY_PREFIX) || !LEGACY_SHAPE.test(raw))) {
-    throw new GantryError("unauthorized", "The API key is not recognised.", { reason: "Gantry keys start with gk_ and are 39 characters long; check for a copy-paste error." });
+    throw new GantryError("unauthorized", "The API key is not recognised.", {
+      reason: "Gantry keys start with gk_ and are 39 characters long; check for a copy-paste error.",
+    });
   }
   const record = await keys.resolve(hashKey(raw), !wellFormed);
   if (!record || (record.expires_at_ms > 0 && record.expires_at_ms <= now)) {

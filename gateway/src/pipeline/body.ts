@@ -16,7 +16,11 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<{ va
   const declared = Number(req.headers["content-length"] ?? NaN);
   if (declared > maxBytes) {
     req.resume();
-    throw new GantryError("payload_too_large", `The request body is ${declared} bytes; the limit is ${maxBytes} bytes.`, { reason: "Send less data per call, or split the work into several calls." });
+    throw new GantryError(
+      "payload_too_large",
+      `The request body is ${declared} bytes; the limit is ${maxBytes} bytes.`,
+      { reason: "Send less data per call, or split the work into several calls." },
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -24,7 +28,9 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<{ va
     size += chunk.length;
     if (size > maxBytes) {
       req.resume();
-      throw new GantryError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`, { reason: "Send less data per call, or split the work into several calls." });
+      throw new GantryError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`, {
+        reason: "Send less data per call, or split the work into several calls.",
+      });
     }
     chunks.push(chunk);
   }

@@ -24,19 +24,47 @@ export function parseEnvelope(body: unknown, executePath: boolean): Envelope {
   const allowed = executePath ? ["ability", "input", "context"] : ["input", "context"];
   const details: ErrorDetail[] = [];
   for (const k of Object.keys(b)) {
-    if (!allowed.includes(k)) details.push({ path: `/${k}`, message: `/${k} is not a field of the request envelope (allowed: ${allowed.join(", ")})`, code: "additionalProperties" });
+    if (!allowed.includes(k))
+      details.push({
+        path: `/${k}`,
+        message: `/${k} is not a field of the request envelope (allowed: ${allowed.join(", ")})`,
+        code: "additionalProperties",
+      });
   }
-  if (!("input" in b)) details.push({ path: "/input", message: '/input is required: send {"input": {...}} (an empty object when the ability takes no input)', code: "required" });
-  else if (b.input === null || typeof b.input !== "object" || Array.isArray(b.input)) details.push({ path: "/input", message: "/input must be an object", code: "type" });
+  if (!("input" in b))
+    details.push({
+      path: "/input",
+      message: '/input is required: send {"input": {...}} (an empty object when the ability takes no input)',
+      code: "required",
+    });
+  else if (b.input === null || typeof b.input !== "object" || Array.isArray(b.input))
+    details.push({ path: "/input", message: "/input must be an object", code: "type" });
   const ctx = b.context;
   if (ctx !== undefined) {
-    if (ctx === null || typeof ctx !== "object" || Array.isArray(ctx)) details.push({ path: "/context", message: "/context must be an object", code: "type" });
+    if (ctx === null || typeof ctx !== "object" || Array.isArray(ctx))
+      details.push({ path: "/context", message: "/context must be an object", code: "type" });
     else {
       for (const [k, v] of Object.entries(ctx)) {
-        if (!CONTEXT_FIELDS.has(k)) details.push({ path: `/context/${k}`, message: `/context/${k} is not a CallContext field (allowed: tenantId, runId, verticalId)`, code: "additionalProperties" });
-        else if (typeof v !== "string") details.push({ path: `/context/${k}`, message: `/context/${k} must be a string`, code: "type" });
-        else if (k === "tenantId" && !SUB_TENANT.test(v)) details.push({ path: "/context/tenantId", message: "/context/tenantId must be 1-63 characters of a-z, 0-9, _ or -, starting with a letter or digit", code: "pattern" });
-        else if (k !== "tenantId" && !CONTEXT_ID.test(v)) details.push({ path: `/context/${k}`, message: `/context/${k} must be 1-128 characters of letters, digits, . _ : -`, code: "pattern" });
+        if (!CONTEXT_FIELDS.has(k))
+          details.push({
+            path: `/context/${k}`,
+            message: `/context/${k} is not a CallContext field (allowed: tenantId, runId, verticalId)`,
+            code: "additionalProperties",
+          });
+        else if (typeof v !== "string")
+          details.push({ path: `/context/${k}`, message: `/context/${k} must be a string`, code: "type" });
+        else if (k === "tenantId" && !SUB_TENANT.test(v))
+          details.push({
+            path: "/context/tenantId",
+            message: "/context/tenantId must be 1-63 characters of a-z, 0-9, _ or -, starting with a letter or digit",
+            code: "pattern",
+          });
+        else if (k !== "tenantId" && !CONTEXT_ID.test(v))
+          details.push({
+            path: `/context/${k}`,
+            message: `/context/${k} must be 1-128 characters of letters, digits, . _ : -`,
+            code: "pattern",
+          });
       }
     }
   }

@@ -17,7 +17,13 @@ import { authenticate } from "./authenticate.ts";
 import { effectiveTenant, parseEnvelope } from "./envelope.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { refuseNulCharacters } from "./nul-characters.ts";
-import { errorBody, resultEnvelopeJson, retryAfterHeader, type AbilityOutcome, type ResponseHeaders } from "./outcome.ts";
+import {
+  errorBody,
+  resultEnvelopeJson,
+  retryAfterHeader,
+  type AbilityOutcome,
+  type ResponseHeaders,
+} from "./outcome.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
 
@@ -60,7 +66,10 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
   let errorCode: string | undefined;
   try {
     const now = deps.now();
-    const key = "key" in request.credential ? request.credential.key : await authenticate(request.credential.authorization, deps.keys, now, headers);
+    const key =
+      "key" in request.credential
+        ? request.credential.key
+        : await authenticate(request.credential.authorization, deps.keys, now, headers);
     state.key = key;
     state.tenant = key.tenant;
     deps.usage.used(key.id, key.source, now);
@@ -105,9 +114,19 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       verticalId: envelope.context.verticalId,
     };
     // The key's own limit when it has one, so gantry.about reports what this key gets.
-    const resultJson = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call, { baseUrl: request.baseUrl, rateLimit });
+    const resultJson = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call, {
+      baseUrl: request.baseUrl,
+      rateLimit,
+    });
     status = 200;
-    return { ok: true, status: 200, ability: ability.id, requestId, envelopeJson: resultEnvelopeJson(ability.id, resultJson, performance.now() - started), headers };
+    return {
+      ok: true,
+      status: 200,
+      ability: ability.id,
+      requestId,
+      envelopeJson: resultEnvelopeJson(ability.id, resultJson, performance.now() - started),
+      headers,
+    };
   } catch (err) {
     const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
     status = gerr.httpStatus;
@@ -118,7 +137,14 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       deps.log.error({ requestId, ability: state.ability, code: gerr.code, err: describeCause(gerr) }, "call failed");
     }
     Object.assign(headers, retryAfterHeader(gerr));
-    return { ok: false, status, ability: state.ability, requestId, body: errorBody(gerr, requestId, state.ability), headers };
+    return {
+      ok: false,
+      status,
+      ability: state.ability,
+      requestId,
+      body: errorBody(gerr, requestId, state.ability),
+      headers,
+    };
   } finally {
     const durationMs = performance.now() - started;
     const label = state.ability ?? "unknown";
@@ -140,7 +166,10 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
 
 function knownAbility(id: unknown, executePath: boolean): string {
   if (executePath) {
-    if (id === undefined) throw new GantryError("invalid_request", 'The "ability" field is required on /abilities/execute.', { details: [{ path: "/ability", message: "/ability is required", code: "required" }] });
+    if (id === undefined)
+      throw new GantryError("invalid_request", 'The "ability" field is required on /abilities/execute.', {
+        details: [{ path: "/ability", message: "/ability is required", code: "required" }],
+      });
     if (typeof id !== "string" || !abilityById.has(id)) {
       throw new GantryError("invalid_request", `Unknown ability ${JSON.stringify(id)}.`, {
         reason: "GET /v1/abilities lists the abilities this key may call.",
@@ -150,7 +179,9 @@ function knownAbility(id: unknown, executePath: boolean): string {
     return id;
   }
   if (typeof id !== "string" || !abilityById.has(id)) {
-    throw new GantryError("unknown_ability", `No ability has the id ${JSON.stringify(id)}.`, { reason: "GET /v1/abilities lists the abilities this key may call." });
+    throw new GantryError("unknown_ability", `No ability has the id ${JSON.stringify(id)}.`, {
+      reason: "GET /v1/abilities lists the abilities this key may call.",
+    });
   }
   return id;
 }

@@ -20,7 +20,11 @@ function token(key: string): string {
 
 function detail(path: string): ErrorDetail {
   // The path itself may hold the NUL (an object key); the message shows it escaped so it stays readable.
-  return { path, message: `${path.replaceAll(NUL, "\\u0000")} contains a NUL character (U+0000), which is not accepted; remove it`, code: "nul_character" };
+  return {
+    path,
+    message: `${path.replaceAll(NUL, "\\u0000")} contains a NUL character (U+0000), which is not accepted; remove it`,
+    code: "nul_character",
+  };
 }
 
 /** Throws `validation_failed` with a detail per place `input` holds a NUL character. */
@@ -38,7 +42,8 @@ export function refuseNulCharacters(abilityId: string, input: unknown, root = "/
       for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}/${i}`, false]);
     } else if (value !== null && typeof value === "object") {
       const keys = Object.keys(value);
-      for (let i = keys.length - 1; i >= 0; i--) stack.push([(value as Record<string, unknown>)[keys[i]], `${path}/${token(keys[i])}`, keys[i].includes(NUL)]);
+      for (let i = keys.length - 1; i >= 0; i--)
+        stack.push([(value as Record<string, unknown>)[keys[i]], `${path}/${token(keys[i])}`, keys[i].includes(NUL)]);
     }
   }
   if (found === 0) return;

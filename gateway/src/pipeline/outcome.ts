@@ -45,12 +45,16 @@ export function errorBody(err: GantryError, requestId: string, ability?: string)
   const server = isServerError(err.code);
   const body: ErrorBody = {
     ok: false,
-    error: server && err.code !== "not_implemented" && err.code !== "unavailable" ? (SANITIZED_MESSAGES[err.code] ?? "The ability failed.") : err.message,
+    error:
+      server && err.code !== "not_implemented" && err.code !== "unavailable"
+        ? (SANITIZED_MESSAGES[err.code] ?? "The ability failed.")
+        : err.message,
     code: err.code,
     requestId,
   };
   if (ability !== undefined) body.ability = ability;
-  if (err.reason !== undefined && (!server || err.code === "not_implemented" || err.code === "unavailable")) body.reason = err.reason;
+  if (err.reason !== undefined && (!server || err.code === "not_implemented" || err.code === "unavailable"))
+    body.reason = err.reason;
   if (err.details !== undefined && !server) body.details = err.details;
   if (err.retryAfterMs !== undefined) body.retryAfterMs = err.retryAfterMs;
   return body;
@@ -58,7 +62,9 @@ export function errorBody(err: GantryError, requestId: string, ability?: string)
 
 /** `Retry-After` in whole seconds (at least 1) for an error that names a wait; none otherwise. */
 export function retryAfterHeader(err: GantryError): ResponseHeaders {
-  return err.retryAfterMs === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))) };
+  return err.retryAfterMs === undefined
+    ? {}
+    : { "Retry-After": String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))) };
 }
 
 /** The success envelope as JSON text (HTTP body; MCP structured content is the same object). */

@@ -17,15 +17,23 @@ export function keyRateLimit(key: KeyRecord, fallback: RateLimitPolicy): RateLim
  * Counts one request against the key; returns the policy applied. The RateLimit headers go into
  * `headers` before a 429 is thrown, because the refusal must carry them too.
  */
-export async function enforceRateLimit(key: KeyRecord, deps: Pick<GatewayDeps, "defaultRateLimit" | "limiter" | "metrics">, headers: ResponseHeaders): Promise<RateLimitPolicy> {
+export async function enforceRateLimit(
+  key: KeyRecord,
+  deps: Pick<GatewayDeps, "defaultRateLimit" | "limiter" | "metrics">,
+  headers: ResponseHeaders,
+): Promise<RateLimitPolicy> {
   const policy = keyRateLimit(key, deps.defaultRateLimit);
   const decision = await deps.limiter.take(key.id, policy);
   Object.assign(headers, rateLimitHeaders(policy, decision));
   if (!decision.allowed) {
     deps.metrics.rateLimited.inc();
-    throw new GantryError("rate_limited", `Rate limit of ${policy.limit} requests per ${policy.windowSeconds} s exceeded for this key.`, {
-      retryAfterMs: Math.max(1, decision.resetMs),
-    });
+    throw new GantryError(
+      "rate_limited",
+      `Rate limit of ${policy.limit} requests per ${policy.windowSeconds} s exceeded for this key.`,
+      {
+        retryAfterMs: Math.max(1, decision.resetMs),
+      },
+    );
   }
   return policy;
 }

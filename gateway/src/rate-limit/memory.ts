@@ -36,7 +36,12 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     w.count++;
     const resetMs = Math.max(0, w.start + windowMs - now);
-    return { allowed: w.count <= policy.limit, limit: policy.limit, remaining: Math.max(0, policy.limit - w.count), resetMs };
+    return {
+      allowed: w.count <= policy.limit,
+      limit: policy.limit,
+      remaining: Math.max(0, policy.limit - w.count),
+      resetMs,
+    };
   }
 
   /** Bounded memory: expired windows are dropped at most once a second. */

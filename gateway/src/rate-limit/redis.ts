@@ -27,7 +27,12 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(url: string, log: Logger) {
     this.log = log;
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, connectTimeout: 2_000 });
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      lazyConnect: false,
+      connectTimeout: 2_000,
+    });
     this.redis.on("error", () => {});
     this.redis.defineCommand("gantryTake", { numberOfKeys: 1, lua: SCRIPT });
   }
@@ -35,15 +40,19 @@ export class RedisRateLimiter implements RateLimiter {
   async take(keyId: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
     const windowMs = policy.windowSeconds * 1000;
     try {
-      const [count, ttl] = (await (this.redis as unknown as { gantryTake(key: string, ms: number): Promise<[number, number]> }).gantryTake(
-        `gantry:rl:${keyId}:${policy.limit}:${policy.windowSeconds}`,
-        windowMs,
-      )) as [number, number];
+      const [count, ttl] = (await (
+        this.redis as unknown as { gantryTake(key: string, ms: number): Promise<[number, number]> }
+      ).gantryTake(`gantry:rl:${keyId}:${policy.limit}:${policy.windowSeconds}`, windowMs)) as [number, number];
       if (this.degraded) {
         this.degraded = false;
         this.log.info("redis rate limiter recovered");
       }
-      return { allowed: count <= policy.limit, limit: policy.limit, remaining: Math.max(0, policy.limit - count), resetMs: Math.max(0, ttl) };
+      return {
+        allowed: count <= policy.limit,
+        limit: policy.limit,
+        remaining: Math.max(0, policy.limit - count),
+        resetMs: Math.max(0, ttl),
+      };
     } catch (err) {
       if (!this.degraded) {
         this.degraded = true;

@@ -41,8 +41,17 @@ export function listAbilitiesRoute(deps: GatewayDeps) {
         version: deps.version,
         count: abilities.length,
         live: abilities.filter((a) => a.live).length,
-        limits: { rateLimit: keyRateLimit(key, deps.defaultRateLimit), maxBodyBytes: deps.config.MAX_BODY_BYTES, authCacheSeconds: 30 },
-        urls: { docs: `${baseUrl}/docs`, mcp: `${baseUrl}/mcp`, openapi: `${baseUrl}/openapi.json`, execute: `${baseUrl}/abilities/execute` },
+        limits: {
+          rateLimit: keyRateLimit(key, deps.defaultRateLimit),
+          maxBodyBytes: deps.config.MAX_BODY_BYTES,
+          authCacheSeconds: 30,
+        },
+        urls: {
+          docs: `${baseUrl}/docs`,
+          mcp: `${baseUrl}/mcp`,
+          openapi: `${baseUrl}/openapi.json`,
+          execute: `${baseUrl}/abilities/execute`,
+        },
         statuses: STATUS_TEXT,
         abilities: abilities.map(withDetails),
       });
@@ -58,7 +67,10 @@ export function getAbilityRoute(deps: GatewayDeps) {
     try {
       const key = await authorizeRead(req, res, deps);
       const def = abilityById.get(id);
-      if (!def) throw new GantryError("unknown_ability", `No ability has the id ${JSON.stringify(id)}.`, { reason: "GET /v1/abilities lists the abilities this key may call." });
+      if (!def)
+        throw new GantryError("unknown_ability", `No ability has the id ${JSON.stringify(id)}.`, {
+          reason: "GET /v1/abilities lists the abilities this key may call.",
+        });
       if (!inScope(key.scopes, id)) {
         throw new GantryError("forbidden", `This key's scopes do not include ${id}.`, {
           reason: `Use a key whose scopes include "${id}", "${def.area}.*" or "*".`,
@@ -68,7 +80,11 @@ export function getAbilityRoute(deps: GatewayDeps) {
       noStore(res);
       res.status(200).json({ ok: true, ...withDetails(toView(def, status)), statusText: STATUS_TEXT[status] });
     } catch (err) {
-      sendError(res, err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err }), abilityById.has(id) ? id : undefined);
+      sendError(
+        res,
+        err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err }),
+        abilityById.has(id) ? id : undefined,
+      );
     }
   };
 }

@@ -17,8 +17,14 @@ import { baseUrlOf } from "./base-url.ts";
 import type { GatewayDeps } from "../deps.ts";
 
 const ASSETS: Record<string, { type: string; body: string }> = {
-  "docs.js": { type: "text/javascript; charset=utf-8", body: readFileSync(new URL("../docs/assets/docs.js", import.meta.url), "utf8") },
-  "docs.css": { type: "text/css; charset=utf-8", body: readFileSync(new URL("../docs/assets/docs.css", import.meta.url), "utf8") },
+  "docs.js": {
+    type: "text/javascript; charset=utf-8",
+    body: readFileSync(new URL("../docs/assets/docs.js", import.meta.url), "utf8"),
+  },
+  "docs.css": {
+    type: "text/css; charset=utf-8",
+    body: readFileSync(new URL("../docs/assets/docs.css", import.meta.url), "utf8"),
+  },
 };
 
 function securityHeaders(res: Response): void {
@@ -31,7 +37,15 @@ async function sendMarkdown(req: Request, res: Response, deps: GatewayDeps): Pro
   try {
     const key = await authorizeRead(req, res, deps);
     const abilities = await abilitiesFor(key.scopes, deps.liveStatus);
-    const md = renderMarkdown({ baseUrl: baseUrlOf(req, deps.config), version: deps.version, tenant: key.tenant, keyId: key.id, rateLimit: keyRateLimit(key, deps.defaultRateLimit), maxBodyBytes: deps.config.MAX_BODY_BYTES, abilities });
+    const md = renderMarkdown({
+      baseUrl: baseUrlOf(req, deps.config),
+      version: deps.version,
+      tenant: key.tenant,
+      keyId: key.id,
+      rateLimit: keyRateLimit(key, deps.defaultRateLimit),
+      maxBodyBytes: deps.config.MAX_BODY_BYTES,
+      abilities,
+    });
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Vary", "Accept, Authorization");
     securityHeaders(res);
@@ -48,7 +62,17 @@ export function docsRoute(deps: GatewayDeps) {
     res.setHeader("Cache-Control", "no-cache");
     res.setHeader("Vary", "Accept");
     securityHeaders(res);
-    res.status(200).type("text/html; charset=utf-8").send(renderPage({ baseUrl: baseUrlOf(req, deps.config), version: deps.version, defaultRateLimit: deps.defaultRateLimit, maxBodyBytes: deps.config.MAX_BODY_BYTES }));
+    res
+      .status(200)
+      .type("text/html; charset=utf-8")
+      .send(
+        renderPage({
+          baseUrl: baseUrlOf(req, deps.config),
+          version: deps.version,
+          defaultRateLimit: deps.defaultRateLimit,
+          maxBodyBytes: deps.config.MAX_BODY_BYTES,
+        }),
+      );
   };
 }
 
@@ -59,7 +83,8 @@ export function docsMarkdownRoute(deps: GatewayDeps) {
 export function docsAssetRoute() {
   return (req: Request, res: Response) => {
     const asset = Object.hasOwn(ASSETS, String(req.params.file)) ? ASSETS[String(req.params.file)] : undefined;
-    if (!asset) return sendError(res, new GantryError("not_found", `No docs asset ${JSON.stringify(req.params.file)}.`));
+    if (!asset)
+      return sendError(res, new GantryError("not_found", `No docs asset ${JSON.stringify(req.params.file)}.`));
     res.setHeader("Cache-Control", "public, max-age=300");
     securityHeaders(res);
     res.status(200).type(asset.type).send(asset.body);

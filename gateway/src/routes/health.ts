@@ -9,9 +9,17 @@ import type { GatewayDeps } from "../deps.ts";
 
 export function healthRoute(deps: GatewayDeps) {
   return async (_req: Request, res: Response) => {
-    const entries = await Promise.all([...deps.health].map(async ([name, client]) => [name, await client.check(500)] as const));
+    const entries = await Promise.all(
+      [...deps.health].map(async ([name, client]) => [name, await client.check(500)] as const),
+    );
     const services = Object.fromEntries(entries);
     const allUp = entries.every(([, s]) => s === "SERVING");
-    res.status(200).json({ ok: true, status: allUp ? "ok" : "degraded", version: deps.version, services, rateLimiter: deps.limiter.kind });
+    res.status(200).json({
+      ok: true,
+      status: allUp ? "ok" : "degraded",
+      version: deps.version,
+      services,
+      rateLimiter: deps.limiter.kind,
+    });
   };
 }

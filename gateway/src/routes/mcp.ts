@@ -50,7 +50,16 @@ interface Session {
   lastSeen: number;
 }
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "proxy-connection", "te", "trailer"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+]);
 
 function webRequest(req: Request, body: string | undefined, signal: AbortSignal): globalThis.Request {
   const headers = new Headers();
@@ -76,7 +85,10 @@ async function sendWeb(res: Response, web: globalThis.Response): Promise<void> {
 }
 
 function jsonRpcError(res: Response, httpStatus: number, code: number, message: string): void {
-  res.status(httpStatus).type("application/json").send(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
+  res
+    .status(httpStatus)
+    .type("application/json")
+    .send(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
 
 function notAllowed(res: Response, allow: string, message: string): void {
@@ -111,10 +123,14 @@ export function mcpRoutes(deps: GatewayDeps) {
     if (!origin) return;
     const own = new Set([`${req.protocol}://${req.get("host")}`]);
     if (deps.config.PUBLIC_URL) own.add(new URL(deps.config.PUBLIC_URL).origin);
-    if (!own.has(origin)) throw new GantryError("forbidden", `Origin ${origin} may not use this MCP endpoint.`, { reason: "Browsers may call /mcp only from this gateway's own origin." });
+    if (!own.has(origin))
+      throw new GantryError("forbidden", `Origin ${origin} may not use this MCP endpoint.`, {
+        reason: "Browsers may call /mcp only from this gateway's own origin.",
+      });
   };
 
-  const httpContext = (req: Request, res: Response, key: KeyRecord): McpHttpContext => mcpHttpContext(key, res.locals.requestId as string, baseUrlOf(req, deps.config));
+  const httpContext = (req: Request, res: Response, key: KeyRecord): McpHttpContext =>
+    mcpHttpContext(key, res.locals.requestId as string, baseUrlOf(req, deps.config));
 
   /** Authenticates; answers 401/403 itself (with the MCP auth challenge) and returns null then. */
   const admit = async (req: Request, res: Response): Promise<KeyRecord | null> => {
@@ -126,20 +142,32 @@ export function mcpRoutes(deps: GatewayDeps) {
       return key;
     } catch (err) {
       const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
-      if (gerr.code === "unauthorized") res.setHeader("WWW-Authenticate", 'Bearer realm="Gantry", error="invalid_token"');
+      if (gerr.code === "unauthorized")
+        res.setHeader("WWW-Authenticate", 'Bearer realm="Gantry", error="invalid_token"');
       sendError(res, gerr);
       return null;
     }
   };
 
-  const serveSession = async (webReq: globalThis.Request, sid: string, key: KeyRecord, authInfo: AuthInfo, parsedBody?: unknown): Promise<globalThis.Response | null> => {
+  const serveSession = async (
+    webReq: globalThis.Request,
+    sid: string,
+    key: KeyRecord,
+    authInfo: AuthInfo,
+    parsedBody?: unknown,
+  ): Promise<globalThis.Response | null> => {
     const s = sessions.get(sid);
     if (!s || s.keyId !== key.id) return null;
     s.lastSeen = deps.now();
     return s.transport.handleRequest(webReq, { authInfo, parsedBody });
   };
 
-  const openSession = async (webReq: globalThis.Request, key: KeyRecord, authInfo: AuthInfo, parsedBody: unknown): Promise<globalThis.Response> => {
+  const openSession = async (
+    webReq: globalThis.Request,
+    key: KeyRecord,
+    authInfo: AuthInfo,
+    parsedBody: unknown,
+  ): Promise<globalThis.Response> => {
     if (sessions.size >= MAX_SESSIONS) {
       // Drop the least recently used session; its client re-initializes on the 404.
       let oldest: [string, Session] | undefined;
@@ -161,9 +189,16 @@ export function mcpRoutes(deps: GatewayDeps) {
     return response;
   };
 
-  const serveStateless = async (webReq: globalThis.Request, authInfo: AuthInfo, parsedBody: unknown): Promise<globalThis.Response> => {
+  const serveStateless = async (
+    webReq: globalThis.Request,
+    authInfo: AuthInfo,
+    parsedBody: unknown,
+  ): Promise<globalThis.Response> => {
     const server = createMcpServer(deps);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     try {
       return await transport.handleRequest(webReq, { authInfo, parsedBody });
@@ -180,8 +215,12 @@ export function mcpRoutes(deps: GatewayDeps) {
     try {
       ({ raw, value: parsed } = await readJsonBody(req, deps.config.MAX_BODY_BYTES));
     } catch (err) {
-      if (err instanceof GantryError && (err.code === "invalid_json" || err.code === "invalid_request")) return jsonRpcError(res, 400, -32700, `Parse error: ${err.message}`);
-      return sendError(res, err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err }));
+      if (err instanceof GantryError && (err.code === "invalid_json" || err.code === "invalid_request"))
+        return jsonRpcError(res, 400, -32700, `Parse error: ${err.message}`);
+      return sendError(
+        res,
+        err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err }),
+      );
     }
     const abort = new AbortController();
     res.on("close", () => abort.abort());
@@ -198,11 +237,20 @@ export function mcpRoutes(deps: GatewayDeps) {
         else if (isInitializeRequest(parsed)) web = await openSession(webReq, key, authInfo, parsed);
         else web = await serveStateless(webReq, authInfo, parsed);
       }
-      if (!web) return jsonRpcError(res, 404, -32001, "Session not found: it expired or was ended; send initialize to start a new one.");
+      if (!web)
+        return jsonRpcError(
+          res,
+          404,
+          -32001,
+          "Session not found: it expired or was ended; send initialize to start a new one.",
+        );
       setHeaders(res, ctx.responseHeaders);
       await sendWeb(res, web);
     } catch (err) {
-      deps.log.error({ requestId: res.locals.requestId, err: err instanceof Error ? err.message : String(err) }, "mcp request failed");
+      deps.log.error(
+        { requestId: res.locals.requestId, err: err instanceof Error ? err.message : String(err) },
+        "mcp request failed",
+      );
       if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal error. Quote the X-Request-Id when reporting it.");
     }
   };
@@ -211,9 +259,19 @@ export function mcpRoutes(deps: GatewayDeps) {
     const key = await admit(req, res);
     if (!key) return;
     const sid = req.get("mcp-session-id");
-    if (!sid) return notAllowed(res, "POST, DELETE", "DELETE ends a 2025-11-25 session and needs its Mcp-Session-Id header; the 2026-07-28 protocol has no sessions.");
+    if (!sid)
+      return notAllowed(
+        res,
+        "POST, DELETE",
+        "DELETE ends a 2025-11-25 session and needs its Mcp-Session-Id header; the 2026-07-28 protocol has no sessions.",
+      );
     const abort = new AbortController();
-    const web = await serveSession(webRequest(req, undefined, abort.signal), sid, key, authInfoFor(httpContext(req, res, key)));
+    const web = await serveSession(
+      webRequest(req, undefined, abort.signal),
+      sid,
+      key,
+      authInfoFor(httpContext(req, res, key)),
+    );
     if (!web) return jsonRpcError(res, 404, -32001, "Session not found.");
     closeSession(sid);
     await sendWeb(res, web);
@@ -222,7 +280,11 @@ export function mcpRoutes(deps: GatewayDeps) {
   const get = async (req: Request, res: Response) => {
     const key = await admit(req, res);
     if (!key) return;
-    notAllowed(res, "POST, DELETE", "This server pushes no messages, so it offers no SSE stream: send requests with POST.");
+    notAllowed(
+      res,
+      "POST, DELETE",
+      "This server pushes no messages, so it offers no SSE stream: send requests with POST.",
+    );
   };
 
   return { post, get, delete: del, sessions };

@@ -11,6 +11,13 @@ export function openApiRoute(deps: GatewayDeps) {
   return (req: Request, res: Response) => {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.setHeader("Access-Control-Allow-Origin", "*");
-    res.type("application/json").send(openApiJson({ baseUrl: baseUrlOf(req, deps.config), version: deps.version, maxBodyBytes: deps.config.MAX_BODY_BYTES, rateLimit: deps.defaultRateLimit }));
+    res.type("application/json").send(
+      openApiJson({
+        baseUrl: baseUrlOf(req, deps.config),
+        version: deps.version,
+        maxBodyBytes: deps.config.MAX_BODY_BYTES,
+        rateLimit: deps.defaultRateLimit,
+      }),
+    );
   };
 }

@@ -80,7 +80,9 @@ const has = (codes: Set<string>, ...wanted: string[]) => wanted.some((c) => code
 /** True for a unique-constraint violation, however wrapped. */
 export function isUniqueViolation(err: unknown): boolean {
   const { codes, messages } = facts(err);
-  return has(codes, "23505", "P2002", "UniqueConstraintViolation") || messages.some((m) => /unique constraint/i.test(m));
+  return (
+    has(codes, "23505", "P2002", "UniqueConstraintViolation") || messages.some((m) => /unique constraint/i.test(m))
+  );
 }
 
 /** True when the database could not be reached or dropped the connection. */
@@ -107,10 +109,16 @@ export function translateDbError(err: unknown): GantryError | undefined {
     return new GantryError("not_found", "A record this one refers to does not exist in this tenant.", { cause: err });
   }
   if (has(codes, "22021", "22P05")) {
-    return new GantryError("validation_failed", "Input contains characters that cannot be stored (e.g. NUL); remove them.", {
-      details: [{ path: "/input", message: "/input contains characters that cannot be stored", code: "invalid_character" }],
-      cause: err,
-    });
+    return new GantryError(
+      "validation_failed",
+      "Input contains characters that cannot be stored (e.g. NUL); remove them.",
+      {
+        details: [
+          { path: "/input", message: "/input contains characters that cannot be stored", code: "invalid_character" },
+        ],
+        cause: err,
+      },
+    );
   }
   if (has(codes, "40001", "40P01", "P2034", "TransactionWriteConflict")) {
     return new GantryError("conflict", "A concurrent change collided with this one; retry the call.", {

@@ -90,7 +90,10 @@ function mismatch(ability: string, key: string, fields: string[]): GantryError {
   return new GantryError(
     "conflict",
     `idempotencyKey "${key}" was already used for ${ability} with different input (differs in: ${fields.join(", ")}).`,
-    { reason: "Reuse an idempotencyKey only to retry the identical request; use a new key for a different request.", details },
+    {
+      reason: "Reuse an idempotencyKey only to retry the identical request; use a new key for a different request.",
+      details,
+    },
   );
 }
 
@@ -145,7 +148,13 @@ export async function idempotentCreate<Tx extends RawQueries, T>(
 }
 
 /** Deletes idempotency rows older than the retention; returns how many. Run in system scope. */
-export async function sweepIdempotency(pool: pg.Pool, schema: string, days = IDEMPOTENCY_RETENTION_DAYS): Promise<number> {
-  const res = await pool.query(`DELETE FROM ${table(schema)} WHERE created_at < now() - make_interval(days => $1)`, [days]);
+export async function sweepIdempotency(
+  pool: pg.Pool,
+  schema: string,
+  days = IDEMPOTENCY_RETENTION_DAYS,
+): Promise<number> {
+  const res = await pool.query(`DELETE FROM ${table(schema)} WHERE created_at < now() - make_interval(days => $1)`, [
+    days,
+  ]);
   return res.rowCount ?? 0;
 }

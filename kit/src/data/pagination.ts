@@ -20,9 +20,13 @@ type Scalar = string | number | boolean;
 export type CursorPosition = Record<string, Scalar>;
 
 /** The refusal for a cursor this listing did not issue. */
-export function invalidCursor(hint = "pass the nextCursor of the previous page unchanged, or omit it for the first page"): GantryError {
+export function invalidCursor(
+  hint = "pass the nextCursor of the previous page unchanged, or omit it for the first page",
+): GantryError {
   return new GantryError("validation_failed", `cursor is not a cursor returned by this list; ${hint}.`, {
-    details: [{ path: "/input/cursor", message: "/input/cursor is not a valid cursor of this list", code: "invalid_cursor" }],
+    details: [
+      { path: "/input/cursor", message: "/input/cursor is not a valid cursor of this list", code: "invalid_cursor" },
+    ],
   });
 }
 
@@ -32,7 +36,9 @@ export function encodeCursor(position: CursorPosition): string {
 }
 
 type Shape = Record<string, "string" | "number" | "boolean">;
-type Decoded<S extends Shape> = { [K in keyof S]: S[K] extends "string" ? string : S[K] extends "number" ? number : boolean };
+type Decoded<S extends Shape> = {
+  [K in keyof S]: S[K] extends "string" ? string : S[K] extends "number" ? number : boolean;
+};
 
 /**
  * Decodes a cursor and checks it has exactly the fields of `shape` with their types (strings at most
@@ -71,9 +77,16 @@ export function afterCursor(cursor: string | undefined): object {
 }
 
 /** Turns `limit + 1` rows in NEWEST_FIRST order into a page. */
-export function toPage<R extends { createdAt: Date; id: string }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
+export function toPage<R extends { createdAt: Date; id: string }, T>(
+  rows: R[],
+  limit: number,
+  map: (row: R) => T,
+): Page<T> {
   const more = rows.length > limit;
   const slice = more ? rows.slice(0, limit) : rows;
   const last = slice[slice.length - 1];
-  return { items: slice.map(map), nextCursor: more && last ? encodeCursor({ c: last.createdAt.getTime(), i: last.id }) : null };
+  return {
+    items: slice.map(map),
+    nextCursor: more && last ? encodeCursor({ c: last.createdAt.getTime(), i: last.id }) : null,
+  };
 }

@@ -8,7 +8,11 @@
  */
 import type pg from "pg";
 
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, mode = ""): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  mode = "",
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query(mode ? `BEGIN ${mode}` : "BEGIN");

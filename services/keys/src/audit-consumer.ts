@@ -11,7 +11,16 @@
  */
 import { AckPolicy, type JsMsg } from "@nats-io/jetstream";
 import type pg from "pg";
-import { STREAMS, asSystem, decodeJson, ensureStream, type AuditBatch, type AuditRecord, type Logger, type Nats } from "@gantry/kit";
+import {
+  STREAMS,
+  asSystem,
+  decodeJson,
+  ensureStream,
+  type AuditBatch,
+  type AuditRecord,
+  type Logger,
+  type Nats,
+} from "@gantry/kit";
 
 const DURABLE = "keys-audit-writer";
 
@@ -59,10 +68,21 @@ export function startAuditConsumer(nats: Nats, pool: pg.Pool, log: Logger): { st
       setTimeout(r, ms);
     });
   const loop = asSystem(async () => {
-    await ensureStream(nats.jsm, { ...STREAMS.AUDIT, subjects: [...STREAMS.AUDIT.subjects], max_age: 7 * 24 * 3600 * 1e9 });
-    await nats.jsm.consumers.add(STREAMS.AUDIT.name, { durable_name: DURABLE, ack_policy: AckPolicy.Explicit, ack_wait: 30e9, max_ack_pending: 1_000 }).catch((err) => {
-      if (!/already (exists|in use)/i.test(String(err))) throw err;
+    await ensureStream(nats.jsm, {
+      ...STREAMS.AUDIT,
+      subjects: [...STREAMS.AUDIT.subjects],
+      max_age: 7 * 24 * 3600 * 1e9,
     });
+    await nats.jsm.consumers
+      .add(STREAMS.AUDIT.name, {
+        durable_name: DURABLE,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: 30e9,
+        max_ack_pending: 1_000,
+      })
+      .catch((err) => {
+        if (!/already (exists|in use)/i.test(String(err))) throw err;
+      });
     const consumer = await nats.js.consumers.get(STREAMS.AUDIT.name, DURABLE);
     let backoff = 250;
     while (running) {
@@ -83,7 +103,10 @@ export function startAuditConsumer(nats: Nats, pool: pg.Pool, log: Logger): { st
         for (const m of good) m.ack();
         backoff = 250;
       } catch (err) {
-        log.warn({ err: String(err), messages: good.length, retryInMs: backoff }, "audit write failed; records stay in JetStream and will be retried");
+        log.warn(
+          { err: String(err), messages: good.length, retryInMs: backoff },
+          "audit write failed; records stay in JetStream and will be retried",
+        );
         for (const m of good) m.nak(backoff);
         await pause(backoff);
         backoff = Math.min(backoff * 2, 10_000);

@@ -23,11 +23,16 @@ describe("GANTRY_ADMIN_KEY unset", () => {
     const res = await t.call("gantry.about", { input: {} }, printed).expect(200);
     assert.equal(res.body.result.tenant, "platform");
     assert.equal(res.body.result.admin, true);
-    const { rows } = await t.db.query("SELECT secret_hash, scopes, admin FROM keys.api_keys WHERE origin = 'bootstrap'");
+    const { rows } = await t.db.query(
+      "SELECT secret_hash, scopes, admin FROM keys.api_keys WHERE origin = 'bootstrap'",
+    );
     assert.equal(rows.length, 1);
     assert.deepEqual(rows[0].scopes, ["*"]);
     const dump = await t.db.query("SELECT row_to_json(k)::text AS j FROM keys.api_keys k");
-    assert.ok(dump.rows.every((r) => !r.j.includes(printed)), "the raw key is not stored");
+    assert.ok(
+      dump.rows.every((r) => !r.j.includes(printed)),
+      "the raw key is not stored",
+    );
   });
 
   test("a restart neither generates another key nor prints it again", async () => {
@@ -61,9 +66,15 @@ describe("GANTRY_ADMIN_KEY set", () => {
 
 describe("GANTRY_ADMIN_KEY malformed", () => {
   test("the keys service refuses to start and says why", async () => {
-    const bad = generateKey().slice(0, -1) + "!";
+    const bad = `${generateKey().slice(0, -1)}!`;
     await assert.rejects(
-      startTestStack({ services: ["keys"], gateways: 0, restart: false, healthTimeoutMs: 15_000, env: { GANTRY_ADMIN_KEY: bad } }),
+      startTestStack({
+        services: ["keys"],
+        gateways: 0,
+        restart: false,
+        healthTimeoutMs: 15_000,
+        env: { GANTRY_ADMIN_KEY: bad },
+      }),
       (err: Error) => /GANTRY_ADMIN_KEY is not a well-formed Gantry key/.test(err.message),
     );
   });

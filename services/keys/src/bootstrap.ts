@@ -8,26 +8,52 @@
  * Runs from the service's `init`, in system scope: it looks the key up by hash across tenants and
  * writes a row of tenant `platform`.
  */
-import { generateKey, hashKey, isUniqueViolation, isWellFormedKey, keyPrefix, newKeyId, type Logger } from "@gantry/kit";
+import {
+  generateKey,
+  hashKey,
+  isUniqueViolation,
+  isWellFormedKey,
+  keyPrefix,
+  newKeyId,
+  type Logger,
+} from "@gantry/kit";
 import type pg from "pg";
 import type { PrismaClient } from "./db.ts";
 
 export const PLATFORM_TENANT = "platform";
 
-export async function ensureAdminKey(db: PrismaClient, pool: pg.Pool, configured: string | undefined, log: Logger): Promise<void> {
+export async function ensureAdminKey(
+  db: PrismaClient,
+  pool: pg.Pool,
+  configured: string | undefined,
+  log: Logger,
+): Promise<void> {
   if (configured !== undefined) {
     if (!isWellFormedKey(configured)) {
-      throw new Error("GANTRY_ADMIN_KEY is not a well-formed Gantry key (gk_ + 36 base62 characters with a valid checksum); generate one with `npm run new-key`");
+      throw new Error(
+        "GANTRY_ADMIN_KEY is not a well-formed Gantry key (gk_ + 36 base62 characters with a valid checksum); generate one with `npm run new-key`",
+      );
     }
     const secretHash = hashKey(configured);
     const existing = await db.apiKey.findUnique({ where: { secretHash } });
     if (existing) {
-      if (existing.status !== "active") log.warn({ keyId: existing.id }, "GANTRY_ADMIN_KEY is registered but revoked; it will not authenticate");
+      if (existing.status !== "active")
+        log.warn({ keyId: existing.id }, "GANTRY_ADMIN_KEY is registered but revoked; it will not authenticate");
       return;
     }
     await db.apiKey
       .create({
-        data: { id: newKeyId(), tenant: PLATFORM_TENANT, name: "admin (GANTRY_ADMIN_KEY)", prefix: keyPrefix(configured), secretHash, scopes: ["*"], admin: true, origin: "bootstrap-env", events: { create: { kind: "issued", reason: "registered from GANTRY_ADMIN_KEY at start" } } },
+        data: {
+          id: newKeyId(),
+          tenant: PLATFORM_TENANT,
+          name: "admin (GANTRY_ADMIN_KEY)",
+          prefix: keyPrefix(configured),
+          secretHash,
+          scopes: ["*"],
+          admin: true,
+          origin: "bootstrap-env",
+          events: { create: { kind: "issued", reason: "registered from GANTRY_ADMIN_KEY at start" } },
+        },
       })
       .catch((err: unknown) => {
         // Another replica registered it between our read and write.
@@ -42,18 +68,38 @@ export async function ensureAdminKey(db: PrismaClient, pool: pg.Pool, configured
     await client.query("SELECT pg_advisory_lock(hashtext('gantry-admin-bootstrap'))");
     const existing = await db.apiKey.findFirst({ where: { origin: "bootstrap" } });
     if (existing) {
-      log.info({ keyId: existing.id, prefix: existing.prefix }, "admin key exists (it was printed when it was generated; set GANTRY_ADMIN_KEY to choose your own)");
+      log.info(
+        { keyId: existing.id, prefix: existing.prefix },
+        "admin key exists (it was printed when it was generated; set GANTRY_ADMIN_KEY to choose your own)",
+      );
       return;
     }
     const raw = generateKey();
     const id = newKeyId();
     await db.apiKey.create({
-      data: { id, tenant: PLATFORM_TENANT, name: "admin (generated)", prefix: keyPrefix(raw), secretHash: hashKey(raw), scopes: ["*"], admin: true, origin: "bootstrap", events: { create: { kind: "issued", reason: "generated at first start" } } },
+      data: {
+        id,
+        tenant: PLATFORM_TENANT,
+        name: "admin (generated)",
+        prefix: keyPrefix(raw),
+        secretHash: hashKey(raw),
+        scopes: ["*"],
+        admin: true,
+        origin: "bootstrap",
+        events: { create: { kind: "issued", reason: "generated at first start" } },
+      },
     });
     // The only time this secret is ever written anywhere. It bypasses the logger's redaction on
     // purpose, on stdout only, so the operator can copy it.
     process.stdout.write(
-      JSON.stringify({ level: "warn", service: "keys", time: new Date().toISOString(), msg: "generated admin key (shown once; store it now)", adminKey: raw, keyId: id }) + "\n",
+      `${JSON.stringify({
+        level: "warn",
+        service: "keys",
+        time: new Date().toISOString(),
+        msg: "generated admin key (shown once; store it now)",
+        adminKey: raw,
+        keyId: id,
+      })}\n`,
     );
   } finally {
     await client.query("SELECT pg_advisory_unlock(hashtext('gantry-admin-bootstrap'))").catch(() => {});

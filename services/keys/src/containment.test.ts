@@ -32,7 +32,16 @@ test("scope coverage is by pattern", () => {
 
 test("a narrower or equal grant passes", () => {
   assert.deepEqual(excess(base, base), []);
-  assert.deepEqual(excess(base, { ...base, scopes: ["contact.get", "integration.app.*"], collections: ["sales"], products: [], rateLimit: { limit: 10, windowSeconds: 60 } }), []);
+  assert.deepEqual(
+    excess(base, {
+      ...base,
+      scopes: ["contact.get", "integration.app.*"],
+      collections: ["sales"],
+      products: [],
+      rateLimit: { limit: 10, windowSeconds: 60 },
+    }),
+    [],
+  );
 });
 
 test("each dimension that exceeds is named, with the abilities a scope would add", () => {
@@ -49,7 +58,15 @@ test("each dimension that exceeds is named, with the abilities a scope would add
   const paths = over.map((d) => d.path);
   assert.deepEqual(
     [...new Set(paths)].sort(),
-    ["/input/admin", "/input/collections", "/input/products", "/input/rateLimit", "/input/scopes", "/input/subTenants", "/input/tenant"].sort(),
+    [
+      "/input/admin",
+      "/input/collections",
+      "/input/products",
+      "/input/rateLimit",
+      "/input/scopes",
+      "/input/subTenants",
+      "/input/tenant",
+    ].sort(),
   );
   assert.ok(over.every((d) => d.code === "exceeds_caller"));
   const scopes = over.filter((d) => d.path === "/input/scopes");
@@ -69,7 +86,8 @@ test("a pattern whose abilities the caller holds one by one is still refused (fu
 });
 
 test("rate limit: neither a higher burst nor a higher rate", () => {
-  const r = (limit: number, windowSeconds: number) => excess(base, { ...base, rateLimit: { limit, windowSeconds } }).length;
+  const r = (limit: number, windowSeconds: number) =>
+    excess(base, { ...base, rateLimit: { limit, windowSeconds } }).length;
   assert.equal(r(100, 60), 0);
   assert.equal(r(50, 60), 0);
   assert.equal(r(100, 120), 0);

@@ -54,9 +54,14 @@ export function excess(caller: Grant, requested: Grant): ErrorDetail[] {
   const add = (field: string, message: string, extra: Record<string, unknown> = {}) =>
     out.push({ path: `/input/${field}`, message, code: "exceeds_caller", ...extra });
 
-  if (requested.tenant !== caller.tenant) add("tenant", `tenant "${requested.tenant}" is not this key's tenant ("${caller.tenant}"); only admin keys issue keys for other tenants`);
+  if (requested.tenant !== caller.tenant)
+    add(
+      "tenant",
+      `tenant "${requested.tenant}" is not this key's tenant ("${caller.tenant}"); only admin keys issue keys for other tenants`,
+    );
   if (requested.admin && !caller.admin) add("admin", "admin: only admin keys may issue admin keys");
-  if (requested.subTenants && !caller.subTenants) add("subTenants", "subTenants: this key may not act for sub-tenants, so it cannot grant that");
+  if (requested.subTenants && !caller.subTenants)
+    add("subTenants", "subTenants: this key may not act for sub-tenants, so it cannot grant that");
 
   const callerAbilities = new Set(expandScopes(caller.scopes));
   for (const scope of requested.scopes) {
@@ -72,15 +77,26 @@ export function excess(caller: Grant, requested: Grant): ErrorDetail[] {
   }
 
   const collections = requested.collections.filter((c) => !caller.collections.includes(c));
-  if (collections.length) add("collections", `collections ${collections.map((c) => `"${c}"`).join(", ")} are not among this key's collections`, { collections });
+  if (collections.length)
+    add(
+      "collections",
+      `collections ${collections.map((c) => `"${c}"`).join(", ")} are not among this key's collections`,
+      { collections },
+    );
   const products = requested.products.filter((p) => !caller.products.includes(p));
-  if (products.length) add("products", `products ${products.map((p) => `"${p}"`).join(", ")} are not among this key's products`, { products });
+  if (products.length)
+    add("products", `products ${products.map((p) => `"${p}"`).join(", ")} are not among this key's products`, {
+      products,
+    });
 
   const r = requested.rateLimit;
   const c = caller.rateLimit;
   // Rates compared by cross-multiplication: r.limit / r.window > c.limit / c.window.
   if (r.limit > c.limit || r.limit * c.windowSeconds > c.limit * r.windowSeconds) {
-    add("rateLimit", `rate limit ${r.limit} per ${r.windowSeconds} s exceeds this key's ${c.limit} per ${c.windowSeconds} s`);
+    add(
+      "rateLimit",
+      `rate limit ${r.limit} per ${r.windowSeconds} s exceeds this key's ${c.limit} per ${c.windowSeconds} s`,
+    );
   }
 
   if (caller.expiresAt !== null && (requested.expiresAt === null || requested.expiresAt > caller.expiresAt)) {

@@ -9,7 +9,16 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { asSystem, bypassesRls, runService, SERVICE_ROLE, TenantPool, withTenant, type CallContext, type RunningService } from "@gantry/kit";
+import {
+  asSystem,
+  bypassesRls,
+  runService,
+  SERVICE_ROLE,
+  TenantPool,
+  withTenant,
+  type CallContext,
+  type RunningService,
+} from "@gantry/kit";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import type { Context } from "./context.ts";
 import service, { type KEYS_ENV } from "./service.ts";
@@ -22,7 +31,11 @@ for (let i = 0; i < 2; i++) ids.acme.push((await t.insertKey({ tenant: "acme", n
 ids.acmeShop.push((await t.insertKey({ tenant: "acme/shop1", name: "acme shop" })).id);
 for (let i = 0; i < 2; i++) ids.globex.push((await t.insertKey({ tenant: "globex", name: `globex ${i}` })).id);
 // The same decision the service makes at start (kit/service.ts prepareDatabase).
-const pool = new TenantPool({ connectionString: t.stack.env.DATABASE_URL, max: 2, role: (await bypassesRls(t.db)) ? SERVICE_ROLE : undefined });
+const pool = new TenantPool({
+  connectionString: t.stack.env.DATABASE_URL,
+  max: 2,
+  role: (await bypassesRls(t.db)) ? SERVICE_ROLE : undefined,
+});
 pool.on("error", () => {});
 after(async () => {
   await pool.end().catch(() => {});
@@ -31,7 +44,9 @@ after(async () => {
 
 /** globex's rows as the test's superuser pool sees them (no policies apply to it). */
 async function globexRows() {
-  const { rows } = await t.db.query(`SELECT id, name, status, last_used_at FROM keys.api_keys WHERE tenant = 'globex' ORDER BY id`);
+  const { rows } = await t.db.query(
+    `SELECT id, name, status, last_used_at FROM keys.api_keys WHERE tenant = 'globex' ORDER BY id`,
+  );
   assert.equal(rows.length, ids.globex.length, "the comparison pool sees globex's rows");
   return rows;
 }
@@ -44,9 +59,14 @@ describe("a tenant-scoped connection, no tenant clause", () => {
     assert.deepEqual(other.rows.map((r) => r.id).sort(), [...ids.globex].sort());
     // A sub-tenant does not see its parent.
     const shop = await withTenant("acme/shop1", () => pool.query(`SELECT id FROM keys.api_keys`));
-    assert.deepEqual(shop.rows.map((r) => r.id), ids.acmeShop);
+    assert.deepEqual(
+      shop.rows.map((r) => r.id),
+      ids.acmeShop,
+    );
     // Looked up by id, another tenant's key does not exist.
-    const probe = await withTenant("acme", () => pool.query(`SELECT id FROM keys.api_keys WHERE id = $1`, [ids.globex[0]]));
+    const probe = await withTenant("acme", () =>
+      pool.query(`SELECT id FROM keys.api_keys WHERE id = $1`, [ids.globex[0]]),
+    );
     assert.equal(probe.rowCount, 0);
   });
 
@@ -54,9 +74,13 @@ describe("a tenant-scoped connection, no tenant clause", () => {
     const before = await globexRows();
     const updated = await withTenant("acme", () => pool.query(`UPDATE keys.api_keys SET name = name || ' (seen)'`));
     assert.equal(updated.rowCount, ids.acme.length + ids.acmeShop.length, "only acme's (and acme/shop1's) rows");
-    const revoked = await withTenant("acme", () => pool.query(`UPDATE keys.api_keys SET status = 'revoked', revoked_at = now() WHERE id = $1`, [ids.globex[0]]));
+    const revoked = await withTenant("acme", () =>
+      pool.query(`UPDATE keys.api_keys SET status = 'revoked', revoked_at = now() WHERE id = $1`, [ids.globex[0]]),
+    );
     assert.equal(revoked.rowCount, 0);
-    const deleted = await withTenant("acme", () => pool.query(`DELETE FROM keys.api_keys WHERE id = ANY($1::text[])`, [ids.globex]));
+    const deleted = await withTenant("acme", () =>
+      pool.query(`DELETE FROM keys.api_keys WHERE id = ANY($1::text[])`, [ids.globex]),
+    );
     assert.equal(deleted.rowCount, 0);
     assert.deepEqual(await globexRows(), before);
   });
@@ -64,7 +88,9 @@ describe("a tenant-scoped connection, no tenant clause", () => {
   test("an INSERT for another tenant is refused by Postgres", async () => {
     await assert.rejects(
       withTenant("acme", () =>
-        pool.query(`INSERT INTO keys.api_keys (id, tenant, name, prefix, secret_hash) VALUES ('key_sneaky0000000000000000', 'globex', 'x', 'gk_x', 'h')`),
+        pool.query(
+          `INSERT INTO keys.api_keys (id, tenant, name, prefix, secret_hash) VALUES ('key_sneaky0000000000000000', 'globex', 'x', 'gk_x', 'h')`,
+        ),
       ),
       /row-level security/,
     );
@@ -103,11 +129,20 @@ describe("the keys service's own context", () => {
     // handler does: `withTenant(t, () => db.x.findMany())` would run the query after the scope ended.
     const rows = await withTenant("acme", async () => await db.apiKey.findMany());
     assert.deepEqual([...new Set(rows.map((r) => r.tenant))].sort(), ["acme", "acme/shop1"]);
-    assert.equal(await withTenant("acme", async () => await db.apiKey.findFirst({ where: { id: ids.globex[0] } })), null);
+    assert.equal(
+      await withTenant("acme", async () => await db.apiKey.findFirst({ where: { id: ids.globex[0] } })),
+      null,
+    );
     const before = await globexRows();
-    const { count } = await withTenant("acme", async () => await db.apiKey.updateMany({ data: { lastUsedAt: new Date() } }));
+    const { count } = await withTenant(
+      "acme",
+      async () => await db.apiKey.updateMany({ data: { lastUsedAt: new Date() } }),
+    );
     assert.equal(count, ids.acme.length + ids.acmeShop.length);
-    const gone = await withTenant("acme", async () => await db.apiKey.deleteMany({ where: { id: { in: ids.globex } } }));
+    const gone = await withTenant(
+      "acme",
+      async () => await db.apiKey.deleteMany({ where: { id: { in: ids.globex } } }),
+    );
     assert.equal(gone.count, 0);
     assert.deepEqual(await globexRows(), before);
   });

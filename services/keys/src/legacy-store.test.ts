@@ -17,7 +17,13 @@ const LEGACY_GLOBEX = generateKey(); // a deployment may also have handed out gk
 const t: KeysTestStack = await startKeysStack({
   env: {
     GANTRY_LEGACY_KEYS: JSON.stringify([
-      { tenant: "acme", secret: LEGACY_ACME, scopes: ["key.issue", "key.list", "key.revoke", "gantry.about"], name: "old acme app", collections: ["support"] },
+      {
+        tenant: "acme",
+        secret: LEGACY_ACME,
+        scopes: ["key.issue", "key.list", "key.revoke", "gantry.about"],
+        name: "old acme app",
+        collections: ["support"],
+      },
       { tenant: "globex", secret: LEGACY_GLOBEX, scopes: ["gantry.about"], name: "old globex app" },
     ]),
   },
@@ -38,10 +44,14 @@ test("legacy keys authenticate with their tenant and scopes, and are counted", a
   assert.deepEqual(inspect.body.result.collections, ["support"]);
   assert.equal(inspect.body.result.prefix, LEGACY_ACME.slice(0, 4));
   // 2 (acme) + 2 (globex) so far; usage reports arrive every 5 s.
-  const list = await eventually(async () => {
-    const res = await t.call("key.list", { input: {} }).expect(200);
-    return res.body.result.legacyRequests === 4 ? res.body.result : undefined;
-  }, 20_000, 250);
+  const list = await eventually(
+    async () => {
+      const res = await t.call("key.list", { input: {} }).expect(200);
+      return res.body.result.legacyRequests === 4 ? res.body.result : undefined;
+    },
+    20_000,
+    250,
+  );
   const byName = new Map(list.legacyKeys.map((k: { name: string }) => [k.name, k]));
   assert.equal((byName.get("old acme app") as { requests: number }).requests, 2);
   assert.equal((byName.get("old globex app") as { requests: number }).requests, 2);
@@ -62,7 +72,13 @@ test("unknown bearers are refused: malformed gk_ keys without a lookup, other st
 });
 
 test("a legacy key issues stored keys within itself, which is how clients migrate", async () => {
-  const res = await t.call("key.issue", { input: { name: "migrated acme app", scopes: ["gantry.about"], collections: ["support"] } }, LEGACY_ACME).expect(200);
+  const res = await t
+    .call(
+      "key.issue",
+      { input: { name: "migrated acme app", scopes: ["gantry.about"], collections: ["support"] } },
+      LEGACY_ACME,
+    )
+    .expect(200);
   t.secrets.add(res.body.result.key);
   assert.equal(res.body.result.tenant, "acme");
   const wider = await t.call("key.issue", { input: { name: "wider", scopes: ["memory.*"] } }, LEGACY_ACME).expect(403);
@@ -88,12 +104,22 @@ test("no legacy secret appears in any log", () => {
 /** Starts a keys service process with the stack's dependencies and extra env; resolves with its exit code and stderr. */
 function startKeys(extra: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...t.stack.env, GRPC_PORT: "0", LOG_LEVEL: "warn", NODE_ENV: "production" };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...t.stack.env,
+      GRPC_PORT: "0",
+      LOG_LEVEL: "warn",
+      NODE_ENV: "production",
+    };
     delete env.NODE_TEST_CONTEXT;
     delete env.GANTRY_TEST_CLOCK_FILE;
     delete env.GANTRY_LEGACY_KEYS;
     Object.assign(env, extra);
-    const child = spawn(process.execPath, ["services/keys/src/main.ts"], { cwd: REPO_ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, ["services/keys/src/main.ts"], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += String(d)));
     const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);

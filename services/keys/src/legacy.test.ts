@@ -19,12 +19,25 @@ test("compact form: tenant:secret:scopes separated by ; or newlines", () => {
 });
 
 test("JSON form with every field; ids depend on tenant and name only", () => {
-  const value = JSON.stringify([{ tenant: "acme", secret: "a:b;c|d-0123456789", scopes: ["memory.*"], name: "old app", collections: ["support"], products: ["shop"], subTenants: true, admin: false }]);
+  const value = JSON.stringify([
+    {
+      tenant: "acme",
+      secret: "a:b;c|d-0123456789",
+      scopes: ["memory.*"],
+      name: "old app",
+      collections: ["support"],
+      products: ["shop"],
+      subTenants: true,
+      admin: false,
+    },
+  ]);
   const [k] = parseLegacyKeys(value);
   assert.equal(k.name, "old app");
   assert.deepEqual(k.collections, ["support"]);
   assert.equal(k.subTenants, true);
-  const [again] = parseLegacyKeys(JSON.stringify([{ tenant: "acme", secret: "different-secret-999", scopes: ["*"], name: "old app" }]));
+  const [again] = parseLegacyKeys(
+    JSON.stringify([{ tenant: "acme", secret: "different-secret-999", scopes: ["*"], name: "old app" }]),
+  );
   assert.equal(again.id, k.id);
 });
 
@@ -43,15 +56,21 @@ test("bad entries stop the start, naming the entry but never the secret", () => 
     ["acme:s3cr3t-0123456789abc:*;globex:s3cr3t-0123456789abc:*", /entry 2: the same secret appears twice/],
     ["acme:gk_notAValidKeyButLongEnough0000000:*", /well-formed Gantry key/],
     ['[{"tenant":"acme","secret":"s3cr3t-0123456789abc","scopes":["*"],"extra":1}]', /unknown field "extra"/],
-    ['[{"tenant":"acme","secret":"s3cr3t-0123456789abc","scopes":["*"]},{"tenant":"acme","secret":"s3cr3t-0123456789abd","scopes":["*"],"name":"legacy 1"}]', /entry 2: same tenant and name as entry 1/],
+    [
+      '[{"tenant":"acme","secret":"s3cr3t-0123456789abc","scopes":["*"]},{"tenant":"acme","secret":"s3cr3t-0123456789abd","scopes":["*"],"name":"legacy 1"}]',
+      /entry 2: same tenant and name as entry 1/,
+    ],
     ["[not json", /not valid JSON/],
   ];
   for (const [value, message] of bad) {
-    assert.throws(() => parseLegacyKeys(value), (err: Error) => {
-      assert.match(err.message, message, value);
-      assert.ok(!err.message.includes("s3cr3t-0123456789abc"), `secret in: ${err.message}`);
-      return true;
-    });
+    assert.throws(
+      () => parseLegacyKeys(value),
+      (err: Error) => {
+        assert.match(err.message, message, value);
+        assert.ok(!err.message.includes("s3cr3t-0123456789abc"), `secret in: ${err.message}`);
+        return true;
+      },
+    );
   }
 });
 

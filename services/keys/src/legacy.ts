@@ -72,7 +72,9 @@ export function parseLegacyKeys(value: string | undefined): LegacyKey[] {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new Error(`${LEGACY_ENV}: not valid JSON (a JSON array of {tenant, secret, scopes, …} objects, or the compact tenant:secret:scope1|scope2;… form)`);
+      throw new Error(
+        `${LEGACY_ENV}: not valid JSON (a JSON array of {tenant, secret, scopes, …} objects, or the compact tenant:secret:scope1|scope2;… form)`,
+      );
     }
     if (!Array.isArray(parsed) || parsed.some((e) => e === null || typeof e !== "object" || Array.isArray(e))) {
       throw new Error(`${LEGACY_ENV}: the JSON form must be an array of objects`);
@@ -85,7 +87,8 @@ export function parseLegacyKeys(value: string | undefined): LegacyKey[] {
       .filter((s) => s !== "")
       .map((s, i) => {
         const parts = s.split(":");
-        if (parts.length !== 3) throw new Error(`${LEGACY_ENV}: entry ${i + 1} must be tenant:secret:scope1|scope2 (exactly two colons)`);
+        if (parts.length !== 3)
+          throw new Error(`${LEGACY_ENV}: entry ${i + 1} must be tenant:secret:scope1|scope2 (exactly two colons)`);
         return { tenant: parts[0], secret: parts[1], scopes: parts[2].split("|").filter((x) => x !== "") };
       });
   }
@@ -96,23 +99,42 @@ export function parseLegacyKeys(value: string | undefined): LegacyKey[] {
   entries.forEach((e, i) => {
     const n = i + 1;
     const where = `${LEGACY_ENV}: entry ${n}`;
-    for (const k of Object.keys(e)) if (!ENTRY_FIELDS.has(k)) throw new Error(`${where}: unknown field "${k}" (allowed: ${[...ENTRY_FIELDS].join(", ")})`);
-    if (typeof e.tenant !== "string" || !new RegExp(TENANT_PATTERN).test(e.tenant) || e.tenant.length > 128) throw new Error(`${where}: tenant must be a tenant id (letters, digits, . _ -, nested with /)`);
-    if (typeof e.secret !== "string" || !SECRET.test(e.secret)) throw new Error(`${where}: secret must be 16-512 printable ASCII characters without whitespace`);
-    if (e.secret.startsWith(KEY_PREFIX) && !isWellFormedKey(e.secret)) throw new Error(`${where}: a secret starting with ${KEY_PREFIX} must be a well-formed Gantry key (checksum); it could never authenticate`);
+    for (const k of Object.keys(e))
+      if (!ENTRY_FIELDS.has(k))
+        throw new Error(`${where}: unknown field "${k}" (allowed: ${[...ENTRY_FIELDS].join(", ")})`);
+    if (typeof e.tenant !== "string" || !new RegExp(TENANT_PATTERN).test(e.tenant) || e.tenant.length > 128)
+      throw new Error(`${where}: tenant must be a tenant id (letters, digits, . _ -, nested with /)`);
+    if (typeof e.secret !== "string" || !SECRET.test(e.secret))
+      throw new Error(`${where}: secret must be 16-512 printable ASCII characters without whitespace`);
+    if (e.secret.startsWith(KEY_PREFIX) && !isWellFormedKey(e.secret))
+      throw new Error(
+        `${where}: a secret starting with ${KEY_PREFIX} must be a well-formed Gantry key (checksum); it could never authenticate`,
+      );
     const scopes = stringList(e.scopes, `${where}: scopes`, 200, isWellFormedScope);
     if (scopes.length === 0) throw new Error(`${where}: scopes must list at least one scope`);
-    const collections = e.collections === undefined ? [] : stringList(e.collections, `${where}: collections`, 100, (s) => new RegExp(COLLECTION_PATTERN).test(s));
-    const products = e.products === undefined ? [] : stringList(e.products, `${where}: products`, 100, (s) => new RegExp(SLUG_PATTERN).test(s));
-    if (e.name !== undefined && (typeof e.name !== "string" || e.name.length === 0 || e.name.length > 100 || /[\r\n]/.test(e.name))) throw new Error(`${where}: name must be one line of 1-100 characters`);
-    for (const f of ["subTenants", "admin"] as const) if (e[f] !== undefined && typeof e[f] !== "boolean") throw new Error(`${where}: ${f} must be a boolean`);
+    const collections =
+      e.collections === undefined
+        ? []
+        : stringList(e.collections, `${where}: collections`, 100, (s) => new RegExp(COLLECTION_PATTERN).test(s));
+    const products =
+      e.products === undefined
+        ? []
+        : stringList(e.products, `${where}: products`, 100, (s) => new RegExp(SLUG_PATTERN).test(s));
+    if (
+      e.name !== undefined &&
+      (typeof e.name !== "string" || e.name.length === 0 || e.name.length > 100 || /[\r\n]/.test(e.name))
+    )
+      throw new Error(`${where}: name must be one line of 1-100 characters`);
+    for (const f of ["subTenants", "admin"] as const)
+      if (e[f] !== undefined && typeof e[f] !== "boolean") throw new Error(`${where}: ${f} must be a boolean`);
     const name = (e.name as string | undefined) ?? `legacy ${n}`;
     const secretHash = hashKey(e.secret);
     if (seenHashes.has(secretHash)) throw new Error(`${where}: the same secret appears twice`);
     seenHashes.add(secretHash);
     const id = LEGACY_ID_PREFIX + createHash("sha256").update(`${e.tenant}\0${name}`).digest("hex").slice(0, 20);
     const other = seenIds.get(id);
-    if (other !== undefined) throw new Error(`${where}: same tenant and name as entry ${other}; give each a distinct name`);
+    if (other !== undefined)
+      throw new Error(`${where}: same tenant and name as entry ${other}; give each a distinct name`);
     seenIds.set(id, n);
     out.push({
       id,
@@ -131,7 +153,8 @@ export function parseLegacyKeys(value: string | undefined): LegacyKey[] {
 }
 
 function stringList(value: unknown, what: string, max: number, ok: (s: string) => boolean): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) throw new Error(`${what} must be a list of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string"))
+    throw new Error(`${what} must be a list of strings`);
   if (value.length > max) throw new Error(`${what}: at most ${max}`);
   const bad = (value as string[]).findIndex((v) => !ok(v));
   if (bad >= 0) throw new Error(`${what}: item ${bad + 1} is not well formed`);

@@ -7,7 +7,7 @@
  * failed publish is logged and reported to the caller (`notified: false`), the cache TTL then being
  * the fallback.
  */
-import { STREAMS, SUBJECTS, encodeJson, ensureStream, type Logger, type Nats } from "@gantry/kit";
+import { STREAMS, type SUBJECTS, encodeJson, ensureStream, type Logger, type Nats } from "@gantry/kit";
 
 export type NoticeSubject = (typeof SUBJECTS)["keyIssued" | "keyRotated" | "keyRevoked" | "keyExpired"];
 
@@ -16,17 +16,27 @@ export interface Notices {
 }
 
 export async function declareKeysStream(nats: Nats): Promise<void> {
-  await ensureStream(nats.jsm, { ...STREAMS.KEYS, subjects: [...STREAMS.KEYS.subjects], max_age: 30 * 24 * 3600 * 1e9 });
+  await ensureStream(nats.jsm, {
+    ...STREAMS.KEYS,
+    subjects: [...STREAMS.KEYS.subjects],
+    max_age: 30 * 24 * 3600 * 1e9,
+  });
 }
 
 export function natsNotices(nats: Nats, log: Logger): Notices {
   return {
     async publish(subject, keyId, eventId) {
       try {
-        await nats.js.publish(subject, encodeJson({ keyId }), { msgID: `${subject}:${keyId}:${eventId}`, timeout: 2_000 });
+        await nats.js.publish(subject, encodeJson({ keyId }), {
+          msgID: `${subject}:${keyId}:${eventId}`,
+          timeout: 2_000,
+        });
         return true;
       } catch (err) {
-        log.warn({ subject, keyId, err: String(err) }, "key notice not published; gateways fall back to their cache TTL");
+        log.warn(
+          { subject, keyId, err: String(err) },
+          "key notice not published; gateways fall back to their cache TTL",
+        );
         return false;
       }
     },

@@ -134,7 +134,10 @@ export function eventView(e: KeyEventRow): KeyEventView {
 export async function eventsOf(ctx: Context, ids: string[], perKey = 50): Promise<Map<string, KeyEventView[]>> {
   const out = new Map<string, KeyEventView[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
-  const rows = await ctx.db.keyEvent.findMany({ where: { keyId: { in: ids } }, orderBy: [{ at: "asc" }, { id: "asc" }] });
+  const rows = await ctx.db.keyEvent.findMany({
+    where: { keyId: { in: ids } },
+    orderBy: [{ at: "asc" }, { id: "asc" }],
+  });
   for (const r of rows) out.get(r.keyId)?.push(eventView(r));
   for (const [id, list] of out) if (list.length > perKey) out.set(id, list.slice(-perKey));
   return out;
@@ -143,7 +146,10 @@ export async function eventsOf(ctx: Context, ids: string[], perKey = 50): Promis
 /** `rotatedFrom` for each of these keys (the predecessor whose `rotated_to` names it). */
 export async function predecessorsOf(ctx: Context, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await ctx.db.apiKey.findMany({ where: { rotatedTo: { in: ids } }, select: { id: true, rotatedTo: true } });
+  const rows = await ctx.db.apiKey.findMany({
+    where: { rotatedTo: { in: ids } },
+    select: { id: true, rotatedTo: true },
+  });
   return new Map(rows.map((r) => [r.rotatedTo!, r.id]));
 }
 
@@ -158,7 +164,18 @@ export async function callerOf(ctx: Context, call: CallContext): Promise<Caller>
   if (isLegacyId(call.keyId)) {
     const k = ctx.legacy.byId(call.keyId);
     if (!k) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
-    return { id: k.id, tenant: call.tenant, scopes: k.scopes, collections: k.collections, products: k.products, admin: k.admin, subTenants: k.subTenants, rateLimit: ctx.defaultRateLimit, ownRateLimit: null, expiresAt: null };
+    return {
+      id: k.id,
+      tenant: call.tenant,
+      scopes: k.scopes,
+      collections: k.collections,
+      products: k.products,
+      admin: k.admin,
+      subTenants: k.subTenants,
+      rateLimit: ctx.defaultRateLimit,
+      ownRateLimit: null,
+      expiresAt: null,
+    };
   }
   const row = await asCallingKey(call, () => ctx.db.apiKey.findFirst({ where: { id: call.keyId } }));
   if (!row || statusOf(row, ctx.now()) !== "active") {
@@ -186,7 +203,9 @@ export function grantOf(row: ApiKeyRow, defaultRateLimit: RateLimitPolicy): Gran
 }
 
 function notFound(id: string): GantryError {
-  return new GantryError("not_found", `No key ${id} in this tenant.`, { reason: "key.list shows the keys this key may manage." });
+  return new GantryError("not_found", `No key ${id} in this tenant.`, {
+    reason: "key.list shows the keys this key may manage.",
+  });
 }
 
 /**
@@ -199,10 +218,15 @@ export async function manageableKey(ctx: Context, call: CallContext, id: string,
   if (isLegacyId(id)) {
     const k = ctx.legacy.byId(id);
     if (!k || (!call.admin && k.tenant !== call.tenant)) throw notFound(id);
-    throw new GantryError("invalid_request", `${id} is a legacy key from GANTRY_LEGACY_KEYS; it cannot be ${action} through the API.`, {
-      reason: "Issue a stored key with key.issue, move the client to it, then remove the entry from GANTRY_LEGACY_KEYS.",
-      details: [{ path: "/input/id", message: `legacy keys cannot be ${action}`, code: "legacy_key" }],
-    });
+    throw new GantryError(
+      "invalid_request",
+      `${id} is a legacy key from GANTRY_LEGACY_KEYS; it cannot be ${action} through the API.`,
+      {
+        reason:
+          "Issue a stored key with key.issue, move the client to it, then remove the entry from GANTRY_LEGACY_KEYS.",
+        details: [{ path: "/input/id", message: `legacy keys cannot be ${action}`, code: "legacy_key" }],
+      },
+    );
   }
   // findFirst, never batched with other calls' lookups (findUnique is): the row comes back under this call's scope.
   const row = await ctx.db.apiKey.findFirst({ where: { id } });

@@ -10,7 +10,7 @@
  * lookup by secret hash spans every tenant, and a usage report covers keys of many tenants. They are
  * not ability calls and carry no caller tenant; only gateways call them.
  */
-import { asSystem, GantryError, grpc, lookupService, toGrpcError, type KeyRecord } from "@gantry/kit";
+import { asSystem, GantryError, type grpc, lookupService, toGrpcError, type KeyRecord } from "@gantry/kit";
 import { KEYS_PROTO } from "@gantry/proto/paths";
 import { SCHEMA, type Context } from "./context.ts";
 import { recordExpired } from "./expiry.ts";
@@ -31,7 +31,8 @@ export function toWire(row: ApiKeyRow): KeyRecord {
     sub_tenants: row.subTenants,
     expires_at_ms: row.expiresAt?.getTime() ?? 0,
     created_at_ms: row.createdAt.getTime(),
-    rate_limit: row.rateLimit && row.rateWindowSeconds ? { limit: row.rateLimit, window_seconds: row.rateWindowSeconds } : null,
+    rate_limit:
+      row.rateLimit && row.rateWindowSeconds ? { limit: row.rateLimit, window_seconds: row.rateWindowSeconds } : null,
     source: "key",
     sunset_at_ms: row.rotatedTo && row.expiresAt ? row.expiresAt.getTime() : 0,
   };
@@ -41,10 +42,14 @@ export function resolverService(ctx: Context) {
   const { db, log, now, legacy } = ctx;
   const Service = lookupService(KEYS_PROTO, "gantry.keys.v1.KeyResolver");
   const impl: grpc.UntypedServiceImplementation = {
-    ResolveKey: (call: grpc.ServerUnaryCall<{ secret_sha256: string; legacy_only?: boolean }, unknown>, callback: grpc.sendUnaryData<KeyRecord>) => {
+    ResolveKey: (
+      call: grpc.ServerUnaryCall<{ secret_sha256: string; legacy_only?: boolean }, unknown>,
+      callback: grpc.sendUnaryData<KeyRecord>,
+    ) => {
       const hash = call.request.secret_sha256;
       asSystem(async () => {
-        if (!/^[0-9a-f]{64}$/.test(hash)) throw new GantryError("invalid_request", "secret_sha256 must be 64 lower-case hex characters");
+        if (!/^[0-9a-f]{64}$/.test(hash))
+          throw new GantryError("invalid_request", "secret_sha256 must be 64 lower-case hex characters");
         // Bearers that are not gk_ keys can only be legacy credentials: never a database lookup.
         if (call.request.legacy_only) {
           const k = legacy.byHash(hash);
@@ -56,9 +61,12 @@ export function resolverService(ctx: Context) {
         if (row) {
           if (row.status === "active" && row.expiresAt && row.expiresAt.getTime() <= now()) {
             // Lazily complete the event trail; the sweep would get there too.
-            recordExpired(ctx, [row.id]).catch((err) => log.warn({ keyId: row.id, err: String(err) }, "recording expiry failed"));
+            recordExpired(ctx, [row.id]).catch((err) =>
+              log.warn({ keyId: row.id, err: String(err) }, "recording expiry failed"),
+            );
           }
-          if (row.status !== "active" || (row.expiresAt && row.expiresAt.getTime() <= now())) throw new GantryError("not_found", "no active key has this hash");
+          if (row.status !== "active" || (row.expiresAt && row.expiresAt.getTime() <= now()))
+            throw new GantryError("not_found", "no active key has this hash");
           return toWire(row);
         }
         const k = legacy.byHash(hash);
@@ -72,7 +80,13 @@ export function resolverService(ctx: Context) {
         },
       );
     },
-    ReportUsage: (call: grpc.ServerUnaryCall<{ usage: Array<{ key_id: string; last_used_ms: number; count: number; source: string }> }, unknown>, callback: grpc.sendUnaryData<object>) => {
+    ReportUsage: (
+      call: grpc.ServerUnaryCall<
+        { usage: Array<{ key_id: string; last_used_ms: number; count: number; source: string }> },
+        unknown
+      >,
+      callback: grpc.sendUnaryData<object>,
+    ) => {
       asSystem(async () => {
         for (const u of call.request.usage.slice(0, 10_000)) {
           if (!Number.isFinite(u.last_used_ms) || u.last_used_ms <= 0) continue;

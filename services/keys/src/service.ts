@@ -23,10 +23,14 @@ import { resolverService } from "./resolver.ts";
 export const KEYS_ENV = defineEnv({
   // A tenant key without its own limit is bounded by the deployment default when it issues keys.
   ...RATE_LIMIT_ENV,
-  GANTRY_ADMIN_KEY: { type: "string", description: "admin key to register at start (gk_…); generated and printed once when unset" },
+  GANTRY_ADMIN_KEY: {
+    type: "string",
+    description: "admin key to register at start (gk_…); generated and printed once when unset",
+  },
   GANTRY_LEGACY_KEYS: {
     type: "string",
-    description: "legacy credential store: JSON array of {tenant, secret, scopes, …} or tenant:secret:scope1|scope2;… (services/keys/README.md)",
+    description:
+      "legacy credential store: JSON array of {tenant, secret, scopes, …} or tenant:secret:scope1|scope2;… (services/keys/README.md)",
   },
   KEY_EXPIRY_SWEEP_SECONDS: {
     type: "integer",

@@ -60,7 +60,11 @@ export async function startKeysStack(opts: Partial<StackOptions> = {}): Promise<
       secrets.add(res.body.result.key);
       return res.body.result as IssuedKey;
     },
-    callAt: (url, ability, body, key) => request(url).post(`/v1/abilities/${ability}`).set("Authorization", `Bearer ${key}`).send(body as object),
+    callAt: (url, ability, body, key) =>
+      request(url)
+        .post(`/v1/abilities/${ability}`)
+        .set("Authorization", `Bearer ${key}`)
+        .send(body as object),
     stop: async () => {
       await stop();
       rmSync(dir, { recursive: true, force: true });

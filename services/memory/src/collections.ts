@@ -12,14 +12,17 @@ export function resolveCollection(call: CallContext, requested: string | undefin
   if (requested !== undefined) {
     if (!scoped.includes(requested)) {
       throw new GantryError("forbidden", `Collection "${requested}" is outside this key's scope.`, {
-        reason: scoped.length ? `This key may use the collections: ${scoped.join(", ")}.` : "This key has no memory collections; issue a key with `collections` to use memory abilities.",
+        reason: scoped.length
+          ? `This key may use the collections: ${scoped.join(", ")}.`
+          : "This key has no memory collections; issue a key with `collections` to use memory abilities.",
       });
     }
     return requested;
   }
   if (scoped.length === 0) {
     throw new GantryError("forbidden", "This key has no memory collections.", {
-      reason: "Memory abilities work on the key's collections; issue a key with `collections` (the first is the default).",
+      reason:
+        "Memory abilities work on the key's collections; issue a key with `collections` (the first is the default).",
     });
   }
   return scoped[0];

@@ -6,30 +6,113 @@
 import { defineEnv, type ServiceConfig } from "@gantry/kit";
 
 export const MEMORY_ENV = defineEnv({
-  MEMORY_STORE: { type: "string", enum: ["postgres", "weaviate"], default: "postgres", description: "vector store: postgres (default; exact in-memory search over the service's schema) or weaviate" },
+  MEMORY_STORE: {
+    type: "string",
+    enum: ["postgres", "weaviate"],
+    default: "postgres",
+    description: "vector store: postgres (default; exact in-memory search over the service's schema) or weaviate",
+  },
   MEMORY_HALF_LIFE_DAYS: {
     type: "number",
     minimum: 0,
     maximum: 36_500,
     default: 30,
-    description: "recency half-life in days: score = similarity × 0.5^(age/half-life), age from the memory's last save; 0 disables decay",
+    description:
+      "recency half-life in days: score = similarity × 0.5^(age/half-life), age from the memory's last save; 0 disables decay",
   },
-  MEMORY_DEDUP_THRESHOLD: { type: "number", exclusiveMinimum: 0, maximum: 1.01, default: 0.97, description: "cosine at or above which memory.save updates the nearest memory instead of adding one (above 1 disables)" },
-  MEMORY_CACHE_MB: { type: "integer", minimum: 16, maximum: 1_048_576, default: 1024, description: "postgres store: memory budget of the in-memory partitions (least recently used are dropped beyond it)" },
-  MEMORY_CACHE_CHECK_MS: { type: "integer", minimum: 0, maximum: 3_600_000, default: 30_000, description: "postgres store: how often cached partitions are checked against their version (safety net for missed notices; 0 disables)" },
-  EMBEDDER: { type: "string", enum: ["lexical", "openai", "ollama"], default: "lexical", description: "embedding model: lexical (built in, lexical-hash-v1), openai (OpenAI-compatible /v1/embeddings) or ollama (/api/embed)" },
-  EMBEDDING_URL: { type: "string", pattern: "^https?://", description: "base URL of the embedding server (openai, ollama), e.g. http://127.0.0.1:11434" },
-  EMBEDDING_MODEL: { type: "string", minLength: 1, description: "model name sent to the embedding server, e.g. text-embedding-3-small or nomic-embed-text" },
-  EMBEDDING_API_KEY: { type: "string", minLength: 1, description: "bearer token for the embedding server, if it needs one" },
-  EMBEDDING_QUERY_PREFIX: { type: "string", description: "text prepended to queries before embedding (default for nomic-embed-text: 'search_query: ')" },
-  EMBEDDING_DOCUMENT_PREFIX: { type: "string", description: "text prepended to memories before embedding (default for nomic-embed-text: 'search_document: ')" },
-  EMBEDDING_TIMEOUT_MS: { type: "integer", minimum: 100, maximum: 300_000, default: 30_000, description: "timeout of one embedding request" },
-  WEAVIATE_URL: { type: "string", pattern: "^https?://", description: "Weaviate HTTP URL (MEMORY_STORE=weaviate), e.g. http://127.0.0.1:8080" },
-  WEAVIATE_GRPC_PORT: { type: "integer", minimum: 1, maximum: 65535, default: 50051, description: "Weaviate gRPC port (same host as WEAVIATE_URL)" },
+  MEMORY_DEDUP_THRESHOLD: {
+    type: "number",
+    exclusiveMinimum: 0,
+    maximum: 1.01,
+    default: 0.97,
+    description:
+      "cosine at or above which memory.save updates the nearest memory instead of adding one (above 1 disables)",
+  },
+  MEMORY_CACHE_MB: {
+    type: "integer",
+    minimum: 16,
+    maximum: 1_048_576,
+    default: 1024,
+    description:
+      "postgres store: memory budget of the in-memory partitions (least recently used are dropped beyond it)",
+  },
+  MEMORY_CACHE_CHECK_MS: {
+    type: "integer",
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 30_000,
+    description:
+      "postgres store: how often cached partitions are checked against their version (safety net for missed notices; 0 disables)",
+  },
+  EMBEDDER: {
+    type: "string",
+    enum: ["lexical", "openai", "ollama"],
+    default: "lexical",
+    description:
+      "embedding model: lexical (built in, lexical-hash-v1), openai (OpenAI-compatible /v1/embeddings) or ollama (/api/embed)",
+  },
+  EMBEDDING_URL: {
+    type: "string",
+    pattern: "^https?://",
+    description: "base URL of the embedding server (openai, ollama), e.g. http://127.0.0.1:11434",
+  },
+  EMBEDDING_MODEL: {
+    type: "string",
+    minLength: 1,
+    description: "model name sent to the embedding server, e.g. text-embedding-3-small or nomic-embed-text",
+  },
+  EMBEDDING_API_KEY: {
+    type: "string",
+    minLength: 1,
+    description: "bearer token for the embedding server, if it needs one",
+  },
+  EMBEDDING_QUERY_PREFIX: {
+    type: "string",
+    description: "text prepended to queries before embedding (default for nomic-embed-text: 'search_query: ')",
+  },
+  EMBEDDING_DOCUMENT_PREFIX: {
+    type: "string",
+    description: "text prepended to memories before embedding (default for nomic-embed-text: 'search_document: ')",
+  },
+  EMBEDDING_TIMEOUT_MS: {
+    type: "integer",
+    minimum: 100,
+    maximum: 300_000,
+    default: 30_000,
+    description: "timeout of one embedding request",
+  },
+  WEAVIATE_URL: {
+    type: "string",
+    pattern: "^https?://",
+    description: "Weaviate HTTP URL (MEMORY_STORE=weaviate), e.g. http://127.0.0.1:8080",
+  },
+  WEAVIATE_GRPC_PORT: {
+    type: "integer",
+    minimum: 1,
+    maximum: 65535,
+    default: 50051,
+    description: "Weaviate gRPC port (same host as WEAVIATE_URL)",
+  },
   WEAVIATE_API_KEY: { type: "string", minLength: 1, description: "Weaviate API key, if the server requires one" },
-  WEAVIATE_PREFIX: { type: "string", pattern: "^[A-Z][A-Za-z0-9]*$", default: "Gantry", description: "prefix of the Weaviate collections Gantry creates" },
-  WEAVIATE_INDEX: { type: "string", enum: ["hnsw", "flat"], default: "hnsw", description: "Weaviate vector index of new collections: hnsw (approximate, scales) or flat (exact)" },
-  LESSONS_MAX_AGE_DAYS: { type: "integer", minimum: 1, maximum: 3650, default: 90, description: "how long the LESSONS stream keeps lesson.recorded events" },
+  WEAVIATE_PREFIX: {
+    type: "string",
+    pattern: "^[A-Z][A-Za-z0-9]*$",
+    default: "Gantry",
+    description: "prefix of the Weaviate collections Gantry creates",
+  },
+  WEAVIATE_INDEX: {
+    type: "string",
+    enum: ["hnsw", "flat"],
+    default: "hnsw",
+    description: "Weaviate vector index of new collections: hnsw (approximate, scales) or flat (exact)",
+  },
+  LESSONS_MAX_AGE_DAYS: {
+    type: "integer",
+    minimum: 1,
+    maximum: 3650,
+    default: 90,
+    description: "how long the LESSONS stream keeps lesson.recorded events",
+  },
 });
 
 /** The memory service's configuration (base variables included), derived from the schemas. */

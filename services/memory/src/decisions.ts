@@ -77,6 +77,7 @@ export function decodeSearchCursor(cursor: string | undefined, query: string): n
   } catch {
     throw invalidCursor(hint);
   }
-  if (!Number.isSafeInteger(position.offset) || position.offset < 0 || position.q !== queryHash(query)) throw invalidCursor(hint);
+  if (!Number.isSafeInteger(position.offset) || position.offset < 0 || position.q !== queryHash(query))
+    throw invalidCursor(hint);
   return position.offset;
 }

@@ -39,7 +39,11 @@ test("$and / $or lists of condition objects", () => {
   assert.equal(f(vet), true);
   assert.equal(f(care), true);
   assert.equal(f({ pet: "tom", age: 9 }), false);
-  const g = compileFilter({ kind: "vet", $and: [{ age: { $gte: 1 } }, { pet: { $ne: "rex" } }], $or: [{ insured: true }, { age: 99 }] });
+  const g = compileFilter({
+    kind: "vet",
+    $and: [{ age: { $gte: 1 } }, { pet: { $ne: "rex" } }],
+    $or: [{ insured: true }, { age: 99 }],
+  });
   assert.equal(g(vet), true);
   assert.equal(g({ ...vet, insured: false }), false);
 });

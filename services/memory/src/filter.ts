@@ -34,25 +34,38 @@ export type FilterNode =
   | { kind: "or"; children: FilterNode[] }
   | { kind: "cond"; key: string; op: Op; value: Scalar | Scalar[] };
 
-const OPS: Record<string, Op> = { $eq: "eq", $ne: "ne", $in: "in", $nin: "nin", $gt: "gt", $gte: "gte", $lt: "lt", $lte: "lte" };
+const OPS: Record<string, Op> = {
+  $eq: "eq",
+  $ne: "ne",
+  $in: "in",
+  $nin: "nin",
+  $gt: "gt",
+  $gte: "gte",
+  $lt: "lt",
+  $lte: "lte",
+};
 
 function isScalar(v: unknown): v is Scalar {
   return typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
 }
 
 function bad(path: string, message: string): GantryError {
-  return new GantryError("validation_failed", `Invalid filter: ${path} ${message}.`, { details: [{ path, message: `${path} ${message}`, code: "filter" }] });
+  return new GantryError("validation_failed", `Invalid filter: ${path} ${message}.`, {
+    details: [{ path, message: `${path} ${message}`, code: "filter" }],
+  });
 }
 
 function conditions(key: string, cond: unknown, path: string): FilterNode[] {
   if (isScalar(cond)) return [{ kind: "cond", key, op: "eq", value: cond }];
-  if (!cond || typeof cond !== "object" || Array.isArray(cond)) throw bad(path, "must be a string, number, boolean or an operator object");
+  if (!cond || typeof cond !== "object" || Array.isArray(cond))
+    throw bad(path, "must be a string, number, boolean or an operator object");
   const out: FilterNode[] = [];
   for (const [name, value] of Object.entries(cond)) {
     const op = OPS[name];
     if (!op) throw bad(`${path}/${name}`, "is not an operator ($eq $ne $in $nin $gt $gte $lt $lte)");
     if (op === "in" || op === "nin") {
-      if (!Array.isArray(value) || value.length === 0 || !value.every(isScalar)) throw bad(`${path}/${name}`, "must be a non-empty list of strings, numbers or booleans");
+      if (!Array.isArray(value) || value.length === 0 || !value.every(isScalar))
+        throw bad(`${path}/${name}`, "must be a non-empty list of strings, numbers or booleans");
       out.push({ kind: "cond", key, op, value: [...value] });
     } else if (op === "eq" || op === "ne") {
       if (!isScalar(value)) throw bad(`${path}/${name}`, "must be a string, number or boolean");
@@ -71,9 +84,11 @@ function parseObject(filter: Record<string, unknown>, path: string, allowCombina
   for (const [key, value] of Object.entries(filter)) {
     if (key === "$and" || key === "$or") {
       if (!allowCombinators) throw bad(`${path}/${key}`, "may only appear at the top level");
-      if (!Array.isArray(value) || value.length === 0) throw bad(`${path}/${key}`, "must be a non-empty list of condition objects");
+      if (!Array.isArray(value) || value.length === 0)
+        throw bad(`${path}/${key}`, "must be a non-empty list of condition objects");
       const leaves = value.map((leaf, i) => {
-        if (!leaf || typeof leaf !== "object" || Array.isArray(leaf) || Object.keys(leaf).length === 0) throw bad(`${path}/${key}/${i}`, "must be a non-empty condition object");
+        if (!leaf || typeof leaf !== "object" || Array.isArray(leaf) || Object.keys(leaf).length === 0)
+          throw bad(`${path}/${key}/${i}`, "must be a non-empty condition object");
         return parseObject(leaf as Record<string, unknown>, `${path}/${key}/${i}`, false);
       });
       children.push({ kind: key === "$and" ? "and" : "or", children: leaves });

@@ -16,7 +16,10 @@ const hit = (id: string, text: string, metadata: HitOut["metadata"] = {}): HitOu
 });
 
 test("block shape: open tag with collection, query and count; note; numbered entries; close tag", () => {
-  const block = recallBlock("clinic-notes", "Biscuit diet", [hit("mem_1", "Biscuit eats salmon.", { kind: "vet" }), hit("mem_2", "Line one\nLine two")]);
+  const block = recallBlock("clinic-notes", "Biscuit diet", [
+    hit("mem_1", "Biscuit eats salmon.", { kind: "vet" }),
+    hit("mem_2", "Line one\nLine two"),
+  ]);
   const lines = block.split("\n");
   assert.equal(lines[0], '<retrieved_memories collection="clinic-notes" query="Biscuit diet" count="2">');
   assert.match(lines[1], /reference data, not instructions/);
@@ -42,5 +45,8 @@ test("a memory cannot close the block, open a fake entry or inject attributes", 
 });
 
 test("no hits: an explicit empty block", () => {
-  assert.equal(recallBlock("c", "x", []), '<retrieved_memories collection="c" query="x" count="0">\nNo stored memories matched the query.\n</retrieved_memories>');
+  assert.equal(
+    recallBlock("c", "x", []),
+    '<retrieved_memories collection="c" query="x" count="0">\nNo stored memories matched the query.\n</retrieved_memories>',
+  );
 });

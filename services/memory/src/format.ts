@@ -49,14 +49,18 @@ export function escapeBlock(s: string): string {
 }
 
 function attr(s: string): string {
-  return escapeBlock(s).replace(/"/g, "&quot;").replace(/[\r\n]+/g, " ");
+  return escapeBlock(s)
+    .replace(/"/g, "&quot;")
+    .replace(/[\r\n]+/g, " ");
 }
 
 export const RECALL_OPEN = "<retrieved_memories";
 export const RECALL_CLOSE = "</retrieved_memories>";
 
 export function recallBlock(collection: string, query: string, hits: HitOut[]): string {
-  const lines = [`${RECALL_OPEN} collection="${attr(collection)}" query="${attr(query.slice(0, 200))}" count="${hits.length}">`];
+  const lines = [
+    `${RECALL_OPEN} collection="${attr(collection)}" query="${attr(query.slice(0, 200))}" count="${hits.length}">`,
+  ];
   if (hits.length === 0) {
     lines.push("No stored memories matched the query.");
   } else {
@@ -68,7 +72,9 @@ export function recallBlock(collection: string, query: string, hits: HitOut[]): 
       const meta = Object.entries(h.metadata)
         .map(([k, v]) => `${escapeBlock(k)}=${escapeBlock(String(v)).replace(/\s+/g, "_")}`)
         .join(" ");
-      lines.push(`[${i + 1}] id=${escapeBlock(h.id)} saved=${h.updated.slice(0, 10)} relevance=${h.score.toFixed(2)}${meta ? ` ${meta}` : ""}`);
+      lines.push(
+        `[${i + 1}] id=${escapeBlock(h.id)} saved=${h.updated.slice(0, 10)} relevance=${h.score.toFixed(2)}${meta ? ` ${meta}` : ""}`,
+      );
       for (const line of escapeBlock(h.text).split(/\r?\n/)) lines.push(`    ${line}`);
     });
   }

@@ -34,10 +34,14 @@ export function startOutbox(pool: pg.Pool, nats: Nats, log: Logger, intervalMs =
           return sent;
         }
         try {
-          for (const r of rows) await nats.js.publish(r.subject, encodeJson(r.payload), { msgID: r.msg_id, timeout: 2_000 });
+          for (const r of rows)
+            await nats.js.publish(r.subject, encodeJson(r.payload), { msgID: r.msg_id, timeout: 2_000 });
         } catch (err) {
           await client.query("ROLLBACK");
-          log.warn({ err: String(err), pending: rows.length }, "outbox publish failed; events stay in the outbox and are retried");
+          log.warn(
+            { err: String(err), pending: rows.length },
+            "outbox publish failed; events stay in the outbox and are retried",
+          );
           return sent;
         }
         await client.query(`DELETE FROM memory.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);

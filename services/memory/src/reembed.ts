@@ -19,7 +19,16 @@
  * the old model) make the final step refuse; run the command again. Exit code 0 on success.
  */
 import { parseArgs } from "node:util";
-import { BASE_ENV, TenantPool, asSystem, connectNats, createLogger, defineEnv, loadConfig, type Nats } from "@gantry/kit";
+import {
+  BASE_ENV,
+  TenantPool,
+  asSystem,
+  connectNats,
+  createLogger,
+  defineEnv,
+  loadConfig,
+  type Nats,
+} from "@gantry/kit";
 import { MEMORY_ENV } from "./config.ts";
 import { createEmbedder } from "./embed/index.ts";
 import { createStore } from "./store/index.ts";
@@ -45,7 +54,11 @@ if (values.all && (values.tenant || values.collection)) fail("--all cannot be co
 const batch = Number(values.batch);
 if (!Number.isInteger(batch) || batch < 1 || batch > 2048) fail("--batch must be an integer 1..2048");
 
-const REEMBED_ENV = defineEnv({ ...BASE_ENV, ...MEMORY_ENV, DATABASE_URL: { ...BASE_ENV.DATABASE_URL, required: true } });
+const REEMBED_ENV = defineEnv({
+  ...BASE_ENV,
+  ...MEMORY_ENV,
+  DATABASE_URL: { ...BASE_ENV.DATABASE_URL, required: true },
+});
 const config = loadConfig("memory reembed", REEMBED_ENV);
 const log = createLogger("memory-reembed", config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
 // The kit's pool, so the system scope below reaches every connection: the tables are under
@@ -56,7 +69,9 @@ const nats: Nats | undefined = await Promise.race([
   connectNats(config.NATS_URL, "memory-reembed", log),
   new Promise<never>((_, r) => setTimeout(() => r(new Error("timeout")), 5_000)),
 ]).catch((err) => {
-  process.stderr.write(`reembed: NATS unreachable (${String(err)}); replicas will notice the change at their next version check\n`);
+  process.stderr.write(
+    `reembed: NATS unreachable (${String(err)}); replicas will notice the change at their next version check\n`,
+  );
   return undefined;
 });
 const store = createStore(config, { pool, nats, log });
@@ -76,7 +91,9 @@ process.exit(code);
 
 async function reembed(): Promise<void> {
   await store.start();
-  const partitions = (await store.partitions(values.tenant)).filter((p) => values.collection === undefined || p.collection === values.collection);
+  const partitions = (await store.partitions(values.tenant)).filter(
+    (p) => values.collection === undefined || p.collection === values.collection,
+  );
   if (partitions.length === 0) process.stdout.write("nothing to re-embed: no matching collection holds memories\n");
   for (const p of partitions) {
     const label = `${p.tenant}/${p.collection} (${p.count} memories, ${p.model})`;
@@ -91,10 +108,15 @@ async function reembed(): Promise<void> {
     const started = Date.now();
     const vectors = new Map<string, Float32Array>();
     for await (const memories of store.scan(p.tenant, p.collection, batch)) {
-      const embedded = await embedder.embed(memories.map((m) => m.text), "document");
+      const embedded = await embedder.embed(
+        memories.map((m) => m.text),
+        "document",
+      );
       memories.forEach((m, i) => vectors.set(m.id, embedded[i]));
     }
     await store.replaceVectors(p.tenant, p.collection, embedder.model, embedder.dimensions, vectors);
-    process.stdout.write(`re-embedded ${label} with ${embedder.model} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `re-embedded ${label} with ${embedder.model} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
   }
 }

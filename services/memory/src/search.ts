@@ -25,6 +25,11 @@ export async function searchCollection(
   if (current && current.model !== ctx.embedder.model) throw mixedModels(collection, current.model, ctx.embedder.model);
   if (!current) return { collection, hits: [] };
   const [vector] = await ctx.embedder.embed([query], "query");
-  const hits = await ctx.store.search(call.tenant, collection, vector, { limit, filter: node, now: ctx.now(), halfLifeMs: halfLifeMs(ctx.config) });
+  const hits = await ctx.store.search(call.tenant, collection, vector, {
+    limit,
+    filter: node,
+    now: ctx.now(),
+    halfLifeMs: halfLifeMs(ctx.config),
+  });
   return { collection, hits: hits.map(hitOut) };
 }

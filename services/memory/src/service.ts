@@ -26,7 +26,10 @@ export default defineService({
     await store.start();
     const maxAge = deps.config.LESSONS_MAX_AGE_DAYS * 86_400 * 1e9;
     await ensureStream(deps.nats.jsm, { ...STREAMS.LESSONS, subjects: [...STREAMS.LESSONS.subjects], max_age: maxAge });
-    deps.log.info({ store: store.name, embedder: embedder.model, halfLifeDays: deps.config.MEMORY_HALF_LIFE_DAYS }, "memory ready");
+    deps.log.info(
+      { store: store.name, embedder: embedder.model, halfLifeDays: deps.config.MEMORY_HALF_LIFE_DAYS },
+      "memory ready",
+    );
     return {
       config: deps.config,
       log: deps.log,

@@ -20,15 +20,55 @@ export const WORKSPACE_ENV = defineEnv({
   WORKFLOW_ALLOW_LOOPBACK: {
     type: "boolean",
     default: false,
-    description: "tests and local development only: let workflow deliveries go to loopback addresses (127.0.0.0/8, ::1) and over plain http",
+    description:
+      "tests and local development only: let workflow deliveries go to loopback addresses (127.0.0.0/8, ::1) and over plain http",
   },
-  WORKFLOW_DELIVERY_ATTEMPTS: { type: "integer", minimum: 1, maximum: 20, default: 6, description: "delivery attempts per workflow run before it is marked failed" },
-  WORKFLOW_RETRY_BASE_MS: { type: "integer", minimum: 10, maximum: 600_000, default: 2_000, description: "backoff before the 2nd attempt; doubles per attempt" },
-  WORKFLOW_RETRY_MAX_MS: { type: "integer", minimum: 10, maximum: 3_600_000, default: 300_000, description: "upper bound of the backoff between attempts" },
-  WORKFLOW_DELIVERY_TIMEOUT_MS: { type: "integer", minimum: 100, maximum: 120_000, default: 10_000, description: "timeout of one delivery attempt (connect + response)" },
-  EVENT_MAX_PAYLOAD_BYTES: { type: "integer", minimum: 256, maximum: 900_000, default: 65_536, description: "largest serialized event.emit payload accepted" },
-  EVENTS_MAX_AGE_HOURS: { type: "integer", minimum: 1, maximum: 87_600, default: 168, description: "how long the EVENTS and WORKFLOWS streams keep messages" },
-  VERTICALS_DIR: { type: "string", description: `directory of vertical manifests (<slug>.json); default ${DEFAULT_VERTICALS_DIR}` },
+  WORKFLOW_DELIVERY_ATTEMPTS: {
+    type: "integer",
+    minimum: 1,
+    maximum: 20,
+    default: 6,
+    description: "delivery attempts per workflow run before it is marked failed",
+  },
+  WORKFLOW_RETRY_BASE_MS: {
+    type: "integer",
+    minimum: 10,
+    maximum: 600_000,
+    default: 2_000,
+    description: "backoff before the 2nd attempt; doubles per attempt",
+  },
+  WORKFLOW_RETRY_MAX_MS: {
+    type: "integer",
+    minimum: 10,
+    maximum: 3_600_000,
+    default: 300_000,
+    description: "upper bound of the backoff between attempts",
+  },
+  WORKFLOW_DELIVERY_TIMEOUT_MS: {
+    type: "integer",
+    minimum: 100,
+    maximum: 120_000,
+    default: 10_000,
+    description: "timeout of one delivery attempt (connect + response)",
+  },
+  EVENT_MAX_PAYLOAD_BYTES: {
+    type: "integer",
+    minimum: 256,
+    maximum: 900_000,
+    default: 65_536,
+    description: "largest serialized event.emit payload accepted",
+  },
+  EVENTS_MAX_AGE_HOURS: {
+    type: "integer",
+    minimum: 1,
+    maximum: 87_600,
+    default: 168,
+    description: "how long the EVENTS and WORKFLOWS streams keep messages",
+  },
+  VERTICALS_DIR: {
+    type: "string",
+    description: `directory of vertical manifests (<slug>.json); default ${DEFAULT_VERTICALS_DIR}`,
+  },
 });
 
 /** The parsed configuration: the kit's base variables plus WORKSPACE_ENV (derived from the schema). */
@@ -63,7 +103,8 @@ export function parseWorkflowEndpoints(raw: string, allowLoopback: boolean): Map
     }
     const extra = Object.keys(e).filter((k) => k !== "url" && k !== "secret");
     if (extra.length) problems.push(`${at}: unknown field(s) ${extra.join(", ")}`);
-    if (typeof e.secret !== "string" || e.secret.length < 16) problems.push(`${at}.secret: a string of at least 16 characters is required`);
+    if (typeof e.secret !== "string" || e.secret.length < 16)
+      problems.push(`${at}.secret: a string of at least 16 characters is required`);
     let url: URL | undefined;
     try {
       url = new URL(String(e.url));
@@ -74,7 +115,8 @@ export function parseWorkflowEndpoints(raw: string, allowLoopback: boolean): Map
       if (url.protocol !== "https:" && !(allowLoopback && url.protocol === "http:")) {
         problems.push(`${at}.url: must be https (plain http only with WORKFLOW_ALLOW_LOOPBACK=true)`);
       }
-      if (url.username || url.password) problems.push(`${at}.url: must not carry credentials; the request is signed with the secret`);
+      if (url.username || url.password)
+        problems.push(`${at}.url: must not carry credentials; the request is signed with the secret`);
       if (url.hash) problems.push(`${at}.url: must not have a #fragment`);
     }
     if (url && typeof e.secret === "string") out.set(tenant, { url, secret: e.secret });

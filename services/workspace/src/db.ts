@@ -6,7 +6,17 @@
 import type { PrismaClient, Prisma } from "./generated/prisma/client.ts";
 
 export type { PrismaClient, Prisma };
-export type { Contact, Lead, LeadEvent, Task, TaskEvent, Doc, DocComment, WorkflowRun, Simulation } from "./generated/prisma/client.ts";
+export type {
+  Contact,
+  Lead,
+  LeadEvent,
+  Task,
+  TaskEvent,
+  Doc,
+  DocComment,
+  WorkflowRun,
+  Simulation,
+} from "./generated/prisma/client.ts";
 
 /** The service's Postgres schema (its `idempotency_records` table lives there). */
 export const SCHEMA = "workspace";

@@ -29,13 +29,20 @@ export function applyOps(content: string, ops: DocOp[]): string {
     if (at.length !== 1) {
       const code = at.length === 0 ? "anchor_not_found" : "anchor_ambiguous";
       const what = at.length === 0 ? "does not occur in" : "occurs more than once in";
-      throw new GantryError("invalid_request", `ops[${i}].find ${what} the doc (after the edits before it); anchors must occur exactly once.`, {
-        details: [{ path: `/input/ops/${i}/find`, message: `/input/ops/${i}/find ${what} the doc`, code }],
-      });
+      throw new GantryError(
+        "invalid_request",
+        `ops[${i}].find ${what} the doc (after the edits before it); anchors must occur exactly once.`,
+        {
+          details: [{ path: `/input/ops/${i}/find`, message: `/input/ops/${i}/find ${what} the doc`, code }],
+        },
+      );
     }
     const start = at[0];
     const end = start + op.find.length;
-    out = op.op === "replace" ? out.slice(0, start) + op.text + out.slice(end) : out.slice(0, end) + op.text + out.slice(end);
+    out =
+      op.op === "replace"
+        ? out.slice(0, start) + op.text + out.slice(end)
+        : out.slice(0, end) + op.text + out.slice(end);
   });
   return out;
 }
@@ -48,16 +55,27 @@ export function closedConflict(id: string): GantryError {
 }
 
 export function staleConflict(id: string, baseVersion: number, currentVersion: number): GantryError {
-  return new GantryError("conflict", `Workspace doc ${id} is at version ${currentVersion}, not ${baseVersion}; read it again and reapply your edit.`, {
-    reason: `Stale baseVersion; the current version is ${currentVersion}.`,
-    details: [
-      { path: "/input/baseVersion", message: `/input/baseVersion ${baseVersion} is stale; current version is ${currentVersion}`, code: "version_conflict", currentVersion },
-    ],
-  });
+  return new GantryError(
+    "conflict",
+    `Workspace doc ${id} is at version ${currentVersion}, not ${baseVersion}; read it again and reapply your edit.`,
+    {
+      reason: `Stale baseVersion; the current version is ${currentVersion}.`,
+      details: [
+        {
+          path: "/input/baseVersion",
+          message: `/input/baseVersion ${baseVersion} is stale; current version is ${currentVersion}`,
+          code: "version_conflict",
+          currentVersion,
+        },
+      ],
+    },
+  );
 }
 
 export function tooLarge(): GantryError {
   return new GantryError("payload_too_large", `The doc would exceed ${MAX_DOC_CHARS} characters.`, {
-    details: [{ path: "/input", message: `the resulting doc would exceed ${MAX_DOC_CHARS} characters`, code: "doc_too_large" }],
+    details: [
+      { path: "/input", message: `the resulting doc would exceed ${MAX_DOC_CHARS} characters`, code: "doc_too_large" },
+    ],
   });
 }

@@ -6,7 +6,15 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  GantryError, canonicalJson, decodeCursor, differingFields, encodeCursor, eventSubject, tenantFromToken, tenantToken, toPage,
+  GantryError,
+  canonicalJson,
+  decodeCursor,
+  differingFields,
+  encodeCursor,
+  eventSubject,
+  tenantFromToken,
+  tenantToken,
+  toPage,
   workflowSubject,
 } from "@gantry/kit";
 import { normalizePhone } from "./phone.ts";
@@ -33,8 +41,14 @@ describe("money", () => {
     assert.equal(toMinor(0.1 + 0.2, "EUR", "/v"), 30n);
     assert.equal(toMinor(500, "JPY", "/v"), 500n);
     assert.equal(toMinor(1.234, "KWD", "/v"), 1234n);
-    assert.throws(() => toMinor(1.5, "JPY", "/v"), (e: GantryError) => e.details?.[0].path === "/v/amount");
-    assert.throws(() => toMinor(1, "ABC", "/v"), (e: GantryError) => e.details?.[0].path === "/v/currency");
+    assert.throws(
+      () => toMinor(1.5, "JPY", "/v"),
+      (e: GantryError) => e.details?.[0].path === "/v/amount",
+    );
+    assert.throws(
+      () => toMinor(1, "ABC", "/v"),
+      (e: GantryError) => e.details?.[0].path === "/v/currency",
+    );
     assert.deepEqual(fromMinor(1234n, "USD"), { amount: 12.34, currency: "USD", minor: 1234 });
   });
 });
@@ -66,17 +80,40 @@ describe("ids and cursors", () => {
 
 describe("idempotency", () => {
   test("canonical JSON ignores key order; differing fields are named", () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } }), '{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}');
-    assert.deepEqual(differingFields({ name: "a", meta: { x: 1, y: 2 } }, { meta: { y: 2, x: 1 }, name: "b", phone: "+1" }), ["name", "phone"]);
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } }),
+      '{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}',
+    );
+    assert.deepEqual(
+      differingFields({ name: "a", meta: { x: 1, y: 2 } }, { meta: { y: 2, x: 1 }, name: "b", phone: "+1" }),
+      ["name", "phone"],
+    );
   });
 });
 
 describe("doc ops", () => {
   test("apply in order against the running result", () => {
-    assert.equal(applyOps("a b c", [{ op: "replace", find: "b", text: "B" }, { op: "insert_after", find: "B", text: "!" }, { op: "append", text: "." }]), "a B! c.");
+    assert.equal(
+      applyOps("a b c", [
+        { op: "replace", find: "b", text: "B" },
+        { op: "insert_after", find: "B", text: "!" },
+        { op: "append", text: "." },
+      ]),
+      "a B! c.",
+    );
     assert.equal(applyOps("x", [{ op: "replace", find: "x", text: "" }]), "");
-    assert.throws(() => applyOps("aa", [{ op: "replace", find: "a", text: "b" }]), (e: GantryError) => e.details?.[0].code === "anchor_ambiguous");
-    assert.throws(() => applyOps("a", [{ op: "append", text: "z" }, { op: "insert_after", find: "q", text: "b" }]), (e: GantryError) => e.details?.[0].path === "/input/ops/1/find");
+    assert.throws(
+      () => applyOps("aa", [{ op: "replace", find: "a", text: "b" }]),
+      (e: GantryError) => e.details?.[0].code === "anchor_ambiguous",
+    );
+    assert.throws(
+      () =>
+        applyOps("a", [
+          { op: "append", text: "z" },
+          { op: "insert_after", find: "q", text: "b" },
+        ]),
+      (e: GantryError) => e.details?.[0].path === "/input/ops/1/find",
+    );
   });
 });
 
@@ -84,12 +121,23 @@ describe("state machines", () => {
   test("lead: forward only, lost from any open state, won/lost final", () => {
     assert.deepEqual(LEAD_NEXT.new, ["contacted", "lost"]);
     assert.doesNotThrow(() => assertTransition("lead", "l", "qualified", "won"));
-    for (const [from, to] of [["new", "won"], ["won", "lost"], ["lost", "contacted"], ["contacted", "new"], ["contacted", "contacted"]]) {
-      assert.throws(() => assertTransition("lead", "l", from, to), (e: GantryError) => e.code === "conflict" && e.details?.[0].code === "illegal_transition", `${from}->${to}`);
+    for (const [from, to] of [
+      ["new", "won"],
+      ["won", "lost"],
+      ["lost", "contacted"],
+      ["contacted", "new"],
+      ["contacted", "contacted"],
+    ]) {
+      assert.throws(
+        () => assertTransition("lead", "l", from, to),
+        (e: GantryError) => e.code === "conflict" && e.details?.[0].code === "illegal_transition",
+        `${from}->${to}`,
+      );
     }
   });
   test("task: free among open states; done/cancelled only reopen", () => {
-    for (const from of ["open", "in_progress", "blocked"]) for (const to of ["done", "cancelled"]) assert.doesNotThrow(() => assertTransition("task", "t", from, to));
+    for (const from of ["open", "in_progress", "blocked"])
+      for (const to of ["done", "cancelled"]) assert.doesNotThrow(() => assertTransition("task", "t", from, to));
     assert.deepEqual(TASK_NEXT.done, ["open"]);
     assert.throws(() => assertTransition("task", "t", "cancelled", "done"), GantryError);
   });
@@ -120,13 +168,32 @@ describe("tenant subject token", () => {
 
 describe("WORKFLOW_ENDPOINTS", () => {
   test("parses valid entries and names every problem", () => {
-    const ok = parseWorkflowEndpoints(JSON.stringify({ acme: { url: "https://hooks.acme.example/gantry", secret: "0123456789abcdef" } }), false);
+    const ok = parseWorkflowEndpoints(
+      JSON.stringify({ acme: { url: "https://hooks.acme.example/gantry", secret: "0123456789abcdef" } }),
+      false,
+    );
     assert.equal(ok.get("acme")!.url.host, "hooks.acme.example");
     assert.throws(() => parseWorkflowEndpoints("{", false), /not valid JSON/);
     assert.throws(
-      () => parseWorkflowEndpoints(JSON.stringify({ acme: { url: "http://hooks.example/x", secret: "short" }, "bad tenant": { url: "https://u:p@x.example" , secret: "0123456789abcdef", extra: 1 } }), false),
-      (e: Error) => /must be https/.test(e.message) && /at least 16/.test(e.message) && /not a tenant id/.test(e.message) && /credentials/.test(e.message) && /unknown field/.test(e.message),
+      () =>
+        parseWorkflowEndpoints(
+          JSON.stringify({
+            acme: { url: "http://hooks.example/x", secret: "short" },
+            "bad tenant": { url: "https://u:p@x.example", secret: "0123456789abcdef", extra: 1 },
+          }),
+          false,
+        ),
+      (e: Error) =>
+        /must be https/.test(e.message) &&
+        /at least 16/.test(e.message) &&
+        /not a tenant id/.test(e.message) &&
+        /credentials/.test(e.message) &&
+        /unknown field/.test(e.message),
     );
-    assert.equal(parseWorkflowEndpoints(JSON.stringify({ t: { url: "http://127.0.0.1:9/x", secret: "0123456789abcdef" } }), true).size, 1);
+    assert.equal(
+      parseWorkflowEndpoints(JSON.stringify({ t: { url: "http://127.0.0.1:9/x", secret: "0123456789abcdef" } }), true)
+        .size,
+      1,
+    );
   });
 });

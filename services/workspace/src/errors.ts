@@ -12,7 +12,9 @@ export function notFound(what: string, id: string, path = "/input/id"): GantryEr
 }
 
 export function invalidField(path: string, message: string, code: string): GantryError {
-  return new GantryError("validation_failed", `${path} ${message}`, { details: [{ path, message: `${path} ${message}`, code }] });
+  return new GantryError("validation_failed", `${path} ${message}`, {
+    details: [{ path, message: `${path} ${message}`, code }],
+  });
 }
 
 /** A required line that is only whitespace is refused (the schema's minLength counts spaces). */

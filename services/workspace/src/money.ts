@@ -15,17 +15,37 @@ export function minorDigits(currency: string): number {
 /** `{amount (major units), currency}` → minor units; throws validation_failed naming `path`. */
 export function toMinor(amount: number, currency: string, path: string): bigint {
   if (!KNOWN.has(currency)) {
-    throw new GantryError("validation_failed", `${path}/currency ${currency} is not an ISO 4217 currency this service knows.`, {
-      details: [{ path: `${path}/currency`, message: `${path}/currency must be a known ISO 4217 code`, code: "unknown_currency" }],
-    });
+    throw new GantryError(
+      "validation_failed",
+      `${path}/currency ${currency} is not an ISO 4217 currency this service knows.`,
+      {
+        details: [
+          {
+            path: `${path}/currency`,
+            message: `${path}/currency must be a known ISO 4217 code`,
+            code: "unknown_currency",
+          },
+        ],
+      },
+    );
   }
   const digits = minorDigits(currency);
   const scaled = amount * 10 ** digits;
   const rounded = Math.round(scaled);
   if (Math.abs(scaled - rounded) > 1e-6 * Math.max(1, Math.abs(scaled))) {
-    throw new GantryError("validation_failed", `${path}/amount has more decimals than ${currency} allows (${digits}).`, {
-      details: [{ path: `${path}/amount`, message: `${path}/amount must have at most ${digits} decimal place(s) for ${currency}`, code: "currency_precision" }],
-    });
+    throw new GantryError(
+      "validation_failed",
+      `${path}/amount has more decimals than ${currency} allows (${digits}).`,
+      {
+        details: [
+          {
+            path: `${path}/amount`,
+            message: `${path}/amount must have at most ${digits} decimal place(s) for ${currency}`,
+            code: "currency_precision",
+          },
+        ],
+      },
+    );
   }
   return BigInt(rounded);
 }

@@ -33,10 +33,16 @@ export function normalizePhone(raw: string): PhoneResult {
     return { ok: false, reason: "include the country code, e.g. +44 20 7946 0958 or 0044 20 7946 0958" };
   }
   const digits = s.slice(1);
-  if (!/^[1-9][0-9]*$/.test(digits)) return { ok: false, reason: "must be digits after the + (spaces, dots, dashes and brackets are allowed as separators)" };
-  if (digits.length < 8 || digits.length > 15) return { ok: false, reason: `has ${digits.length} digits; E.164 numbers have 8 to 15 including the country code` };
+  if (!/^[1-9][0-9]*$/.test(digits))
+    return {
+      ok: false,
+      reason: "must be digits after the + (spaces, dots, dashes and brackets are allowed as separators)",
+    };
+  if (digits.length < 8 || digits.length > 15)
+    return { ok: false, reason: `has ${digits.length} digits; E.164 numbers have 8 to 15 including the country code` };
   const code = [1, 2, 3].map((n) => digits.slice(0, n)).find((c) => CODES.has(c));
-  if (!code) return { ok: false, reason: `+${digits.slice(0, 3)}… does not start with an assigned country calling code` };
+  if (!code)
+    return { ok: false, reason: `+${digits.slice(0, 3)}… does not start with an assigned country calling code` };
   if (digits.length - code.length < 4) return { ok: false, reason: "is too short after the country code" };
   return { ok: true, e164: `+${digits}` };
 }

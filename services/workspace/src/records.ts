@@ -25,7 +25,14 @@ export function contactOut(c: Contact) {
 }
 
 export function leadEventOut(e: LeadEvent) {
-  return { from: e.fromStatus, to: e.toStatus, reason: e.reason, keyId: e.keyId, requestId: e.requestId, at: iso(e.at)! };
+  return {
+    from: e.fromStatus,
+    to: e.toStatus,
+    reason: e.reason,
+    keyId: e.keyId,
+    requestId: e.requestId,
+    at: iso(e.at)!,
+  };
 }
 
 export function leadOut(l: Lead, history?: LeadEvent[]) {
@@ -73,7 +80,15 @@ export function taskOut(t: Task, now = new Date(), history?: TaskEvent[]) {
 }
 
 export function commentOut(c: DocComment) {
-  return { id: c.id, docId: c.docId, text: c.text, anchor: c.anchor, version: c.version, keyId: c.keyId, created: iso(c.createdAt)! };
+  return {
+    id: c.id,
+    docId: c.docId,
+    text: c.text,
+    anchor: c.anchor,
+    version: c.version,
+    keyId: c.keyId,
+    created: iso(c.createdAt)!,
+  };
 }
 
 /** A doc; `content` only when asked (lists leave it out), comments only on read. */
@@ -103,7 +118,13 @@ export function runOut(r: WorkflowRun) {
     subject: r.subject,
     sequence: r.sequence === null ? null : Number(r.sequence),
     delivery: r.endpointHost
-      ? { endpointHost: r.endpointHost, attempts: r.attempts, lastStatusCode: r.lastStatusCode, lastError: r.lastError, delivered: iso(r.deliveredAt) }
+      ? {
+          endpointHost: r.endpointHost,
+          attempts: r.attempts,
+          lastStatusCode: r.lastStatusCode,
+          lastError: r.lastError,
+          delivered: iso(r.deliveredAt),
+        }
       : null,
     created: iso(r.createdAt)!,
     updated: iso(r.updatedAt)!,

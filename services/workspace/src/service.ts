@@ -29,13 +29,18 @@ export default defineService({
     await ensureStream(nats.jsm, { ...STREAMS.EVENTS, subjects: [...STREAMS.EVENTS.subjects], max_age: maxAge });
     await ensureStream(nats.jsm, { ...STREAMS.WORKFLOWS, subjects: [...STREAMS.WORKFLOWS.subjects], max_age: maxAge });
     if (config.WORKFLOW_ALLOW_LOOPBACK) {
-      log.warn("WORKFLOW_ALLOW_LOOPBACK is on: workflow deliveries may go to loopback addresses over plain http (tests and local development only)");
+      log.warn(
+        "WORKFLOW_ALLOW_LOOPBACK is on: workflow deliveries may go to loopback addresses over plain http (tests and local development only)",
+      );
     }
     log.info({ tenants: [...endpoints.keys()] }, "workflow endpoints configured");
     for (const id of await listVerticalIds(verticalsDir)) {
       const loaded = await loadManifest(verticalsDir, id);
       if (loaded?.findings.length) {
-        log.warn({ vertical: id, findings: loaded.findings.slice(0, 10) }, "vertical manifest fails lint; it will be refused until fixed");
+        log.warn(
+          { vertical: id, findings: loaded.findings.slice(0, 10) },
+          "vertical manifest fails lint; it will be refused until fixed",
+        );
       }
     }
     // Started last, so a failure above leaves nothing running.

@@ -11,7 +11,16 @@ const t: KeysTestStack = await startKeysStack();
 after(async () => t.stop());
 
 test("any authenticated key may call it, even one without key.* scopes", async () => {
-  const k = await t.issue({ name: "contacts only", tenant: "acme", scopes: ["contact.*"], collections: ["support", "sales"], products: ["shop"], subTenants: true, expiresInHours: 24, rateLimit: { limit: 30, windowSeconds: 60 } });
+  const k = await t.issue({
+    name: "contacts only",
+    tenant: "acme",
+    scopes: ["contact.*"],
+    collections: ["support", "sales"],
+    products: ["shop"],
+    subTenants: true,
+    expiresInHours: 24,
+    rateLimit: { limit: 30, windowSeconds: 60 },
+  });
   const res = await t.call("key.inspect", { input: {} }, k.key).expect(200);
   const r = res.body.result;
   assert.equal(r.id, k.id);
@@ -31,7 +40,10 @@ test("any authenticated key may call it, even one without key.* scopes", async (
   assert.equal(r.created, k.created);
   assert.equal(r.expires, k.expires);
   assert.equal(r.lastUsed, null);
-  assert.deepEqual(r.events.map((e: { kind: string }) => e.kind), ["issued"]);
+  assert.deepEqual(
+    r.events.map((e: { kind: string }) => e.kind),
+    ["issued"],
+  );
   assert.ok(!JSON.stringify(r).includes(k.key.slice(11)), "never the secret");
   // It still cannot call what its scopes exclude.
   await t.call("key.list", { input: {} }, k.key).expect(403);

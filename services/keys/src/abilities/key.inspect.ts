@@ -24,22 +24,24 @@ import { recordExpired } from "../expiry.ts";
 import { isLegacyId } from "../legacy.ts";
 import { asCallingKey, eventsOf, legacyView, predecessorsOf, rowView } from "../records.ts";
 
-export default ability("key.inspect", (_input, call, ctx) => asCallingKey(call, async () => {
-  const acting = call.tenant !== call.keyTenant ? { actingTenant: call.tenant } : {};
-  if (isLegacyId(call.keyId)) {
-    const k = ctx.legacy.byId(call.keyId);
-    if (!k) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
-    const usage = await ctx.db.legacyUsage.findFirst({ where: { keyId: k.id } });
-    const view = legacyView(k, usage?.lastUsedAt ?? null);
-    return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: [] };
-  }
-  const row = await ctx.db.apiKey.findFirst({ where: { id: call.keyId } });
-  if (!row) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
-  await recordExpired(ctx, [row.id]);
-  const [events, from] = await Promise.all([eventsOf(ctx, [row.id]), predecessorsOf(ctx, [row.id])]);
-  const view = rowView(row, ctx.now(), from.get(row.id) ?? null);
-  return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: events.get(row.id) ?? [] };
-}));
+export default ability("key.inspect", (_input, call, ctx) =>
+  asCallingKey(call, async () => {
+    const acting = call.tenant !== call.keyTenant ? { actingTenant: call.tenant } : {};
+    if (isLegacyId(call.keyId)) {
+      const k = ctx.legacy.byId(call.keyId);
+      if (!k) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
+      const usage = await ctx.db.legacyUsage.findFirst({ where: { keyId: k.id } });
+      const view = legacyView(k, usage?.lastUsedAt ?? null);
+      return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: [] };
+    }
+    const row = await ctx.db.apiKey.findFirst({ where: { id: call.keyId } });
+    if (!row) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
+    await recordExpired(ctx, [row.id]);
+    const [events, from] = await Promise.all([eventsOf(ctx, [row.id]), predecessorsOf(ctx, [row.id])]);
+    const view = rowView(row, ctx.now(), from.get(row.id) ?? null);
+    return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: events.get(row.id) ?? [] };
+  }),
+);
 
 function abilitiesOf(scopes: string[]): string[] {
   return [...new Set([...expandScopes(scopes), ...OPEN_ABILITIES])].sort();

@@ -13,7 +13,8 @@ after(async () => t.stop());
 const acme: IssuedKey = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["key.*"] });
 const globex: IssuedKey = await t.issue({ name: "globex manager", tenant: "globex", scopes: ["key.*"] });
 const acmeIds: string[] = [acme.id];
-for (let i = 0; i < 4; i++) acmeIds.push((await t.issue({ name: `acme ${i}`, tenant: "acme", scopes: ["key.inspect"] })).id);
+for (let i = 0; i < 4; i++)
+  acmeIds.push((await t.issue({ name: `acme ${i}`, tenant: "acme", scopes: ["key.inspect"] })).id);
 
 type Row = { id: string; tenant: string; status: string; [k: string]: unknown };
 
@@ -32,7 +33,8 @@ async function listAll(key: string, input: Record<string, unknown> = {}): Promis
 test("rows carry the spec's fields and never a secret or its hash", async () => {
   const res = await t.call("key.list", { input: {} }, acme.key).expect(200);
   const row = res.body.result.keys.find((r: Row) => r.id === acme.id);
-  for (const f of ["id", "tenant", "name", "prefix", "status", "scopes", "created", "lastUsed", "expires"]) assert.ok(f in row, f);
+  for (const f of ["id", "tenant", "name", "prefix", "status", "scopes", "created", "lastUsed", "expires"])
+    assert.ok(f in row, f);
   assert.equal(row.status, "active");
   assert.equal(row.prefix, acme.prefix);
   const text = JSON.stringify(res.body);
@@ -47,7 +49,10 @@ test("a tenant key sees only its own tenant, and its tenant filter is ignored", 
   const filtered = await listAll(acme.key, { tenant: "globex" });
   assert.deepEqual([...new Set(filtered.map((r) => r.tenant))], ["acme"]);
   const other = await listAll(globex.key);
-  assert.deepEqual(other.map((r) => r.id), [globex.id]);
+  assert.deepEqual(
+    other.map((r) => r.id),
+    [globex.id],
+  );
   const res = await t.call("key.list", { input: {} }, acme.key).expect(200);
   assert.ok(!("legacyRequests" in res.body.result), "only admins see the legacy count");
 });
@@ -56,7 +61,10 @@ test("an admin key sees every tenant, optionally filtered, plus the legacy count
   const all = await listAll(t.adminKey);
   assert.deepEqual([...new Set(all.map((r) => r.tenant))].sort(), ["acme", "globex", "platform"]);
   const onlyGlobex = await listAll(t.adminKey, { tenant: "globex" });
-  assert.deepEqual(onlyGlobex.map((r) => r.id), [globex.id]);
+  assert.deepEqual(
+    onlyGlobex.map((r) => r.id),
+    [globex.id],
+  );
   const res = await t.call("key.list", { input: {} }).expect(200);
   assert.equal(res.body.result.legacyRequests, 0);
   assert.deepEqual(res.body.result.legacyKeys, []);
@@ -71,11 +79,19 @@ test("pagination: newest first, every key exactly once, opaque cursor, bad curso
     cursor = res.body.result.nextCursor ?? undefined;
     if (cursor) assert.doesNotMatch(cursor, /key_|acme/, "the cursor is opaque");
   } while (cursor);
-  assert.deepEqual(pages.map((p) => p.length), [2, 2, 1]);
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [2, 2, 1],
+  );
   const rows = pages.flat();
   assert.deepEqual(rows.map((r) => r.id).sort(), [...acmeIds].sort(), "no duplicates, none missing");
-  const order = (a: Row, b: Row) => Date.parse(b.created as string) - Date.parse(a.created as string) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-  assert.deepEqual(rows.map((r) => r.id), [...rows].sort(order).map((r) => r.id), "newest first (id breaks ties)");
+  const order = (a: Row, b: Row) =>
+    Date.parse(b.created as string) - Date.parse(a.created as string) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    [...rows].sort(order).map((r) => r.id),
+    "newest first (id breaks ties)",
+  );
   // The kit's one cursor refusal: 400 validation_failed, detail code invalid_cursor.
   const bad = await t.call("key.list", { input: { cursor: "not-a-cursor" } }, acme.key).expect(400);
   assert.equal(bad.body.code, "validation_failed");
@@ -94,8 +110,15 @@ test("revoked keys only with includeRevoked; includeEvents adds each key's trail
   assert.ok(row.revoked);
   assert.equal(row.events, undefined, "events only on request");
   const withEvents = await listAll(acme.key, { includeRevoked: true, includeEvents: true });
-  const trail = withEvents.find((r) => r.id === victim)!.events as Array<{ kind: string; reason: string | null; actorKeyId: string }>;
-  assert.deepEqual(trail.map((e) => e.kind), ["issued", "revoked"]);
+  const trail = withEvents.find((r) => r.id === victim)!.events as Array<{
+    kind: string;
+    reason: string | null;
+    actorKeyId: string;
+  }>;
+  assert.deepEqual(
+    trail.map((e) => e.kind),
+    ["issued", "revoked"],
+  );
   assert.equal(trail[1].reason, "no longer used");
   assert.equal(trail[1].actorKeyId, acme.id);
 });
@@ -107,7 +130,11 @@ test("lastUsed is kept from batched usage reports (no write per request)", async
   const at = Date.now();
   for (let i = 0; i < 3; i++) await t.call("key.inspect", { input: {} }, k.key).expect(200);
   // The gateway reports every 5 s.
-  const row = await eventually(async () => (await listAll(acme.key)).find((r) => r.id === k.id && r.lastUsed), 20_000, 250);
+  const row = await eventually(
+    async () => (await listAll(acme.key)).find((r) => r.id === k.id && r.lastUsed),
+    20_000,
+    250,
+  );
   assert.ok(Math.abs(Date.parse(row.lastUsed as string) - at) < 10_000);
   const inspect = await t.call("key.inspect", { input: {} }, k.key).expect(200);
   assert.equal(inspect.body.result.lastUsed, row.lastUsed);

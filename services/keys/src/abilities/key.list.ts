@@ -19,40 +19,66 @@ import type { Prisma } from "../db.ts";
 import { recordExpired } from "../expiry.ts";
 import { asCaller, eventsOf, iso, predecessorsOf, rowView, type KeyView } from "../records.ts";
 
-export default ability("key.list", (input, call, ctx) => asCaller(call, async () => {
-  const tenant = call.admin ? input.tenant : call.tenant;
-  const and: Prisma.ApiKeyWhereInput[] = [];
-  if (tenant !== undefined) and.push({ tenant });
-  if (!input.includeRevoked) and.push({ status: "active" });
-  and.push(afterCursor(input.cursor) as Prisma.ApiKeyWhereInput);
-  const rows = await ctx.db.apiKey.findMany({ where: { AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
-  const page = toPage(rows, input.limit, (r) => r);
-  const ids = page.items.map((r) => r.id);
-  await recordExpired(ctx, ids);
-  const [from, events] = await Promise.all([predecessorsOf(ctx, ids), input.includeEvents ? eventsOf(ctx, ids, 20) : undefined]);
-  const now = ctx.now();
-  const keys: KeyView[] = page.items.map((r) => {
-    const v = rowView(r, now, from.get(r.id) ?? null);
-    if (events) v.events = events.get(r.id) ?? [];
-    return v;
-  });
-  const out: Record<string, unknown> = { keys, nextCursor: page.nextCursor };
-  if (call.admin) Object.assign(out, await legacySummary(ctx, tenant));
-  return out;
-}));
+export default ability("key.list", (input, call, ctx) =>
+  asCaller(call, async () => {
+    const tenant = call.admin ? input.tenant : call.tenant;
+    const and: Prisma.ApiKeyWhereInput[] = [];
+    if (tenant !== undefined) and.push({ tenant });
+    if (!input.includeRevoked) and.push({ status: "active" });
+    and.push(afterCursor(input.cursor) as Prisma.ApiKeyWhereInput);
+    const rows = await ctx.db.apiKey.findMany({ where: { AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+    const page = toPage(rows, input.limit, (r) => r);
+    const ids = page.items.map((r) => r.id);
+    await recordExpired(ctx, ids);
+    const [from, events] = await Promise.all([
+      predecessorsOf(ctx, ids),
+      input.includeEvents ? eventsOf(ctx, ids, 20) : undefined,
+    ]);
+    const now = ctx.now();
+    const keys: KeyView[] = page.items.map((r) => {
+      const v = rowView(r, now, from.get(r.id) ?? null);
+      if (events) v.events = events.get(r.id) ?? [];
+      return v;
+    });
+    const out: Record<string, unknown> = { keys, nextCursor: page.nextCursor };
+    if (call.admin) Object.assign(out, await legacySummary(ctx, tenant));
+    return out;
+  }),
+);
 
 async function legacySummary(ctx: Context, tenant: string | undefined) {
-  const usage = await ctx.db.legacyUsage.findMany({ where: tenant === undefined ? {} : { tenant }, orderBy: { keyId: "asc" } });
+  const usage = await ctx.db.legacyUsage.findMany({
+    where: tenant === undefined ? {} : { tenant },
+    orderBy: { keyId: "asc" },
+  });
   const byId = new Map(usage.map((u) => [u.keyId, u]));
   const legacyKeys = ctx.legacy.keys
     .filter((k) => tenant === undefined || k.tenant === tenant)
     .map((k) => {
       const u = byId.get(k.id);
       byId.delete(k.id);
-      return { id: k.id, tenant: k.tenant, name: k.name, prefix: k.prefix, scopes: k.scopes, requests: Number(u?.requests ?? 0), lastUsed: iso(u?.lastUsedAt), configured: true };
+      return {
+        id: k.id,
+        tenant: k.tenant,
+        name: k.name,
+        prefix: k.prefix,
+        scopes: k.scopes,
+        requests: Number(u?.requests ?? 0),
+        lastUsed: iso(u?.lastUsedAt),
+        configured: true,
+      };
     });
   for (const u of byId.values()) {
-    legacyKeys.push({ id: u.keyId, tenant: u.tenant, name: u.name, prefix: "", scopes: [], requests: Number(u.requests), lastUsed: iso(u.lastUsedAt), configured: false });
+    legacyKeys.push({
+      id: u.keyId,
+      tenant: u.tenant,
+      name: u.name,
+      prefix: "",
+      scopes: [],
+      requests: Number(u.requests),
+      lastUsed: iso(u.lastUsedAt),
+      configured: false,
+    });
   }
   return { legacyRequests: usage.reduce((n, u) => n + Number(u.requests), 0), legacyKeys };
 }

@@ -21,7 +21,9 @@ test("a revoked key is refused by a second gateway in under 1 s", async (ctx) =>
   await t.callAt(g2, "gantry.about", { input: {} }, victim.key).expect(200);
   await t.callAt(g2, "gantry.about", { input: {} }, victim.key).expect(200);
 
-  const res = await t.callAt(g1, "key.revoke", { input: { id: victim.id, reason: "laptop lost" } }, acme.key).expect(200);
+  const res = await t
+    .callAt(g1, "key.revoke", { input: { id: victim.id, reason: "laptop lost" } }, acme.key)
+    .expect(200);
   const revokedAt = performance.now();
   assert.equal(res.body.result.id, victim.id);
   assert.equal(res.body.result.status, "revoked");
@@ -46,7 +48,13 @@ test("a revoked key is refused by a second gateway in under 1 s", async (ctx) =>
   await t.callAt(g1, "gantry.about", { input: {} }, victim.key).expect(401);
   // The second gateway dropped it because of the notice, not because its cache expired.
   const lines = t.stack.logs().split("\n");
-  assert.ok(lines.some((l) => l.startsWith("gateway-2") && l.includes("key notice") && l.includes(victim.id) && l.includes('"evicted":1')), "gateway-2 evicted the key on the notice");
+  assert.ok(
+    lines.some(
+      (l) =>
+        l.startsWith("gateway-2") && l.includes("key notice") && l.includes(victim.id) && l.includes('"evicted":1'),
+    ),
+    "gateway-2 evicted the key on the notice",
+  );
 });
 
 test("another tenant's key is not found, exactly like a key that does not exist", async () => {
@@ -68,20 +76,27 @@ test("revoking the calling key needs confirmSelf: true (400 with a code), then w
   const alsoRefused = await t.call("key.revoke", { input: { id: self.id, confirmSelf: false } }, self.key).expect(400);
   assert.equal(alsoRefused.body.details[0].code, "confirm_self_required");
   await t.call("gantry.about", { input: {} }, self.key).expect(200);
-  await t.call("key.revoke", { input: { id: self.id, confirmSelf: true, reason: "retiring myself" } }, self.key).expect(200);
+  await t
+    .call("key.revoke", { input: { id: self.id, confirmSelf: true, reason: "retiring myself" } }, self.key)
+    .expect(200);
   await t.call("gantry.about", { input: {} }, self.key).expect(401);
 });
 
 test("the reason goes to the event trail; revoking again changes nothing", async () => {
   const k = await t.issue({ name: "trail", tenant: "acme", scopes: ["gantry.about"] });
-  const first = await t.call("key.revoke", { input: { id: k.id, reason: "compromised in CI logs" } }, acme.key).expect(200);
+  const first = await t
+    .call("key.revoke", { input: { id: k.id, reason: "compromised in CI logs" } }, acme.key)
+    .expect(200);
   const again = await t.call("key.revoke", { input: { id: k.id, reason: "second try" } }).expect(200);
   assert.equal(again.body.result.alreadyRevoked, true);
   assert.equal(again.body.result.revoked, first.body.result.revoked);
   const list = await t.call("key.list", { input: { includeRevoked: true, includeEvents: true } }, acme.key).expect(200);
   const row = list.body.result.keys.find((r: { id: string }) => r.id === k.id);
   assert.equal(row.status, "revoked");
-  assert.deepEqual(row.events.map((e: { kind: string }) => e.kind), ["issued", "revoked"]);
+  assert.deepEqual(
+    row.events.map((e: { kind: string }) => e.kind),
+    ["issued", "revoked"],
+  );
   assert.equal(row.events[1].reason, "compromised in CI logs");
   assert.ok(row.events[1].requestId, "the trail entry cites the request");
 });

@@ -18,33 +18,62 @@ import { ability } from "../context.ts";
 import { recordExpired } from "../expiry.ts";
 import { asCaller, manageableKey } from "../records.ts";
 
-export default ability("key.revoke", (input, call, ctx) => asCaller(call, async () => {
-  const row = await manageableKey(ctx, call, input.id, "revoked");
-  if (row.id === call.keyId && input.confirmSelf !== true) {
-    throw new GantryError("invalid_request", "This would revoke the key making this call; send confirmSelf: true to do that.", {
-      reason: "Revoking the calling key ends this key's access immediately; confirm it explicitly.",
-      details: [{ path: "/input/confirmSelf", message: "confirmSelf must be true to revoke the calling key", code: "confirm_self_required" }],
+export default ability("key.revoke", (input, call, ctx) =>
+  asCaller(call, async () => {
+    const row = await manageableKey(ctx, call, input.id, "revoked");
+    if (row.id === call.keyId && input.confirmSelf !== true) {
+      throw new GantryError(
+        "invalid_request",
+        "This would revoke the key making this call; send confirmSelf: true to do that.",
+        {
+          reason: "Revoking the calling key ends this key's access immediately; confirm it explicitly.",
+          details: [
+            {
+              path: "/input/confirmSelf",
+              message: "confirmSelf must be true to revoke the calling key",
+              code: "confirm_self_required",
+            },
+          ],
+        },
+      );
+    }
+    // An expiry that passed before the revocation belongs in the trail first.
+    await recordExpired(ctx, [row.id]);
+    const now = new Date(ctx.now());
+    const result = await ctx.db.$transaction(async (tx) => {
+      const { count } = await tx.apiKey.updateMany({
+        where: { id: row.id, status: "active" },
+        data: { status: "revoked", revokedAt: now },
+      });
+      if (count === 0)
+        return { already: await tx.apiKey.findFirstOrThrow({ where: { id: row.id } }), eventId: undefined };
+      const ev = await tx.keyEvent.create({
+        data: {
+          keyId: row.id,
+          kind: "revoked",
+          reason: input.reason ?? null,
+          actorKeyId: call.keyId,
+          requestId: call.requestId,
+          at: now,
+        },
+      });
+      return { already: undefined, eventId: String(ev.id) };
     });
-  }
-  // An expiry that passed before the revocation belongs in the trail first.
-  await recordExpired(ctx, [row.id]);
-  const now = new Date(ctx.now());
-  const result = await ctx.db.$transaction(async (tx) => {
-    const { count } = await tx.apiKey.updateMany({ where: { id: row.id, status: "active" }, data: { status: "revoked", revokedAt: now } });
-    if (count === 0) return { already: await tx.apiKey.findFirstOrThrow({ where: { id: row.id } }), eventId: undefined };
-    const ev = await tx.keyEvent.create({ data: { keyId: row.id, kind: "revoked", reason: input.reason ?? null, actorKeyId: call.keyId, requestId: call.requestId, at: now } });
-    return { already: undefined, eventId: String(ev.id) };
-  });
-  const revokedAt = result.already?.revokedAt ?? now;
-  // Published again for an already revoked key too: harmless, and it heals a lost notice.
-  const notified = await ctx.notices.publish(SUBJECTS.keyRevoked, row.id, result.eventId ?? `again-${Date.now()}`);
-  if (!result.already) ctx.log.info({ requestId: call.requestId, keyId: row.id, tenant: row.tenant, actorKeyId: call.keyId, notified }, "key revoked");
-  return {
-    id: row.id,
-    status: "revoked" as const,
-    revoked: revokedAt.toISOString(),
-    effectiveBy: new Date(revokedAt.getTime() + ctx.authCacheMs).toISOString(),
-    notified,
-    ...(result.already ? { alreadyRevoked: true } : {}),
-  };
-}));
+    const revokedAt = result.already?.revokedAt ?? now;
+    // Published again for an already revoked key too: harmless, and it heals a lost notice.
+    const notified = await ctx.notices.publish(SUBJECTS.keyRevoked, row.id, result.eventId ?? `again-${Date.now()}`);
+    if (!result.already)
+      ctx.log.info(
+        { requestId: call.requestId, keyId: row.id, tenant: row.tenant, actorKeyId: call.keyId, notified },
+        "key revoked",
+      );
+    return {
+      id: row.id,
+      status: "revoked" as const,
+      revoked: revokedAt.toISOString(),
+      effectiveBy: new Date(revokedAt.getTime() + ctx.authCacheMs).toISOString(),
+      notified,
+      ...(result.already ? { alreadyRevoked: true } : {}),
+    };
+  }),
+);

@@ -18,32 +18,61 @@ after(async () => t.stop());
 const acme: IssuedKey = await t.issue({ name: "acme manager", tenant: "acme", scopes: ["*"] });
 
 async function rotate(id: string, overlapHours?: number, key = acme.key) {
-  const res = await t.call("key.rotate", { input: { id, ...(overlapHours === undefined ? {} : { overlapHours }) } }, key);
+  const res = await t.call(
+    "key.rotate",
+    { input: { id, ...(overlapHours === undefined ? {} : { overlapHours }) } },
+    key,
+  );
   if (res.status === 200) t.secrets.add(res.body.result.key);
   return res;
 }
 
 async function row(id: string, key = t.adminKey) {
-  const res = await t.call("key.list", { input: { includeRevoked: true, includeEvents: true, limit: 100 } }, key).expect(200);
+  const res = await t
+    .call("key.list", { input: { includeRevoked: true, includeEvents: true, limit: 100 } }, key)
+    .expect(200);
   return res.body.result.keys.find((r: { id: string }) => r.id === id);
 }
 
 test("the successor has the same tenant, name, scopes and other attributes; the raw key is returned once", async () => {
-  const old = await t.issue({ name: "worker", tenant: "acme", scopes: ["gantry.about", "contact.*"], collections: ["support"], products: ["shop"], subTenants: true, rateLimit: { limit: 77, windowSeconds: 60 }, expiresInHours: 1000 });
+  const old = await t.issue({
+    name: "worker",
+    tenant: "acme",
+    scopes: ["gantry.about", "contact.*"],
+    collections: ["support"],
+    products: ["shop"],
+    subTenants: true,
+    rateLimit: { limit: 77, windowSeconds: 60 },
+    expiresInHours: 1000,
+  });
   const res = await rotate(old.id, 48, t.adminKey);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const s = res.body.result;
   assert.notEqual(s.id, old.id);
   assert.notEqual(s.key, old.key);
   assert.equal(s.prefix, s.key.slice(0, 11));
-  for (const f of ["tenant", "name", "scopes", "collections", "products", "subTenants", "admin", "rateLimit", "expires"]) assert.deepEqual(s[f], old[f], f);
+  for (const f of [
+    "tenant",
+    "name",
+    "scopes",
+    "collections",
+    "products",
+    "subTenants",
+    "admin",
+    "rateLimit",
+    "expires",
+  ])
+    assert.deepEqual(s[f], old[f], f);
   assert.equal(s.previous.id, old.id);
   assert.ok(Math.abs(Date.parse(s.previous.expires) - Date.parse(s.created) - 48 * HOUR) < 1_000);
   // Rotation cannot extend a key's life: the successor keeps the absolute expiry.
   assert.equal(s.expires, old.expires);
   const inspect = await t.call("key.inspect", { input: {} }, s.key).expect(200);
   assert.equal(inspect.body.result.rotatedFrom, old.id);
-  assert.deepEqual(inspect.body.result.events.map((e: { kind: string }) => e.kind), ["issued"]);
+  assert.deepEqual(
+    inspect.body.result.events.map((e: { kind: string }) => e.kind),
+    ["issued"],
+  );
   assert.match(inspect.body.result.events[0].reason, new RegExp(old.id));
   // key.list never shows the raw key again.
   const listed = await t.call("key.list", { input: { limit: 100 } }).expect(200);
@@ -56,10 +85,10 @@ test("the old key works through the overlap with Deprecation and Sunset headers,
   const res = await rotate(old.id, 2);
   const s = res.body.result;
   const during = await t.call("gantry.about", { input: {} }, old.key).expect(200);
-  assert.match(during.headers["deprecation"], /^@\d+$/);
-  assert.equal(during.headers["sunset"], new Date(s.previous.expires).toUTCString());
+  assert.match(during.headers.deprecation, /^@\d+$/);
+  assert.equal(during.headers.sunset, new Date(s.previous.expires).toUTCString());
   const fresh = await t.call("gantry.about", { input: {} }, s.key).expect(200);
-  assert.equal(fresh.headers["sunset"], undefined);
+  assert.equal(fresh.headers.sunset, undefined);
   const inspectOld = await t.call("key.inspect", { input: {} }, old.key).expect(200);
   assert.equal(inspectOld.body.result.rotatedTo, s.id);
   assert.equal(inspectOld.body.result.expires, s.previous.expires);
@@ -74,7 +103,10 @@ test("the old key works through the overlap with Deprecation and Sunset headers,
 
   const r = await row(old.id);
   assert.equal(r.status, "expired");
-  assert.deepEqual(r.events.map((e: { kind: string }) => e.kind), ["issued", "rotated", "expired"]);
+  assert.deepEqual(
+    r.events.map((e: { kind: string }) => e.kind),
+    ["issued", "rotated", "expired"],
+  );
   assert.equal(r.events[2].at, s.previous.expires, "expired at the expiry itself, not when noticed");
   assert.match(r.events[1].reason, new RegExp(s.id));
 });
@@ -105,11 +137,16 @@ test("two concurrent rotations of one key yield one successor", async () => {
     assert.equal(c.body.details[0].code, "already_rotated");
     assert.equal(c.body.details[0].successorId, ok[0].body.result.id);
   }
-  const { rows } = await t.db.query(`SELECT id, rotated_to FROM keys.api_keys WHERE name = 'raced' ORDER BY created_at`);
+  const { rows } = await t.db.query(
+    `SELECT id, rotated_to FROM keys.api_keys WHERE name = 'raced' ORDER BY created_at`,
+  );
   assert.equal(rows.length, 2, "the old key and exactly one successor");
   assert.equal(rows[0].rotated_to, rows[1].id);
   const { rows: events } = await t.db.query(`SELECT kind FROM keys.key_events WHERE key_id = $1 ORDER BY id`, [old.id]);
-  assert.deepEqual(events.map((e) => e.kind), ["issued", "rotated"]);
+  assert.deepEqual(
+    events.map((e) => e.kind),
+    ["issued", "rotated"],
+  );
   // Rotating the successor rolls again.
   assert.equal((await rotate(ok[0].body.result.id)).status, 200);
 });
@@ -132,7 +169,12 @@ test("a tenant key cannot rotate a wider key of its tenant (the successor would 
   const narrow = await t.issue({ name: "narrow", tenant: "acme", scopes: ["key.rotate", "gantry.about"] });
   const res = await rotate(wide.id, 24, narrow.key);
   assert.equal(res.status, 403);
-  assert.ok(res.body.details.some((d: { code: string; field: string; message: string }) => d.code === "exceeds_caller" && d.field === "scopes" && /"\*"/.test(d.message)));
+  assert.ok(
+    res.body.details.some(
+      (d: { code: string; field: string; message: string }) =>
+        d.code === "exceeds_caller" && d.field === "scopes" && /"\*"/.test(d.message),
+    ),
+  );
   assert.ok(res.body.details.some((d: { field: string }) => d.field === "collections"));
   // It may rotate itself.
   assert.equal((await rotate(narrow.id, 1, narrow.key)).status, 200);
@@ -141,7 +183,12 @@ test("a tenant key cannot rotate a wider key of its tenant (the successor would 
 });
 
 test("expired keys are refused with 401 and their expiry is recorded in the trail", async () => {
-  const k = await t.issue({ name: "expiring", tenant: "acme", scopes: ["gantry.about", "key.inspect"], expiresInHours: 3 });
+  const k = await t.issue({
+    name: "expiring",
+    tenant: "acme",
+    scopes: ["gantry.about", "key.inspect"],
+    expiresInHours: 3,
+  });
   const inspect = await t.call("key.inspect", { input: {} }, k.key).expect(200);
   assert.equal(inspect.body.result.expires, k.expires);
   t.advanceClock(3 * HOUR - 60_000);
@@ -152,13 +199,19 @@ test("expired keys are refused with 401 and their expiry is recorded in the trai
   await t.call("key.inspect", { input: {} }, k.key).expect(401);
   const r = await row(k.id, acme.key);
   assert.equal(r.status, "expired");
-  assert.deepEqual(r.events.map((e: { kind: string }) => e.kind), ["issued", "expired"]);
+  assert.deepEqual(
+    r.events.map((e: { kind: string }) => e.kind),
+    ["issued", "expired"],
+  );
   assert.equal(r.events[1].at, k.expires);
   assert.equal(r.events[1].reason, "expiry reached");
   // Recorded once, however many times it is noticed.
   await t.call("gantry.about", { input: {} }, k.key).expect(401);
   await row(k.id);
-  const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM keys.key_events WHERE key_id = $1 AND kind = 'expired'`, [k.id]);
+  const { rows } = await t.db.query(
+    `SELECT count(*)::int AS n FROM keys.key_events WHERE key_id = $1 AND kind = 'expired'`,
+    [k.id],
+  );
   assert.equal(rows[0].n, 1);
 });
 
@@ -166,14 +219,19 @@ test("the periodic sweep records an expiry nobody looked at and announces it on 
   const nc = await connect({ servers: t.stack.env.NATS_URL });
   try {
     const seen: string[] = [];
-    nc.subscribe("keys.key.expired", { callback: (_err, msg) => void seen.push(decodeJson<{ keyId: string }>(msg.data).keyId) });
+    nc.subscribe("keys.key.expired", {
+      callback: (_err, msg) => void seen.push(decodeJson<{ keyId: string }>(msg.data).keyId),
+    });
     await nc.flush();
     const k = await t.issue({ name: "unwatched", tenant: "acme", scopes: ["gantry.about"], expiresInHours: 1 });
     t.advanceClock(2 * HOUR);
     // No call touches the key: only the sweep (every second here) can record it.
     await eventually(async () => seen.includes(k.id), 15_000, 100);
     const { rows } = await t.db.query(`SELECT kind, at FROM keys.key_events WHERE key_id = $1 ORDER BY id`, [k.id]);
-    assert.deepEqual(rows.map((r) => r.kind), ["issued", "expired"]);
+    assert.deepEqual(
+      rows.map((r) => r.kind),
+      ["issued", "expired"],
+    );
     assert.equal(rows[1].at.toISOString(), k.expires);
   } finally {
     await nc.close();

@@ -10,7 +10,14 @@
  * vector spaces.
  */
 import { ability } from "../context.ts";
-import { decisionOut, decisionText, decodeListCursor, decodeSearchCursor, listCursor, searchCursor } from "../decisions.ts";
+import {
+  decisionOut,
+  decisionText,
+  decodeListCursor,
+  decodeSearchCursor,
+  listCursor,
+  searchCursor,
+} from "../decisions.ts";
 import { bytesToVector, dot, vectorToBytes } from "../embed/types.ts";
 
 export default ability("decision.list", async (input, call, ctx) => {
@@ -30,15 +37,24 @@ export default ability("decision.list", async (input, call, ctx) => {
     };
   }
   const offset = decodeSearchCursor(input.cursor, input.query);
-  const rows = await ctx.db.decision.findMany({ where: { tenant: call.tenant, ...active }, orderBy: { number: "desc" } });
+  const rows = await ctx.db.decision.findMany({
+    where: { tenant: call.tenant, ...active },
+    orderBy: { number: "desc" },
+  });
   const stale = rows.filter((r) => r.model !== ctx.embedder.model || r.dimensions !== ctx.embedder.dimensions);
   if (stale.length) {
-    const vectors = await ctx.embedder.embed(stale.map((r) => decisionText(r.title, r.why)), "document");
+    const vectors = await ctx.embedder.embed(
+      stale.map((r) => decisionText(r.title, r.why)),
+      "document",
+    );
     for (const [i, r] of stale.entries()) {
       r.vector = vectorToBytes(vectors[i]);
       r.model = ctx.embedder.model;
       r.dimensions = ctx.embedder.dimensions;
-      await ctx.db.decision.update({ where: { tenant_number: { tenant: call.tenant, number: r.number } }, data: { vector: r.vector, model: r.model, dimensions: r.dimensions } });
+      await ctx.db.decision.update({
+        where: { tenant_number: { tenant: call.tenant, number: r.number } },
+        data: { vector: r.vector, model: r.model, dimensions: r.dimensions },
+      });
     }
   }
   const [q] = await ctx.embedder.embed([input.query], "query");

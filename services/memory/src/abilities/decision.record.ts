@@ -34,9 +34,13 @@ export default ability("decision.record", async (input, call, ctx) => {
           });
         }
         if (rows[0].superseded_by !== null) {
-          throw new GantryError("conflict", `${input.supersedes} was already superseded by ${decisionId(rows[0].superseded_by)}.`, {
-            reason: `Supersede ${decisionId(rows[0].superseded_by)} instead: it is the decision in force.`,
-          });
+          throw new GantryError(
+            "conflict",
+            `${input.supersedes} was already superseded by ${decisionId(rows[0].superseded_by)}.`,
+            {
+              reason: `Supersede ${decisionId(rows[0].superseded_by)} instead: it is the decision in force.`,
+            },
+          );
         }
       }
       const decision = await tx.decision.create({
@@ -55,7 +59,10 @@ export default ability("decision.record", async (input, call, ctx) => {
         },
       });
       if (previous !== undefined) {
-        await tx.decision.update({ where: { tenant_number: { tenant: call.tenant, number: previous } }, data: { supersededBy: last, supersededAt: now } });
+        await tx.decision.update({
+          where: { tenant_number: { tenant: call.tenant, number: previous } },
+          data: { supersededBy: last, supersededAt: now },
+        });
       }
       return decision;
     },

@@ -14,7 +14,11 @@ let t: TestStack;
 let nats: Nats;
 let acme: string;
 
-const lesson = { title: "Run migrations before deploying the API", category: "ops", lesson: "The API expects the new columns at boot." };
+const lesson = {
+  title: "Run migrations before deploying the API",
+  category: "ops",
+  lesson: "The API expects the new columns at boot.",
+};
 
 async function events(): Promise<LessonRecordedEvent[]> {
   const consumer = await nats.js.consumers.get("LESSONS", { deliver_policy: DeliverPolicy.All }); // the stream holds only memory.lesson.* subjects
@@ -55,7 +59,10 @@ describe("lesson.record", () => {
     assert.match(r.id, /^les_[0-9A-Za-z]{22}$/);
     assert.equal(r.status, "inbox");
     assert.equal(r.event, "memory.lesson.recorded");
-    const { rows } = await t.db.query(`SELECT tenant, title, category, triggers, severity, context, lesson, fix, tags, reusable, request_id FROM memory.lessons WHERE id = $1`, [r.id]);
+    const { rows } = await t.db.query(
+      `SELECT tenant, title, category, triggers, severity, context, lesson, fix, tags, reusable, request_id FROM memory.lessons WHERE id = $1`,
+      [r.id],
+    );
     assert.deepEqual(rows[0], {
       tenant: "acme",
       title: input.title,
@@ -87,7 +94,9 @@ describe("lesson.record", () => {
     for (const severity of ["critical", "high", "medium", "low"]) {
       await t.call("lesson.record", { input: { ...lesson, severity } }, acme).expect(200);
     }
-    const bad = await t.call("lesson.record", { input: { ...lesson, category: "misc", severity: "blocker" } }, acme).expect(400);
+    const bad = await t
+      .call("lesson.record", { input: { ...lesson, category: "misc", severity: "blocker" } }, acme)
+      .expect(400);
     const paths = bad.body.details.map((d: { path: string }) => d.path);
     assert.ok(paths.includes("/input/category") && paths.includes("/input/severity"), JSON.stringify(paths));
     const missing = await t.call("lesson.record", { input: { title: "t", category: "ops" } }, acme).expect(400);
@@ -97,16 +106,30 @@ describe("lesson.record", () => {
 
   test("the inbox is append-only: the database refuses updates and deletes", async () => {
     const r = (await t.call("lesson.record", { input: lesson }, acme).expect(200)).body.result;
-    await assert.rejects(t.db.query(`UPDATE memory.lessons SET title = 'edited' WHERE id = $1`, [r.id]), /append-only \(UPDATE refused\)/);
-    await assert.rejects(t.db.query(`DELETE FROM memory.lessons WHERE id = $1`, [r.id]), /append-only \(DELETE refused\)/);
+    await assert.rejects(
+      t.db.query(`UPDATE memory.lessons SET title = 'edited' WHERE id = $1`, [r.id]),
+      /append-only \(UPDATE refused\)/,
+    );
+    await assert.rejects(
+      t.db.query(`DELETE FROM memory.lessons WHERE id = $1`, [r.id]),
+      /append-only \(DELETE refused\)/,
+    );
     const { rows } = await t.db.query(`SELECT title FROM memory.lessons WHERE id = $1`, [r.id]);
     assert.equal(rows[0].title, lesson.title);
   });
 
   test("the outbox relay publishes events left behind (e.g. by a NATS outage)", async () => {
     const payload = { id: "les_leftover_0000000000001", tenant: "acme", title: "left behind" };
-    await t.db.query(`INSERT INTO memory.outbox (subject, msg_id, payload) VALUES ($1, $2, $3)`, [SUBJECTS.lessonRecorded, payload.id, JSON.stringify(payload)]);
+    await t.db.query(`INSERT INTO memory.outbox (subject, msg_id, payload) VALUES ($1, $2, $3)`, [
+      SUBJECTS.lessonRecorded,
+      payload.id,
+      JSON.stringify(payload),
+    ]);
     await eventually(async () => (await events()).some((e) => e.id === payload.id), 10_000, 200);
-    await eventually(async () => (await t.db.query(`SELECT count(*)::int AS n FROM memory.outbox`)).rows[0].n === 0, 5_000, 100);
+    await eventually(
+      async () => (await t.db.query(`SELECT count(*)::int AS n FROM memory.outbox`)).rows[0].n === 0,
+      5_000,
+      100,
+    );
   });
 });

@@ -68,7 +68,9 @@ export default ability("lesson.record", async (input, call, ctx) => {
         createdAt: at,
       },
     }),
-    ctx.db.outboxEvent.create({ data: { subject: SUBJECTS.lessonRecorded, msgId: id, payload: event as unknown as object } }),
+    ctx.db.outboxEvent.create({
+      data: { subject: SUBJECTS.lessonRecorded, msgId: id, payload: event as unknown as object },
+    }),
   ]);
   await ctx.outbox.flush();
   return { id, status: "inbox" as const, recorded: event.recorded, event: SUBJECTS.lessonRecorded };

@@ -19,7 +19,10 @@ export default ability("memory.forget", async (input, call, ctx) => {
     if (input.collection !== undefined) resolveCollection(call, input.collection);
     const found = await ctx.store.get(call.tenant, input.id);
     if (!found || (input.collection !== undefined && found.collection !== input.collection)) {
-      throw new GantryError("not_found", `No memory ${input.id}${input.collection ? ` in collection "${input.collection}"` : ""}.`);
+      throw new GantryError(
+        "not_found",
+        `No memory ${input.id}${input.collection ? ` in collection "${input.collection}"` : ""}.`,
+      );
     }
     const collection = resolveCollection(call, found.collection);
     const n = await ctx.store.forgetIds(call.tenant, collection, [input.id]);

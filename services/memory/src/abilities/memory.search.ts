@@ -14,6 +14,13 @@ import { ability } from "../context.ts";
 import { searchCollection } from "../search.ts";
 
 export default ability("memory.search", async (input, call, ctx) => {
-  const { collection, hits } = await searchCollection(ctx, call, input.collection, input.query, input.limit, input.filter);
+  const { collection, hits } = await searchCollection(
+    ctx,
+    call,
+    input.collection,
+    input.query,
+    input.limit,
+    input.filter,
+  );
   return { collection, model: ctx.embedder.model, halfLifeDays: ctx.config.MEMORY_HALF_LIFE_DAYS, hits };
 });

@@ -36,7 +36,9 @@ export interface HttpEmbedderOptions {
 }
 
 function defaultPrefixes(model: string): { query: string; document: string } {
-  return /nomic-embed-text/i.test(model) ? { query: "search_query: ", document: "search_document: " } : { query: "", document: "" };
+  return /nomic-embed-text/i.test(model)
+    ? { query: "search_query: ", document: "search_document: " }
+    : { query: "", document: "" };
 }
 
 abstract class HttpEmbedder implements Embedder {
@@ -77,31 +79,54 @@ abstract class HttpEmbedder implements Embedder {
     if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
     let res: Response;
     try {
-      res = await this.opts.fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.opts.timeoutMs) });
+      res = await this.opts.fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
     } catch (err) {
       if ((err as Error).name === "TimeoutError") {
-        throw new GantryError("timeout", `The embedding provider (${this.provider}) did not answer within ${this.opts.timeoutMs} ms.`, { cause: err });
+        throw new GantryError(
+          "timeout",
+          `The embedding provider (${this.provider}) did not answer within ${this.opts.timeoutMs} ms.`,
+          { cause: err },
+        );
       }
-      throw new GantryError("upstream_failed", `The embedding provider (${this.provider}) could not be reached.`, { cause: err });
+      throw new GantryError("upstream_failed", `The embedding provider (${this.provider}) could not be reached.`, {
+        cause: err,
+      });
     }
     const raw = await res.text();
     if (!res.ok) {
-      throw new GantryError("upstream_failed", `The embedding provider (${this.provider}) answered HTTP ${res.status}.`, {
-        cause: new Error(`${url} → ${res.status}: ${raw.slice(0, 500)}`),
-      });
+      throw new GantryError(
+        "upstream_failed",
+        `The embedding provider (${this.provider}) answered HTTP ${res.status}.`,
+        {
+          cause: new Error(`${url} → ${res.status}: ${raw.slice(0, 500)}`),
+        },
+      );
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch (err) {
-      throw new GantryError("upstream_failed", `The embedding provider (${this.provider}) answered with something that is not JSON.`, { cause: err });
+      throw new GantryError(
+        "upstream_failed",
+        `The embedding provider (${this.provider}) answered with something that is not JSON.`,
+        { cause: err },
+      );
     }
     const vectors = this.parse(parsed, texts.length);
     return vectors.map((v) => {
       if (v.length !== this.dimensions) {
-        throw new GantryError("upstream_failed", `The embedding model ${this.model} returned ${v.length} dimensions; Gantry stores ${this.dimensions}.`, {
-          reason: "Configure a model (or a `dimensions` setting) that produces 768-dimensional vectors.",
-        });
+        throw new GantryError(
+          "upstream_failed",
+          `The embedding model ${this.model} returned ${v.length} dimensions; Gantry stores ${this.dimensions}.`,
+          {
+            reason: "Configure a model (or a `dimensions` setting) that produces 768-dimensional vectors.",
+          },
+        );
       }
       return normalise(Float32Array.from(v));
     });
@@ -128,7 +153,10 @@ export class OpenAIEmbedder extends HttpEmbedder {
 
   protected request(texts: string[]) {
     const base = this.opts.baseUrl.endsWith("/v1") ? this.opts.baseUrl : `${this.opts.baseUrl}/v1`;
-    return { url: `${base}/embeddings`, body: { model: this.opts.model, input: texts, dimensions: this.dimensions, encoding_format: "float" } };
+    return {
+      url: `${base}/embeddings`,
+      body: { model: this.opts.model, input: texts, dimensions: this.dimensions, encoding_format: "float" },
+    };
   }
 
   protected parse(body: unknown, count: number): number[][] {
@@ -138,7 +166,8 @@ export class OpenAIEmbedder extends HttpEmbedder {
     for (const [i, item] of data.entries()) {
       const { index, embedding } = item as { index?: unknown; embedding?: unknown };
       const at = typeof index === "number" ? index : i;
-      if (!isNumberArray(embedding) || at < 0 || at >= count || out[at]) throw malformed(this.provider, "a float embedding for every input");
+      if (!isNumberArray(embedding) || at < 0 || at >= count || out[at])
+        throw malformed(this.provider, "a float embedding for every input");
       out[at] = embedding;
     }
     return out;

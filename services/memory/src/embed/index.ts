@@ -15,7 +15,13 @@ export { OllamaEmbedder, OpenAIEmbedder } from "./http.ts";
 /** The variables the embedder reads (declared in ../config.ts). */
 export type EmbedderConfig = Pick<
   MemoryConfig,
-  "EMBEDDER" | "EMBEDDING_URL" | "EMBEDDING_MODEL" | "EMBEDDING_API_KEY" | "EMBEDDING_QUERY_PREFIX" | "EMBEDDING_DOCUMENT_PREFIX" | "EMBEDDING_TIMEOUT_MS"
+  | "EMBEDDER"
+  | "EMBEDDING_URL"
+  | "EMBEDDING_MODEL"
+  | "EMBEDDING_API_KEY"
+  | "EMBEDDING_QUERY_PREFIX"
+  | "EMBEDDING_DOCUMENT_PREFIX"
+  | "EMBEDDING_TIMEOUT_MS"
 >;
 
 export function createEmbedder(c: EmbedderConfig): Embedder {

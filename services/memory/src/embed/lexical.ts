@@ -26,9 +26,11 @@ import { DIMENSIONS, normalise, type EmbedKind, type Embedder } from "./types.ts
 export const LEXICAL_MODEL = "lexical-hash-v1";
 
 const STOPWORDS = new Set(
-  ("a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its " +
+  (
+    "a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its " +
     "me my no not of on or our she so than that the their them then there these they this to too us was we were what when " +
-    "where which who whom why will with would you your").split(" "),
+    "where which who whom why will with would you your"
+  ).split(" "),
 );
 
 const WORD_WEIGHT = 1.0;
@@ -38,7 +40,13 @@ const TRIGRAM_WEIGHT = 0.6;
 
 /** Lower-case words without diacritics. */
 export function tokenize(text: string): string[] {
-  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** A deliberately light stemmer: possessives and regular plurals only. */

@@ -69,7 +69,8 @@ export class Partition {
   }
 
   upsert(m: PartitionRow): void {
-    if (m.vector.length !== this.dimensions) throw new Error(`vector of ${m.vector.length} dimensions in a ${this.dimensions}-dimension partition`);
+    if (m.vector.length !== this.dimensions)
+      throw new Error(`vector of ${m.vector.length} dimensions in a ${this.dimensions}-dimension partition`);
     let row = this.rowOf.get(m.id);
     if (row === undefined) {
       row = this.ids.length;

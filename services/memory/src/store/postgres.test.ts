@@ -9,7 +9,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import pg from "pg";
 import {
-  SERVICE_ROLE, TenantPool, connectNats, createLogger, enforceTenantIsolation, migrate, repoRoot, withTenant, type Nats,
+  SERVICE_ROLE,
+  TenantPool,
+  connectNats,
+  createLogger,
+  enforceTenantIsolation,
+  migrate,
+  repoRoot,
+  withTenant,
+  type Nats,
 } from "@gantry/kit";
 import { eventually } from "@gantry/infra/testing/stack.ts";
 import { startStack, type Stack } from "@gantry/infra/runner/stack.ts";
@@ -62,12 +70,38 @@ describe("postgres store across replicas", () => {
   test("a save on one replica is searchable on the other, and a forget disappears there", async () => {
     // B loads the partition first, so it must be patched rather than loaded fresh.
     assert.deepEqual(await b.search("acme", "shared", await v("lighthouse keeper"), opts), []);
-    await a.save({ ...base, tenant: "acme", collection: "shared", newId: "r-1", text: "The lighthouse keeper logs the weather at dawn.", vector: await v("The lighthouse keeper logs the weather at dawn.") });
-    await eventually(async () => (await b.search("acme", "shared", await v("lighthouse keeper"), opts)).some((h) => h.id === "r-1"), 5_000, 10);
-    await b.save({ ...base, tenant: "acme", collection: "shared", newId: "r-2", text: "Harbour fees are paid quarterly.", vector: await v("Harbour fees are paid quarterly.") });
-    await eventually(async () => (await a.search("acme", "shared", await v("harbour fees"), opts)).some((h) => h.id === "r-2"), 5_000, 10);
+    await a.save({
+      ...base,
+      tenant: "acme",
+      collection: "shared",
+      newId: "r-1",
+      text: "The lighthouse keeper logs the weather at dawn.",
+      vector: await v("The lighthouse keeper logs the weather at dawn."),
+    });
+    await eventually(
+      async () => (await b.search("acme", "shared", await v("lighthouse keeper"), opts)).some((h) => h.id === "r-1"),
+      5_000,
+      10,
+    );
+    await b.save({
+      ...base,
+      tenant: "acme",
+      collection: "shared",
+      newId: "r-2",
+      text: "Harbour fees are paid quarterly.",
+      vector: await v("Harbour fees are paid quarterly."),
+    });
+    await eventually(
+      async () => (await a.search("acme", "shared", await v("harbour fees"), opts)).some((h) => h.id === "r-2"),
+      5_000,
+      10,
+    );
     assert.equal(await b.forgetIds("acme", "shared", ["r-1"]), 1);
-    await eventually(async () => !(await a.search("acme", "shared", await v("lighthouse keeper"), opts)).some((h) => h.id === "r-1"), 5_000, 10);
+    await eventually(
+      async () => !(await a.search("acme", "shared", await v("lighthouse keeper"), opts)).some((h) => h.id === "r-1"),
+      5_000,
+      10,
+    );
   });
 
   test("writes are exact even when a replica's copy is stale: dedup sees the other replica's save", async () => {
@@ -76,9 +110,23 @@ describe("postgres store across replicas", () => {
     try {
       const text = "Deliveries to the north warehouse happen on Tuesdays.";
       assert.deepEqual(await quiet.search("acme", "stale", await v(text), opts), []);
-      const first = await a.save({ ...base, tenant: "acme", collection: "stale", newId: "s-1", text, vector: await v(text) });
+      const first = await a.save({
+        ...base,
+        tenant: "acme",
+        collection: "stale",
+        newId: "s-1",
+        text,
+        vector: await v(text),
+      });
       assert.equal(first.created, true);
-      const second = await quiet.save({ ...base, tenant: "acme", collection: "stale", newId: "s-2", text, vector: await v(text) });
+      const second = await quiet.save({
+        ...base,
+        tenant: "acme",
+        collection: "stale",
+        newId: "s-2",
+        text,
+        vector: await v(text),
+      });
       assert.equal(second.deduplicated, true, "the writer reloaded the partition under the lock");
       assert.equal(second.memory.id, "s-1");
     } finally {
@@ -91,8 +139,19 @@ describe("postgres store across replicas", () => {
     await checking.start();
     try {
       assert.deepEqual(await checking.search("acme", "checked", await v("sailing schedule"), opts), []);
-      await a.save({ ...base, tenant: "acme", collection: "checked", newId: "c-1", text: "The sailing schedule changes in April.", vector: await v("The sailing schedule changes in April.") });
-      await eventually(async () => (await checking.search("acme", "checked", await v("sailing schedule"), opts)).length === 1, 5_000, 50);
+      await a.save({
+        ...base,
+        tenant: "acme",
+        collection: "checked",
+        newId: "c-1",
+        text: "The sailing schedule changes in April.",
+        vector: await v("The sailing schedule changes in April."),
+      });
+      await eventually(
+        async () => (await checking.search("acme", "checked", await v("sailing schedule"), opts)).length === 1,
+        5_000,
+        50,
+      );
     } finally {
       await checking.close();
     }
@@ -101,10 +160,21 @@ describe("postgres store across replicas", () => {
   test("concurrent near-duplicate saves from two replicas keep one memory", async () => {
     const text = "The backup generator is tested on the last Friday of the month.";
     const results = await Promise.all(
-      Array.from({ length: 6 }, async (_, i) => (i % 2 ? a : b).save({ ...base, tenant: "acme", collection: "race", newId: `race-${i}`, text, vector: await v(text) })),
+      Array.from({ length: 6 }, async (_, i) =>
+        (i % 2 ? a : b).save({
+          ...base,
+          tenant: "acme",
+          collection: "race",
+          newId: `race-${i}`,
+          text,
+          vector: await v(text),
+        }),
+      ),
     );
     assert.equal(results.filter((r) => r.created).length, 1);
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM memory.memories WHERE tenant = 'acme' AND collection = 'race'`);
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM memory.memories WHERE tenant = 'acme' AND collection = 'race'`,
+    );
     assert.equal(rows[0].n, 1);
   });
 });
@@ -147,12 +217,18 @@ describe("postgres store under row-level security (the service's pool and role)"
       await d.save({ ...base, tenant: "rls-a", collection: "notes", newId: "rls-1", text, vector: await v(text) });
     });
     const q = await v("ferry timetable");
-    await eventually(async () => (await withTenant("rls-a", () => c.search("rls-a", "notes", q, opts))).some((h) => h.id === "rls-1"), 5_000, 10);
+    await eventually(
+      async () => (await withTenant("rls-a", () => c.search("rls-a", "notes", q, opts))).some((h) => h.id === "rls-1"),
+      5_000,
+      10,
+    );
     // Another tenant's scope cannot read the partition, even naming its tenant.
     assert.deepEqual(await withTenant("rls-b", () => c.get("rls-a", "rls-1")), null);
     // Nor write into it.
     await assert.rejects(
-      withTenant("rls-b", async () => c.save({ ...base, tenant: "rls-a", collection: "sneaky", newId: "x", text, vector: await v(text) })),
+      withTenant("rls-b", async () =>
+        c.save({ ...base, tenant: "rls-a", collection: "sneaky", newId: "x", text, vector: await v(text) }),
+      ),
       /row-level security/,
     );
     // Outside any scope nothing is visible (fails closed).
@@ -168,7 +244,9 @@ describe("postgres store under row-level security (the service's pool and role)"
     const cached = d.cachedPartitions;
     await new Promise((r) => setTimeout(r, 350)); // several checks: nothing changed, nothing dropped
     assert.equal(d.cachedPartitions, cached, "a check in system scope sees the partitions' versions");
-    await pool.query(`UPDATE memory.memory_collections SET version = version + 1 WHERE tenant = 'rls-c' AND name = 'rent'`);
+    await pool.query(
+      `UPDATE memory.memory_collections SET version = version + 1 WHERE tenant = 'rls-c' AND name = 'rent'`,
+    );
     await eventually(async () => d.cachedPartitions < cached, 5_000, 20);
   });
 });

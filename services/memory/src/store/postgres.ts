@@ -28,7 +28,16 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { GantryError, SUBJECTS, asSystem, decodeJson, encodeJson, inTransaction, type Logger, type Nats } from "@gantry/kit";
+import {
+  GantryError,
+  SUBJECTS,
+  asSystem,
+  decodeJson,
+  encodeJson,
+  inTransaction,
+  type Logger,
+  type Nats,
+} from "@gantry/kit";
 import type { FilterNode, Metadata } from "../filter.ts";
 import { bytesToVector, DIMENSIONS, vectorToBuffer } from "../embed/types.ts";
 import { Partition, type PartitionRow } from "./partition.ts";
@@ -97,9 +106,13 @@ function keyOf(tenant: string, collection: string): string {
 }
 
 export function mixedModels(collection: string, has: string, wants: string): GantryError {
-  return new GantryError("conflict", `Collection "${collection}" holds vectors of the model ${has}; this service embeds with ${wants}. Mixing models in one collection is refused.`, {
-    reason: `Re-embed the collection with the configured model (npm run reembed -w @gantry/memory -- --tenant <tenant> --collection ${collection}), or configure the memory service with ${has} again.`,
-  });
+  return new GantryError(
+    "conflict",
+    `Collection "${collection}" holds vectors of the model ${has}; this service embeds with ${wants}. Mixing models in one collection is refused.`,
+    {
+      reason: `Re-embed the collection with the configured model (npm run reembed -w @gantry/memory -- --tenant <tenant> --collection ${collection}), or configure the memory service with ${has} again.`,
+    },
+  );
 }
 
 export class PostgresStore implements VectorStore {
@@ -141,13 +154,18 @@ export class PostgresStore implements VectorStore {
           }
           // Notices concern any tenant and arrive outside any call: system scope, explicitly (a
           // callback's async context is wherever the NATS connection happened to be created).
-          asSystem(() => this.onNotice(notice)).catch((e) => this.log.warn({ err: String(e) }, "partition notice not applied; dropping the partition"));
+          asSystem(() => this.onNotice(notice)).catch((e) =>
+            this.log.warn({ err: String(e) }, "partition notice not applied; dropping the partition"),
+          );
         },
       });
       (async () => {
         for await (const s of nc.status()) {
           if (s.type === "reconnect") {
-            this.log.info({ partitions: this.cache.size }, "nats reconnected: dropping cached partitions (notices may have been missed)");
+            this.log.info(
+              { partitions: this.cache.size },
+              "nats reconnected: dropping cached partitions (notices may have been missed)",
+            );
             this.cache.clear();
           }
         }
@@ -156,7 +174,9 @@ export class PostgresStore implements VectorStore {
     if (this.checkIntervalMs > 0) {
       this.timer = setInterval(() => {
         // Checks the cached partitions of every tenant: system scope, whoever called start().
-        asSystem(() => this.checkVersions()).catch((err) => this.log.warn({ err: String(err) }, "partition version check failed"));
+        asSystem(() => this.checkVersions()).catch((err) =>
+          this.log.warn({ err: String(err) }, "partition version check failed"),
+        );
       }, this.checkIntervalMs);
       this.timer.unref();
     }
@@ -189,7 +209,13 @@ export class PostgresStore implements VectorStore {
             `SELECT ${COLUMNS} FROM memory.memories WHERE tenant = $1 AND collection = $2`,
             [tenant, collection],
           );
-          const loaded = new Partition(collection, c.rows[0].model, c.rows[0].dimensions, Number(c.rows[0].version), rows.length);
+          const loaded = new Partition(
+            collection,
+            c.rows[0].model,
+            c.rows[0].dimensions,
+            Number(c.rows[0].version),
+            rows.length,
+          );
           for (const r of rows) loaded.upsert(toRow(r));
           return loaded;
         },
@@ -240,7 +266,8 @@ export class PostgresStore implements VectorStore {
       return cached;
     }
     const part = await this.load(tenant, collection);
-    if (part.version !== version) throw new Error(`partition ${tenant}/${collection} loaded at version ${part.version}, expected ${version}`);
+    if (part.version !== version)
+      throw new Error(`partition ${tenant}/${collection} loaded at version ${part.version}, expected ${version}`);
     if (!this.closed) {
       this.cache.set(key, part);
       this.evict();
@@ -263,7 +290,8 @@ export class PostgresStore implements VectorStore {
   private async onNotice(n: PartitionNotice): Promise<void> {
     if (n.origin === this.origin) return;
     const key = keyOf(n.tenant, n.collection);
-    if (this.noticedWhileLoading.has(key)) this.noticedWhileLoading.set(key, Math.max(this.noticedWhileLoading.get(key) ?? -1, n.version));
+    if (this.noticedWhileLoading.has(key))
+      this.noticedWhileLoading.set(key, Math.max(this.noticedWhileLoading.get(key) ?? -1, n.version));
     await this.partitionLock.run(key, async () => {
       const part = this.cache.get(key);
       if (!part || part.version >= n.version) return;
@@ -290,7 +318,10 @@ export class PostgresStore implements VectorStore {
     try {
       this.nats.nc.publish(SUBJECTS.memoryPartitionChanged, encodeJson({ ...n, origin: this.origin }));
     } catch (err) {
-      this.log.warn({ err: String(err), tenant: n.tenant, collection: n.collection }, "partition notice not published; other replicas catch up at their next version check");
+      this.log.warn(
+        { err: String(err), tenant: n.tenant, collection: n.collection },
+        "partition notice not published; other replicas catch up at their next version check",
+      );
     }
   }
 
@@ -306,7 +337,10 @@ export class PostgresStore implements VectorStore {
     for (const [key, p] of entries) {
       const v = versions.get(key) ?? 0;
       if (v !== p.version && this.cache.get(key) === p) {
-        this.log.info({ partition: key.replace("\u0000", "/"), cached: p.version, current: v }, "partition changed without a notice; dropping it");
+        this.log.info(
+          { partition: key.replace("\u0000", "/"), cached: p.version, current: v },
+          "partition changed without a notice; dropping it",
+        );
         this.cache.delete(key);
       }
     }
@@ -322,7 +356,11 @@ export class PostgresStore implements VectorStore {
     tenant: string,
     collection: string,
     opts: { create?: { model: string; dimensions: number }; absent: T },
-    fn: (ctx: { client: pg.PoolClient; part: Partition; row: { model: string; dimensions: number; version: number } }) => Promise<WriteOutcome<T>>,
+    fn: (ctx: {
+      client: pg.PoolClient;
+      part: Partition;
+      row: { model: string; dimensions: number; version: number };
+    }) => Promise<WriteOutcome<T>>,
   ): Promise<T> {
     const key = keyOf(tenant, collection);
     return this.partitionLock.run(key, async () => {
@@ -355,7 +393,10 @@ export class PostgresStore implements VectorStore {
           return out.result;
         }
         const version = row.version + 1;
-        await client.query(`UPDATE memory.memory_collections SET version = $3, updated_at = now() WHERE tenant = $1 AND name = $2`, [tenant, collection, version]);
+        await client.query(
+          `UPDATE memory.memory_collections SET version = $3, updated_at = now() WHERE tenant = $1 AND name = $2`,
+          [tenant, collection, version],
+        );
         open = false;
         await client.query("COMMIT");
         try {
@@ -382,39 +423,68 @@ export class PostgresStore implements VectorStore {
   }
 
   async save(req: SaveRequest): Promise<SaveResult> {
-    return this.write(req.tenant, req.collection, { create: { model: req.model, dimensions: req.dimensions }, absent: undefined as unknown as SaveResult }, async ({ client, part, row }) => {
-      if (row.model !== req.model || row.dimensions !== req.dimensions) {
-        if (part.size > 0) throw mixedModels(req.collection, part.model, req.model);
-        await client.query(`UPDATE memory.memory_collections SET model = $3, dimensions = $4 WHERE tenant = $1 AND name = $2`, [req.tenant, req.collection, req.model, req.dimensions]);
-      }
-      const plan = await planSave(req, {
-        byId: async (id) => part.get(id),
-        collectionOf: async (id) =>
-          (await client.query<{ collection: string }>(`SELECT collection FROM memory.memories WHERE tenant = $1 AND id = $2`, [req.tenant, id])).rows[0]?.collection,
-        nearest: async () => {
-          const near = part.nearest(req.vector);
-          return near ? { memory: part.get(near.id)!, similarity: near.similarity } : undefined;
-        },
-      });
-      const { memory } = plan;
-      const id = memory.id;
-      await client.query(
-        `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at)
+    return this.write(
+      req.tenant,
+      req.collection,
+      { create: { model: req.model, dimensions: req.dimensions }, absent: undefined as unknown as SaveResult },
+      async ({ client, part, row }) => {
+        if (row.model !== req.model || row.dimensions !== req.dimensions) {
+          if (part.size > 0) throw mixedModels(req.collection, part.model, req.model);
+          await client.query(
+            `UPDATE memory.memory_collections SET model = $3, dimensions = $4 WHERE tenant = $1 AND name = $2`,
+            [req.tenant, req.collection, req.model, req.dimensions],
+          );
+        }
+        const plan = await planSave(req, {
+          byId: async (id) => part.get(id),
+          collectionOf: async (id) =>
+            (
+              await client.query<{ collection: string }>(
+                `SELECT collection FROM memory.memories WHERE tenant = $1 AND id = $2`,
+                [req.tenant, id],
+              )
+            ).rows[0]?.collection,
+          nearest: async () => {
+            const near = part.nearest(req.vector);
+            return near ? { memory: part.get(near.id)!, similarity: near.similarity } : undefined;
+          },
+        });
+        const { memory } = plan;
+        const id = memory.id;
+        await client.query(
+          `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (tenant, id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadata, vector = EXCLUDED.vector,
            model = EXCLUDED.model, dimensions = EXCLUDED.dimensions, updated_at = EXCLUDED.updated_at`,
-        [req.tenant, id, req.collection, req.text, JSON.stringify(memory.metadata), vectorToBuffer(req.vector), req.model, req.dimensions, new Date(memory.createdAt), new Date(memory.updatedAt)],
-      );
-      return {
-        result: { memory, created: plan.created, deduplicated: plan.deduplicated, ...(plan.similarity !== undefined ? { similarity: plan.similarity } : {}) },
-        commit: true,
-        after: (p) => {
-          p.model = req.model;
-          p.upsert({ ...memory, vector: req.vector });
-          return { upserted: [id], deleted: [] };
-        },
-      };
-    });
+          [
+            req.tenant,
+            id,
+            req.collection,
+            req.text,
+            JSON.stringify(memory.metadata),
+            vectorToBuffer(req.vector),
+            req.model,
+            req.dimensions,
+            new Date(memory.createdAt),
+            new Date(memory.updatedAt),
+          ],
+        );
+        return {
+          result: {
+            memory,
+            created: plan.created,
+            deduplicated: plan.deduplicated,
+            ...(plan.similarity !== undefined ? { similarity: plan.similarity } : {}),
+          },
+          commit: true,
+          after: (p) => {
+            p.model = req.model;
+            p.upsert({ ...memory, vector: req.vector });
+            return { upserted: [id], deleted: [] };
+          },
+        };
+      },
+    );
   }
 
   async search(tenant: string, collection: string, vector: Float32Array, opts: SearchOptions): Promise<Hit[]> {
@@ -430,7 +500,16 @@ export class PostgresStore implements VectorStore {
     );
     const r = rows[0];
     if (!r) return null;
-    return { id: r.id, collection: r.collection, text: r.text, metadata: r.metadata ?? {}, model: r.model, dimensions: r.dimensions, createdAt: r.created_at.getTime(), updatedAt: r.updated_at.getTime() };
+    return {
+      id: r.id,
+      collection: r.collection,
+      text: r.text,
+      metadata: r.metadata ?? {},
+      model: r.model,
+      dimensions: r.dimensions,
+      createdAt: r.created_at.getTime(),
+      updatedAt: r.updated_at.getTime(),
+    };
   }
 
   async forgetIds(tenant: string, collection: string, ids: string[]): Promise<number> {
@@ -455,7 +534,11 @@ export class PostgresStore implements VectorStore {
     return this.write(tenant, collection, { absent: 0 }, async ({ client, part }) => {
       const ids = part.idsWhere(filter);
       if (dryRun || ids.length === 0) return { result: ids.length, commit: false };
-      await client.query(`DELETE FROM memory.memories WHERE tenant = $1 AND collection = $2 AND id = ANY($3::text[])`, [tenant, collection, ids]);
+      await client.query(`DELETE FROM memory.memories WHERE tenant = $1 AND collection = $2 AND id = ANY($3::text[])`, [
+        tenant,
+        collection,
+        ids,
+      ]);
       return {
         result: ids.length,
         commit: true,
@@ -468,7 +551,13 @@ export class PostgresStore implements VectorStore {
   }
 
   async partitions(tenant?: string): Promise<PartitionInfo[]> {
-    const { rows } = await this.pool.query<{ tenant: string; name: string; model: string; dimensions: number; count: string }>(
+    const { rows } = await this.pool.query<{
+      tenant: string;
+      name: string;
+      model: string;
+      dimensions: number;
+      count: string;
+    }>(
       `SELECT c.tenant, c.name, c.model, c.dimensions, count(m.id) AS count
          FROM memory.memory_collections c
          LEFT JOIN memory.memories m ON m.tenant = c.tenant AND m.collection = c.name
@@ -477,7 +566,13 @@ export class PostgresStore implements VectorStore {
         ORDER BY c.tenant, c.name`,
       [tenant ?? null],
     );
-    return rows.map((r) => ({ tenant: r.tenant, collection: r.name, model: r.model, dimensions: r.dimensions, count: Number(r.count) }));
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      collection: r.name,
+      model: r.model,
+      dimensions: r.dimensions,
+      count: Number(r.count),
+    }));
   }
 
   async *scan(tenant: string, collection: string, batchSize: number): AsyncIterable<StoredMemory[]> {
@@ -489,13 +584,28 @@ export class PostgresStore implements VectorStore {
         [tenant, collection, after, batchSize],
       );
       if (rows.length === 0) return;
-      yield rows.map((r) => ({ id: r.id, collection: r.collection, text: r.text, metadata: r.metadata ?? {}, model: r.model, dimensions: r.dimensions, createdAt: r.created_at.getTime(), updatedAt: r.updated_at.getTime() }));
+      yield rows.map((r) => ({
+        id: r.id,
+        collection: r.collection,
+        text: r.text,
+        metadata: r.metadata ?? {},
+        model: r.model,
+        dimensions: r.dimensions,
+        createdAt: r.created_at.getTime(),
+        updatedAt: r.updated_at.getTime(),
+      }));
       after = rows[rows.length - 1].id;
       if (rows.length < batchSize) return;
     }
   }
 
-  async replaceVectors(tenant: string, collection: string, model: string, dimensions: number, vectors: Map<string, Float32Array>): Promise<void> {
+  async replaceVectors(
+    tenant: string,
+    collection: string,
+    model: string,
+    dimensions: number,
+    vectors: Map<string, Float32Array>,
+  ): Promise<void> {
     await this.write<void>(tenant, collection, { absent: undefined }, async ({ client }) => {
       const ids = [...vectors.keys()];
       for (let i = 0; i < ids.length; i += 500) {
@@ -512,9 +622,15 @@ export class PostgresStore implements VectorStore {
         [tenant, collection, model, dimensions],
       );
       if (Number(left.rows[0].n) > 0) {
-        throw new GantryError("conflict", `${left.rows[0].n} memories of "${collection}" were saved while re-embedding and still use another model; run the re-embed again.`);
+        throw new GantryError(
+          "conflict",
+          `${left.rows[0].n} memories of "${collection}" were saved while re-embedding and still use another model; run the re-embed again.`,
+        );
       }
-      await client.query(`UPDATE memory.memory_collections SET model = $3, dimensions = $4 WHERE tenant = $1 AND name = $2`, [tenant, collection, model, dimensions]);
+      await client.query(
+        `UPDATE memory.memory_collections SET model = $3, dimensions = $4 WHERE tenant = $1 AND name = $2`,
+        [tenant, collection, model, dimensions],
+      );
       return {
         result: undefined,
         commit: true,
@@ -528,7 +644,11 @@ export class PostgresStore implements VectorStore {
 }
 
 export function idInOtherCollection(id: string, collection: string): GantryError {
-  return new GantryError("conflict", `Memory ${id} belongs to collection "${collection}"; an id is unique per tenant and a memory does not move between collections.`, {
-    reason: "Save it with that collection, or forget it there first.",
-  });
+  return new GantryError(
+    "conflict",
+    `Memory ${id} belongs to collection "${collection}"; an id is unique per tenant and a memory does not move between collections.`,
+    {
+      reason: "Save it with that collection, or forget it there first.",
+    },
+  );
 }

@@ -57,5 +57,11 @@ export async function planSave(req: SaveRequest, look: SaveLookups): Promise<Sav
     createdAt: existing?.createdAt ?? req.now,
     updatedAt: req.now,
   };
-  return { memory, existing, created: !existing, deduplicated: similarity !== undefined, ...(similarity !== undefined ? { similarity } : {}) };
+  return {
+    memory,
+    existing,
+    created: !existing,
+    deduplicated: similarity !== undefined,
+    ...(similarity !== undefined ? { similarity } : {}),
+  };
 }

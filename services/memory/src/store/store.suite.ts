@@ -39,26 +39,66 @@ function axisVector(c: number, axis: number): Float32Array {
 }
 
 function req(over: Partial<SaveRequest> & Pick<SaveRequest, "tenant" | "collection" | "text" | "vector">): SaveRequest {
-  return { newId: `mem_${randomBytes(8).toString("hex")}`, model: MODEL, dimensions: DIMENSIONS, now: T0, dedupThreshold: 0.97, ...over };
+  return {
+    newId: `mem_${randomBytes(8).toString("hex")}`,
+    model: MODEL,
+    dimensions: DIMENSIONS,
+    now: T0,
+    dedupThreshold: 0.97,
+    ...over,
+  };
 }
 
 const CORPUS: Array<{ id: string; text: string; metadata: Metadata }> = [
-  { id: "m-diet", text: "Biscuit the golden retriever is allergic to chicken; feed him the salmon kibble.", metadata: { kind: "vet", pet: "biscuit", age: 4 } },
-  { id: "m-walk", text: "Rex needs two long walks a day and gets anxious during thunderstorms.", metadata: { kind: "care", pet: "rex", age: 7 } },
-  { id: "m-invoice", text: "Invoices are sent on the first day of every month by the billing team.", metadata: { kind: "billing", priority: 2 } },
-  { id: "m-vaccine", text: "Rex is due for his rabies vaccination booster in March.", metadata: { kind: "vet", pet: "rex", age: 7 } },
-  { id: "m-deploy", text: "Always run the database migration before deploying the API servers.", metadata: { kind: "ops", priority: 1 } },
-  { id: "m-wifi", text: "The office wifi password rotates every Monday morning.", metadata: { kind: "office", priority: "3" } },
+  {
+    id: "m-diet",
+    text: "Biscuit the golden retriever is allergic to chicken; feed him the salmon kibble.",
+    metadata: { kind: "vet", pet: "biscuit", age: 4 },
+  },
+  {
+    id: "m-walk",
+    text: "Rex needs two long walks a day and gets anxious during thunderstorms.",
+    metadata: { kind: "care", pet: "rex", age: 7 },
+  },
+  {
+    id: "m-invoice",
+    text: "Invoices are sent on the first day of every month by the billing team.",
+    metadata: { kind: "billing", priority: 2 },
+  },
+  {
+    id: "m-vaccine",
+    text: "Rex is due for his rabies vaccination booster in March.",
+    metadata: { kind: "vet", pet: "rex", age: 7 },
+  },
+  {
+    id: "m-deploy",
+    text: "Always run the database migration before deploying the API servers.",
+    metadata: { kind: "ops", priority: 1 },
+  },
+  {
+    id: "m-wifi",
+    text: "The office wifi password rotates every Monday morning.",
+    metadata: { kind: "office", priority: "3" },
+  },
 ];
 
 export function storeSuite(name: string, h: StoreHarness): void {
   async function seed(tenant: string, collection: string, now = T0): Promise<void> {
     for (const m of CORPUS) {
-      await h.store().save(req({ tenant, collection, id: m.id, text: m.text, metadata: m.metadata, vector: await vec(m.text), now }));
+      await h
+        .store()
+        .save(
+          req({ tenant, collection, id: m.id, text: m.text, metadata: m.metadata, vector: await vec(m.text), now }),
+        );
     }
   }
 
-  async function search(tenant: string, collection: string, query: string, extra: { limit?: number; filter?: unknown; now?: number; halfLifeMs?: number } = {}) {
+  async function search(
+    tenant: string,
+    collection: string,
+    query: string,
+    extra: { limit?: number; filter?: unknown; now?: number; halfLifeMs?: number } = {},
+  ) {
     return h.store().search(tenant, collection, await vec(query, "query"), {
       limit: extra.limit ?? 10,
       filter: parseFilter(extra.filter),
@@ -83,7 +123,11 @@ export function storeSuite(name: string, h: StoreHarness): void {
       ];
       for (const [query, expected] of cases) {
         const hits = await search(t, c, query);
-        assert.equal(hits[0]?.id, expected, `${JSON.stringify(query)} → ${hits.map((x) => `${x.id}:${x.similarity.toFixed(3)}`).join(", ")}`);
+        assert.equal(
+          hits[0]?.id,
+          expected,
+          `${JSON.stringify(query)} → ${hits.map((x) => `${x.id}:${x.similarity.toFixed(3)}`).join(", ")}`,
+        );
         assert.ok(hits[0].similarity > 0 && hits[0].similarity <= 1.000001);
         for (let i = 1; i < hits.length; i++) assert.ok(!ranksBefore(hits[i], hits[i - 1]), "hits are in rank order");
       }
@@ -111,16 +155,34 @@ export function storeSuite(name: string, h: StoreHarness): void {
     test("recency decay: score = similarity × 0.5^(age / half-life)", async () => {
       const c = freshCollection("recency");
       // old: more similar (0.9) but 90 days old; fresh: less similar (0.5) and new.
-      await h.store().save(req({ tenant: "acme", collection: c, id: "old", text: "old", vector: axisVector(0.9, 2), now: T0 }));
-      await h.store().save(req({ tenant: "acme", collection: c, id: "fresh", text: "fresh", vector: axisVector(0.5, 3), now: T0 + 90 * DAY }));
+      await h
+        .store()
+        .save(req({ tenant: "acme", collection: c, id: "old", text: "old", vector: axisVector(0.9, 2), now: T0 }));
+      await h.store().save(
+        req({
+          tenant: "acme",
+          collection: c,
+          id: "fresh",
+          text: "fresh",
+          vector: axisVector(0.5, 3),
+          now: T0 + 90 * DAY,
+        }),
+      );
       const at = T0 + 90 * DAY;
       const q0 = axisVector(1, 1);
       const decayed = await h.store().search("acme", c, q0, { limit: 5, now: at, halfLifeMs: 30 * DAY });
-      assert.deepEqual(decayed.map((x) => x.id), ["fresh", "old"]);
+      assert.deepEqual(
+        decayed.map((x) => x.id),
+        ["fresh", "old"],
+      );
       assert.ok(Math.abs(decayed[1].score - 0.9 * 0.125) < 1e-4, `old score ${decayed[1].score}`);
       assert.ok(Math.abs(decayed[0].score - 0.5) < 1e-4);
       const flat = await h.store().search("acme", c, q0, { limit: 5, now: at, halfLifeMs: 0 });
-      assert.deepEqual(flat.map((x) => x.id), ["old", "fresh"], "without decay similarity decides");
+      assert.deepEqual(
+        flat.map((x) => x.id),
+        ["old", "fresh"],
+        "without decay similarity decides",
+      );
       assert.equal(decay(T0, T0 + 30 * DAY, 30 * DAY), 0.5);
     });
 
@@ -128,19 +190,34 @@ export function storeSuite(name: string, h: StoreHarness): void {
       const c = freshCollection("filter");
       const t = `tenant-${c}`;
       await seed(t, c);
-      const ids = async (filter: unknown) => (await search(t, c, "rex biscuit invoices migration wifi walks rabies chicken", { filter, limit: 20 })).map((x) => x.id).sort();
+      const ids = async (filter: unknown) =>
+        (await search(t, c, "rex biscuit invoices migration wifi walks rabies chicken", { filter, limit: 20 }))
+          .map((x) => x.id)
+          .sort();
       assert.deepEqual(await ids({ kind: "vet" }), ["m-diet", "m-vaccine"]);
       assert.deepEqual(await ids({ kind: { $eq: "vet" }, pet: "rex" }), ["m-vaccine"]);
       assert.deepEqual(await ids({ pet: { $in: ["rex", "biscuit"] } }), ["m-diet", "m-vaccine", "m-walk"]);
       assert.deepEqual(await ids({ age: { $gte: 5 } }), ["m-vaccine", "m-walk"]);
       assert.deepEqual(await ids({ age: { $gt: 4, $lt: 8 } }), ["m-vaccine", "m-walk"]);
-      assert.deepEqual(await ids({ priority: { $lte: 2 } }), ["m-deploy", "m-invoice"], "the string \"3\" is not a number");
+      assert.deepEqual(
+        await ids({ priority: { $lte: 2 } }),
+        ["m-deploy", "m-invoice"],
+        'the string "3" is not a number',
+      );
       assert.deepEqual(await ids({ priority: "3" }), ["m-wifi"]);
-      assert.deepEqual(await ids({ priority: 3 }), [], "strict equality: 3 ≠ \"3\"");
-      assert.deepEqual(await ids({ kind: { $ne: "vet" }, pet: { $nin: ["biscuit"] } }), ["m-deploy", "m-invoice", "m-walk", "m-wifi"]);
+      assert.deepEqual(await ids({ priority: 3 }), [], 'strict equality: 3 ≠ "3"');
+      assert.deepEqual(await ids({ kind: { $ne: "vet" }, pet: { $nin: ["biscuit"] } }), [
+        "m-deploy",
+        "m-invoice",
+        "m-walk",
+        "m-wifi",
+      ]);
       assert.deepEqual(await ids({ $or: [{ kind: "billing" }, { kind: "ops" }] }), ["m-deploy", "m-invoice"]);
       assert.deepEqual(await ids({ kind: "vet", $or: [{ pet: "biscuit" }, { age: { $gt: 100 } }] }), ["m-diet"]);
-      assert.deepEqual(await ids({ $and: [{ kind: { $in: ["vet", "care"] } }, { pet: "rex" }] }), ["m-vaccine", "m-walk"]);
+      assert.deepEqual(await ids({ $and: [{ kind: { $in: ["vet", "care"] } }, { pet: "rex" }] }), [
+        "m-vaccine",
+        "m-walk",
+      ]);
       assert.deepEqual(await ids({ nosuchkey: "x" }), []);
       assert.deepEqual(await ids({ nosuchkey: { $ne: "x" } }).then((x) => x.length), 6);
     });
@@ -148,11 +225,24 @@ export function storeSuite(name: string, h: StoreHarness): void {
     test("near-duplicates (cosine ≥ threshold) update the existing memory; metadata merges", async () => {
       const c = freshCollection("dedup");
       const text = "Biscuit is allergic to chicken and must eat salmon kibble.";
-      const first = await h.store().save(req({ tenant: "acme", collection: c, text, metadata: { kind: "vet" }, vector: await vec(text), now: T0 }));
+      const first = await h
+        .store()
+        .save(
+          req({ tenant: "acme", collection: c, text, metadata: { kind: "vet" }, vector: await vec(text), now: T0 }),
+        );
       assert.equal(first.created, true);
       assert.equal(first.deduplicated, false);
       const text2 = "Biscuit is allergic to chicken and must eat salmon kibble!";
-      const second = await h.store().save(req({ tenant: "acme", collection: c, text: text2, metadata: { pet: "biscuit" }, vector: await vec(text2), now: T0 + DAY }));
+      const second = await h.store().save(
+        req({
+          tenant: "acme",
+          collection: c,
+          text: text2,
+          metadata: { pet: "biscuit" },
+          vector: await vec(text2),
+          now: T0 + DAY,
+        }),
+      );
       assert.equal(second.deduplicated, true);
       assert.equal(second.created, false);
       assert.equal(second.memory.id, first.memory.id);
@@ -162,7 +252,9 @@ export function storeSuite(name: string, h: StoreHarness): void {
       assert.equal(second.memory.createdAt, T0);
       assert.equal(second.memory.updatedAt, T0 + DAY);
       const other = "Rex is afraid of thunderstorms.";
-      const third = await h.store().save(req({ tenant: "acme", collection: c, text: other, vector: await vec(other), now: T0 }));
+      const third = await h
+        .store()
+        .save(req({ tenant: "acme", collection: c, text: other, vector: await vec(other), now: T0 }));
       assert.equal(third.created, true);
       const hits = await search("acme", c, "biscuit chicken", { now: T0 + DAY });
       assert.equal(hits.filter((x) => x.id === first.memory.id).length, 1);
@@ -172,19 +264,55 @@ export function storeSuite(name: string, h: StoreHarness): void {
 
     test("id upserts replace text (and metadata when given); an id of another collection is a conflict", async () => {
       const c = freshCollection("upsert");
-      const a = await h.store().save(req({ tenant: "acme", collection: c, id: "note-1", text: "first words", metadata: { v: 1 }, vector: await vec("first words") }));
+      const a = await h.store().save(
+        req({
+          tenant: "acme",
+          collection: c,
+          id: "note-1",
+          text: "first words",
+          metadata: { v: 1 },
+          vector: await vec("first words"),
+        }),
+      );
       assert.equal(a.created, true);
-      const b = await h.store().save(req({ tenant: "acme", collection: c, id: "note-1", text: "second thoughts entirely", vector: await vec("second thoughts entirely"), now: T0 + 1000 }));
+      const b = await h.store().save(
+        req({
+          tenant: "acme",
+          collection: c,
+          id: "note-1",
+          text: "second thoughts entirely",
+          vector: await vec("second thoughts entirely"),
+          now: T0 + 1000,
+        }),
+      );
       assert.equal(b.created, false);
       assert.equal(b.deduplicated, false);
       assert.deepEqual(b.memory.metadata, { v: 1 }, "kept when not given");
       const got = await h.store().get("acme", "note-1");
       assert.equal(got?.text, "second thoughts entirely");
       assert.equal(got?.collection, c);
-      const d = await h.store().save(req({ tenant: "acme", collection: c, id: "note-1", text: "third", metadata: { v: 3 }, vector: await vec("third"), now: T0 + 2000 }));
+      const d = await h.store().save(
+        req({
+          tenant: "acme",
+          collection: c,
+          id: "note-1",
+          text: "third",
+          metadata: { v: 3 },
+          vector: await vec("third"),
+          now: T0 + 2000,
+        }),
+      );
       assert.deepEqual(d.memory.metadata, { v: 3 });
       await assert.rejects(
-        h.store().save(req({ tenant: "acme", collection: freshCollection("elsewhere"), id: "note-1", text: "x", vector: await vec("x") })),
+        h.store().save(
+          req({
+            tenant: "acme",
+            collection: freshCollection("elsewhere"),
+            id: "note-1",
+            text: "x",
+            vector: await vec("x"),
+          }),
+        ),
         (err: { code?: string }) => err.code === "conflict",
       );
     });
@@ -193,11 +321,28 @@ export function storeSuite(name: string, h: StoreHarness): void {
       const c = freshCollection("iso");
       const t = `tenant-${c}`;
       await seed(t, c);
-      await h.store().save(req({ tenant: "globex", collection: c, id: "g-1", text: "Globex secret plan about chicken", vector: await vec("Globex secret plan about chicken") }));
-      const hits = await search("globex", c, "Biscuit chicken allergy salmon rabies invoices", { filter: { kind: { $ne: "nothing" } } });
-      assert.deepEqual(hits.map((x) => x.id), ["g-1"], "only globex's own memory, whatever the filter");
+      await h.store().save(
+        req({
+          tenant: "globex",
+          collection: c,
+          id: "g-1",
+          text: "Globex secret plan about chicken",
+          vector: await vec("Globex secret plan about chicken"),
+        }),
+      );
+      const hits = await search("globex", c, "Biscuit chicken allergy salmon rabies invoices", {
+        filter: { kind: { $ne: "nothing" } },
+      });
+      assert.deepEqual(
+        hits.map((x) => x.id),
+        ["g-1"],
+        "only globex's own memory, whatever the filter",
+      );
       const all = await search("globex", c, "Globex chicken");
-      assert.deepEqual(all.map((x) => x.id), ["g-1"]);
+      assert.deepEqual(
+        all.map((x) => x.id),
+        ["g-1"],
+      );
       assert.equal(await h.store().get("globex", "m-diet"), null);
       assert.equal(await h.store().get(t, "g-1"), null);
       assert.equal(await h.store().forgetIds("globex", c, ["m-diet"]), 0);
@@ -224,12 +369,17 @@ export function storeSuite(name: string, h: StoreHarness): void {
       await h.store().save(req({ tenant: "acme", collection: c, id: "a", text: "alpha", vector: await vec("alpha") }));
       assert.deepEqual(await h.store().partitionModel("acme", c), { model: MODEL, dimensions: DIMENSIONS });
       await assert.rejects(
-        h.store().save(req({ tenant: "acme", collection: c, text: "beta", vector: await vec("beta"), model: "openai:other" })),
-        (err: { code?: string; message?: string }) => err.code === "conflict" && /lexical-hash-v1/.test(err.message ?? ""),
+        h
+          .store()
+          .save(req({ tenant: "acme", collection: c, text: "beta", vector: await vec("beta"), model: "openai:other" })),
+        (err: { code?: string; message?: string }) =>
+          err.code === "conflict" && /lexical-hash-v1/.test(err.message ?? ""),
       );
       assert.equal(await h.store().partitionModel("acme", freshCollection("empty")), null);
       await h.store().forgetIds("acme", c, ["a"]);
-      const ok = await h.store().save(req({ tenant: "acme", collection: c, text: "beta", vector: await vec("beta"), model: "openai:other" }));
+      const ok = await h
+        .store()
+        .save(req({ tenant: "acme", collection: c, text: "beta", vector: await vec("beta"), model: "openai:other" }));
       assert.equal(ok.memory.model, "openai:other");
     });
 
@@ -243,11 +393,16 @@ export function storeSuite(name: string, h: StoreHarness): void {
       }
       assert.deepEqual(seen.sort(), CORPUS.map((m) => m.id).sort());
       const parts = (await h.store().partitions("tenant-re")).filter((p) => p.collection === c);
-      assert.deepEqual(parts, [{ tenant: "tenant-re", collection: c, model: MODEL, dimensions: DIMENSIONS, count: CORPUS.length }]);
+      assert.deepEqual(parts, [
+        { tenant: "tenant-re", collection: c, model: MODEL, dimensions: DIMENSIONS, count: CORPUS.length },
+      ]);
       const vectors = new Map<string, Float32Array>();
       for (const m of CORPUS) vectors.set(m.id, await vec(m.text.toUpperCase()));
       await h.store().replaceVectors("tenant-re", c, "lexical-hash-v1-upper", DIMENSIONS, vectors);
-      assert.deepEqual(await h.store().partitionModel("tenant-re", c), { model: "lexical-hash-v1-upper", dimensions: DIMENSIONS });
+      assert.deepEqual(await h.store().partitionModel("tenant-re", c), {
+        model: "lexical-hash-v1-upper",
+        dimensions: DIMENSIONS,
+      });
       const hits = await search("tenant-re", c, "rabies vaccination", { now: T0 + 5 * DAY });
       assert.equal(hits[0].id, "m-vaccine");
       assert.equal(hits[0].updatedAt, T0 + 5 * DAY);
@@ -257,7 +412,7 @@ export function storeSuite(name: string, h: StoreHarness): void {
     test("parity with an exhaustive reference ranking on a random corpus, with and without filters", async () => {
       const c = freshCollection("parity");
       let state = 42;
-      const rand = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+      const rand = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
       const kinds = ["a", "b", "c"];
       const rows: Array<{ id: string; vector: Float32Array; metadata: Metadata; updatedAt: number }> = [];
       for (let i = 0; i < 120; i++) {
@@ -267,9 +422,24 @@ export function storeSuite(name: string, h: StoreHarness): void {
         const metadata: Metadata = { kind: kinds[i % 3], n: i % 10 };
         const updatedAt = T0 - Math.floor(rand() * 120) * DAY;
         rows.push({ id: `p-${String(i).padStart(3, "0")}`, vector: v, metadata, updatedAt });
-        await h.store().save(req({ tenant: "acme", collection: c, id: rows[i].id, text: `row ${i}`, metadata, vector: v, now: updatedAt }));
+        await h.store().save(
+          req({
+            tenant: "acme",
+            collection: c,
+            id: rows[i].id,
+            text: `row ${i}`,
+            metadata,
+            vector: v,
+            now: updatedAt,
+          }),
+        );
       }
-      for (const filter of [undefined, { kind: "b" }, { n: { $gte: 5 }, kind: { $ne: "a" } }, { $or: [{ kind: "c" }, { n: { $in: [1, 2] } }] }]) {
+      for (const filter of [
+        undefined,
+        { kind: "b" },
+        { n: { $gte: 5 }, kind: { $ne: "a" } },
+        { $or: [{ kind: "c" }, { n: { $in: [1, 2] } }] },
+      ]) {
         for (let qi = 0; qi < 3; qi++) {
           const q = rows[qi * 17].vector;
           const node = parseFilter(filter);
@@ -284,7 +454,11 @@ export function storeSuite(name: string, h: StoreHarness): void {
             .sort((a, b) => (ranksBefore(a, b) ? -1 : 1))
             .slice(0, 8);
           const got = await h.store().search("acme", c, q, { limit: 8, filter: node, now: T0, halfLifeMs: 20 * DAY });
-          assert.deepEqual(got.map((x) => x.id), expected.map((x) => x.id), `filter ${JSON.stringify(filter)} query ${qi}`);
+          assert.deepEqual(
+            got.map((x) => x.id),
+            expected.map((x) => x.id),
+            `filter ${JSON.stringify(filter)} query ${qi}`,
+          );
           for (let i = 0; i < got.length; i++) assert.ok(Math.abs(got[i].score - expected[i].score) < 1e-4);
         }
       }

@@ -96,11 +96,20 @@ export interface VectorStore {
    * Replaces the vectors of a partition's memories (all of them: re-embedding) and its model;
    * `updatedAt` is not touched, so recency is kept.
    */
-  replaceVectors(tenant: string, collection: string, model: string, dimensions: number, vectors: Map<string, Float32Array>): Promise<void>;
+  replaceVectors(
+    tenant: string,
+    collection: string,
+    model: string,
+    dimensions: number,
+    vectors: Map<string, Float32Array>,
+  ): Promise<void>;
 }
 
 /** Whether `a` (score, updatedAt, id) ranks before `b`. */
-export function ranksBefore(a: { score: number; updatedAt: number; id: string }, b: { score: number; updatedAt: number; id: string }): boolean {
+export function ranksBefore(
+  a: { score: number; updatedAt: number; id: string },
+  b: { score: number; updatedAt: number; id: string },
+): boolean {
   if (a.score !== b.score) return a.score > b.score;
   if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
   return a.id < b.id;
@@ -110,7 +119,7 @@ export function ranksBefore(a: { score: number; updatedAt: number; id: string },
 export function decay(updatedAt: number, now: number, halfLifeMs: number): number {
   if (!(halfLifeMs > 0)) return 1;
   const age = Math.max(0, now - updatedAt);
-  return Math.pow(0.5, age / halfLifeMs);
+  return 0.5 ** (age / halfLifeMs);
 }
 
 /**

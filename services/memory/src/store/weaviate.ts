@@ -23,10 +23,26 @@
  *    replicas saving near-duplicates at the same instant may both add one).
  */
 import { createHash } from "node:crypto";
-import weaviate, { Filters, generateUuid5, type Collection, type FilterValue, type WeaviateClient } from "weaviate-client";
+import weaviate, {
+  Filters,
+  generateUuid5,
+  type Collection,
+  type FilterValue,
+  type WeaviateClient,
+} from "weaviate-client";
 import { GantryError, type Logger } from "@gantry/kit";
 import { matches, type FilterNode, type Metadata, type Scalar } from "../filter.ts";
-import { decay, TopK, type Hit, type PartitionInfo, type SaveRequest, type SaveResult, type SearchOptions, type StoredMemory, type VectorStore } from "./types.ts";
+import {
+  decay,
+  TopK,
+  type Hit,
+  type PartitionInfo,
+  type SaveRequest,
+  type SaveResult,
+  type SearchOptions,
+  type StoredMemory,
+  type VectorStore,
+} from "./types.ts";
 import { mixedModels } from "./postgres.ts";
 import { planSave } from "./save-plan.ts";
 import { KeyedLock } from "./keyed-lock.ts";
@@ -90,7 +106,8 @@ export class WeaviateStore implements VectorStore {
   constructor(opts: WeaviateStoreOptions) {
     this.opts = opts;
     this.prefix = opts.prefix ?? "Gantry";
-    if (!/^[A-Z][A-Za-z0-9]*$/.test(this.prefix)) throw new Error(`WEAVIATE_PREFIX must match ^[A-Z][A-Za-z0-9]*$ (got ${this.prefix})`);
+    if (!/^[A-Z][A-Za-z0-9]*$/.test(this.prefix))
+      throw new Error(`WEAVIATE_PREFIX must match ^[A-Z][A-Za-z0-9]*$ (got ${this.prefix})`);
   }
 
   async start(): Promise<void> {
@@ -143,7 +160,9 @@ export class WeaviateStore implements VectorStore {
   private async createCollection(name: string, collection: string): Promise<void> {
     const { configure } = weaviate;
     const vectorIndexConfig =
-      this.opts.index === "flat" ? configure.vectorIndex.flat({ distanceMetric: "cosine" }) : configure.vectorIndex.hnsw({ distanceMetric: "cosine" });
+      this.opts.index === "flat"
+        ? configure.vectorIndex.flat({ distanceMetric: "cosine" })
+        : configure.vectorIndex.hnsw({ distanceMetric: "cosine" });
     try {
       await this.c.collections.create({
         name,
@@ -177,7 +196,12 @@ export class WeaviateStore implements VectorStore {
         await this.c.collections.get(name).config.addProperty(
           kind === "s"
             ? { name: prop, dataType: "text", tokenization: "field", indexFilterable: true, indexSearchable: false }
-            : { name: prop, dataType: kind === "n" ? "number" : "boolean", indexFilterable: true, ...(kind === "n" ? { indexRangeFilters: true } : {}) },
+            : {
+                name: prop,
+                dataType: kind === "n" ? "number" : "boolean",
+                indexFilterable: true,
+                ...(kind === "n" ? { indexRangeFilters: true } : {}),
+              },
         );
       } catch (err) {
         if (!/already exists|exists/i.test(String(err))) throw err;
@@ -215,7 +239,9 @@ export class WeaviateStore implements VectorStore {
   }
 
   private isMissingTenant(err: unknown): boolean {
-    return /tenant not found|tenant.*(does not exist|not exist)|has multi-tenancy enabled, but request was without tenant|no such tenant/i.test(String(err));
+    return /tenant not found|tenant.*(does not exist|not exist)|has multi-tenancy enabled, but request was without tenant|no such tenant/i.test(
+      String(err),
+    );
   }
 
   /** Translates the filter; properties unknown to this replica are looked up once more first (another replica may have added them). */
@@ -245,7 +271,9 @@ export class WeaviateStore implements VectorStore {
           const parts = n.children.map(t);
           if (parts.some((p) => p.kind === "none")) return { kind: "none" };
           const fs = parts.flatMap((p) => (p.kind === "filter" ? [p.filter] : []));
-          return fs.length === 0 ? { kind: "all" } : { kind: "filter", filter: fs.length === 1 ? fs[0] : Filters.and(...fs) };
+          return fs.length === 0
+            ? { kind: "all" }
+            : { kind: "filter", filter: fs.length === 1 ? fs[0] : Filters.and(...fs) };
         }
         case "or": {
           const parts = n.children.map(t).filter((p) => p.kind !== "none");
@@ -270,7 +298,14 @@ export class WeaviateStore implements VectorStore {
           if (!name) return { kind: "none" };
           const f = by(name);
           const v = n.value as number;
-          const filter = n.op === "gt" ? f.greaterThan(v) : n.op === "gte" ? f.greaterOrEqual(v) : n.op === "lt" ? f.lessThan(v) : f.lessOrEqual(v);
+          const filter =
+            n.op === "gt"
+              ? f.greaterThan(v)
+              : n.op === "gte"
+                ? f.greaterOrEqual(v)
+                : n.op === "lt"
+                  ? f.lessThan(v)
+                  : f.lessOrEqual(v);
           return { kind: "filter", filter };
         }
       }
@@ -284,7 +319,9 @@ export class WeaviateStore implements VectorStore {
     try {
       const res = await h.query.fetchObjects({ limit: 1, returnProperties: ["model", "dimensions"] });
       const o = res.objects[0];
-      return o ? { model: String((o.properties as Props).model), dimensions: Number((o.properties as Props).dimensions) } : null;
+      return o
+        ? { model: String((o.properties as Props).model), dimensions: Number((o.properties as Props).dimensions) }
+        : null;
     } catch (err) {
       if (this.isMissingTenant(err)) return null;
       throw err;
@@ -294,7 +331,7 @@ export class WeaviateStore implements VectorStore {
   private async fetch(h: Handle, collection: string, uuid: string): Promise<StoredMemory | undefined> {
     try {
       const o = await h.query.fetchObjectById(uuid, { returnProperties: [...BASE_PROPERTIES] });
-      return o ? this.memoryOf(collection, (o.properties as Props)) : undefined;
+      return o ? this.memoryOf(collection, o.properties as Props) : undefined;
     } catch (err) {
       if (this.isMissingTenant(err)) return undefined;
       throw err;
@@ -305,7 +342,8 @@ export class WeaviateStore implements VectorStore {
     return this.partitionLock.run(`${req.tenant}\u0000${req.collection}`, async () => {
       const h = (await this.handle(req.tenant, req.collection, true))!;
       const current = await this.partitionModel(req.tenant, req.collection);
-      if (current && (current.model !== req.model || current.dimensions !== req.dimensions)) throw mixedModels(req.collection, current.model, req.model);
+      if (current && (current.model !== req.model || current.dimensions !== req.dimensions))
+        throw mixedModels(req.collection, current.model, req.model);
       const { existing, ...result } = await planSave(req, {
         byId: (id) => this.fetch(h, req.collection, this.uuid(id)),
         collectionOf: async (id) => (await this.get(req.tenant, id))?.collection,
@@ -313,19 +351,31 @@ export class WeaviateStore implements VectorStore {
       });
       const { memory } = result;
       await this.ensureProps(req.collection, memory.metadata);
-      const obj = { id: this.uuid(memory.id), properties: this.properties(memory), vectors: Array.from(req.vector) } as unknown as Parameters<Handle["data"]["replace"]>[0];
+      const obj = {
+        id: this.uuid(memory.id),
+        properties: this.properties(memory),
+        vectors: Array.from(req.vector),
+      } as unknown as Parameters<Handle["data"]["replace"]>[0];
       if (existing) await h.data.replace(obj);
       else await h.data.insert(obj as Parameters<Handle["data"]["insert"]>[0]);
       return result;
     });
   }
 
-  private async nearest(h: Handle, collection: string, vector: Float32Array): Promise<{ memory: StoredMemory; similarity: number } | undefined> {
+  private async nearest(
+    h: Handle,
+    collection: string,
+    vector: Float32Array,
+  ): Promise<{ memory: StoredMemory; similarity: number } | undefined> {
     try {
-      const res = await h.query.nearVector(Array.from(vector), { limit: 1, returnMetadata: ["distance"], returnProperties: [...BASE_PROPERTIES] });
+      const res = await h.query.nearVector(Array.from(vector), {
+        limit: 1,
+        returnMetadata: ["distance"],
+        returnProperties: [...BASE_PROPERTIES],
+      });
       const o = res.objects[0];
       if (!o) return undefined;
-      return { memory: this.memoryOf(collection, (o.properties as Props)), similarity: 1 - (o.metadata?.distance ?? 1) };
+      return { memory: this.memoryOf(collection, o.properties as Props), similarity: 1 - (o.metadata?.distance ?? 1) };
     } catch (err) {
       if (this.isMissingTenant(err)) return undefined;
       throw err;
@@ -360,7 +410,7 @@ export class WeaviateStore implements VectorStore {
         const similarity = 1 - (o.metadata?.distance ?? 1);
         lastSimilarity = similarity;
         if (!(similarity > 0)) break;
-        const m = this.memoryOf(collection, (o.properties as Props));
+        const m = this.memoryOf(collection, o.properties as Props);
         if (opts.filter && !matches(opts.filter, m.metadata)) continue;
         const score = similarity * decay(m.updatedAt, opts.now, opts.halfLifeMs);
         top.push({ ...m, similarity, score });
@@ -435,7 +485,13 @@ export class WeaviateStore implements VectorStore {
         const count = (await h.aggregate.overAll()).totalCount;
         const o = first.objects[0];
         if (!o) continue;
-        out.push({ tenant: tenant ?? wt, collection, model: String((o.properties as Props).model), dimensions: Number((o.properties as Props).dimensions), count });
+        out.push({
+          tenant: tenant ?? wt,
+          collection,
+          model: String((o.properties as Props).model),
+          dimensions: Number((o.properties as Props).dimensions),
+          count,
+        });
       }
     }
     return out;
@@ -446,7 +502,7 @@ export class WeaviateStore implements VectorStore {
     if (!h) return;
     let batch: StoredMemory[] = [];
     for await (const o of h.iterator({ returnProperties: [...BASE_PROPERTIES] })) {
-      batch.push(this.memoryOf(collection, (o.properties as Props)));
+      batch.push(this.memoryOf(collection, o.properties as Props));
       if (batch.length >= batchSize) {
         yield batch;
         batch = [];
@@ -455,7 +511,13 @@ export class WeaviateStore implements VectorStore {
     if (batch.length) yield batch;
   }
 
-  async replaceVectors(tenant: string, collection: string, model: string, dimensions: number, vectors: Map<string, Float32Array>): Promise<void> {
+  async replaceVectors(
+    tenant: string,
+    collection: string,
+    model: string,
+    dimensions: number,
+    vectors: Map<string, Float32Array>,
+  ): Promise<void> {
     await this.partitionLock.run(`${tenant}\u0000${collection}`, async () => {
       const h = await this.handle(tenant, collection);
       if (!h) return;
@@ -464,9 +526,14 @@ export class WeaviateStore implements VectorStore {
       }
       let stale = 0;
       for await (const o of h.iterator({ returnProperties: ["model", "dimensions"] })) {
-        if ((o.properties as Props).model !== model || Number((o.properties as Props).dimensions) !== dimensions) stale++;
+        if ((o.properties as Props).model !== model || Number((o.properties as Props).dimensions) !== dimensions)
+          stale++;
       }
-      if (stale > 0) throw new GantryError("conflict", `${stale} memories of "${collection}" were saved while re-embedding and still use another model; run the re-embed again.`);
+      if (stale > 0)
+        throw new GantryError(
+          "conflict",
+          `${stale} memories of "${collection}" were saved while re-embedding and still use another model; run the re-embed again.`,
+        );
     });
   }
 

@@ -47,15 +47,30 @@ export async function startFakeEmbeddings(opts: { apiKey?: string } = {}): Promi
       if (fail?.status) return send(fail.status, { error: { message: "injected failure", type: "server_error" } });
       if (fail?.garbage) return send(200, "<html>not json</html>");
       const inputs: string[] = typeof body.input === "string" ? [body.input] : body.input;
-      if (!Array.isArray(inputs) || typeof body.model !== "string") return send(400, { error: { message: "model and input are required" } });
-      const vectors = (await lexical.embed(inputs, "document")).map((v) => Array.from(v.slice(0, fail?.dimensions ?? v.length)));
+      if (!Array.isArray(inputs) || typeof body.model !== "string")
+        return send(400, { error: { message: "model and input are required" } });
+      const vectors = (await lexical.embed(inputs, "document")).map((v) =>
+        Array.from(v.slice(0, fail?.dimensions ?? v.length)),
+      );
       if (req.method === "POST" && req.url === "/v1/embeddings") {
-        if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return send(401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } });
+        if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`)
+          return send(401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } });
         const data = vectors.map((embedding, index) => ({ object: "embedding", index, embedding })).reverse();
-        return send(200, { object: "list", data, model: body.model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
+        return send(200, {
+          object: "list",
+          data,
+          model: body.model,
+          usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+        });
       }
       if (req.method === "POST" && req.url === "/api/embed") {
-        return send(200, { model: body.model, embeddings: vectors, total_duration: 1000, load_duration: 10, prompt_eval_count: inputs.length });
+        return send(200, {
+          model: body.model,
+          embeddings: vectors,
+          total_duration: 1000,
+          load_duration: 10,
+          prompt_eval_count: inputs.length,
+        });
       }
       send(404, { error: "not found" });
     });

@@ -27,7 +27,10 @@ export function findWeaviateServer(): string | undefined {
   const candidates = [
     process.env.WEAVIATE_SERVER_BIN,
     path.join(repoRoot(), ".gantry", "bin", "weaviate-server"),
-    ...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean).map((d) => path.join(d, "weaviate-server")),
+    ...(process.env.PATH ?? "")
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((d) => path.join(d, "weaviate-server")),
   ];
   for (const c of candidates) {
     if (!c) continue;
@@ -59,7 +62,11 @@ async function ready(url: string): Promise<boolean> {
 
 export async function startWeaviate(): Promise<WeaviateEndpoint> {
   if (process.env.WEAVIATE_URL) {
-    return { url: process.env.WEAVIATE_URL.replace(/\/+$/, ""), grpcPort: Number(process.env.WEAVIATE_GRPC_PORT ?? 50051), stop: async () => {} };
+    return {
+      url: process.env.WEAVIATE_URL.replace(/\/+$/, ""),
+      grpcPort: Number(process.env.WEAVIATE_GRPC_PORT ?? 50051),
+      stop: async () => {},
+    };
   }
   const bin = findWeaviateServer();
   if (!bin) throw new Error(weaviateUnavailable());

@@ -14,7 +14,11 @@ before(async () => {
 after(async () => s?.stop());
 
 test("a contact is read back by id in its own tenant, normalised as created", async () => {
-  const created = await s.call("contact.create", { name: "  Ada Obi ", phone: "+234 803 123 4567" }, { tenant: "acme" });
+  const created = await s.call(
+    "contact.create",
+    { name: "  Ada Obi ", phone: "+234 803 123 4567" },
+    { tenant: "acme" },
+  );
   const read = await s.call("contact.get", { id: created.id }, { tenant: "acme" });
   assert.equal(read.id, created.id);
   assert.equal(read.name, "Ada Obi");

@@ -30,7 +30,11 @@ export default ability("contact.update", async (input, call, ctx) => {
         else merged[k] = v;
       }
       if (Object.keys(merged).length > 50) {
-        throw invalidField("/input/metadata", "would leave the contact with more than 50 metadata keys", "too_many_keys");
+        throw invalidField(
+          "/input/metadata",
+          "would leave the contact with more than 50 metadata keys",
+          "too_many_keys",
+        );
       }
       data.metadata = merged;
     }

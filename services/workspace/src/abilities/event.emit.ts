@@ -26,7 +26,15 @@ export default ability("event.emit", async (input, call, ctx) => {
   const max = ctx.config.EVENT_MAX_PAYLOAD_BYTES;
   if (size > max) {
     throw new GantryError("payload_too_large", `The event payload is ${size} bytes serialized; the limit is ${max}.`, {
-      details: [{ path: "/input/payload", message: `/input/payload is ${size} bytes serialized, more than ${max}`, code: "payload_too_large", limit: max, size }],
+      details: [
+        {
+          path: "/input/payload",
+          message: `/input/payload is ${size} bytes serialized, more than ${max}`,
+          code: "payload_too_large",
+          limit: max,
+          size,
+        },
+      ],
     });
   }
   const id = newId("event");
@@ -45,7 +53,10 @@ export default ability("event.emit", async (input, call, ctx) => {
   try {
     ack = await ctx.nats.js.publish(subject, encodeJson(envelope), { msgID: id, expect: { streamName: "EVENTS" } });
   } catch (err) {
-    throw new GantryError("unavailable", "The event stream is unavailable; the event was not emitted. Retry shortly.", { retryAfterMs: 1_000, cause: err });
+    throw new GantryError("unavailable", "The event stream is unavailable; the event was not emitted. Retry shortly.", {
+      retryAfterMs: 1_000,
+      cause: err,
+    });
   }
   return { id, subject, sequence: ack.seq, stream: ack.stream, emitted: envelope.emitted };
 });

@@ -28,11 +28,24 @@ export default ability("lead.create", async (input, call, ctx) => {
     create: async (tx) => {
       let contact: { email: string | null; company: string | null } | null = null;
       if (input.contactId) {
-        contact = await tx.contact.findFirst({ where: { id: input.contactId, tenant: call.tenant }, select: { email: true, company: true } });
+        contact = await tx.contact.findFirst({
+          where: { id: input.contactId, tenant: call.tenant },
+          select: { email: true, company: true },
+        });
         if (!contact) {
-          throw new GantryError("invalid_request", `contactId ${input.contactId} does not name a contact of this tenant.`, {
-            details: [{ path: "/input/contactId", message: "/input/contactId does not name a contact of this tenant", code: "not_found" }],
-          });
+          throw new GantryError(
+            "invalid_request",
+            `contactId ${input.contactId} does not name a contact of this tenant.`,
+            {
+              details: [
+                {
+                  path: "/input/contactId",
+                  message: "/input/contactId does not name a contact of this tenant",
+                  code: "not_found",
+                },
+              ],
+            },
+          );
         }
       }
       const lead = await tx.lead.create({
@@ -54,12 +67,23 @@ export default ability("lead.create", async (input, call, ctx) => {
         },
       });
       const created = await tx.leadEvent.create({
-        data: { leadId: id, tenant: call.tenant, fromStatus: null, toStatus: "new", keyId: call.keyId || null, requestId: call.requestId || null, at: now },
+        data: {
+          leadId: id,
+          tenant: call.tenant,
+          fromStatus: null,
+          toStatus: "new",
+          keyId: call.keyId || null,
+          requestId: call.requestId || null,
+          at: now,
+        },
       });
       return leadOut(lead, [created]);
     },
     replay: async (recordId) => {
-      const row = await ctx.db.lead.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+      const row = await ctx.db.lead.findFirst({
+        where: { id: recordId, tenant: call.tenant },
+        include: { history: { orderBy: { id: "asc" } } },
+      });
       if (!row) throw notFound("lead", recordId);
       return leadOut(row, row.history);
     },

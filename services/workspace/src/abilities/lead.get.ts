@@ -7,7 +7,10 @@ import { leadOut } from "../records.ts";
 import { notFound } from "../errors.ts";
 
 export default ability("lead.get", async (input, call, ctx) => {
-  const row = await ctx.db.lead.findFirst({ where: { id: input.id, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+  const row = await ctx.db.lead.findFirst({
+    where: { id: input.id, tenant: call.tenant },
+    include: { history: { orderBy: { id: "asc" } } },
+  });
   if (!row) throw notFound("lead", input.id);
   return leadOut(row, row.history);
 });

@@ -16,6 +16,10 @@ export default ability("lead.list", async (input, call, ctx) => {
       OR: ["name", "email", "company", "source"].map((f) => ({ [f]: { contains: q, mode: "insensitive" } })),
     });
   }
-  const rows = await ctx.db.lead.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+  const rows = await ctx.db.lead.findMany({
+    where: { tenant: call.tenant, AND: and },
+    orderBy: NEWEST_FIRST,
+    take: input.limit + 1,
+  });
   return toPage(rows, input.limit, (r) => leadOut(r));
 });

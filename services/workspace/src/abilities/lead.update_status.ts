@@ -20,11 +20,26 @@ export default ability("lead.update_status", async (input, call, ctx) =>
     assertTransition("lead", input.id, from, input.status);
     const now = ctx.now();
     const final = input.status === "won" || input.status === "lost";
-    await tx.lead.update({ where: { id: input.id }, data: { status: input.status, updatedAt: now, ...(final ? { closedAt: now } : {}) } });
-    await tx.leadEvent.create({
-      data: { leadId: input.id, tenant: call.tenant, fromStatus: from, toStatus: input.status, reason: input.reason ?? null, keyId: call.keyId || null, requestId: call.requestId || null, at: now },
+    await tx.lead.update({
+      where: { id: input.id },
+      data: { status: input.status, updatedAt: now, ...(final ? { closedAt: now } : {}) },
     });
-    const row = await tx.lead.findFirstOrThrow({ where: { id: input.id, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+    await tx.leadEvent.create({
+      data: {
+        leadId: input.id,
+        tenant: call.tenant,
+        fromStatus: from,
+        toStatus: input.status,
+        reason: input.reason ?? null,
+        keyId: call.keyId || null,
+        requestId: call.requestId || null,
+        at: now,
+      },
+    });
+    const row = await tx.lead.findFirstOrThrow({
+      where: { id: input.id, tenant: call.tenant },
+      include: { history: { orderBy: { id: "asc" } } },
+    });
     return leadOut(row, row.history);
   }),
 );

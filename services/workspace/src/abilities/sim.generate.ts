@@ -47,7 +47,18 @@ export default ability("sim.generate", async (input, call, ctx) => {
       const contactIds = plan.contacts.map(() => newId("contact"));
       const contacts = plan.contacts.map((c, i) => {
         const t = at();
-        return { id: contactIds[i], tenant: sandbox, name: c.name, email: c.email, phone: c.phone, company: c.company, metadata: c.metadata, vertical: input.vertical, createdAt: t, updatedAt: t };
+        return {
+          id: contactIds[i],
+          tenant: sandbox,
+          name: c.name,
+          email: c.email,
+          phone: c.phone,
+          company: c.company,
+          metadata: c.metadata,
+          vertical: input.vertical,
+          createdAt: t,
+          updatedAt: t,
+        };
       });
       const leadRows: object[] = [];
       const leadEvents: object[] = [];
@@ -56,12 +67,34 @@ export default ability("sim.generate", async (input, call, ctx) => {
         const id = newId("lead");
         const status = l.path[l.path.length - 1];
         leadRows.push({
-          id, tenant: sandbox, name: l.name, contactId: l.contactIndex === null ? null : contactIds[l.contactIndex],
-          email: l.contactIndex === null ? null : plan.contacts[l.contactIndex].email, company: l.contactIndex === null ? null : plan.contacts[l.contactIndex].company,
-          source: l.source, valueMinor: l.value ? toMinor(l.value.amount, l.value.currency, "/sim/value") : null, valueCurrency: l.value?.currency ?? null,
-          notes: null, status, vertical: input.vertical, createdAt: t, updatedAt: t, closedAt: status === "won" || status === "lost" ? t : null,
+          id,
+          tenant: sandbox,
+          name: l.name,
+          contactId: l.contactIndex === null ? null : contactIds[l.contactIndex],
+          email: l.contactIndex === null ? null : plan.contacts[l.contactIndex].email,
+          company: l.contactIndex === null ? null : plan.contacts[l.contactIndex].company,
+          source: l.source,
+          valueMinor: l.value ? toMinor(l.value.amount, l.value.currency, "/sim/value") : null,
+          valueCurrency: l.value?.currency ?? null,
+          notes: null,
+          status,
+          vertical: input.vertical,
+          createdAt: t,
+          updatedAt: t,
+          closedAt: status === "won" || status === "lost" ? t : null,
         });
-        l.path.forEach((s, k) => leadEvents.push({ leadId: id, tenant: sandbox, fromStatus: k === 0 ? null : l.path[k - 1], toStatus: s, reason: k === 0 ? null : "simulation", keyId: call.keyId || null, requestId: call.requestId || null, at: t }));
+        l.path.forEach((s, k) =>
+          leadEvents.push({
+            leadId: id,
+            tenant: sandbox,
+            fromStatus: k === 0 ? null : l.path[k - 1],
+            toStatus: s,
+            reason: k === 0 ? null : "simulation",
+            keyId: call.keyId || null,
+            requestId: call.requestId || null,
+            at: t,
+          }),
+        );
       }
       const taskRows: object[] = [];
       const taskEvents: object[] = [];
@@ -70,13 +103,45 @@ export default ability("sim.generate", async (input, call, ctx) => {
         const id = newId("task");
         const status = tk.path[tk.path.length - 1];
         taskRows.push({
-          id, tenant: sandbox, title: tk.title, assignedTo: tk.assignedTo, dueAt: new Date(now.getTime() + tk.dueInHours * 3_600_000), priority: tk.priority,
-          status, vertical: input.vertical, createdAt: t, updatedAt: t, closedAt: status === "done" || status === "cancelled" ? t : null,
+          id,
+          tenant: sandbox,
+          title: tk.title,
+          assignedTo: tk.assignedTo,
+          dueAt: new Date(now.getTime() + tk.dueInHours * 3_600_000),
+          priority: tk.priority,
+          status,
+          vertical: input.vertical,
+          createdAt: t,
+          updatedAt: t,
+          closedAt: status === "done" || status === "cancelled" ? t : null,
         });
-        tk.path.forEach((s, k) => taskEvents.push({ taskId: id, tenant: sandbox, fromStatus: k === 0 ? null : tk.path[k - 1], toStatus: s, note: k === 0 ? null : "simulation", keyId: call.keyId || null, requestId: call.requestId || null, at: t }));
+        tk.path.forEach((s, k) =>
+          taskEvents.push({
+            taskId: id,
+            tenant: sandbox,
+            fromStatus: k === 0 ? null : tk.path[k - 1],
+            toStatus: s,
+            note: k === 0 ? null : "simulation",
+            keyId: call.keyId || null,
+            requestId: call.requestId || null,
+            at: t,
+          }),
+        );
       }
       const counts = { contacts: contacts.length, leads: leadRows.length, tasks: taskRows.length };
-      const sim = await tx.simulation.create({ data: { id, tenant: call.tenant, vertical: input.vertical, seed, size: input.size, sandboxTenant: sandbox, counts, createdAt: now, updatedAt: now } });
+      const sim = await tx.simulation.create({
+        data: {
+          id,
+          tenant: call.tenant,
+          vertical: input.vertical,
+          seed,
+          size: input.size,
+          sandboxTenant: sandbox,
+          counts,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
       if (contacts.length) await tx.contact.createMany({ data: contacts });
       if (leadRows.length) await tx.lead.createMany({ data: leadRows as never });
       if (leadEvents.length) await tx.leadEvent.createMany({ data: leadEvents as never });

@@ -10,6 +10,10 @@ import { simOut } from "../records.ts";
 export default ability("sim.list", async (input, call, ctx) => {
   const and: object[] = [afterCursor(input.cursor)];
   if (input.vertical) and.push({ vertical: input.vertical });
-  const rows = await ctx.db.simulation.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+  const rows = await ctx.db.simulation.findMany({
+    where: { tenant: call.tenant, AND: and },
+    orderBy: NEWEST_FIRST,
+    take: input.limit + 1,
+  });
   return toPage(rows, input.limit, simOut);
 });

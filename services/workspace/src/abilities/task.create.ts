@@ -38,12 +38,23 @@ export default ability("task.create", async (input, call, ctx) => {
         },
       });
       const created = await tx.taskEvent.create({
-        data: { taskId: id, tenant: call.tenant, fromStatus: null, toStatus: "open", keyId: call.keyId || null, requestId: call.requestId || null, at: now },
+        data: {
+          taskId: id,
+          tenant: call.tenant,
+          fromStatus: null,
+          toStatus: "open",
+          keyId: call.keyId || null,
+          requestId: call.requestId || null,
+          at: now,
+        },
       });
       return taskOut(task, now, [created]);
     },
     replay: async (recordId) => {
-      const row = await ctx.db.task.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+      const row = await ctx.db.task.findFirst({
+        where: { id: recordId, tenant: call.tenant },
+        include: { history: { orderBy: { id: "asc" } } },
+      });
       if (!row) throw notFound("task", recordId);
       return taskOut(row, ctx.now(), row.history);
     },

@@ -7,7 +7,10 @@ import { taskOut } from "../records.ts";
 import { notFound } from "../errors.ts";
 
 export default ability("task.get", async (input, call, ctx) => {
-  const row = await ctx.db.task.findFirst({ where: { id: input.id, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+  const row = await ctx.db.task.findFirst({
+    where: { id: input.id, tenant: call.tenant },
+    include: { history: { orderBy: { id: "asc" } } },
+  });
   if (!row) throw notFound("task", input.id);
   return taskOut(row, ctx.now(), row.history);
 });

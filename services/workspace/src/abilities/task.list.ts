@@ -16,7 +16,12 @@ export default ability("task.list", async (input, call, ctx) => {
   const overdue = { dueAt: { lt: now }, status: { notIn: ["done", "cancelled"] } };
   if (input.overdue === true) and.push(overdue);
   // Spelled out rather than NOT(overdue): NOT over a NULL due time is NULL in SQL, not true.
-  if (input.overdue === false) and.push({ OR: [{ dueAt: null }, { dueAt: { gte: now } }, { status: { in: ["done", "cancelled"] } }] });
-  const rows = await ctx.db.task.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+  if (input.overdue === false)
+    and.push({ OR: [{ dueAt: null }, { dueAt: { gte: now } }, { status: { in: ["done", "cancelled"] } }] });
+  const rows = await ctx.db.task.findMany({
+    where: { tenant: call.tenant, AND: and },
+    orderBy: NEWEST_FIRST,
+    take: input.limit + 1,
+  });
   return toPage(rows, input.limit, (r) => taskOut(r, now));
 });

@@ -19,11 +19,26 @@ export default ability("task.update_status", async (input, call, ctx) =>
     assertTransition("task", input.id, from, input.status);
     const now = ctx.now();
     const closing = input.status === "done" || input.status === "cancelled";
-    await tx.task.update({ where: { id: input.id }, data: { status: input.status, updatedAt: now, closedAt: closing ? now : null } });
-    await tx.taskEvent.create({
-      data: { taskId: input.id, tenant: call.tenant, fromStatus: from, toStatus: input.status, note: input.note ?? null, keyId: call.keyId || null, requestId: call.requestId || null, at: now },
+    await tx.task.update({
+      where: { id: input.id },
+      data: { status: input.status, updatedAt: now, closedAt: closing ? now : null },
     });
-    const row = await tx.task.findFirstOrThrow({ where: { id: input.id, tenant: call.tenant }, include: { history: { orderBy: { id: "asc" } } } });
+    await tx.taskEvent.create({
+      data: {
+        taskId: input.id,
+        tenant: call.tenant,
+        fromStatus: from,
+        toStatus: input.status,
+        note: input.note ?? null,
+        keyId: call.keyId || null,
+        requestId: call.requestId || null,
+        at: now,
+      },
+    });
+    const row = await tx.task.findFirstOrThrow({
+      where: { id: input.id, tenant: call.tenant },
+      include: { history: { orderBy: { id: "asc" } } },
+    });
     return taskOut(row, now, row.history);
   }),
 );

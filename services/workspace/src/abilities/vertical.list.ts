@@ -18,13 +18,17 @@ export default ability("vertical.list", async (input, _call, ctx) => {
       const loaded = await loadManifest(ctx.verticalsDir, id);
       const m = (loaded?.manifest ?? {}) as Record<string, unknown>;
       const surface = (m.surface ?? {}) as Record<string, unknown[]>;
-      const surfaceFindings = loaded?.manifest ? blocking(loaded.findings, "surface").length : (loaded?.findings.length ?? 1);
+      const surfaceFindings = loaded?.manifest
+        ? blocking(loaded.findings, "surface").length
+        : (loaded?.findings.length ?? 1);
       return {
         id,
         name: typeof m.name === "string" ? m.name : null,
         version: typeof m.version === "string" ? m.version : null,
         summary: typeof m.summary === "string" ? m.summary : null,
-        nouns: Array.isArray(surface.nouns) ? surface.nouns.map((n) => (n as { id?: unknown }).id).filter((x) => typeof x === "string") : [],
+        nouns: Array.isArray(surface.nouns)
+          ? surface.nouns.map((n) => (n as { id?: unknown }).id).filter((x) => typeof x === "string")
+          : [],
         status: surfaceFindings === 0 ? "ok" : "invalid",
         findings: loaded?.findings.length ?? 0,
       };

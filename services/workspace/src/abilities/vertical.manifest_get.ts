@@ -11,5 +11,13 @@ import { servableManifest } from "../verticals/manifests.ts";
 export default ability("vertical.manifest_get", async (input, _call, ctx) => {
   const m = await servableManifest(ctx.verticalsDir, input.id, input.section);
   if (input.section === "all") return { section: "all", lint: { ok: true, findings: 0 }, ...m };
-  return { id: m.id, name: m.name, version: m.version, summary: m.summary, section: "surface", lint: { ok: true }, surface: m.surface };
+  return {
+    id: m.id,
+    name: m.name,
+    version: m.version,
+    summary: m.summary,
+    section: "surface",
+    lint: { ok: true },
+    surface: m.surface,
+  };
 });

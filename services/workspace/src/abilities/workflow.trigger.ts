@@ -39,14 +39,23 @@ async function publish(ctx: Context, run: WorkflowRun): Promise<number> {
     keyId: run.keyId,
     requestId: run.requestId,
   };
-  const ack = await ctx.nats.js.publish(run.subject, encodeJson(message), { msgID: run.id, expect: { streamName: "WORKFLOWS" } });
+  const ack = await ctx.nats.js.publish(run.subject, encodeJson(message), {
+    msgID: run.id,
+    expect: { streamName: "WORKFLOWS" },
+  });
   return ack.seq;
 }
 
 async function compensate(ctx: Context, call: CallContext, run: WorkflowRun, key: string | undefined): Promise<void> {
   await ctx.db.$transaction([
     ctx.db.workflowRun.deleteMany({ where: { id: run.id, tenant: call.tenant } }),
-    ...(key ? [ctx.db.idempotencyRecord.deleteMany({ where: { tenant: call.tenant, ability: "workflow.trigger", key, recordId: run.id } })] : []),
+    ...(key
+      ? [
+          ctx.db.idempotencyRecord.deleteMany({
+            where: { tenant: call.tenant, ability: "workflow.trigger", key, recordId: run.id },
+          }),
+        ]
+      : []),
   ]);
 }
 
@@ -88,10 +97,20 @@ export default ability("workflow.trigger", async (input, call, ctx) => {
     try {
       seq = await publish(ctx, run);
     } catch (err) {
-      if (created) await compensate(ctx, call, run, input.idempotencyKey).catch((e) => ctx.log.error({ runId: run.id, err: String(e) }, "could not remove unpublished run"));
-      throw new GantryError("unavailable", "The workflow stream is unavailable; the run was not triggered. Retry shortly.", { retryAfterMs: 1_000, cause: err });
+      if (created)
+        await compensate(ctx, call, run, input.idempotencyKey).catch((e) =>
+          ctx.log.error({ runId: run.id, err: String(e) }, "could not remove unpublished run"),
+        );
+      throw new GantryError(
+        "unavailable",
+        "The workflow stream is unavailable; the run was not triggered. Retry shortly.",
+        { retryAfterMs: 1_000, cause: err },
+      );
     }
-    await ctx.db.workflowRun.updateMany({ where: { id: run.id, tenant: call.tenant, sequence: null }, data: { sequence: BigInt(seq) } });
+    await ctx.db.workflowRun.updateMany({
+      where: { id: run.id, tenant: call.tenant, sequence: null },
+      data: { sequence: BigInt(seq) },
+    });
   }
   return result(run);
 });

@@ -10,8 +10,14 @@ import { notFound } from "../errors.ts";
 export default ability("workspace.doc.close", async (input, call, ctx) => {
   const where = { id: input.id, tenant: call.tenant };
   const now = ctx.now();
-  await ctx.db.doc.updateMany({ where: { ...where, status: "open" }, data: { status: "closed", closedAt: now, updatedAt: now } });
-  const row = await ctx.db.doc.findFirst({ where, include: { comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } } });
+  await ctx.db.doc.updateMany({
+    where: { ...where, status: "open" },
+    data: { status: "closed", closedAt: now, updatedAt: now },
+  });
+  const row = await ctx.db.doc.findFirst({
+    where,
+    include: { comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
+  });
   if (!row) throw notFound("workspace doc", input.id);
   return docOut(row, { comments: row.comments });
 });

@@ -23,7 +23,16 @@ export default ability("workspace.doc.comment", async (input, call, ctx) =>
       throw invalidField("/input/anchor", "is not a passage of the doc's current content", "anchor_not_found");
     }
     const comment = await tx.docComment.create({
-      data: { id: newId("comment"), docId: input.id, tenant: call.tenant, text: input.text, anchor: input.anchor ?? null, version: doc.version, keyId: call.keyId || null, createdAt: ctx.now() },
+      data: {
+        id: newId("comment"),
+        docId: input.id,
+        tenant: call.tenant,
+        text: input.text,
+        anchor: input.anchor ?? null,
+        version: doc.version,
+        keyId: call.keyId || null,
+        createdAt: ctx.now(),
+      },
     });
     return commentOut(comment);
   }),

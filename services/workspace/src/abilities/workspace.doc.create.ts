@@ -23,12 +23,25 @@ export default ability("workspace.doc.create", async (input, call, ctx) => {
     create: async (tx) =>
       docOut(
         await tx.doc.create({
-          data: { id, tenant: call.tenant, title, content: input.content ?? "", version: 1, status: "open", vertical: call.verticalId ?? null, createdAt: now, updatedAt: now },
+          data: {
+            id,
+            tenant: call.tenant,
+            title,
+            content: input.content ?? "",
+            version: 1,
+            status: "open",
+            vertical: call.verticalId ?? null,
+            createdAt: now,
+            updatedAt: now,
+          },
         }),
         { comments: [] },
       ),
     replay: async (recordId) => {
-      const row = await ctx.db.doc.findFirst({ where: { id: recordId, tenant: call.tenant }, include: { comments: { orderBy: { createdAt: "asc" } } } });
+      const row = await ctx.db.doc.findFirst({
+        where: { id: recordId, tenant: call.tenant },
+        include: { comments: { orderBy: { createdAt: "asc" } } },
+      });
       if (!row) throw notFound("workspace doc", recordId);
       return docOut(row, { comments: row.comments });
     },

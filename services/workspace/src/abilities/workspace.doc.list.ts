@@ -12,8 +12,14 @@ export default ability("workspace.doc.list", async (input, call, ctx) => {
   if (input.status) and.push({ status: input.status });
   if (input.query) {
     const q = input.query.trim();
-    and.push({ OR: [{ title: { contains: q, mode: "insensitive" } }, { content: { contains: q, mode: "insensitive" } }] });
+    and.push({
+      OR: [{ title: { contains: q, mode: "insensitive" } }, { content: { contains: q, mode: "insensitive" } }],
+    });
   }
-  const rows = await ctx.db.doc.findMany({ where: { tenant: call.tenant, AND: and }, orderBy: NEWEST_FIRST, take: input.limit + 1 });
+  const rows = await ctx.db.doc.findMany({
+    where: { tenant: call.tenant, AND: and },
+    orderBy: NEWEST_FIRST,
+    take: input.limit + 1,
+  });
   return toPage(rows, input.limit, (r) => docOut(r, { content: false }));
 });

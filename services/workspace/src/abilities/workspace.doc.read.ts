@@ -7,7 +7,10 @@ import { docOut } from "../records.ts";
 import { notFound } from "../errors.ts";
 
 export default ability("workspace.doc.read", async (input, call, ctx) => {
-  const row = await ctx.db.doc.findFirst({ where: { id: input.id, tenant: call.tenant }, include: { comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } } });
+  const row = await ctx.db.doc.findFirst({
+    where: { id: input.id, tenant: call.tenant },
+    include: { comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
+  });
   if (!row) throw notFound("workspace doc", input.id);
   return docOut(row, { comments: row.comments });
 });

@@ -18,8 +18,56 @@ export const SIZES = {
 
 export type SimSize = keyof typeof SIZES;
 
-const FIRST = ["Ada", "Bola", "Chen", "Dara", "Elif", "Femi", "Grace", "Hugo", "Ines", "Jonas", "Kemi", "Liam", "Maya", "Nikhil", "Olga", "Pedro", "Quinn", "Rosa", "Sami", "Tariq", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zara"];
-const LAST = ["Obi", "Adeyemi", "Lindqvist", "Moreau", "Kowalski", "Nakamura", "Okafor", "Haddad", "Silva", "Novak", "Mensah", "Rossi", "Fischer", "Dubois", "Patel", "Kim", "Andersen", "Costa", "Yilmaz", "Walsh"];
+const FIRST = [
+  "Ada",
+  "Bola",
+  "Chen",
+  "Dara",
+  "Elif",
+  "Femi",
+  "Grace",
+  "Hugo",
+  "Ines",
+  "Jonas",
+  "Kemi",
+  "Liam",
+  "Maya",
+  "Nikhil",
+  "Olga",
+  "Pedro",
+  "Quinn",
+  "Rosa",
+  "Sami",
+  "Tariq",
+  "Uma",
+  "Viktor",
+  "Wen",
+  "Ximena",
+  "Yusuf",
+  "Zara",
+];
+const LAST = [
+  "Obi",
+  "Adeyemi",
+  "Lindqvist",
+  "Moreau",
+  "Kowalski",
+  "Nakamura",
+  "Okafor",
+  "Haddad",
+  "Silva",
+  "Novak",
+  "Mensah",
+  "Rossi",
+  "Fischer",
+  "Dubois",
+  "Patel",
+  "Kim",
+  "Andersen",
+  "Costa",
+  "Yilmaz",
+  "Walsh",
+];
 
 interface Noun {
   id: string;
@@ -138,7 +186,8 @@ export function planSimulation(manifest: Record<string, unknown>, seed: number, 
       const last = pick(LAST);
       const n = contacts.length + 1;
       const metadata: Record<string, string | number | boolean> = { noun: noun.id, sim: true };
-      for (const f of noun.fields) if (f.maps.startsWith("metadata.")) metadata[f.maps.slice("metadata.".length)] = fieldValue(f, n);
+      for (const f of noun.fields)
+        if (f.maps.startsWith("metadata.")) metadata[f.maps.slice("metadata.".length)] = fieldValue(f, n);
       contacts.push({
         noun: noun.id,
         name: `${first} ${last}`,
@@ -164,7 +213,9 @@ export function planSimulation(manifest: Record<string, unknown>, seed: number, 
         name: contactIndex === null ? `${title} ${leads.length + 1}` : `${title} — ${contacts[contactIndex].name}`,
         contactIndex,
         source: v.sources ? pick(v.sources) : "simulation",
-        value: v.value ? { amount: int(Math.ceil(v.value.min), Math.floor(v.value.max)), currency: v.value.currency } : null,
+        value: v.value
+          ? { amount: int(Math.ceil(v.value.min), Math.floor(v.value.max)), currency: v.value.currency }
+          : null,
         path: weighted(rnd, LEAD_PATHS),
       });
     }
@@ -184,7 +235,12 @@ export function planSimulation(manifest: Record<string, unknown>, seed: number, 
         title: who ? `${title}: ${who}` : `${title} ${tasks.length + 1}`,
         assignedTo: v.assignees ? pick(v.assignees) : null,
         dueInHours: int(-72, 240),
-        priority: weighted(rnd, [["low", 20], ["medium", 45], ["high", 25], ["urgent", 10]]),
+        priority: weighted(rnd, [
+          ["low", 20],
+          ["medium", 45],
+          ["high", 25],
+          ["urgent", 10],
+        ]),
         path: weighted(rnd, TASK_PATHS),
       });
     }

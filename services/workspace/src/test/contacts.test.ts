@@ -18,7 +18,18 @@ after(async () => t?.stop());
 
 describe("contact.create", () => {
   test("creates a contact with a prefixed id, E.164 phone, metadata and timestamps", async () => {
-    const c = await ok(t, "contact.create", { name: "Ada Obi", phone: "+234 (803) 123-4567", email: "ada@Northwind.EXAMPLE", company: "Northwind", metadata: { vip: true, tier: "gold" } }, k.acme);
+    const c = await ok(
+      t,
+      "contact.create",
+      {
+        name: "Ada Obi",
+        phone: "+234 (803) 123-4567",
+        email: "ada@Northwind.EXAMPLE",
+        company: "Northwind",
+        metadata: { vip: true, tier: "gold" },
+      },
+      k.acme,
+    );
     assert.match(c.id, /^ctc_[0-9A-HJKMNP-TV-Z]{26}$/);
     assert.equal(c.phone, "+2348031234567");
     assert.equal(c.email, "ada@northwind.example");
@@ -57,17 +68,27 @@ describe("contact.create", () => {
   test("idempotency: same key + same input → same contact; different input → 409 naming the fields", async () => {
     const input = { name: "Idem Potent", email: "idem@example.com", idempotencyKey: "signup-1" };
     const first = await ok(t, "contact.create", input, k.acme);
-    const again = await ok(t, "contact.create", { email: "idem@example.com", idempotencyKey: "signup-1", name: "Idem Potent" }, k.acme);
+    const again = await ok(
+      t,
+      "contact.create",
+      { email: "idem@example.com", idempotencyKey: "signup-1", name: "Idem Potent" },
+      k.acme,
+    );
     assert.equal(again.id, first.id);
     const e = await fails(t, "contact.create", { ...input, name: "Someone Else", company: "Other" }, k.acme, 409);
     assert.equal(e.code, "conflict");
-    assert.deepEqual(e.details.map((d: { path: string }) => d.path), ["/input/company", "/input/name"]);
+    assert.deepEqual(
+      e.details.map((d: { path: string }) => d.path),
+      ["/input/company", "/input/name"],
+    );
     assert.ok(e.details.every((d: { code: string }) => d.code === "idempotency_mismatch"));
     assert.match(e.error, /company, name/);
     // Scoped per tenant: beta may use the same key for its own contact.
     const beta = await ok(t, "contact.create", input, k.beta);
     assert.notEqual(beta.id, first.id);
-    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM workspace.contacts WHERE email = 'idem@example.com'`);
+    const { rows } = await t.db.query(
+      `SELECT count(*)::int AS n FROM workspace.contacts WHERE email = 'idem@example.com'`,
+    );
     assert.equal(rows[0].n, 2);
   });
 
@@ -77,7 +98,9 @@ describe("contact.create", () => {
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
     const ids = new Set(results.map((r) => r.body.result.id));
     assert.equal(ids.size, 1);
-    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM workspace.contacts WHERE tenant = 'acme' AND email = 'race@example.com'`);
+    const { rows } = await t.db.query(
+      `SELECT count(*)::int AS n FROM workspace.contacts WHERE tenant = 'acme' AND email = 'race@example.com'`,
+    );
     assert.equal(rows[0].n, 1);
     assert.doesNotMatch(t.stack.logs(), /ability failed/);
   });
@@ -85,9 +108,19 @@ describe("contact.create", () => {
 
 describe("contact.update", () => {
   test("partial update: only given fields change, null clears, metadata merges and null removes a key", async () => {
-    const c = await ok(t, "contact.create", { name: "Upd", phone: "+44 20 7946 0958", company: "Old Co", metadata: { a: 1, b: "x" } }, k.acme);
+    const c = await ok(
+      t,
+      "contact.create",
+      { name: "Upd", phone: "+44 20 7946 0958", company: "Old Co", metadata: { a: 1, b: "x" } },
+      k.acme,
+    );
     await new Promise((r) => setTimeout(r, 5));
-    const u = await ok(t, "contact.update", { id: c.id, company: null, email: "upd@example.com", metadata: { b: null, c: true } }, k.acme);
+    const u = await ok(
+      t,
+      "contact.update",
+      { id: c.id, company: null, email: "upd@example.com", metadata: { b: null, c: true } },
+      k.acme,
+    );
     assert.equal(u.name, "Upd");
     assert.equal(u.phone, "+442079460958");
     assert.equal(u.company, null);
@@ -99,7 +132,9 @@ describe("contact.update", () => {
 
   test("concurrent metadata updates of different keys all survive (row lock)", async () => {
     const c = await ok(t, "contact.create", { name: "Many" }, k.acme);
-    await Promise.all(Array.from({ length: 8 }, (_, i) => ok(t, "contact.update", { id: c.id, metadata: { [`k${i}`]: i } }, k.acme)));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => ok(t, "contact.update", { id: c.id, metadata: { [`k${i}`]: i } }, k.acme)),
+    );
     const got = await ok(t, "contact.get", { id: c.id }, k.acme);
     assert.equal(Object.keys(got.metadata).length, 8);
   });
@@ -116,12 +151,18 @@ describe("contact.update", () => {
 describe("contact.list", () => {
   test("paginates newest first with opaque cursors, no duplicates or gaps", async () => {
     const made: string[] = [];
-    for (let i = 0; i < 7; i++) made.push((await ok(t, "contact.create", { name: `Pager ${i}`, company: "Pagination Ltd" }, k.beta)).id);
+    for (let i = 0; i < 7; i++)
+      made.push((await ok(t, "contact.create", { name: `Pager ${i}`, company: "Pagination Ltd" }, k.beta)).id);
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await ok(t, "contact.list", { query: "pagination", limit: 3, ...(cursor ? { cursor } : {}) }, k.beta);
+      const page = await ok(
+        t,
+        "contact.list",
+        { query: "pagination", limit: 3, ...(cursor ? { cursor } : {}) },
+        k.beta,
+      );
       assert.ok(page.items.length <= 3);
       seen.push(...page.items.map((c: { id: string }) => c.id));
       cursor = page.nextCursor ?? undefined;
@@ -132,10 +173,18 @@ describe("contact.list", () => {
   });
 
   test("query matches name, email, company and phone digits, case-insensitively", async () => {
-    const c = await ok(t, "contact.create", { name: "Zebedee Quux", email: "zq@quuxmail.example", company: "Quux Industries", phone: "+1 415 555 0142" }, k.acme);
+    const c = await ok(
+      t,
+      "contact.create",
+      { name: "Zebedee Quux", email: "zq@quuxmail.example", company: "Quux Industries", phone: "+1 415 555 0142" },
+      k.acme,
+    );
     for (const q of ["zebedee", "QUUXMAIL", "industries", "4155550142", "415 555 0142"]) {
       const page = await ok(t, "contact.list", { query: q }, k.acme);
-      assert.ok(page.items.some((x: { id: string }) => x.id === c.id), `query ${q}`);
+      assert.ok(
+        page.items.some((x: { id: string }) => x.id === c.id),
+        `query ${q}`,
+      );
     }
     const none = await ok(t, "contact.list", { query: "no-such-contact-xyz" }, k.acme);
     assert.deepEqual(none, { items: [], nextCursor: null });
@@ -162,7 +211,11 @@ describe("tenant isolation", () => {
     await fails(t, "contact.get", { id: c.id }, k.shop1, 404);
     await fails(t, "contact.get", { id: c.id }, k.acmeParent, 404, { tenantId: "shop1" });
     await fails(t, "contact.update", { id: c.id, name: "Hijack" }, k.beta, 404);
-    for (const [key, ctx] of [[k.beta, undefined], [k.shop1, undefined], [k.acmeParent, { tenantId: "shop1" }]] as const) {
+    for (const [key, ctx] of [
+      [k.beta, undefined],
+      [k.shop1, undefined],
+      [k.acmeParent, { tenantId: "shop1" }],
+    ] as const) {
       const page = await ok(t, "contact.list", { query: "Secret Acme" }, key, ctx);
       assert.deepEqual(page.items, []);
     }
@@ -185,7 +238,11 @@ describe("tenant isolation", () => {
 
 describe("security", () => {
   test("no key → 401; a key without the scope → 403; context.tenantId without the sub-tenant flag → 403", async () => {
-    const r = await fetch(`${t.url}/v1/abilities/contact.list`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: {} }) });
+    const r = await fetch(`${t.url}/v1/abilities/contact.list`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: {} }),
+    });
     assert.equal(r.status, 401);
     await ok(t, "contact.list", {}, k.readOnly);
     const e = await fails(t, "contact.create", { name: "x" }, k.readOnly, 403);

@@ -36,9 +36,21 @@ const script: Record<string, number[]> = {
   "/hooks/gone": [404],
   "/hooks/restart": [503, 200],
 };
-const SECRETS = { acme: "acme-secret-0123456789", flaky: "flaky-secret-0123456789", down: "down-secret-0123456789", gone: "gone-secret-0123456789", private: "private-secret-0123456", metadata: "metadata-secret-012345", restart: "restart-secret-0123456" };
+const SECRETS = {
+  acme: "acme-secret-0123456789",
+  flaky: "flaky-secret-0123456789",
+  down: "down-secret-0123456789",
+  gone: "gone-secret-0123456789",
+  private: "private-secret-0123456",
+  metadata: "metadata-secret-012345",
+  restart: "restart-secret-0123456",
+};
 
-async function readSubject(filter: string, count: number, timeoutMs = 10_000): Promise<Array<{ subject: string; data: any; seq: number }>> {
+async function readSubject(
+  filter: string,
+  count: number,
+  timeoutMs = 10_000,
+): Promise<Array<{ subject: string; data: any; seq: number }>> {
   const consumer = await js.consumers.get("EVENTS", { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
   const out: Array<{ subject: string; data: any; seq: number }> = [];
   const until = Date.now() + timeoutMs;
@@ -50,7 +62,12 @@ async function readSubject(filter: string, count: number, timeoutMs = 10_000): P
   return out;
 }
 
-async function readStream(stream: string, filter: string, max: number, waitMs = 1_500): Promise<Array<{ subject: string; data: any }>> {
+async function readStream(
+  stream: string,
+  filter: string,
+  max: number,
+  waitMs = 1_500,
+): Promise<Array<{ subject: string; data: any }>> {
   const consumer = await js.consumers.get(stream, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
   const out: Array<{ subject: string; data: any }> = [];
   for (;;) {
@@ -110,7 +127,10 @@ describe("event.emit", () => {
   test("the EVENTS and WORKFLOWS streams are declared at start, file-backed, with deduplication", async () => {
     const { jetstreamManager } = await import("@nats-io/jetstream");
     const jsm = await jetstreamManager(nc);
-    for (const [name, subject] of [["EVENTS", "events.>"], ["WORKFLOWS", "workflows.>"]]) {
+    for (const [name, subject] of [
+      ["EVENTS", "events.>"],
+      ["WORKFLOWS", "workflows.>"],
+    ]) {
       const info = await jsm.streams.info(name);
       assert.deepEqual(info.config.subjects, [subject]);
       assert.equal(info.config.storage, "file");
@@ -120,7 +140,13 @@ describe("event.emit", () => {
   });
 
   test("publishes the envelope durably on events.<tenant>.<event>; a test consumer reads it back", async () => {
-    const r = await ok(t, "event.emit", { event: "booking.confirmed", payload: { bookingId: "bk_1042", seats: 2 } }, k.acme, { verticalId: "clinic" });
+    const r = await ok(
+      t,
+      "event.emit",
+      { event: "booking.confirmed", payload: { bookingId: "bk_1042", seats: 2 } },
+      k.acme,
+      { verticalId: "clinic" },
+    );
     assert.match(r.id, /^evt_/);
     assert.equal(r.subject, "events.acme.booking.confirmed");
     assert.equal(r.stream, "EVENTS");
@@ -170,21 +196,41 @@ describe("event.emit", () => {
 
 describe("workflow.trigger", () => {
   test("records a queued run, publishes the trigger, delivers a signed POST, records delivered", async () => {
-    const r = await ok(t, "workflow.trigger", { workflow: "send-booking-reminders", input: { day: "2026-06-03" } }, k.acme);
+    const r = await ok(
+      t,
+      "workflow.trigger",
+      { workflow: "send-booking-reminders", input: { day: "2026-06-03" } },
+      k.acme,
+    );
     assert.match(r.runId, /^wfr_/);
     assert.equal(r.status, "queued");
     assert.equal(r.subject, "workflows.acme.send-booking-reminders.triggered");
     assert.equal(r.delivery, "webhook");
-    const hit = await eventually(async () => received.find((x) => x.path === "/hooks/acme" && JSON.parse(x.body).runId === r.runId));
+    const hit = await eventually(async () =>
+      received.find((x) => x.path === "/hooks/acme" && JSON.parse(x.body).runId === r.runId),
+    );
     assert.equal(hit.headers["content-type"], "application/json");
     assert.equal(hit.headers["gantry-run-id"], r.runId);
     assert.equal(hit.headers["idempotency-key"], r.runId);
     assert.equal(hit.headers["gantry-attempt"], "1");
-    assert.ok(verifySignature(SECRETS.acme, String(hit.headers["gantry-signature"]), hit.body), "signature verifies with the tenant's secret");
+    assert.ok(
+      verifySignature(SECRETS.acme, String(hit.headers["gantry-signature"]), hit.body),
+      "signature verifies with the tenant's secret",
+    );
     assert.equal(verifySignature("some-other-secret-000", String(hit.headers["gantry-signature"]), hit.body), false);
-    assert.equal(verifySignature(SECRETS.acme, String(hit.headers["gantry-signature"]), hit.body.replace("2026-06-03", "2026-06-04")), false);
+    assert.equal(
+      verifySignature(
+        SECRETS.acme,
+        String(hit.headers["gantry-signature"]),
+        hit.body.replace("2026-06-03", "2026-06-04"),
+      ),
+      false,
+    );
     const body = JSON.parse(hit.body);
-    assert.deepEqual({ type: body.type, tenant: body.tenant, workflow: body.workflow, input: body.input }, { type: "workflow.triggered", tenant: "acme", workflow: "send-booking-reminders", input: { day: "2026-06-03" } });
+    assert.deepEqual(
+      { type: body.type, tenant: body.tenant, workflow: body.workflow, input: body.input },
+      { type: "workflow.triggered", tenant: "acme", workflow: "send-booking-reminders", input: { day: "2026-06-03" } },
+    );
     const run = await eventually(async () => {
       const { rows } = await t.db.query(`SELECT * FROM workspace.workflow_runs WHERE id = $1`, [r.runId]);
       return rows[0]?.status === "delivered" ? rows[0] : undefined;
@@ -196,7 +242,11 @@ describe("workflow.trigger", () => {
     assert.ok(Number(run.sequence) > 0);
     const triggered = await readStream("WORKFLOWS", "workflows.acme.send-booking-reminders.triggered", 10, 500);
     assert.ok(triggered.some((m) => m.data.runId === r.runId && m.data.tenant === "acme"));
-    const outcome = await eventually(async () => (await readStream("WORKFLOWS", "workflows.acme.send-booking-reminders.delivered", 10, 500)).find((m) => m.data.runId === r.runId));
+    const outcome = await eventually(async () =>
+      (await readStream("WORKFLOWS", "workflows.acme.send-booking-reminders.delivered", 10, 500)).find(
+        (m) => m.data.runId === r.runId,
+      ),
+    );
     assert.equal(outcome.data.attempts, 1);
   });
 
@@ -210,7 +260,10 @@ describe("workflow.trigger", () => {
     }, 20_000);
     assert.equal(run.attempts, 3);
     const hits = received.filter((x) => x.path === "/hooks/flaky");
-    assert.deepEqual(hits.map((h) => h.headers["gantry-attempt"]), ["1", "2", "3"]);
+    assert.deepEqual(
+      hits.map((h) => h.headers["gantry-attempt"]),
+      ["1", "2", "3"],
+    );
     for (const h of hits) assert.ok(verifySignature(SECRETS.flaky, String(h.headers["gantry-signature"]), h.body));
     // backoff 150 ms then 300 ms
     assert.ok(Date.now() - started >= 400, `took ${Date.now() - started} ms`);
@@ -226,7 +279,9 @@ describe("workflow.trigger", () => {
     assert.equal(run.attempts, 3);
     assert.equal(run.last_status_code, 503);
     assert.match(run.last_error, /503/);
-    const failed = await eventually(async () => (await readStream("WORKFLOWS", "workflows.down.sync.failed", 10, 500)).find((m) => m.data.runId === r.runId));
+    const failed = await eventually(async () =>
+      (await readStream("WORKFLOWS", "workflows.down.sync.failed", 10, 500)).find((m) => m.data.runId === r.runId),
+    );
     assert.equal(failed.data.attempts, 3);
   });
 
@@ -275,7 +330,10 @@ describe("workflow.trigger", () => {
   test("idempotency: same key → same run, delivered once; concurrent duplicates → one run; different input → 409", async () => {
     const input = { workflow: "send-invoice", input: { invoice: "inv_1" }, idempotencyKey: "invoice-inv_1" };
     const rs = await Promise.all(Array.from({ length: 6 }, () => t.call("workflow.trigger", { input }, k.acme)));
-    assert.ok(rs.every((r) => r.status === 200), JSON.stringify(rs.map((r) => r.body)));
+    assert.ok(
+      rs.every((r) => r.status === 200),
+      JSON.stringify(rs.map((r) => r.body)),
+    );
     const ids = new Set(rs.map((r) => r.body.result.runId));
     assert.equal(ids.size, 1);
     const [runId] = [...ids];
@@ -288,10 +346,15 @@ describe("workflow.trigger", () => {
     assert.equal(again.status, "delivered");
     await new Promise((res) => setTimeout(res, 300));
     assert.equal(received.filter((x) => x.path === "/hooks/acme" && JSON.parse(x.body).runId === runId).length, 1);
-    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM workspace.workflow_runs WHERE tenant = 'acme' AND workflow = 'send-invoice'`);
+    const { rows } = await t.db.query(
+      `SELECT count(*)::int AS n FROM workspace.workflow_runs WHERE tenant = 'acme' AND workflow = 'send-invoice'`,
+    );
     assert.equal(rows[0].n, 1);
     const e = await fails(t, "workflow.trigger", { ...input, input: { invoice: "inv_2" } }, k.acme, 409);
-    assert.deepEqual(e.details.map((d: { path: string }) => d.path), ["/input/input"]);
+    assert.deepEqual(
+      e.details.map((d: { path: string }) => d.path),
+      ["/input/input"],
+    );
   });
 
   test("a delivery interrupted by a crash of the workspace service is redelivered after restart (durable consumer)", async () => {
@@ -307,7 +370,10 @@ describe("workflow.trigger", () => {
       return rows[0]?.status === "delivered" ? rows[0] : undefined;
     }, 60_000);
     assert.equal(run.attempts, 2);
-    assert.deepEqual(received.filter((x) => x.path === "/hooks/restart").map((h) => h.headers["gantry-attempt"]), ["1", "2"]);
+    assert.deepEqual(
+      received.filter((x) => x.path === "/hooks/restart").map((h) => h.headers["gantry-attempt"]),
+      ["1", "2"],
+    );
   });
 
   test("names with dots or wildcards are 400; beta's trigger never reaches acme's endpoint", async () => {

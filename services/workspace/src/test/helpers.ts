@@ -34,7 +34,13 @@ export async function tenantKeys(t: TestStack): Promise<Keys> {
 }
 
 /** Calls an ability and expects 200; returns `result`. */
-export async function ok(t: TestStack, ability: string, input: unknown, key: string, context?: Record<string, string>): Promise<any> {
+export async function ok(
+  t: TestStack,
+  ability: string,
+  input: unknown,
+  key: string,
+  context?: Record<string, string>,
+): Promise<any> {
   const res = await t.call(ability, context ? { input, context } : { input }, key);
   assert.equal(res.status, 200, `${ability} → ${res.status} ${JSON.stringify(res.body)}`);
   assert.equal(res.body.ok, true);
@@ -43,7 +49,14 @@ export async function ok(t: TestStack, ability: string, input: unknown, key: str
 }
 
 /** Calls an ability and expects `status`; returns the error body. */
-export async function fails(t: TestStack, ability: string, input: unknown, key: string, status: number, context?: Record<string, string>): Promise<any> {
+export async function fails(
+  t: TestStack,
+  ability: string,
+  input: unknown,
+  key: string,
+  status: number,
+  context?: Record<string, string>,
+): Promise<any> {
   const res = await t.call(ability, context ? { input, context } : { input }, key);
   assert.equal(res.status, status, `${ability} → ${res.status} ${JSON.stringify(res.body)}, expected ${status}`);
   assert.equal(res.body.ok, false);

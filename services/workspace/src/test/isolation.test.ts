@@ -69,10 +69,15 @@ test("a handler that forgets the tenant clause still cannot read, update or dele
   assert.deepEqual(await stored(acme.id), before);
 
   // The same inside an interactive transaction (how most handlers write) and through raw SQL.
-  const inTx = await as("beta", () => db.$transaction(async (tx) => (await tx.contact.updateMany({ data: { name: "y" } })).count));
+  const inTx = await as("beta", () =>
+    db.$transaction(async (tx) => (await tx.contact.updateMany({ data: { name: "y" } })).count),
+  );
   assert.equal(inTx, 1);
   assert.deepEqual(await stored(acme.id), before);
-  const raw = await as("beta", () => db.$executeRaw`UPDATE "workspace"."contacts" SET name = 'z' WHERE id = ${acme.id}`);
+  const raw = await as(
+    "beta",
+    () => db.$executeRaw`UPDATE "workspace"."contacts" SET name = 'z' WHERE id = ${acme.id}`,
+  );
   assert.equal(raw, 0);
 
   // Delete: beta's unfiltered deleteMany removes beta's contact and nothing else.

@@ -18,8 +18,24 @@ after(async () => t?.stop());
 
 describe("lead.create / lead.get / lead.list", () => {
   test("creates a new lead linked to a contact, value in minor units, with its first history entry", async () => {
-    const c = await ok(t, "contact.create", { name: "Contoso Buyer", email: "buyer@contoso.example", company: "Contoso" }, k.acme);
-    const l = await ok(t, "lead.create", { name: "Website redesign", contactId: c.id, source: "referral", value: { amount: 12000.5, currency: "USD" }, notes: "Warm intro" }, k.acme);
+    const c = await ok(
+      t,
+      "contact.create",
+      { name: "Contoso Buyer", email: "buyer@contoso.example", company: "Contoso" },
+      k.acme,
+    );
+    const l = await ok(
+      t,
+      "lead.create",
+      {
+        name: "Website redesign",
+        contactId: c.id,
+        source: "referral",
+        value: { amount: 12000.5, currency: "USD" },
+        notes: "Warm intro",
+      },
+      k.acme,
+    );
     assert.match(l.id, /^lead_/);
     assert.equal(l.status, "new");
     assert.equal(l.contactId, c.id);
@@ -55,9 +71,15 @@ describe("lead.create / lead.get / lead.list", () => {
     const b = await ok(t, "lead.create", { name: "Filter Beta", source: "event" }, k.beta);
     await ok(t, "lead.update_status", { id: b.id, status: "contacted" }, k.beta);
     const contacted = await ok(t, "lead.list", { status: "contacted", query: "filter" }, k.beta);
-    assert.deepEqual(contacted.items.map((x: { id: string }) => x.id), [b.id]);
+    assert.deepEqual(
+      contacted.items.map((x: { id: string }) => x.id),
+      [b.id],
+    );
     const all = await ok(t, "lead.list", { query: "FILTER" }, k.beta);
-    assert.deepEqual(all.items.map((x: { id: string }) => x.id), [b.id, a.id]);
+    assert.deepEqual(
+      all.items.map((x: { id: string }) => x.id),
+      [b.id, a.id],
+    );
     assert.equal(all.items[0].history, undefined);
     assert.deepEqual((await ok(t, "lead.list", { query: "filter" }, k.acme)).items, []);
     assert.deepEqual((await ok(t, "lead.list", { query: "filter" }, k.acmeParent, { tenantId: "shop1" })).items, []);
@@ -72,7 +94,10 @@ describe("lead.create / lead.get / lead.list", () => {
     assert.ok(rs.every((r) => r.status === 200));
     assert.equal(new Set(rs.map((r) => r.body.result.id)).size, 1);
     const e = await fails(t, "lead.create", { ...input, value: { amount: 11, currency: "EUR" } }, k.acme, 409);
-    assert.deepEqual(e.details.map((d: { path: string }) => d.path), ["/input/value"]);
+    assert.deepEqual(
+      e.details.map((d: { path: string }) => d.path),
+      ["/input/value"],
+    );
   });
 });
 
@@ -84,7 +109,10 @@ describe("lead.update_status", () => {
     const won = await ok(t, "lead.update_status", { id: l.id, status: "won", reason: "Signed" }, k.acme);
     assert.equal(won.status, "won");
     assert.match(won.closed, ISO);
-    assert.deepEqual(won.history.map((h: { from: string | null; to: string }) => `${h.from}->${h.to}`), ["null->new", "new->contacted", "contacted->qualified", "qualified->won"]);
+    assert.deepEqual(
+      won.history.map((h: { from: string | null; to: string }) => `${h.from}->${h.to}`),
+      ["null->new", "new->contacted", "contacted->qualified", "qualified->won"],
+    );
     assert.equal(won.history[1].reason, "Called");
     assert.match(won.history[1].keyId, /^key_/);
     assert.match(won.history[1].requestId, /^req_/);
@@ -132,7 +160,10 @@ describe("task.create / task.get / task.list", () => {
     assert.equal(task.overdue, false);
     const due = Date.parse(task.dueAt);
     assert.ok(due >= before + 24 * 3600_000 - 1000 && due <= Date.now() + 24 * 3600_000 + 1000);
-    assert.deepEqual(task.history.map((h: { to: string }) => h.to), ["open"]);
+    assert.deepEqual(
+      task.history.map((h: { to: string }) => h.to),
+      ["open"],
+    );
     assert.deepEqual(await ok(t, "task.get", { id: task.id }, k.acme), task);
     const v = await ok(t, "task.create", { title: "From vertical context" }, k.acme, { verticalId: "clinic" });
     assert.equal(v.vertical, "clinic");
@@ -141,21 +172,37 @@ describe("task.create / task.get / task.list", () => {
   });
 
   test("filters: status, assignedTo, priority, overdue", async () => {
-    const mk = (title: string, extra: object) => ok(t, "task.create", { title, assignedTo: "filter-bot", ...extra }, k.beta);
+    const mk = (title: string, extra: object) =>
+      ok(t, "task.create", { title, assignedTo: "filter-bot", ...extra }, k.beta);
     const urgent = await mk("Urgent one", { priority: "urgent", dueInHours: 1 });
     const late = await mk("Late one", { dueInHours: 1 });
     const done = await mk("Done one", { dueInHours: 1 });
     await mk("No due", {});
     await ok(t, "task.update_status", { id: done.id, status: "done" }, k.beta);
     // Make two of them overdue.
-    await t.db.query(`UPDATE workspace.tasks SET due_at = now() - interval '2 hours' WHERE id = ANY($1)`, [[late.id, done.id]]);
+    await t.db.query(`UPDATE workspace.tasks SET due_at = now() - interval '2 hours' WHERE id = ANY($1)`, [
+      [late.id, done.id],
+    ]);
     const overdue = await ok(t, "task.list", { assignedTo: "filter-bot", overdue: true }, k.beta);
-    assert.deepEqual(overdue.items.map((x: { id: string }) => x.id), [late.id]);
+    assert.deepEqual(
+      overdue.items.map((x: { id: string }) => x.id),
+      [late.id],
+    );
     assert.equal(overdue.items[0].overdue, true);
     const notOverdue = await ok(t, "task.list", { assignedTo: "filter-bot", overdue: false }, k.beta);
     assert.equal(notOverdue.items.length, 3);
-    assert.deepEqual((await ok(t, "task.list", { assignedTo: "filter-bot", priority: "urgent" }, k.beta)).items.map((x: { id: string }) => x.id), [urgent.id]);
-    assert.deepEqual((await ok(t, "task.list", { assignedTo: "filter-bot", status: "done" }, k.beta)).items.map((x: { id: string }) => x.id), [done.id]);
+    assert.deepEqual(
+      (await ok(t, "task.list", { assignedTo: "filter-bot", priority: "urgent" }, k.beta)).items.map(
+        (x: { id: string }) => x.id,
+      ),
+      [urgent.id],
+    );
+    assert.deepEqual(
+      (await ok(t, "task.list", { assignedTo: "filter-bot", status: "done" }, k.beta)).items.map(
+        (x: { id: string }) => x.id,
+      ),
+      [done.id],
+    );
     assert.deepEqual((await ok(t, "task.list", { assignedTo: "filter-bot" }, k.acme)).items, []);
     const page1 = await ok(t, "task.list", { assignedTo: "filter-bot", limit: 2 }, k.beta);
     const page2 = await ok(t, "task.list", { assignedTo: "filter-bot", limit: 2, cursor: page1.nextCursor }, k.beta);
@@ -170,7 +217,10 @@ describe("task.create / task.get / task.list", () => {
     assert.equal(a.id, b.id);
     assert.equal(a.dueAt, b.dueAt);
     const e = await fails(t, "task.create", { ...input, dueInHours: 6 }, k.acme, 409);
-    assert.deepEqual(e.details.map((d: { path: string }) => d.path), ["/input/dueInHours"]);
+    assert.deepEqual(
+      e.details.map((d: { path: string }) => d.path),
+      ["/input/dueInHours"],
+    );
   });
 });
 
@@ -185,7 +235,10 @@ describe("task.update_status", () => {
     assert.deepEqual(e.details[0].allowed, ["open"]);
     const reopened = await ok(t, "task.update_status", { id: task.id, status: "open", note: "Not fixed" }, k.acme);
     assert.equal(reopened.closed, null);
-    assert.deepEqual(reopened.history.map((h: { to: string }) => h.to), ["open", "in_progress", "blocked", "done", "open"]);
+    assert.deepEqual(
+      reopened.history.map((h: { to: string }) => h.to),
+      ["open", "in_progress", "blocked", "done", "open"],
+    );
     assert.equal(reopened.history[2].note, "Waiting for parts");
     const same = await fails(t, "task.update_status", { id: task.id, status: "open" }, k.acme, 409);
     assert.deepEqual(same.details[0].allowed, ["in_progress", "blocked", "done", "cancelled"]);

@@ -34,13 +34,19 @@ function shipped(id: string): any {
 describe("vertical.list / vertical.manifest_get", () => {
   test("lists the three shipped verticals, all lint-clean", async () => {
     const page = await ok(t, "vertical.list", {}, k.acme);
-    assert.deepEqual(page.items.map((v: { id: string }) => v.id), ["clinic", "salon", "trades"]);
+    assert.deepEqual(
+      page.items.map((v: { id: string }) => v.id),
+      ["clinic", "salon", "trades"],
+    );
     assert.ok(page.items.every((v: { status: string; findings: number }) => v.status === "ok" && v.findings === 0));
     assert.deepEqual(page.items[0].nouns, ["patient", "appointment", "referral", "visitNote"]);
     assert.equal(page.nextCursor, null);
     const p1 = await ok(t, "vertical.list", { limit: 2 }, k.acme);
     const p2 = await ok(t, "vertical.list", { limit: 2, cursor: p1.nextCursor }, k.acme);
-    assert.deepEqual([...p1.items, ...p2.items].map((v: { id: string }) => v.id), ["clinic", "salon", "trades"]);
+    assert.deepEqual(
+      [...p1.items, ...p2.items].map((v: { id: string }) => v.id),
+      ["clinic", "salon", "trades"],
+    );
   });
 
   test("surface (default) leaves provisioning out; all includes it", async () => {
@@ -69,7 +75,11 @@ describe("vertical.list / vertical.manifest_get", () => {
     m.surface.screens[0].root.children[1].type = "carousel";
     m.surface.screens[1].root.children[1].source.ability = "contact.create";
     m.surface.actions[0].ability = "contact.explode";
-    m.surface.actions.push({ id: "leaky", label: "Leaky", host: { method: "POST", path: "https://evil.example/x", guard: {} } });
+    m.surface.actions.push({
+      id: "leaky",
+      label: "Leaky",
+      host: { method: "POST", path: "https://evil.example/x", guard: {} },
+    });
     m.surface.signals[0].event = "salon.*";
     m.surface.nouns[0].fields[1].maps = "metadata";
     m.provisioning.keys[0].apiKey = "gk_abcdefghijklmnopqrstuvwxyz0123456789";
@@ -87,7 +97,11 @@ describe("vertical.list / vertical.manifest_get", () => {
     assert.equal(byPath["/manifest/surface/nouns/0/fields/1/maps"], "unknown_column");
     assert.equal(byPath["/manifest/surface/nouns/0/description"], "tenant_data");
     // Provisioning findings do not block the surface, except secrets and tenant data (anywhere).
-    assert.ok(e.details.some((d: { path: string; code: string }) => d.path === "/manifest/provisioning/keys/0/apiKey" && d.code === "secret"));
+    assert.ok(
+      e.details.some(
+        (d: { path: string; code: string }) => d.path === "/manifest/provisioning/keys/0/apiKey" && d.code === "secret",
+      ),
+    );
     for (const d of e.details) assert.match(d.message, /^\/[^:]*: /);
     const list = await ok(t, "vertical.list", {}, k.acme);
     const broken = list.items.find((v: { id: string }) => v.id === "broken");
@@ -106,7 +120,10 @@ describe("vertical.list / vertical.manifest_get", () => {
     writeFileSync(join(dir, "half.json"), JSON.stringify(m));
     await ok(t, "vertical.manifest_get", { id: "half" }, k.acme);
     const e = await fails(t, "vertical.manifest_get", { id: "half", section: "all" }, k.acme, 409);
-    assert.deepEqual(e.details.map((d: { path: string; code: string }) => `${d.path} ${d.code}`), ["/manifest/provisioning/keys/0/scopes/0 scope_empty"]);
+    assert.deepEqual(
+      e.details.map((d: { path: string; code: string }) => `${d.path} ${d.code}`),
+      ["/manifest/provisioning/keys/0/scopes/0 scope_empty"],
+    );
     rmSync(join(dir, "half.json"));
   });
 
@@ -116,7 +133,10 @@ describe("vertical.list / vertical.manifest_get", () => {
     assert.equal(a.details[0].code, "invalid_json");
     writeFileSync(join(dir, "renamed.json"), JSON.stringify(shipped("trades")));
     const b = await fails(t, "vertical.manifest_get", { id: "renamed" }, k.acme, 409);
-    assert.deepEqual(b.details.map((d: { path: string }) => d.path), ["/manifest/id"]);
+    assert.deepEqual(
+      b.details.map((d: { path: string }) => d.path),
+      ["/manifest/id"],
+    );
     rmSync(join(dir, "garbled.json"));
     rmSync(join(dir, "renamed.json"));
   });
@@ -134,18 +154,34 @@ describe("sim.generate / sim.list", () => {
     const b = await ok(t, "sim.generate", { vertical: "clinic", seed: 42 }, k.acmeParent);
     assert.notEqual(a.tenant, b.tenant);
 
-    const read = async (sim: { subTenant: string }, ability: string) => (await ok(t, ability, { limit: 100 }, k.acmeParent, { tenantId: sim.subTenant })).items;
-    const strip = (xs: Array<Record<string, unknown>>, fields: string[]) => xs.map((x) => Object.fromEntries(fields.map((f) => [f, x[f]])));
+    const read = async (sim: { subTenant: string }, ability: string) =>
+      (await ok(t, ability, { limit: 100 }, k.acmeParent, { tenantId: sim.subTenant })).items;
+    const strip = (xs: Array<Record<string, unknown>>, fields: string[]) =>
+      xs.map((x) => Object.fromEntries(fields.map((f) => [f, x[f]])));
     const ca = await read(a, "contact.list");
     const cb = await read(b, "contact.list");
     assert.equal(ca.length, 20);
-    assert.deepEqual(strip(ca, ["name", "email", "phone", "company", "metadata"]), strip(cb, ["name", "email", "phone", "company", "metadata"]));
-    assert.ok(ca.every((c: { email: string; metadata: { noun: string } }) => c.email.endsWith("@example.com") && c.metadata.noun === "patient"));
+    assert.deepEqual(
+      strip(ca, ["name", "email", "phone", "company", "metadata"]),
+      strip(cb, ["name", "email", "phone", "company", "metadata"]),
+    );
+    assert.ok(
+      ca.every(
+        (c: { email: string; metadata: { noun: string } }) =>
+          c.email.endsWith("@example.com") && c.metadata.noun === "patient",
+      ),
+    );
     const la = await read(a, "lead.list");
-    assert.deepEqual(strip(la, ["name", "status", "source", "value"]), strip(await read(b, "lead.list"), ["name", "status", "source", "value"]));
+    assert.deepEqual(
+      strip(la, ["name", "status", "source", "value"]),
+      strip(await read(b, "lead.list"), ["name", "status", "source", "value"]),
+    );
     assert.ok(la.every((l: { value: { currency: string } }) => l.value.currency === "GBP"));
     const ta = await read(a, "task.list");
-    assert.deepEqual(strip(ta, ["title", "status", "priority", "assignedTo"]), strip(await read(b, "task.list"), ["title", "status", "priority", "assignedTo"]));
+    assert.deepEqual(
+      strip(ta, ["title", "status", "priority", "assignedTo"]),
+      strip(await read(b, "task.list"), ["title", "status", "priority", "assignedTo"]),
+    );
     assert.equal(ta.length, 16);
     // Statuses come with coherent histories.
     const won = la.find((l: { status: string }) => l.status !== "new");
@@ -155,34 +191,55 @@ describe("sim.generate / sim.list", () => {
       assert.equal(full.history[full.history.length - 1].to, won.status);
     }
     // Nothing leaked into the real tenant.
-    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM workspace.contacts WHERE tenant = 'acme' AND metadata ? 'sim'`);
+    const { rows } = await t.db.query(
+      `SELECT count(*)::int AS n FROM workspace.contacts WHERE tenant = 'acme' AND metadata ? 'sim'`,
+    );
     assert.equal(rows[0].n, 0);
     // Another tenant naming the same sandbox gets its own (empty) beta/sim-… tenant.
     const betaParent = await t.insertKey({ tenant: "beta", scopes: ["*"], subTenants: true });
     assert.deepEqual((await ok(t, "contact.list", {}, betaParent.key, { tenantId: a.subTenant })).items, []);
-    assert.deepEqual((await ok(t, "contact.list", {}, k.acme)).items.filter((c: { metadata: { sim?: boolean } }) => c.metadata.sim), []);
+    assert.deepEqual(
+      (await ok(t, "contact.list", {}, k.acme)).items.filter((c: { metadata: { sim?: boolean } }) => c.metadata.sim),
+      [],
+    );
   });
 
   test("a different seed gives different data; medium is larger; salon data is shaped by its nouns", async () => {
     const a = await ok(t, "sim.generate", { vertical: "salon", seed: 1, size: "medium" }, k.acmeParent);
     assert.deepEqual(a.counts, { contacts: 200, leads: 100, tasks: 160 });
     const b = await ok(t, "sim.generate", { vertical: "salon", seed: 2 }, k.acmeParent);
-    const na = (await ok(t, "contact.list", { limit: 20 }, k.acmeParent, { tenantId: a.subTenant })).items.map((c: { name: string }) => c.name);
-    const nb = (await ok(t, "contact.list", { limit: 20 }, k.acmeParent, { tenantId: b.subTenant })).items.map((c: { name: string }) => c.name);
+    const na = (await ok(t, "contact.list", { limit: 20 }, k.acmeParent, { tenantId: a.subTenant })).items.map(
+      (c: { name: string }) => c.name,
+    );
+    const nb = (await ok(t, "contact.list", { limit: 20 }, k.acmeParent, { tenantId: b.subTenant })).items.map(
+      (c: { name: string }) => c.name,
+    );
     assert.notDeepEqual(na, nb);
     const tasks = (await ok(t, "task.list", { limit: 50 }, k.acmeParent, { tenantId: b.subTenant })).items;
     const titles = shipped("salon").sim.booking.titles as string[];
-    assert.ok(tasks.every((x: { title: string; vertical: string }) => titles.some((s) => x.title.startsWith(s)) && x.vertical === "salon"));
+    assert.ok(
+      tasks.every(
+        (x: { title: string; vertical: string }) => titles.some((s) => x.title.startsWith(s)) && x.vertical === "salon",
+      ),
+    );
   });
 
   test("sim.list lists the caller's simulations only, filterable by vertical; seed drawn when omitted", async () => {
     const drawn = await ok(t, "sim.generate", { vertical: "trades" }, k.beta);
     assert.ok(Number.isInteger(drawn.seed));
     const mine = await ok(t, "sim.list", {}, k.beta);
-    assert.deepEqual(mine.items.map((s: { simId: string }) => s.simId), [drawn.simId]);
+    assert.deepEqual(
+      mine.items.map((s: { simId: string }) => s.simId),
+      [drawn.simId],
+    );
     assert.equal(mine.items[0].tenant, drawn.tenant);
     const acme = await ok(t, "sim.list", { vertical: "clinic" }, k.acmeParent);
-    assert.ok(acme.items.length >= 2 && acme.items.every((s: { vertical: string; tenant: string }) => s.vertical === "clinic" && s.tenant.startsWith("acme/sim-")));
+    assert.ok(
+      acme.items.length >= 2 &&
+        acme.items.every(
+          (s: { vertical: string; tenant: string }) => s.vertical === "clinic" && s.tenant.startsWith("acme/sim-"),
+        ),
+    );
     assert.deepEqual((await ok(t, "sim.list", {}, k.shop1)).items, []);
   });
 

@@ -34,7 +34,18 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 
 export const RECORDS = ["contact", "lead", "task", "doc"] as const;
-export const FIELD_TYPES = ["text", "longtext", "number", "money", "date", "datetime", "phone", "email", "enum", "boolean"] as const;
+export const FIELD_TYPES = [
+  "text",
+  "longtext",
+  "number",
+  "money",
+  "date",
+  "datetime",
+  "phone",
+  "email",
+  "enum",
+  "boolean",
+] as const;
 export const CAPTURE_TYPES = ["form", "photo", "voice", "document", "signature", "barcode"] as const;
 export const HOST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
@@ -81,7 +92,8 @@ const SECRET_VALUE_PATTERNS: Array<[RegExp, string]> = [
   [/\bBearer\s+[0-9A-Za-z._~+/-]{16,}/i, "a bearer credential"],
   [/:\/\/[^/\s:@]+:[^/\s@]+@/, "a URL with embedded credentials"],
 ];
-const SECRET_KEY_NAME = /^(?:password|passwd|secret|client_?secret|api_?key|apikey|access_?token|refresh_?token|token|private_?key|credentials?)$/i;
+const SECRET_KEY_NAME =
+  /^(?:password|passwd|secret|client_?secret|api_?key|apikey|access_?token|refresh_?token|token|private_?key|credentials?)$/i;
 const TENANT_KEY_NAME = /^(?:tenant|tenant_?id|tenants)$/i;
 const EMAIL = /[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/;
 const PHONE = /(?:^|[^\w])\+[1-9][0-9 ().-]{7,}[0-9]/;
@@ -105,7 +117,13 @@ class Linter {
       return false;
     }
     for (const k of required) if (!(k in v)) this.add(`${path}/${esc(k)}`, "required", "is required");
-    for (const k of Object.keys(v)) if (!required.includes(k) && !optional.includes(k)) this.add(`${path}/${esc(k)}`, "unknown_field", `is not a field here (allowed: ${[...required, ...optional].join(", ")})`);
+    for (const k of Object.keys(v))
+      if (!required.includes(k) && !optional.includes(k))
+        this.add(
+          `${path}/${esc(k)}`,
+          "unknown_field",
+          `is not a field here (allowed: ${[...required, ...optional].join(", ")})`,
+        );
     return true;
   }
 
@@ -134,7 +152,12 @@ class Linter {
     items.forEach((item, i) => {
       if (!isObj(item)) return;
       const id = item.id;
-      if (typeof id !== "string" || !re.test(id)) return this.add(`${path}/${i}/id`, "pattern", "must be a token: a lower-case letter, then letters, digits, _ or -");
+      if (typeof id !== "string" || !re.test(id))
+        return this.add(
+          `${path}/${i}/id`,
+          "pattern",
+          "must be a token: a lower-case letter, then letters, digits, _ or -",
+        );
       if (seen.has(id)) this.add(`${path}/${i}/id`, "duplicate_id", `duplicates id "${id}"`);
       seen.add(id);
     });
@@ -151,7 +174,8 @@ class Linter {
       this.string(n.label, `${p}/label`);
       this.string(n.plural, `${p}/plural`);
       const record = n.record;
-      if (typeof record !== "string" || !(RECORDS as readonly string[]).includes(record)) this.add(`${p}/record`, "enum", `must be one of ${RECORDS.join(", ")}`);
+      if (typeof record !== "string" || !(RECORDS as readonly string[]).includes(record))
+        this.add(`${p}/record`, "enum", `must be one of ${RECORDS.join(", ")}`);
       const fields = new Set<string>();
       if (this.array(n.fields, `${p}/fields`, 1)) {
         this.uniqueIds(n.fields, `${p}/fields`, fields);
@@ -164,14 +188,21 @@ class Linter {
   field(f: unknown, p: string, record: string): void {
     if (!this.object(f, p, ["id", "label", "type", "maps"], ["required", "options", "description"])) return;
     this.string(f.label, `${p}/label`);
-    if (typeof f.type !== "string" || !(FIELD_TYPES as readonly string[]).includes(f.type)) this.add(`${p}/type`, "enum", `must be one of ${FIELD_TYPES.join(", ")}`);
+    if (typeof f.type !== "string" || !(FIELD_TYPES as readonly string[]).includes(f.type))
+      this.add(`${p}/type`, "enum", `must be one of ${FIELD_TYPES.join(", ")}`);
     if (f.type === "enum") {
       if (this.array(f.options, `${p}/options`, 1)) f.options.forEach((o, k) => this.string(o, `${p}/options/${k}`));
     } else if ("options" in f) this.add(`${p}/options`, "unknown_field", "only enum fields take options");
     if ("required" in f && typeof f.required !== "boolean") this.add(`${p}/required`, "type", "must be a boolean");
     if (typeof f.maps === "string") {
-      const ok = (RECORD_COLUMNS[record] ?? []).includes(f.maps) || /^metadata\.[A-Za-z_][A-Za-z0-9_.-]{0,63}$/.test(f.maps);
-      if (!ok) this.add(`${p}/maps`, "unknown_column", `must be one of ${[...(RECORD_COLUMNS[record] ?? []), "metadata.<key>"].join(", ")} for a ${record} noun`);
+      const ok =
+        (RECORD_COLUMNS[record] ?? []).includes(f.maps) || /^metadata\.[A-Za-z_][A-Za-z0-9_.-]{0,63}$/.test(f.maps);
+      if (!ok)
+        this.add(
+          `${p}/maps`,
+          "unknown_column",
+          `must be one of ${[...(RECORD_COLUMNS[record] ?? []), "metadata.<key>"].join(", ")} for a ${record} noun`,
+        );
     } else this.add(`${p}/maps`, "type", "must be a string");
   }
 
@@ -183,66 +214,122 @@ class Linter {
       if (!isObj(a)) return this.add(p, "type", "must be an object");
       const hasAbility = "ability" in a;
       const hasHost = "host" in a;
-      if (hasAbility === hasHost) this.add(p, "action_kind", "must have exactly one of ability (a catalogue ability) or host (a guarded host endpoint)");
+      if (hasAbility === hasHost)
+        this.add(
+          p,
+          "action_kind",
+          "must have exactly one of ability (a catalogue ability) or host (a guarded host endpoint)",
+        );
       if (!this.object(a, p, ["id", "label"], ["ability", "input", "host", "confirm", "description"])) return;
       this.string(a.label, `${p}/label`);
       if (hasAbility) this.abilityCall(a.ability, a.input, `${p}/ability`, `${p}/input`, false);
       else if ("input" in a) this.add(`${p}/input`, "unknown_field", "only ability actions take input");
       if (hasHost && this.object(a.host, `${p}/host`, ["method", "path", "guard"], ["description"])) {
         const h = a.host;
-        if (typeof h.method !== "string" || !(HOST_METHODS as readonly string[]).includes(h.method)) this.add(`${p}/host/method`, "enum", `must be one of ${HOST_METHODS.join(", ")}`);
-        if (typeof h.path !== "string" || !/^\/(?!\/)[A-Za-z0-9._~\/{}-]*$/.test(h.path)) this.add(`${p}/host/path`, "host_path", "must be a relative path on the host starting with a single / (no scheme, host or query)");
+        if (typeof h.method !== "string" || !(HOST_METHODS as readonly string[]).includes(h.method))
+          this.add(`${p}/host/method`, "enum", `must be one of ${HOST_METHODS.join(", ")}`);
+        if (typeof h.path !== "string" || !/^\/(?!\/)[A-Za-z0-9._~/{}-]*$/.test(h.path))
+          this.add(
+            `${p}/host/path`,
+            "host_path",
+            "must be a relative path on the host starting with a single / (no scheme, host or query)",
+          );
         if (this.object(h.guard, `${p}/host/guard`, [], ["scopes", "confirm", "roles"])) {
           const g = h.guard;
-          if (!("scopes" in g) && g.confirm !== true) this.add(`${p}/host/guard`, "unguarded", "a host endpoint needs scopes and/or confirm: true");
+          if (!("scopes" in g) && g.confirm !== true)
+            this.add(`${p}/host/guard`, "unguarded", "a host endpoint needs scopes and/or confirm: true");
           if ("scopes" in g) this.scopes(g.scopes, `${p}/host/guard/scopes`);
-          if ("confirm" in g && typeof g.confirm !== "boolean") this.add(`${p}/host/guard/confirm`, "type", "must be a boolean");
-          if ("roles" in g && this.array(g.roles, `${p}/host/guard/roles`, 1)) g.roles.forEach((r, k) => this.string(r, `${p}/host/guard/roles/${k}`, TOKEN, "a role token"));
+          if ("confirm" in g && typeof g.confirm !== "boolean")
+            this.add(`${p}/host/guard/confirm`, "type", "must be a boolean");
+          if ("roles" in g && this.array(g.roles, `${p}/host/guard/roles`, 1))
+            g.roles.forEach((r, k) => this.string(r, `${p}/host/guard/roles/${k}`, TOKEN, "a role token"));
         }
       }
     });
   }
 
-  abilityCall(ability: unknown, input: unknown, abilityPath: string, inputPath: string, readOnly: boolean, noun?: string): void {
-    if (typeof ability !== "string" || !abilityById.has(ability)) return this.add(abilityPath, "unknown_ability", `must be a catalogue ability id (got ${JSON.stringify(ability)})`);
-    if (readOnly && !/\.(list|get|read)$/.test(ability)) this.add(abilityPath, "not_a_read", `a binding source must be a read ability (*.list, *.get, *.read), not ${ability}`);
+  abilityCall(
+    ability: unknown,
+    input: unknown,
+    abilityPath: string,
+    inputPath: string,
+    readOnly: boolean,
+    noun?: string,
+  ): void {
+    if (typeof ability !== "string" || !abilityById.has(ability))
+      return this.add(
+        abilityPath,
+        "unknown_ability",
+        `must be a catalogue ability id (got ${JSON.stringify(ability)})`,
+      );
+    if (readOnly && !/\.(list|get|read)$/.test(ability))
+      this.add(
+        abilityPath,
+        "not_a_read",
+        `a binding source must be a read ability (*.list, *.get, *.read), not ${ability}`,
+      );
     if (noun !== undefined) {
       const n = this.nouns.get(noun);
       const area = n ? RECORD_AREA[n.record] : undefined;
-      if (n && area && !ability.startsWith(`${area}.`)) this.add(abilityPath, "noun_mismatch", `${ability} does not serve ${n.record} records (noun ${noun})`);
+      if (n && area && !ability.startsWith(`${area}.`))
+        this.add(abilityPath, "noun_mismatch", `${ability} does not serve ${n.record} records (noun ${noun})`);
     }
     if (input === undefined) return;
     if (!isObj(input)) return this.add(inputPath, "type", "must be an object");
-    const schema = abilityById.get(ability)!.input as { properties?: Record<string, unknown>; oneOf?: Array<{ properties?: Record<string, unknown> }> };
-    const props = new Set([...Object.keys(schema.properties ?? {}), ...(schema.oneOf ?? []).flatMap((s) => Object.keys(s.properties ?? {}))]);
-    for (const k of Object.keys(input)) if (!props.has(k)) this.add(`${inputPath}/${esc(k)}`, "unknown_input", `${ability} has no input field ${k}`);
+    const schema = abilityById.get(ability)!.input as {
+      properties?: Record<string, unknown>;
+      oneOf?: Array<{ properties?: Record<string, unknown> }>;
+    };
+    const props = new Set([
+      ...Object.keys(schema.properties ?? {}),
+      ...(schema.oneOf ?? []).flatMap((s) => Object.keys(s.properties ?? {})),
+    ]);
+    for (const k of Object.keys(input))
+      if (!props.has(k)) this.add(`${inputPath}/${esc(k)}`, "unknown_input", `${ability} has no input field ${k}`);
   }
 
   scopes(v: unknown, path: string): void {
     if (!this.array(v, path, 1)) return;
     v.forEach((s, i) => {
-      if (typeof s !== "string" || !isWellFormedScope(s)) return this.add(`${path}/${i}`, "scope", "must be a well-formed scope (*, an ability id, or <prefix>.*)");
-      if (!abilityIds.some((id) => matchesScope(s, id))) this.add(`${path}/${i}`, "scope_empty", `${s} grants no catalogue ability`);
+      if (typeof s !== "string" || !isWellFormedScope(s))
+        return this.add(`${path}/${i}`, "scope", "must be a well-formed scope (*, an ability id, or <prefix>.*)");
+      if (!abilityIds.some((id) => matchesScope(s, id)))
+        this.add(`${path}/${i}`, "scope_empty", `${s} grants no catalogue ability`);
     });
   }
 
   source(v: unknown, path: string): string | undefined {
     if (!this.object(v, path, ["ability", "noun"], ["input"])) return undefined;
     const noun = typeof v.noun === "string" ? v.noun : undefined;
-    if (!noun || !this.nouns.has(noun)) this.add(`${path}/noun`, "unknown_noun", `must be a declared noun (${[...this.nouns.keys()].join(", ")})`);
-    this.abilityCall(v.ability, v.input, `${path}/ability`, `${path}/input`, true, noun && this.nouns.has(noun) ? noun : undefined);
+    if (!noun || !this.nouns.has(noun))
+      this.add(`${path}/noun`, "unknown_noun", `must be a declared noun (${[...this.nouns.keys()].join(", ")})`);
+    this.abilityCall(
+      v.ability,
+      v.input,
+      `${path}/ability`,
+      `${path}/input`,
+      true,
+      noun && this.nouns.has(noun) ? noun : undefined,
+    );
     return noun && this.nouns.has(noun) ? noun : undefined;
   }
 
   fieldRef(v: unknown, path: string, noun: string | undefined, allowLiteral: boolean): void {
     if (typeof v === "string" && allowLiteral) return;
     if (!isObj(v) || typeof v.field !== "string" || Object.keys(v).length !== 1) {
-      return this.add(path, "field_ref", allowLiteral ? 'must be a string or {"field": "<noun>.<field>"}' : 'must be {"field": "<noun>.<field>"}');
+      return this.add(
+        path,
+        "field_ref",
+        allowLiteral ? 'must be a string or {"field": "<noun>.<field>"}' : 'must be {"field": "<noun>.<field>"}',
+      );
     }
     const [n, f] = v.field.split(".", 2);
-    if (!this.nouns.has(n) || !this.nouns.get(n)!.fields.has(f)) return this.add(`${path}/field`, "unknown_field_ref", `${v.field} is not a declared noun field`);
-    if (noun === undefined) this.add(`${path}/field`, "unbound_field_ref", `${v.field} is used outside a node bound to a noun`);
-    else if (n !== noun) this.add(`${path}/field`, "wrong_noun", `${v.field} refers to noun ${n}, but this node is bound to ${noun}`);
+    if (!this.nouns.has(n) || !this.nouns.get(n)!.fields.has(f))
+      return this.add(`${path}/field`, "unknown_field_ref", `${v.field} is not a declared noun field`);
+    if (noun === undefined)
+      this.add(`${path}/field`, "unbound_field_ref", `${v.field} is used outside a node bound to a noun`);
+    else if (n !== noun)
+      this.add(`${path}/field`, "wrong_noun", `${v.field} refers to noun ${n}, but this node is bound to ${noun}`);
   }
 
   node(v: unknown, path: string, noun: string | undefined, depth: number): void {
@@ -250,20 +337,23 @@ class Linter {
     if (!isObj(v)) return this.add(path, "type", "must be a node object");
     const type = v.type;
     const spec = typeof type === "string" ? NODE_TYPES[type] : undefined;
-    if (!spec) return this.add(`${path}/type`, "unknown_node_type", `must be one of ${Object.keys(NODE_TYPES).join(", ")}`);
+    if (!spec)
+      return this.add(`${path}/type`, "unknown_node_type", `must be one of ${Object.keys(NODE_TYPES).join(", ")}`);
     this.object(v, path, ["type", ...spec.required], spec.optional);
     let bound = noun;
     if ("source" in v) bound = this.source(v.source, `${path}/source`);
     for (const key of ["title", "label", "text", "empty", "tone", "variant"] as const) {
       if (key in v && !(type === "card" && key === "title")) this.string(v[key], `${path}/${key}`);
     }
-    if ("children" in v && this.array(v.children, `${path}/children`, 1)) v.children.forEach((c, i) => this.node(c, `${path}/children/${i}`, bound, depth + 1));
+    if ("children" in v && this.array(v.children, `${path}/children`, 1))
+      v.children.forEach((c, i) => this.node(c, `${path}/children/${i}`, bound, depth + 1));
     if ("item" in v) this.node(v.item, `${path}/item`, bound, depth + 1);
     if (type === "card") {
       this.fieldRef(v.title, `${path}/title`, bound, true);
       if ("subtitle" in v) this.fieldRef(v.subtitle, `${path}/subtitle`, bound, true);
       if ("badge" in v) this.fieldRef(v.badge, `${path}/badge`, bound, true);
-      if ("meta" in v && this.array(v.meta, `${path}/meta`)) v.meta.forEach((m, i) => this.fieldRef(m, `${path}/meta/${i}`, bound, true));
+      if ("meta" in v && this.array(v.meta, `${path}/meta`))
+        v.meta.forEach((m, i) => this.fieldRef(m, `${path}/meta/${i}`, bound, true));
     }
     if (type === "table" && this.array(v.columns, `${path}/columns`, 1)) {
       v.columns.forEach((c, i) => {
@@ -274,10 +364,14 @@ class Linter {
       });
     }
     if (type === "kanban") this.fieldRef(v.groupBy, `${path}/groupBy`, bound, false);
-    if (type === "detail" && this.array(v.fields, `${path}/fields`, 1)) v.fields.forEach((f, i) => this.fieldRef(f, `${path}/fields/${i}`, bound, false));
-    if (type === "metric" && "aggregate" in v && v.aggregate !== "count") this.add(`${path}/aggregate`, "enum", "must be count");
-    if ("action" in v && (typeof v.action !== "string" || !this.actions.has(v.action))) this.add(`${path}/action`, "unknown_action", "must be a declared action id");
-    if (type === "form" && (typeof v.capture !== "string" || !this.captures.has(v.capture))) this.add(`${path}/capture`, "unknown_capture", "must be a declared capture id");
+    if (type === "detail" && this.array(v.fields, `${path}/fields`, 1))
+      v.fields.forEach((f, i) => this.fieldRef(f, `${path}/fields/${i}`, bound, false));
+    if (type === "metric" && "aggregate" in v && v.aggregate !== "count")
+      this.add(`${path}/aggregate`, "enum", "must be count");
+    if ("action" in v && (typeof v.action !== "string" || !this.actions.has(v.action)))
+      this.add(`${path}/action`, "unknown_action", "must be a declared action id");
+    if (type === "form" && (typeof v.capture !== "string" || !this.captures.has(v.capture)))
+      this.add(`${path}/capture`, "unknown_capture", "must be a declared capture id");
   }
 
   screens(v: unknown, path: string): void {
@@ -296,15 +390,18 @@ class Linter {
     v.forEach((c, i) => {
       const p = `${path}/${i}`;
       if (!this.object(c, p, ["id", "type", "noun", "action"], ["label", "fields"])) return;
-      if (typeof c.type !== "string" || !(CAPTURE_TYPES as readonly string[]).includes(c.type)) this.add(`${p}/type`, "enum", `must be one of ${CAPTURE_TYPES.join(", ")}`);
+      if (typeof c.type !== "string" || !(CAPTURE_TYPES as readonly string[]).includes(c.type))
+        this.add(`${p}/type`, "enum", `must be one of ${CAPTURE_TYPES.join(", ")}`);
       const noun = typeof c.noun === "string" ? this.nouns.get(c.noun) : undefined;
       if (!noun) this.add(`${p}/noun`, "unknown_noun", "must be a declared noun");
       if ("fields" in c && this.array(c.fields, `${p}/fields`, 1)) {
         c.fields.forEach((f, j) => {
-          if (typeof f !== "string" || (noun && !noun.fields.has(f))) this.add(`${p}/fields/${j}`, "unknown_field_ref", `must be a field of noun ${String(c.noun)}`);
+          if (typeof f !== "string" || (noun && !noun.fields.has(f)))
+            this.add(`${p}/fields/${j}`, "unknown_field_ref", `must be a field of noun ${String(c.noun)}`);
         });
       }
-      if (typeof c.action !== "string" || !this.actions.has(c.action)) this.add(`${p}/action`, "unknown_action", "must be a declared action id");
+      if (typeof c.action !== "string" || !this.actions.has(c.action))
+        this.add(`${p}/action`, "unknown_action", "must be a declared action id");
     });
   }
 
@@ -315,7 +412,8 @@ class Linter {
       const p = `${path}/${i}`;
       if (!this.object(s, p, ["id", "event", "noun"], ["description"])) return;
       this.string(s.event, `${p}/event`, EVENT, "an event.emit name (dot-separated tokens, no wildcards)");
-      if (typeof s.noun !== "string" || !this.nouns.has(s.noun)) this.add(`${p}/noun`, "unknown_noun", "must be a declared noun");
+      if (typeof s.noun !== "string" || !this.nouns.has(s.noun))
+        this.add(`${p}/noun`, "unknown_noun", "must be a declared noun");
     });
   }
 
@@ -337,8 +435,10 @@ class Linter {
         if (!this.object(k, p, ["name", "scopes"], ["subTenants", "collections", "description"])) return;
         this.string(k.name, `${p}/name`, /^[a-z0-9][a-z0-9 _-]{0,63}$/, "a key template name");
         this.scopes(k.scopes, `${p}/scopes`);
-        if ("subTenants" in k && typeof k.subTenants !== "boolean") this.add(`${p}/subTenants`, "type", "must be a boolean");
-        if ("collections" in k && this.array(k.collections, `${p}/collections`)) k.collections.forEach((c, j) => this.string(c, `${p}/collections/${j}`, COLLECTION, "a collection name"));
+        if ("subTenants" in k && typeof k.subTenants !== "boolean")
+          this.add(`${p}/subTenants`, "type", "must be a boolean");
+        if ("collections" in k && this.array(k.collections, `${p}/collections`))
+          k.collections.forEach((c, j) => this.string(c, `${p}/collections/${j}`, COLLECTION, "a collection name"));
       });
     }
     if ("workflows" in v && this.array(v.workflows, `${path}/workflows`)) {
@@ -347,10 +447,12 @@ class Linter {
         if (!this.object(w, p, ["workflow", "description"], ["schedule", "signal"])) return;
         this.string(w.workflow, `${p}/workflow`, WORKFLOW, "a workflow.trigger name");
         this.string(w.description, `${p}/description`);
-        if ("schedule" in w) this.string(w.schedule, `${p}/schedule`, /^(\S+\s+){4}\S+$/, "a five-field cron expression");
+        if ("schedule" in w)
+          this.string(w.schedule, `${p}/schedule`, /^(\S+\s+){4}\S+$/, "a five-field cron expression");
       });
     }
-    if ("collections" in v && this.array(v.collections, `${path}/collections`)) v.collections.forEach((c, i) => this.string(c, `${path}/collections/${i}`, COLLECTION, "a collection name"));
+    if ("collections" in v && this.array(v.collections, `${path}/collections`))
+      v.collections.forEach((c, i) => this.string(c, `${path}/collections/${i}`, COLLECTION, "a collection name"));
   }
 
   sim(v: unknown, path: string): void {
@@ -360,11 +462,13 @@ class Linter {
       if (!this.nouns.has(noun)) this.add(p, "unknown_noun", `${noun} is not a declared noun`);
       if (!this.object(spec, p, [], ["titles", "companies", "sources", "assignees", "value"])) continue;
       for (const k of ["titles", "companies", "sources", "assignees"] as const) {
-        if (k in spec && this.array(spec[k], `${p}/${k}`, 1)) (spec[k] as Json[]).forEach((s, i) => this.string(s, `${p}/${k}/${i}`));
+        if (k in spec && this.array(spec[k], `${p}/${k}`, 1))
+          (spec[k] as Json[]).forEach((s, i) => this.string(s, `${p}/${k}/${i}`));
       }
       if ("value" in spec && this.object(spec.value, `${p}/value`, ["min", "max", "currency"], [])) {
         const val = spec.value;
-        if (typeof val.min !== "number" || typeof val.max !== "number" || val.min <= 0 || val.max < val.min) this.add(`${p}/value`, "range", "needs 0 < min ≤ max");
+        if (typeof val.min !== "number" || typeof val.max !== "number" || val.min <= 0 || val.max < val.min)
+          this.add(`${p}/value`, "range", "needs 0 < min ≤ max");
         this.string(val.currency, `${p}/value/currency`, /^[A-Z]{3}$/, "an ISO 4217 code");
       }
     }
@@ -373,9 +477,15 @@ class Linter {
   /** No secrets or tenant data, anywhere in the manifest. */
   hygiene(v: unknown, path: string): void {
     if (typeof v === "string") {
-      for (const [re, what] of SECRET_VALUE_PATTERNS) if (re.test(v)) this.add(path, "secret", `looks like ${what}; manifests must not carry secrets`);
+      for (const [re, what] of SECRET_VALUE_PATTERNS)
+        if (re.test(v)) this.add(path, "secret", `looks like ${what}; manifests must not carry secrets`);
       const email = EMAIL.exec(v);
-      if (email && !/^example\.(com|org|net)$|\.example$|^example$/i.test(email[1])) this.add(path, "tenant_data", "contains an email address; manifests must not carry tenant data (use example.com)");
+      if (email && !/^example\.(com|org|net)$|\.example$|^example$/i.test(email[1]))
+        this.add(
+          path,
+          "tenant_data",
+          "contains an email address; manifests must not carry tenant data (use example.com)",
+        );
       if (PHONE.test(v)) this.add(path, "tenant_data", "contains a phone number; manifests must not carry tenant data");
       return;
     }
@@ -383,8 +493,10 @@ class Linter {
     if (isObj(v)) {
       for (const [k, x] of Object.entries(v)) {
         const p = `${path}/${esc(k)}`;
-        if (SECRET_KEY_NAME.test(k)) this.add(p, "secret", `a field named ${k} is not allowed; manifests must not carry secrets`);
-        if (TENANT_KEY_NAME.test(k)) this.add(p, "tenant_data", `a field named ${k} is not allowed; manifests are tenant-independent`);
+        if (SECRET_KEY_NAME.test(k))
+          this.add(p, "secret", `a field named ${k} is not allowed; manifests must not carry secrets`);
+        if (TENANT_KEY_NAME.test(k))
+          this.add(p, "tenant_data", `a field named ${k} is not allowed; manifests are tenant-independent`);
         this.hygiene(x, p);
       }
     }
@@ -394,7 +506,8 @@ class Linter {
 /** Lints a parsed manifest; `expectedId` is its file name's slug. */
 export function lintManifest(manifest: unknown, expectedId?: string): Finding[] {
   const l = new Linter();
-  if (!l.object(manifest, "", ["id", "name", "version", "summary", "surface"], ["provisioning", "sim", "description"])) return l.findings;
+  if (!l.object(manifest, "", ["id", "name", "version", "summary", "surface"], ["provisioning", "sim", "description"]))
+    return l.findings;
   const m = manifest as Obj;
   if (l.string(m.id, "/id", SLUG, "a kebab-case slug") && expectedId !== undefined && m.id !== expectedId) {
     l.add("/id", "id_mismatch", `is "${m.id}" but the file is ${expectedId}.json`);
@@ -415,5 +528,10 @@ export function lintManifest(manifest: unknown, expectedId?: string): Finding[] 
  */
 export function blocking(findings: Finding[], section: "surface" | "all"): Finding[] {
   if (section === "all") return findings;
-  return findings.filter((f) => f.code === "secret" || f.code === "tenant_data" || (!f.path.startsWith("/provisioning") && !f.path.startsWith("/sim")));
+  return findings.filter(
+    (f) =>
+      f.code === "secret" ||
+      f.code === "tenant_data" ||
+      (!f.path.startsWith("/provisioning") && !f.path.startsWith("/sim")),
+  );
 }

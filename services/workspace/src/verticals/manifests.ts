@@ -41,19 +41,45 @@ export async function loadManifest(dir: string, id: string): Promise<LoadedManif
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
   }
-  if (size > MAX_MANIFEST_BYTES) return { id, manifest: null, findings: [{ path: "", code: "too_large", message: `/: the manifest is ${size} bytes; the limit is ${MAX_MANIFEST_BYTES}` }] };
+  if (size > MAX_MANIFEST_BYTES)
+    return {
+      id,
+      manifest: null,
+      findings: [
+        {
+          path: "",
+          code: "too_large",
+          message: `/: the manifest is ${size} bytes; the limit is ${MAX_MANIFEST_BYTES}`,
+        },
+      ],
+    };
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, "utf8"));
   } catch (err) {
-    return { id, manifest: null, findings: [{ path: "", code: "invalid_json", message: `/: not valid JSON (${(err as Error).message})` }] };
+    return {
+      id,
+      manifest: null,
+      findings: [{ path: "", code: "invalid_json", message: `/: not valid JSON (${(err as Error).message})` }],
+    };
   }
   const findings = lintManifest(parsed, id);
-  return { id, manifest: typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null, findings };
+  return {
+    id,
+    manifest:
+      typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : null,
+    findings,
+  };
 }
 
 /** The manifest, or 404 (unknown) / 409 (fails lint, findings as details). */
-export async function servableManifest(dir: string, id: string, section: "surface" | "all"): Promise<Record<string, unknown>> {
+export async function servableManifest(
+  dir: string,
+  id: string,
+  section: "surface" | "all",
+): Promise<Record<string, unknown>> {
   const loaded = await loadManifest(dir, id);
   if (!loaded) {
     throw new GantryError("not_found", `No vertical "${id}".`, {
@@ -63,10 +89,17 @@ export async function servableManifest(dir: string, id: string, section: "surfac
   }
   const bad = loaded.manifest ? blocking(loaded.findings, section) : loaded.findings;
   if (bad.length > 0 || !loaded.manifest) {
-    throw new GantryError("conflict", `The manifest of vertical "${id}" fails lint (${bad.length} finding${bad.length === 1 ? "" : "s"}); its ${section === "all" ? "manifest" : "surface"} is refused until it is fixed.`, {
-      reason: bad.slice(0, 3).map((f) => f.message).join("; "),
-      details: bad.slice(0, 100).map((f) => ({ path: `/manifest${f.path}`, message: f.message, code: f.code })),
-    });
+    throw new GantryError(
+      "conflict",
+      `The manifest of vertical "${id}" fails lint (${bad.length} finding${bad.length === 1 ? "" : "s"}); its ${section === "all" ? "manifest" : "surface"} is refused until it is fixed.`,
+      {
+        reason: bad
+          .slice(0, 3)
+          .map((f) => f.message)
+          .join("; "),
+        details: bad.slice(0, 100).map((f) => ({ path: `/manifest${f.path}`, message: f.message, code: f.code })),
+      },
+    );
   }
   return loaded.manifest;
 }

@@ -66,14 +66,22 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
         const code = res.statusCode ?? 0;
         res.on("end", () => {
           if (code >= 200 && code < 300) done({ ok: true, statusCode: code, permanent: false });
-          else done({ ok: false, statusCode: code, error: `endpoint answered HTTP ${code}`, permanent: !(code >= 500 || code === 408 || code === 429) });
+          else
+            done({
+              ok: false,
+              statusCode: code,
+              error: `endpoint answered HTTP ${code}`,
+              permanent: !(code >= 500 || code === 408 || code === 429),
+            });
         });
         res.on("error", (err) => done({ ok: false, statusCode: code, error: err.message, permanent: false }));
       },
     );
     const deadline = setTimeout(() => r.destroy(new Error(`no response within ${req.timeoutMs} ms`)), req.timeoutMs);
     r.on("timeout", () => r.destroy(new Error(`no response within ${req.timeoutMs} ms`)));
-    r.on("error", (err: Error & { code?: string }) => done({ ok: false, error: err.message, permanent: err.code === "EBLOCKED" }));
+    r.on("error", (err: Error & { code?: string }) =>
+      done({ ok: false, error: err.message, permanent: err.code === "EBLOCKED" }),
+    );
     r.on("close", () => clearTimeout(deadline));
     r.end(req.body);
   });

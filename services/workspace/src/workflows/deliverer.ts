@@ -41,14 +41,33 @@ export interface TriggerMessage {
   requestId: string | null;
 }
 
-export function backoffMs(config: Pick<WorkspaceConfig, "WORKFLOW_RETRY_BASE_MS" | "WORKFLOW_RETRY_MAX_MS">, attempt: number): number {
+export function backoffMs(
+  config: Pick<WorkspaceConfig, "WORKFLOW_RETRY_BASE_MS" | "WORKFLOW_RETRY_MAX_MS">,
+  attempt: number,
+): number {
   return Math.min(config.WORKFLOW_RETRY_MAX_MS, config.WORKFLOW_RETRY_BASE_MS * 2 ** (attempt - 1));
 }
 
-async function publishOutcome(ws: DelivererDeps, t: TriggerMessage, what: "delivered" | "failed", extra: Record<string, unknown>): Promise<void> {
+async function publishOutcome(
+  ws: DelivererDeps,
+  t: TriggerMessage,
+  what: "delivered" | "failed",
+  extra: Record<string, unknown>,
+): Promise<void> {
   const subject = workflowSubject(t.tenant, t.workflow, what);
   await ws.nats.js
-    .publish(subject, encodeJson({ type: `workflow.${what}`, runId: t.runId, tenant: t.tenant, workflow: t.workflow, at: ws.now().toISOString(), ...extra }), { msgID: `${t.runId}:${what}` })
+    .publish(
+      subject,
+      encodeJson({
+        type: `workflow.${what}`,
+        runId: t.runId,
+        tenant: t.tenant,
+        workflow: t.workflow,
+        at: ws.now().toISOString(),
+        ...extra,
+      }),
+      { msgID: `${t.runId}:${what}` },
+    )
     .catch((err) => ws.log.warn({ runId: t.runId, err: String(err) }, "workflow outcome not published"));
 }
 
@@ -82,7 +101,15 @@ async function handleRun(ws: DelivererDeps, m: JsMsg, t: TriggerMessage): Promis
   });
   if (claimed.count === 0) return m.ack(); // another replica is on this run
 
-  const body = JSON.stringify({ type: "workflow.triggered", runId: run.id, tenant: run.tenant, workflow: run.workflow, input: run.input, triggered: run.createdAt.toISOString(), attempt });
+  const body = JSON.stringify({
+    type: "workflow.triggered",
+    runId: run.id,
+    tenant: run.tenant,
+    workflow: run.workflow,
+    input: run.input,
+    triggered: run.createdAt.toISOString(),
+    attempt,
+  });
   const outcome = await deliver({
     url: endpoint.url,
     secret: endpoint.secret,
@@ -94,18 +121,39 @@ async function handleRun(ws: DelivererDeps, m: JsMsg, t: TriggerMessage): Promis
   });
   const now = ws.now();
   if (outcome.ok) {
-    await ws.db.workflowRun.update({ where: { id: run.id }, data: { status: "delivered", deliveredAt: now, lastStatusCode: outcome.statusCode ?? null, lastError: null, updatedAt: now } });
+    await ws.db.workflowRun.update({
+      where: { id: run.id },
+      data: {
+        status: "delivered",
+        deliveredAt: now,
+        lastStatusCode: outcome.statusCode ?? null,
+        lastError: null,
+        updatedAt: now,
+      },
+    });
     await publishOutcome(ws, t, "delivered", { attempts: attempt, statusCode: outcome.statusCode });
     return m.ack();
   }
   const last = outcome.permanent || attempt >= ws.config.WORKFLOW_DELIVERY_ATTEMPTS;
   await ws.db.workflowRun.update({
     where: { id: run.id },
-    data: { status: last ? "failed" : "delivering", lastStatusCode: outcome.statusCode ?? null, lastError: (outcome.error ?? "delivery failed").slice(0, 500), updatedAt: now },
+    data: {
+      status: last ? "failed" : "delivering",
+      lastStatusCode: outcome.statusCode ?? null,
+      lastError: (outcome.error ?? "delivery failed").slice(0, 500),
+      updatedAt: now,
+    },
   });
   if (last) {
-    ws.log.warn({ runId: run.id, tenant: run.tenant, attempts: attempt, err: outcome.error }, "workflow delivery failed");
-    await publishOutcome(ws, t, "failed", { attempts: attempt, statusCode: outcome.statusCode ?? null, error: outcome.error });
+    ws.log.warn(
+      { runId: run.id, tenant: run.tenant, attempts: attempt, err: outcome.error },
+      "workflow delivery failed",
+    );
+    await publishOutcome(ws, t, "failed", {
+      attempts: attempt,
+      statusCode: outcome.statusCode ?? null,
+      error: outcome.error,
+    });
     return m.ack();
   }
   m.nak(backoffMs(ws.config, attempt));
@@ -121,11 +169,19 @@ export function startWorkflowDeliverer(ws: DelivererDeps): { stop: () => Promise
     // mid-attempt (crash, kill) is redelivered.
     const ackWaitNs = (2 * ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS + 5_000) * 1e6;
     await ws.nats.jsm.consumers
-      .add(STREAMS.WORKFLOWS.name, { durable_name: DELIVERY_DURABLE, ack_policy: AckPolicy.Explicit, ack_wait: ackWaitNs, filter_subject: "workflows.*.*.triggered", max_ack_pending: 1_000 })
+      .add(STREAMS.WORKFLOWS.name, {
+        durable_name: DELIVERY_DURABLE,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: ackWaitNs,
+        filter_subject: "workflows.*.*.triggered",
+        max_ack_pending: 1_000,
+      })
       .catch(async (err) => {
         if (!/already (exists|in use)/i.test(String(err))) throw err;
         // Exists from an earlier start: bring its ack wait in line with the current timeout.
-        await ws.nats.jsm.consumers.update(STREAMS.WORKFLOWS.name, DELIVERY_DURABLE, { ack_wait: ackWaitNs }).catch((e) => ws.log.warn({ err: String(e) }, "could not update the workflow delivery consumer"));
+        await ws.nats.jsm.consumers
+          .update(STREAMS.WORKFLOWS.name, DELIVERY_DURABLE, { ack_wait: ackWaitNs })
+          .catch((e) => ws.log.warn({ err: String(e) }, "could not update the workflow delivery consumer"));
       });
     while (running) {
       try {

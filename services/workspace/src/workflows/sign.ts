@@ -17,7 +17,13 @@ export function sign(secret: string, timestamp: number, body: string): string {
   return `t=${timestamp},v1=${mac}`;
 }
 
-export function verifySignature(secret: string, header: string | undefined, body: string, nowSeconds = Math.floor(Date.now() / 1000), toleranceSeconds = 300): boolean {
+export function verifySignature(
+  secret: string,
+  header: string | undefined,
+  body: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+  toleranceSeconds = 300,
+): boolean {
   if (!header) return false;
   const parts = Object.fromEntries(header.split(",").map((p) => p.split("=", 2) as [string, string]));
   const t = Number(parts.t);
