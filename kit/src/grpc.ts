@@ -93,7 +93,7 @@ export function unary<Req, Res>(
   opts: { deadlineMs?: number; metadata?: grpc.Metadata } = {},
 ): Promise<Res> {
   return new Promise((resolve, reject) => {
-    const fn = (client as unknown as Record<string, Function>)[method];
+    const fn = (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method];
     const deadline = new Date(Date.now() + (opts.deadlineMs ?? 30_000));
     // grpc-js captures the caller's stack on every call, to append it to a failed call's error.
     // We never show it (fromGrpcError keeps code and trailer only), and under load the capture and

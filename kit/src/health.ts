@@ -32,7 +32,7 @@ export class HealthClient {
 
   check(timeoutMs = 1_000): Promise<HealthStatus> {
     return new Promise((resolve) => {
-      (this.client as unknown as { Check: Function }).Check(
+      (this.client as unknown as { Check: (...args: unknown[]) => unknown }).Check(
         { service: "" },
         { deadline: new Date(Date.now() + timeoutMs) },
         (err: grpc.ServiceError | null, res: { status: HealthStatus }) => resolve(err ? "DOWN" : res.status),

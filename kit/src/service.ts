@@ -46,10 +46,13 @@ function serviceEnv(defaultPort: number) {
   } as const;
 }
 
-/** The configuration of a service whose own variables are `E`. */
-export type ServiceConfig<E extends EnvSchema = {}> = ConfigOf<ReturnType<typeof serviceEnv> & E>;
+/** The env schema of a service with no variables of its own. */
+export type NoEnv = Record<never, never>;
 
-export interface ServiceDeps<E extends EnvSchema = {}> {
+/** The configuration of a service whose own variables are `E`. */
+export type ServiceConfig<E extends EnvSchema = NoEnv> = ConfigOf<ReturnType<typeof serviceEnv> & E>;
+
+export interface ServiceDeps<E extends EnvSchema = NoEnv> {
   name: AreaService;
   config: ServiceConfig<E>;
   log: Logger;
@@ -62,7 +65,7 @@ export interface ServiceDeps<E extends EnvSchema = {}> {
   addrs: Record<AreaService, string>;
 }
 
-export interface ServiceDefinition<Ctx, E extends EnvSchema = {}> {
+export interface ServiceDefinition<Ctx, E extends EnvSchema = NoEnv> {
   name: AreaService;
   /** The service's own environment, on top of the base (its config type is derived from it). */
   env?: E;
@@ -82,7 +85,7 @@ export interface ServiceDefinition<Ctx, E extends EnvSchema = {}> {
 }
 
 /** Declares a service; types flow from `env` to `deps.config` and from `init` to every handler's `ctx`. */
-export function defineService<Ctx, const E extends EnvSchema = {}>(
+export function defineService<Ctx, const E extends EnvSchema = NoEnv>(
   def: ServiceDefinition<Ctx, E>,
 ): ServiceDefinition<Ctx, E> {
   return def;

@@ -79,7 +79,12 @@ test("outside any scope nothing is visible: a forgotten scope fails closed", asy
 
 test("a lazy thenable returned from the scope is started inside it", async () => {
   let started: string | undefined;
-  const lazy = { then: (ok: (v: string | undefined) => void) => ok((started = currentScope()?.kind)) };
+  const lazy = {
+    then: (ok: (v: string | undefined) => void) => {
+      started = currentScope()?.kind;
+      ok(started);
+    },
+  };
   assert.equal(await withTenant("acme", () => lazy), "tenant");
   assert.equal(started, "tenant");
 });

@@ -106,7 +106,7 @@ export class TenantPool extends pg.Pool {
 
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
-  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | undefined {
     const statement = scopeStatement(scopes.getStore());
     const scoped = super.connect().then(async (client) => {
       try {

@@ -27,7 +27,8 @@ function validatorOf(abilityId: string): ValidateFunction | undefined {
   if (!validate) {
     const def = abilityById.get(abilityId);
     if (!def) return undefined;
-    validate = (ajv ??= createAjv()).compile(def.input);
+    ajv ??= createAjv();
+    validate = ajv.compile(def.input);
     validators.set(abilityId, validate);
   }
   return validate;

@@ -101,7 +101,9 @@ function walk(schema: unknown, path: string, visit: (node: JsonSchema, path: str
     if (key === "properties" || key === "patternProperties" || key === "$defs") {
       if (isObject(value)) for (const [name, sub] of Object.entries(value)) walk(sub, `${path}/${key}/${name}`, visit);
     } else if (key === "allOf" || key === "anyOf" || key === "oneOf") {
-      if (Array.isArray(value)) value.forEach((sub, i) => walk(sub, `${path}/${key}/${i}`, visit));
+      if (Array.isArray(value)) {
+        for (const [i, sub] of value.entries()) walk(sub, `${path}/${key}/${i}`, visit);
+      }
     } else if (["items", "if", "then", "else", "not", "additionalProperties", "propertyNames"].includes(key)) {
       walk(value, `${path}/${key}`, visit);
     }

@@ -71,7 +71,7 @@ export function object<const P extends Properties, const R extends keyof P & str
 }
 
 /** A non-empty string of at most `max` characters. */
-export function text<const O extends StringOptions = {}>(
+export function text<const O extends StringOptions = StringOptions>(
   description: string,
   max: number,
   options: O = {} as O,
