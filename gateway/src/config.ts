@@ -52,6 +52,11 @@ export const GATEWAY_ENV = {
     default: 30000,
     description: "deadline of a gRPC call to an area service",
   },
+  GANTRY_CHECK_RESULTS: {
+    type: "boolean",
+    default: false,
+    description: "check every result against its ability's output schema (tests; a mismatch answers 500)",
+  },
   ...serviceAddrEnv(),
 } as const;
 

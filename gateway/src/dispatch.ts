@@ -6,16 +6,22 @@
  *
  * The meta executor is mounted after construction because it depends on live status, which in
  * turn asks this dispatcher what every owner has wired.
+ *
+ * With `checkResults` (GANTRY_CHECK_RESULTS, on in every test stack) every result, whoever produced
+ * it, is checked against its ability's output schema here, so no response escapes the contract.
  */
 import type { ServiceName } from "@gantry/proto/catalogue/types.ts";
-import { AREA_SERVICES, GantryError, type AreaService, type CallContext } from "@gantry/kit";
+import { AREA_SERVICES, type AreaService, type CallContext, checkResult, GantryError } from "@gantry/kit";
 import { GrpcExecutor } from "./executors/grpc.ts";
 import type { AbilityExecutor, EdgeInfo, WiredAbility } from "./executors/types.ts";
 
 export class Dispatcher {
   private readonly executors = new Map<ServiceName, AbilityExecutor>();
 
-  constructor(addrs: Record<AreaService, string>, timeoutMs: number) {
+  private readonly checkResults: boolean;
+
+  constructor(addrs: Record<AreaService, string>, timeoutMs: number, checkResults = false) {
+    this.checkResults = checkResults;
     for (const s of AREA_SERVICES) this.executors.set(s.name, new GrpcExecutor(s.name, addrs[s.name], timeoutMs));
   }
 
@@ -35,7 +41,9 @@ export class Dispatcher {
   ): Promise<string> {
     const executor = this.executors.get(service);
     if (!executor) throw new GantryError("internal", `no executor for service ${service}`);
-    return executor.execute(ability, inputJson, call, edge);
+    const resultJson = await executor.execute(ability, inputJson, call, edge);
+    if (this.checkResults) checkResult(ability, JSON.parse(resultJson));
+    return resultJson;
   }
 
   /** Lists what an owner has wired (Describe); null when it is down or unknown. */

@@ -19,6 +19,7 @@ import pg from "pg";
 import {
   type AreaService,
   type CallContext,
+  checkResult,
   type grpc,
   makeClient,
   repoRoot,
@@ -96,7 +97,9 @@ export async function startService<Ctx = unknown>(
         input_json: JSON.stringify(input),
         context: toGrpcContext(call),
       });
-      return JSON.parse(res.result_json);
+      const result = JSON.parse(res.result_json);
+      checkResult(id, result);
+      return result;
     },
     stop: async () => {
       client.close();

@@ -43,7 +43,7 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
     dataDir,
     quiet: true,
     ...opts,
-    env: { GANTRY_ADMIN_KEY: adminKey, LOG_LEVEL: "info", ...opts.env },
+    env: { GANTRY_ADMIN_KEY: adminKey, LOG_LEVEL: "info", GANTRY_CHECK_RESULTS: "1", ...opts.env },
   });
   const db = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 4 });
   // Postgres may be stopped on purpose by a test (an outage); idle clients then error, harmlessly.

@@ -84,3 +84,28 @@ export function validateInput(abilityId: string, input: unknown): void {
     );
   }
 }
+
+const resultValidators = new Map<string, ValidateFunction | null>();
+
+/**
+ * The result contract, checked where tests can see it (the gateway's dispatcher and the one-service
+ * harness, when `GANTRY_CHECK_RESULTS=1`): a result that does not match its ability's `output`
+ * schema is a fault of the service, answered as 500 `internal` so the test that made the call fails,
+ * with every mismatch in the log. Abilities without an output schema pass.
+ */
+export function checkResult(abilityId: string, result: unknown): void {
+  let validate = resultValidators.get(abilityId);
+  if (validate === undefined) {
+    const output = abilityById.get(abilityId)?.output;
+    ajv ??= createAjv();
+    validate = output ? ajv.compile(output) : null;
+    resultValidators.set(abilityId, validate);
+  }
+  if (validate && !validate(result)) {
+    const details = toDetails(validate.errors ?? [], "/result");
+    throw new GantryError("internal", `The result of ${abilityId} does not match its output schema.`, {
+      details,
+      cause: new Error(`${abilityId} result mismatch: ${details.map((d) => d.message).join("; ")}`),
+    });
+  }
+}

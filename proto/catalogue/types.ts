@@ -33,6 +33,12 @@ export interface AbilityEntry {
   inputSource: "spec" | "ours";
   /** Input JSON Schema: `type: "object"`, `additionalProperties: false`, every property described. */
   input: JsonSchema;
+  /**
+   * Result JSON Schema: what `result` holds on success (proto/catalogue/output.ts builders). OpenAPI
+   * responses, MCP `outputSchema` and the typed client come from it, and tests check every result
+   * against it.
+   */
+  output?: JsonSchema;
   /** A realistic input that validates against `input`; used by docs, OpenAPI and MCP. */
   example: Record<string, unknown>;
 }
