@@ -70,7 +70,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
 
   const limiter = await createRateLimiter(config.REDIS_URL, log);
   const ver = version(config.GANTRY_BUILD);
-  const dispatcher = new Dispatcher(addrs, config.UPSTREAM_TIMEOUT_MS);
+  const dispatcher = new Dispatcher(addrs, config.UPSTREAM_TIMEOUT_MS, config.GANTRY_CHECK_RESULTS);
   // Live status asks the dispatcher what each owner has wired; capability.discover, which the
   // dispatcher runs, asks live status: so the gateway's own executor is mounted once both exist.
   const liveStatus = new LiveStatus(dispatcher, now);
