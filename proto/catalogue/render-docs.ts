@@ -7,6 +7,7 @@
  * // from the repository root
  * // node proto/catalogue/render-docs.ts > docs/abilities.md
  */
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { abilityById, areas, catalogue } from "./index.ts";
 import { conventions, decisions } from "./decisions.ts";
@@ -201,6 +202,70 @@ function table(rows: Row[]): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** Result fields: the same rows, read as "always present" instead of "required". */
+function resultTable(rows: Row[]): string {
+  if (rows.length === 0) return "The result has no fields.\n";
+  const lines = ["| Field | Type | Always present | Notes |", "|---|---|---|---|"];
+  for (const row of rows) {
+    lines.push(`| ${cell(code(row.name))} | ${cell(row.type)} | ${row.required ? "yes" : "no"} | ${cell(row.notes)} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function renderResult(schema: Schema | undefined): string {
+  if (!schema) return "Not yet stated.\n";
+  const variants = Array.isArray(schema.oneOf) ? (schema.oneOf as unknown[]).filter(isSchema) : [schema];
+  const parts: string[] = [];
+  if (variants.length > 1 && typeof schema.description === "string") parts.push(`${schema.description}\n`);
+  for (const variant of variants) {
+    const rules: string[] = [];
+    const rows = rowsOf(variant, "", rules);
+    if (variants.length > 1) {
+      parts.push(
+        `**Variant ${code(String(variant.title ?? "?"))}**${typeof variant.description === "string" ? `: ${variant.description}` : ""}\n`,
+      );
+    }
+    parts.push(rows.length > 0 || !isSchema(variant.properties) ? resultTable(rows) : "The result has no fields.\n");
+  }
+  return parts.join("\n");
+}
+
+/** Whether the owner has a handler: `services/<owner>/src/abilities/<id>.ts` exists (the kit loads it by name). */
+function isWired(ability: AbilityDef): boolean {
+  if (ability.service === "gateway") return true;
+  return existsSync(
+    fileURLToPath(new URL(`../../services/${ability.service}/src/abilities/${ability.id}.ts`, import.meta.url)),
+  );
+}
+
+/** The errors a call of this ability can answer, beyond the transport ones every call can. */
+function renderErrors(ability: AbilityDef): string {
+  const props = isSchema(ability.input.properties) ? ability.input.properties : {};
+  const variants = Array.isArray(ability.input.oneOf) ? (ability.input.oneOf as unknown[]).filter(isSchema) : [];
+  const names = new Set([
+    ...Object.keys(props),
+    ...variants.flatMap((v) => Object.keys(isSchema(v.properties) ? v.properties : {})),
+  ]);
+  const lines = [
+    "- `400 validation_failed`: the input does not match the schema above (`details` names each field).",
+    "- `401 unauthorized`, `403 forbidden` (the key's scopes exclude the ability), `429 rate_limited`, `503 unavailable` (retry after `retryAfterMs`).",
+  ];
+  if (names.has("cursor"))
+    lines.push("- `400 validation_failed` with detail code `invalid_cursor`: a cursor this list did not issue.");
+  if ([...names].some((n) => n === "id" || n.endsWith("Id")))
+    lines.push("- `404 not_found`: a named record does not exist in the caller's tenant.");
+  if (names.has("idempotencyKey"))
+    lines.push(
+      "- `409 conflict`: the idempotencyKey was used before with different input (`details` names the fields).",
+    );
+  if (!isWired(ability)) {
+    lines.push(
+      `- \`501 not_implemented\`: declared, not wired yet (the ${ability.service} service has no handler for it).`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 function renderFields(schema: Schema): string {
   const parts: string[] = [];
   if (Array.isArray(schema.oneOf)) {
@@ -241,7 +306,15 @@ function renderAbility(ability: AbilityDef): string {
   if (decisions[ability.id] !== undefined) out.push(`- Decision: ${decisions[ability.id]}`);
   out.push(
     "",
+    "**Input**",
+    "",
     renderFields(ability.input),
+    "**Result** (`result` of the success envelope `{ok, ability, result, duration}`)",
+    "",
+    renderResult(ability.output),
+    "**Errors**",
+    "",
+    renderErrors(ability),
     "Example request body:",
     "",
     "```json",

@@ -30,6 +30,22 @@ import {
   typed,
   union,
 } from "./schema.ts";
+import {
+  bool,
+  enumOf,
+  fields,
+  int,
+  json,
+  list,
+  metadataOut,
+  nullableStr,
+  nullableTimestamp,
+  num,
+  page,
+  record,
+  str,
+  timestamp,
+} from "./output.ts";
 
 /** Task priorities (spec §2.5, §4.3 task.create). */
 export const TASK_PRIORITIES = ["low", "medium", "high", "urgent"] as const;
@@ -94,6 +110,465 @@ function docOps() {
   );
 }
 
+// ── result shapes ─────────────────────────────────────────────────────────────────────────────
+// Written once and reused by get/list/create/update (services/workspace/src/records.ts maps rows to
+// these). Every record carries `tenant`, `vertical` (or null) and `created`/`updated` (RFC 3339, UTC).
+
+/** Workflow run statuses (services/workspace/src/workflows/deliverer.ts). */
+const RUN_STATUSES = ["queued", "delivering", "delivered", "failed"] as const;
+/** Record kinds a vertical noun maps onto. */
+const VERTICAL_RECORDS = ["contact", "lead", "task", "doc"] as const;
+/** Field types of a vertical noun field (services/workspace/src/verticals/lint.ts). */
+const VERTICAL_FIELD_TYPES = [
+  "text",
+  "longtext",
+  "number",
+  "money",
+  "date",
+  "datetime",
+  "phone",
+  "email",
+  "enum",
+  "boolean",
+] as const;
+/** Capture types of a vertical (lint.ts). */
+const VERTICAL_CAPTURE_TYPES = ["form", "photo", "voice", "document", "signature", "barcode"] as const;
+/** Methods of a vertical's host actions (lint.ts). */
+const VERTICAL_HOST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+function ownerTenant(what: string) {
+  return str(`Tenant that owns the ${what} (\`acme\`, or nested \`acme/shop1\`).`);
+}
+
+function recordVertical(what: string) {
+  return nullableStr(`Vertical the ${what} belongs to (from the call's context.verticalId), or null.`);
+}
+
+function created(what: string) {
+  return timestamp(`When the ${what} was created (RFC 3339, UTC).`);
+}
+
+function updated(what: string) {
+  return timestamp(`When the ${what} last changed (RFC 3339, UTC).`);
+}
+
+const contact = () =>
+  fields(
+    {
+      id: str("Contact id (`ctc_…`)."),
+      tenant: ownerTenant("contact"),
+      name: str("Person's or company's name, trimmed."),
+      email: nullableStr("Email address (trimmed, domain lower-cased), or null."),
+      phone: nullableStr("Phone number in E.164 form (`+2348031234567`), or null."),
+      company: nullableStr("Company the person works for, or null."),
+      metadata: metadataOut("Your key-value data about the contact; `{}` when there is none."),
+      vertical: recordVertical("contact"),
+      created: created("contact"),
+      updated: updated("contact"),
+    },
+    [],
+    { description: "A contact (person or company)." },
+  );
+
+const leadEvent = () =>
+  fields(
+    {
+      from: nullable(enumOf("", LEAD_STATUSES), "Status before the move; null for the creation."),
+      to: enumOf("Status after the move.", LEAD_STATUSES),
+      reason: nullableStr("Reason given with the move, or null."),
+      keyId: nullableStr("Id of the API key that made the move, or null."),
+      requestId: nullableStr("Request id of the call that made the move, or null."),
+      at: timestamp("When the move happened (RFC 3339, UTC)."),
+    },
+    [],
+    { description: "One status change of a lead (the creation included)." },
+  );
+
+function leadFields() {
+  return {
+    id: str("Lead id (`lead_…`)."),
+    tenant: ownerTenant("lead"),
+    name: str("Lead name (the opportunity or the person)."),
+    status: enumOf("Current status: new → contacted → qualified → won | lost.", LEAD_STATUSES),
+    contactId: nullableStr("Contact the lead is about (`ctc_…`), or null."),
+    email: nullableStr("Lead's email address (the contact's when not given), or null."),
+    company: nullableStr("Lead's company (the contact's when not given), or null."),
+    source: nullableStr("Where the lead came from, or null."),
+    value: nullable(
+      fields({
+        amount: num("Amount in major units of the currency (e.g. 12000.5)."),
+        currency: str("ISO 4217 currency code, upper case."),
+        minor: int("The same amount in integer minor units of the currency (e.g. cents), as stored."),
+      }),
+      "Estimated deal value, or null.",
+    ),
+    notes: nullableStr("Free-form notes, or null."),
+    vertical: recordVertical("lead"),
+    created: created("lead"),
+    updated: updated("lead"),
+    closed: nullableTimestamp("When the lead was won or lost (RFC 3339, UTC); null while open."),
+  };
+}
+
+/** A lead with its history (get, create, update_status). */
+const lead = () =>
+  fields(
+    {
+      ...leadFields(),
+      history: list("Every status change, oldest first; the first entry is the creation.", leadEvent()),
+    },
+    [],
+    { description: "A sales lead with its status history." },
+  );
+
+/** A lead as lists show it: no history (lead.get has it). */
+const leadItem = () => fields(leadFields(), [], { description: "A sales lead (without its history)." });
+
+const taskEvent = () =>
+  fields(
+    {
+      from: nullable(enumOf("", TASK_STATUSES), "Status before the change; null for the creation."),
+      to: enumOf("Status after the change.", TASK_STATUSES),
+      note: nullableStr("Note given with the change, or null."),
+      keyId: nullableStr("Id of the API key that made the change, or null."),
+      requestId: nullableStr("Request id of the call that made the change, or null."),
+      at: timestamp("When the change happened (RFC 3339, UTC)."),
+    },
+    [],
+    { description: "One status change of a task (the creation included)." },
+  );
+
+function taskFields() {
+  return {
+    id: str("Task id (`task_…`)."),
+    tenant: ownerTenant("task"),
+    title: str("What needs doing."),
+    status: enumOf("Current status.", TASK_STATUSES),
+    priority: enumOf("Priority.", TASK_PRIORITIES),
+    assignedTo: nullableStr("User or agent the task is assigned to, or null."),
+    dueAt: nullableTimestamp("When the task is due (RFC 3339, UTC), or null when it has no due time."),
+    overdue: bool("Past its due time and neither done nor cancelled, at the time of the call."),
+    vertical: recordVertical("task"),
+    created: created("task"),
+    updated: updated("task"),
+    closed: nullableTimestamp("When the task was done or cancelled (RFC 3339, UTC); null while not."),
+  };
+}
+
+/** A task with its history (get, create, update_status). */
+const task = () =>
+  fields(
+    {
+      ...taskFields(),
+      history: list("Every status change, oldest first; the first entry is the creation.", taskEvent()),
+    },
+    [],
+    { description: "A task with its status history." },
+  );
+
+/** A task as lists show it: no history (task.get has it). */
+const taskItem = () => fields(taskFields(), [], { description: "A task (without its history)." });
+
+const comment = () =>
+  fields(
+    {
+      id: str("Comment id (`cmt_…`)."),
+      docId: str("Doc the comment is on (`doc_…`)."),
+      text: str("The comment."),
+      anchor: nullableStr("Exact passage of the doc the comment refers to, or null."),
+      version: int("Version of the doc the comment was made on."),
+      keyId: nullableStr("Id of the API key that commented, or null."),
+      created: created("comment"),
+    },
+    [],
+    { description: "A comment on a workspace doc." },
+  );
+
+function docFields() {
+  return {
+    id: str("Workspace doc id (`doc_…`)."),
+    tenant: ownerTenant("doc"),
+    title: str("Doc title."),
+    version: int("Current version: 1 at creation, +1 on every patch."),
+    status: enumOf("`open`, or `closed` (read-only).", DOC_STATUSES),
+    length: int("Length of the content in characters (UTF-16 code units)."),
+    vertical: recordVertical("doc"),
+    created: created("doc"),
+    updated: updated("doc"),
+    closed: nullableTimestamp("When the doc was closed (RFC 3339, UTC); null while open."),
+  };
+}
+
+const docContent = () => str("The Markdown content of the current version.");
+
+/** A doc with content and comments (create, read, close). */
+const doc = () =>
+  fields(
+    { ...docFields(), content: docContent(), comments: list("Comments on the doc, oldest first.", comment()) },
+    [],
+    { description: "A workspace doc with its content and comments." },
+  );
+
+/** A doc as lists show it: no content (only its length) and no comments. */
+const docItem = () =>
+  fields(docFields(), [], { description: "A workspace doc without its content (workspace.doc.read has it)." });
+
+const simulation = () =>
+  fields(
+    {
+      simId: str("Simulation id (`sim_…`)."),
+      id: str("Simulation id again (the same as `simId`)."),
+      tenant: str("The sandbox sub-tenant's full tenant id (`<tenant>/sim-…`) holding the synthetic records."),
+      subTenant: str("The sandbox's sub-tenant name (`sim-…`): send it as `context.tenantId` to read the records."),
+      vertical: str("Vertical whose nouns shaped the data."),
+      seed: int("Seed the data was generated from (the given one, or the one drawn)."),
+      size: enumOf("small: tens of records; medium: hundreds.", ["small", "medium"]),
+      counts: fields(
+        {
+          contacts: int("Contacts written."),
+          leads: int("Leads written."),
+          tasks: int("Tasks written."),
+        },
+        [],
+        { description: "Number of records written into the sandbox, by kind." },
+      ),
+      created: created("simulation"),
+      updated: updated("simulation"),
+    },
+    [],
+    { description: "A simulation and its sandbox sub-tenant." },
+  );
+
+const verticalSummary = () =>
+  fields(
+    {
+      id: str("Vertical slug (the manifest's file name)."),
+      name: nullableStr("Display name, or null when the manifest does not parse."),
+      version: nullableStr("Manifest version (semver), or null when the manifest does not parse."),
+      summary: nullableStr("One-line summary, or null when the manifest does not parse."),
+      nouns: list("Ids of the nouns of its surface.", str("Noun id.")),
+      status: enumOf("`ok`: the surface passes lint and is served; `invalid`: it is refused.", ["ok", "invalid"]),
+      findings: int("Number of lint findings in the whole manifest (vertical.manifest_get names them)."),
+    },
+    [],
+    { description: "A vertical this Gantry serves, linted as listed." },
+  );
+
+const strings = (description: string, item: string) => list(description, str(item));
+
+const verticalSurface = () => {
+  const nounField = fields(
+    {
+      id: str("Field id, unique in the noun."),
+      label: str("Display label."),
+      type: enumOf("Field type.", VERTICAL_FIELD_TYPES),
+      maps: str("Column of the record it maps onto, or `metadata.<key>`."),
+      required: bool("Whether the field must be filled in; present when the manifest says."),
+      options: strings("Allowed values; present exactly when type is `enum`.", "An allowed value."),
+      description: str("What the field is; present when the manifest gives one."),
+    },
+    ["required", "options", "description"],
+    { description: "A field of a noun." },
+  );
+  const noun = fields(
+    {
+      id: str("Noun id (e.g. `patient`)."),
+      label: str("Display label, singular."),
+      plural: str("Display label, plural."),
+      record: enumOf("Record kind the noun is stored as.", VERTICAL_RECORDS),
+      fields: list("The noun's fields.", nounField),
+      description: str("What the noun is; present when the manifest gives one."),
+    },
+    ["description"],
+    { description: "A business noun of the vertical, stored as a workspace record." },
+  );
+  const screen = fields(
+    {
+      id: str("Screen id."),
+      title: str("Screen title."),
+      root: json(
+        "Root node of the screen's generated UI: an object with `type` (stack, row, list, table, kanban, card, detail, metric, form, text, button) and that type's props; containers nest nodes in `children` or `item`, data nodes bind a `source` {ability, noun, input}.",
+      ),
+      description: str("What the screen is for; present when the manifest gives one."),
+    },
+    ["description"],
+    { description: "A screen of the generated UI." },
+  );
+  const action = fields(
+    {
+      id: str("Action id."),
+      label: str("Display label."),
+      ability: str("Catalogue ability the action calls; present for ability actions (exactly one of ability, host)."),
+      input: record(
+        "Preset input of the ability (values may hold `{{capture.<field>}}` placeholders); present when given.",
+        json("A preset input value."),
+      ),
+      host: fields(
+        {
+          method: enumOf("HTTP method.", VERTICAL_HOST_METHODS),
+          path: str("Path on the host, starting with `/` (may hold `{id}` placeholders)."),
+          guard: fields(
+            {
+              scopes: strings("Scopes the caller's key must grant; present when given.", "A scope."),
+              confirm: bool("Whether the user must confirm first; present when given."),
+              roles: strings("Roles the user must have; present when given.", "A role."),
+            },
+            ["scopes", "confirm", "roles"],
+            { description: "What the host must check before running the endpoint (scopes and/or confirm)." },
+          ),
+          description: str("What the endpoint does; present when given."),
+        },
+        ["description"],
+        { description: "A guarded endpoint of the host app; present for host actions (exactly one of ability, host)." },
+      ),
+      confirm: bool("Whether the UI asks for confirmation first; present when given."),
+      description: str("What the action does; present when given."),
+    },
+    ["ability", "input", "host", "confirm", "description"],
+    { description: "Something a user can do: call a catalogue ability or a guarded host endpoint." },
+  );
+  const capture = fields(
+    {
+      id: str("Capture id."),
+      type: enumOf("What is captured.", VERTICAL_CAPTURE_TYPES),
+      noun: str("Noun the capture fills in."),
+      action: str("Action the capture submits to."),
+      label: str("Display label; present when given."),
+      fields: strings("Noun fields the capture collects; present when given.", "A field id of the noun."),
+    },
+    ["label", "fields"],
+    { description: "A way to capture data (form, photo, voice, …) for a noun." },
+  );
+  const signal = fields(
+    {
+      id: str("Signal id."),
+      event: str("Event name emitted with event.emit."),
+      noun: str("Noun the event is about."),
+      description: str("When the event is emitted; present when given."),
+    },
+    ["description"],
+    { description: "An event the vertical emits." },
+  );
+  return fields(
+    {
+      nouns: list("The vertical's nouns.", noun),
+      screens: list("The screens of its generated UI.", screen),
+      actions: list("What users can do.", action),
+      captures: list("Data captures; present when the manifest declares any.", capture),
+      signals: list("Events the vertical emits; present when the manifest declares any.", signal),
+    },
+    ["captures", "signals"],
+    { description: "The runtime surface: nouns, screens, actions, captures and signals." },
+  );
+};
+
+const verticalProvisioning = () =>
+  fields(
+    {
+      keys: list(
+        "API key templates to provision (never raw keys); present when given.",
+        fields(
+          {
+            name: str("Template name."),
+            scopes: strings("Scopes of keys made from it.", "A scope."),
+            subTenants: bool("Whether such keys may act for sub-tenants; present when given."),
+            collections: strings("Memory collections such keys may use; present when given.", "A collection name."),
+            description: str("What the key is for; present when given."),
+          },
+          ["subTenants", "collections", "description"],
+          { description: "A key template." },
+        ),
+      ),
+      workflows: list(
+        "Workflows the vertical expects; present when given.",
+        fields(
+          {
+            workflow: str("Workflow name for workflow.trigger."),
+            description: str("What the workflow does."),
+            schedule: str("Five-field cron expression it runs on; present when scheduled."),
+            signal: str("Signal id that triggers it; present when given."),
+          },
+          ["schedule", "signal"],
+          { description: "A workflow of the vertical." },
+        ),
+      ),
+      collections: strings("Memory collections to create; present when given.", "A collection name."),
+    },
+    ["keys", "workflows", "collections"],
+    { description: "What provisioning a tenant for the vertical sets up; present when the manifest has it." },
+  );
+
+const verticalSim = () =>
+  record(
+    "Vocabularies sim.generate draws from, by noun id; present when the manifest has them.",
+    fields(
+      {
+        titles: strings("Record titles or names; present when given.", "A title."),
+        companies: strings("Company names; present when given.", "A company."),
+        sources: strings("Lead sources; present when given.", "A source."),
+        assignees: strings("Task assignees; present when given.", "An assignee."),
+        value: fields(
+          {
+            min: num("Smallest value, in major units."),
+            max: num("Largest value, in major units."),
+            currency: str("ISO 4217 currency code."),
+          },
+          [],
+          { description: "Range of lead values; present when given." },
+        ),
+      },
+      ["titles", "companies", "sources", "assignees", "value"],
+      { description: "The vocabulary of one noun." },
+    ),
+  );
+
+/** vertical.manifest_get: the surface (default) or the whole manifest. */
+function manifestOutput() {
+  const head = () => ({
+    id: str("Vertical slug."),
+    name: str("Display name."),
+    version: str("Manifest version (semver)."),
+    summary: str("One-line summary."),
+  });
+  return union(
+    [
+      fields(
+        {
+          ...head(),
+          section: constant("`surface`.", "surface"),
+          lint: fields({ ok: bool("Always true: a surface that fails lint is refused (409).") }, [], {
+            description: "Lint outcome of the surface on this serve.",
+          }),
+          surface: verticalSurface(),
+        },
+        [],
+        { title: "surface", description: "The runtime surface (section `surface`)." },
+      ),
+      fields(
+        {
+          section: constant("`all`.", "all"),
+          lint: fields(
+            {
+              ok: bool("Always true: a manifest with any finding is refused (409)."),
+              findings: int("Always 0."),
+            },
+            [],
+            { description: "Lint outcome of the whole manifest on this serve." },
+          ),
+          ...head(),
+          description: str("Longer description; present when the manifest gives one."),
+          surface: verticalSurface(),
+          provisioning: verticalProvisioning(),
+          sim: verticalSim(),
+        },
+        ["description", "provisioning", "sim"],
+        { title: "all", description: "The whole manifest (section `all`)." },
+      ),
+    ],
+    { type: "object", description: "The manifest, linted on this serve; `section` tells which shape." },
+  );
+}
+
 export const abilities = [
   // ── contacts ──────────────────────────────────────────────────────────────────────────────
   {
@@ -111,6 +586,7 @@ export const abilities = [
       },
       ["name"],
     ),
+    output: contact(),
     example: {
       name: "Ada Obi",
       phone: "+234 803 123 4567",
@@ -125,6 +601,7 @@ export const abilities = [
     summary: "Get one contact of the tenant by id.",
     inputSource: "ours",
     input: object({ id: id("Contact id returned by contact.create.") }, ["id"]),
+    output: contact(),
     example: { id: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q" },
   },
   {
@@ -132,6 +609,7 @@ export const abilities = [
     summary: "List or search the tenant's contacts.",
     inputSource: "ours",
     input: object({ query: listQuery("name, email, company and phone"), limit: limit(), cursor: cursor() }),
+    output: page("Contacts, newest first.", contact()),
     example: { query: "northwind", limit: 20 },
   },
   {
@@ -150,6 +628,7 @@ export const abilities = [
       ["id"],
       { minProperties: 2 },
     ),
+    output: contact(),
     example: {
       id: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q",
       company: "Northwind Studio Ltd",
@@ -174,6 +653,7 @@ export const abilities = [
       },
       ["name"],
     ),
+    output: lead(),
     example: {
       name: "Contoso website redesign",
       contactId: "ctc_01J9ZD6E7F8G9H0J1K2M3N4P5Q",
@@ -187,6 +667,7 @@ export const abilities = [
     summary: "Get one lead with its status history.",
     inputSource: "ours",
     input: object({ id: id("Lead id returned by lead.create.") }, ["id"]),
+    output: lead(),
     example: { id: "lead_01J9ZE7F8G9H0J1K2M3N4P5Q6R" },
   },
   {
@@ -199,6 +680,7 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: page("Leads, newest first (without history).", leadItem()),
     example: { status: "qualified" },
   },
   {
@@ -219,6 +701,7 @@ export const abilities = [
       },
       ["id", "status"],
     ),
+    output: lead(),
     example: { id: "lead_01J9ZE7F8G9H0J1K2M3N4P5Q6R", status: "qualified", reason: "Budget confirmed on call." },
   },
   // ── tasks ─────────────────────────────────────────────────────────────────────────────────
@@ -242,6 +725,7 @@ export const abilities = [
       },
       ["title"],
     ),
+    output: task(),
     example: {
       title: "Call Contoso about the redesign quote",
       assignedTo: "ada",
@@ -255,6 +739,7 @@ export const abilities = [
     summary: "Get one task by id.",
     inputSource: "ours",
     input: object({ id: id("Task id returned by task.create.") }, ["id"]),
+    output: task(),
     example: { id: "task_01J9ZF8G9H0J1K2M3N4P5Q6R7S" },
   },
   {
@@ -271,6 +756,7 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: page("Tasks, newest first (without history).", taskItem()),
     example: { assignedTo: "ada", overdue: true },
   },
   {
@@ -286,6 +772,7 @@ export const abilities = [
       },
       ["id", "status"],
     ),
+    output: task(),
     example: { id: "task_01J9ZF8G9H0J1K2M3N4P5Q6R7S", status: "done", note: "Quote sent." },
   },
   // ── workspace docs ────────────────────────────────────────────────────────────────────────
@@ -294,6 +781,7 @@ export const abilities = [
     summary: "Close a workspace doc; it becomes read-only (closing a closed doc returns it unchanged).",
     inputSource: "ours",
     input: object({ id: docId() }, ["id"]),
+    output: doc(),
     example: { id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T" },
   },
   {
@@ -308,6 +796,7 @@ export const abilities = [
       },
       ["id", "text"],
     ),
+    output: comment(),
     example: {
       id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T",
       text: "Can we commit to this date?",
@@ -326,6 +815,7 @@ export const abilities = [
       },
       ["title"],
     ),
+    output: doc(),
     example: { title: "Booking launch notes", content: "# Booking launch\n\n- Live before 1 June\n" },
   },
   {
@@ -338,6 +828,7 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: page("Docs, newest first (without content).", docItem()),
     example: { status: "open", query: "launch" },
   },
   {
@@ -380,6 +871,9 @@ export const abilities = [
           "Either `content` (replace the whole doc) or `ops` (anchored edits), never both. A stale baseVersion is refused (409) with the current version.",
       },
     ),
+    output: fields({ ...docFields(), content: docContent() }, [], {
+      description: "The doc as patched, at its new version, with its content (comments: workspace.doc.read).",
+    }),
     example: {
       id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T",
       baseVersion: 3,
@@ -394,6 +888,7 @@ export const abilities = [
     summary: "Read a workspace doc with its version, status and comments.",
     inputSource: "ours",
     input: object({ id: docId() }, ["id"]),
+    output: doc(),
     example: { id: "doc_01J9ZG9H0J1K2M3N4P5Q6R7S8T" },
   },
   // ── events and workflows ──────────────────────────────────────────────────────────────────
@@ -414,6 +909,17 @@ export const abilities = [
       },
       ["event"],
     ),
+    output: fields(
+      {
+        id: str("Event id (`evt_…`); also the JetStream message id, so a retried publish is stored once."),
+        subject: str("NATS subject the event was published on (`events.<tenant token>.<event>`)."),
+        sequence: int("Sequence number of the event in the stream."),
+        stream: str("JetStream stream that stored the event (`EVENTS`)."),
+        emitted: timestamp("When the event was emitted (RFC 3339, UTC); also in the published envelope."),
+      },
+      [],
+      { description: "Where the event was stored." },
+    ),
     example: { event: "booking.confirmed", payload: { bookingId: "bk_1042", startsAt: "2026-06-03T09:30:00Z" } },
   },
   {
@@ -428,6 +934,24 @@ export const abilities = [
       },
       ["workflow"],
     ),
+    output: fields(
+      {
+        runId: str("Workflow run id (`wfr_…`)."),
+        status: enumOf(
+          "Run status: `queued` when triggered; a replay returns the run as it is now (delivering, delivered, failed).",
+          RUN_STATUSES,
+        ),
+        workflow: str("Workflow name."),
+        subject: str("NATS subject the trigger was published on (`workflows.<tenant token>.<workflow>.triggered`)."),
+        delivery: enumOf(
+          "`webhook`: delivered to the tenant's workflow endpoint; `subject`: only published on the subject.",
+          ["webhook", "subject"],
+        ),
+        created: created("run"),
+      },
+      [],
+      { description: "The workflow run." },
+    ),
     example: {
       workflow: "send-booking-reminders",
       input: { day: "2026-06-03" },
@@ -440,6 +964,7 @@ export const abilities = [
     summary: "List the verticals whose manifests this Gantry serves.",
     inputSource: "ours",
     input: object({ limit: limit(), cursor: cursor() }),
+    output: page("Verticals, by id.", verticalSummary()),
     example: {},
   },
   {
@@ -457,6 +982,7 @@ export const abilities = [
       },
       ["id"],
     ),
+    output: manifestOutput(),
     example: { id: "clinic", section: "surface" },
   },
   {
@@ -476,6 +1002,7 @@ export const abilities = [
       },
       ["vertical"],
     ),
+    output: simulation(),
     example: { vertical: "clinic", seed: 42, size: "small" },
   },
   {
@@ -483,6 +1010,7 @@ export const abilities = [
     summary: "List the tenant's simulations and their sandbox sub-tenants.",
     inputSource: "ours",
     input: object({ vertical: slug("Only simulations of this vertical."), limit: limit(), cursor: cursor() }),
+    output: page("Simulations, newest first.", simulation()),
     example: { vertical: "clinic" },
   },
 ] as const satisfies readonly AbilityEntry[];
