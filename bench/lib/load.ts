@@ -77,7 +77,10 @@ const cursors = new WeakMap<readonly string[], { next: number }>();
 function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promise<autocannon.Result> {
   const bodies = spec.bodies;
   let cursor = bodies ? cursors.get(bodies) : undefined;
-  if (bodies && !cursor) cursors.set(bodies, (cursor = { next: 0 }));
+  if (bodies && !cursor) {
+    cursor = { next: 0 };
+    cursors.set(bodies, cursor);
+  }
   const onResponse = rec ? spec.onResponse : undefined;
   const requests =
     bodies?.length || onResponse

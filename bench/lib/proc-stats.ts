@@ -42,7 +42,10 @@ export function childrenTable(): Map<number, number[]> {
     const st = readStat(pid);
     if (!st) continue;
     let list = children.get(st.ppid);
-    if (!list) children.set(st.ppid, (list = []));
+    if (!list) {
+      list = [];
+      children.set(st.ppid, list);
+    }
     list.push(pid);
   }
   return children;

@@ -450,9 +450,9 @@ export function renderSvg(rep: BenchReport): string {
       s.push(`<text x="${(x0 + w + 4).toFixed(1)}" y="${y + 17}">${panel.fmt(v)}${cut ? " ⇥" : ""}</text>`);
     });
   });
-  rows.forEach((r, i) =>
-    s.push(`<text x="${labelW - 8}" y="${top + i * rowH + 17}" text-anchor="end">${esc(r.label)}</text>`),
-  );
+  rows.forEach((r, i) => {
+    s.push(`<text x="${labelW - 8}" y="${top + i * rowH + 17}" text-anchor="end">${esc(r.label)}</text>`);
+  });
   const ly = top + rows.length * rowH + 24;
   let lx = 12;
   for (const [g, label] of [

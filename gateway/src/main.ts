@@ -116,7 +116,10 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        setTimeout(() => (server.closeAllConnections(), resolve()), 5_000).unref();
+        setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, 5_000).unref();
       });
       usage.stop();
       await usage.flush();

@@ -38,6 +38,8 @@ test("lines that are not JSON objects are left alone", () => {
 test("colour mode wraps the name and level in ANSI codes", () => {
   const fmt = createFormatter({ pretty: true, color: true, width: 4 });
   const out = fmt("keys", line);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting on ANSI escape sequences, which start with ESC
   assert.match(out, /\u001b\[\d+mkeys\u001b\[0m/);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting on ANSI escape sequences, which start with ESC
   assert.match(out, /\u001b\[33mWARN /);
 });

@@ -45,7 +45,10 @@ export class LogSink {
       this.chars -= dropped.reduce((n, l) => n + l.length + 1, 0);
     }
     let tail = this.tails.get(proc);
-    if (!tail) this.tails.set(proc, (tail = []));
+    if (!tail) {
+      tail = [];
+      this.tails.set(proc, tail);
+    }
     tail.push(line);
     if (tail.length > TAIL_LINES) tail.shift();
     this.echo?.(proc, line, stream);

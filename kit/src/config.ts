@@ -91,6 +91,8 @@ export function loadConfig<const E extends EnvSchema>(
         .map((s) => s.trim())
         .filter(Boolean);
     }
+    // Flags are also written 1/0 (GANTRY_CHECK_RESULTS=1); Ajv coerces only "true"/"false".
+    if (prop.type === "boolean" && (values[key] === "1" || values[key] === "0")) values[key] = values[key] === "1";
   }
   if (!validate(values)) {
     const lines = (validate.errors ?? []).map((e) => {

@@ -21,7 +21,10 @@ function allowedFor(scopes: string[]): Allowed {
   if (!hit) {
     const allowed = catalogue.filter((a) => keyMayCall(scopes, a.id));
     const areas: Record<string, string[]> = {};
-    for (const a of allowed) (areas[a.area] ??= []).push(a.id);
+    for (const a of allowed) {
+      areas[a.area] ??= [];
+      areas[a.area].push(a.id);
+    }
     hit = {
       count: allowed.length,
       areas: Object.entries(areas)

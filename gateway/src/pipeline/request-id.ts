@@ -10,7 +10,7 @@ export function newRequestId(): string {
   return `req_${randomBase62(22)}`;
 }
 
-export function requestId(req: Request, res: Response, next: NextFunction): void {
+export function requestId(_req: Request, res: Response, next: NextFunction): void {
   const id = newRequestId();
   res.locals.requestId = id;
   res.locals.started = performance.now();

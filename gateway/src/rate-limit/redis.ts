@@ -66,7 +66,10 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.redis.status === "ready") return;
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, 3_000);
-      this.redis.once("ready", () => (clearTimeout(t), resolve()));
+      this.redis.once("ready", () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
   }
 

@@ -112,7 +112,9 @@ async function reembed(): Promise<void> {
         memories.map((m) => m.text),
         "document",
       );
-      memories.forEach((m, i) => vectors.set(m.id, embedded[i]));
+      memories.forEach((m, i) => {
+        vectors.set(m.id, embedded[i]);
+      });
     }
     await store.replaceVectors(p.tenant, p.collection, embedder.model, embedder.dimensions, vectors);
     process.stdout.write(

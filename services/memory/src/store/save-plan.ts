@@ -26,7 +26,7 @@ export async function planSave(req: SaveRequest, look: SaveLookups): Promise<Sav
   let existing: StoredMemory | undefined;
   let similarity: number | undefined;
   let id: string;
-  let metadata;
+  let metadata: StoredMemory["metadata"];
   if (req.id) {
     id = req.id;
     existing = await look.byId(id);

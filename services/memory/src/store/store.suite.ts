@@ -412,7 +412,10 @@ export function storeSuite(name: string, h: StoreHarness): void {
     test("parity with an exhaustive reference ranking on a random corpus, with and without filters", async () => {
       const c = freshCollection("parity");
       let state = 42;
-      const rand = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+      const rand = () => {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        return state / 2 ** 32;
+      };
       const kinds = ["a", "b", "c"];
       const rows: Array<{ id: string; vector: Float32Array; metadata: Metadata; updatedAt: number }> = [];
       for (let i = 0; i < 120; i++) {

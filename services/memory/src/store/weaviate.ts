@@ -29,6 +29,7 @@ import weaviate, {
   type Collection,
   type FilterValue,
   type WeaviateClient,
+  type WeaviateReturn,
 } from "weaviate-client";
 import { GantryError, type Logger } from "@gantry/kit";
 import { matches, type FilterNode, type Metadata, type Scalar } from "../filter.ts";
@@ -391,7 +392,7 @@ export class WeaviateStore implements VectorStore {
     const pageSize = Math.max(64, opts.limit * 4);
     const q = Array.from(vector);
     for (let offset = 0; offset < MAX_RESULTS; offset += pageSize) {
-      let objects;
+      let objects: WeaviateReturn<undefined, undefined>["objects"];
       try {
         const res = await h.query.nearVector(q, {
           limit: Math.min(pageSize, MAX_RESULTS - offset),

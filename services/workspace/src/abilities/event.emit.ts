@@ -5,6 +5,7 @@
  * `{id, tenant, event, payload, emitted, keyId, requestId, vertical}`; its JetStream msgID is the
  * event id, so a retried publish within the stream's duplicate window is stored once.
  */
+import type { PubAck } from "@nats-io/jetstream";
 import { GantryError, encodeJson, eventSubject } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { newId } from "../ids.ts";
@@ -49,7 +50,7 @@ export default ability("event.emit", async (input, call, ctx) => {
     requestId: call.requestId || null,
     vertical: call.verticalId ?? null,
   };
-  let ack;
+  let ack: PubAck;
   try {
     ack = await ctx.nats.js.publish(subject, encodeJson(envelope), { msgID: id, expect: { streamName: "EVENTS" } });
   } catch (err) {

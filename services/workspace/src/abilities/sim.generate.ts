@@ -83,7 +83,7 @@ export default ability("sim.generate", async (input, call, ctx) => {
           updatedAt: t,
           closedAt: status === "won" || status === "lost" ? t : null,
         });
-        l.path.forEach((s, k) =>
+        l.path.forEach((s, k) => {
           leadEvents.push({
             leadId: id,
             tenant: sandbox,
@@ -93,8 +93,8 @@ export default ability("sim.generate", async (input, call, ctx) => {
             keyId: call.keyId || null,
             requestId: call.requestId || null,
             at: t,
-          }),
-        );
+          });
+        });
       }
       const taskRows: object[] = [];
       const taskEvents: object[] = [];
@@ -115,7 +115,7 @@ export default ability("sim.generate", async (input, call, ctx) => {
           updatedAt: t,
           closedAt: status === "done" || status === "cancelled" ? t : null,
         });
-        tk.path.forEach((s, k) =>
+        tk.path.forEach((s, k) => {
           taskEvents.push({
             taskId: id,
             tenant: sandbox,
@@ -125,8 +125,8 @@ export default ability("sim.generate", async (input, call, ctx) => {
             keyId: call.keyId || null,
             requestId: call.requestId || null,
             at: t,
-          }),
-        );
+          });
+        });
       }
       const counts = { contacts: contacts.length, leads: leadRows.length, tasks: taskRows.length };
       const sim = await tx.simulation.create({

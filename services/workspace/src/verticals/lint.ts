@@ -152,12 +152,10 @@ class Linter {
     items.forEach((item, i) => {
       if (!isObj(item)) return;
       const id = item.id;
-      if (typeof id !== "string" || !re.test(id))
-        return this.add(
-          `${path}/${i}/id`,
-          "pattern",
-          "must be a token: a lower-case letter, then letters, digits, _ or -",
-        );
+      if (typeof id !== "string" || !re.test(id)) {
+        this.add(`${path}/${i}/id`, "pattern", "must be a token: a lower-case letter, then letters, digits, _ or -");
+        return;
+      }
       if (seen.has(id)) this.add(`${path}/${i}/id`, "duplicate_id", `duplicates id "${id}"`);
       seen.add(id);
     });
@@ -179,7 +177,9 @@ class Linter {
       const fields = new Set<string>();
       if (this.array(n.fields, `${p}/fields`, 1)) {
         this.uniqueIds(n.fields, `${p}/fields`, fields);
-        n.fields.forEach((f, j) => this.field(f, `${p}/fields/${j}`, typeof record === "string" ? record : ""));
+        n.fields.forEach((f, j) => {
+          this.field(f, `${p}/fields/${j}`, typeof record === "string" ? record : "");
+        });
       }
       if (typeof n.id === "string") this.nouns.set(n.id, { record: String(record), fields });
     });
@@ -191,7 +191,10 @@ class Linter {
     if (typeof f.type !== "string" || !(FIELD_TYPES as readonly string[]).includes(f.type))
       this.add(`${p}/type`, "enum", `must be one of ${FIELD_TYPES.join(", ")}`);
     if (f.type === "enum") {
-      if (this.array(f.options, `${p}/options`, 1)) f.options.forEach((o, k) => this.string(o, `${p}/options/${k}`));
+      if (this.array(f.options, `${p}/options`, 1))
+        f.options.forEach((o, k) => {
+          this.string(o, `${p}/options/${k}`);
+        });
     } else if ("options" in f) this.add(`${p}/options`, "unknown_field", "only enum fields take options");
     if ("required" in f && typeof f.required !== "boolean") this.add(`${p}/required`, "type", "must be a boolean");
     if (typeof f.maps === "string") {
@@ -211,7 +214,10 @@ class Linter {
     this.uniqueIds(v, path, this.actions);
     v.forEach((a, i) => {
       const p = `${path}/${i}`;
-      if (!isObj(a)) return this.add(p, "type", "must be an object");
+      if (!isObj(a)) {
+        this.add(p, "type", "must be an object");
+        return;
+      }
       const hasAbility = "ability" in a;
       const hasHost = "host" in a;
       if (hasAbility === hasHost)
@@ -242,7 +248,9 @@ class Linter {
           if ("confirm" in g && typeof g.confirm !== "boolean")
             this.add(`${p}/host/guard/confirm`, "type", "must be a boolean");
           if ("roles" in g && this.array(g.roles, `${p}/host/guard/roles`, 1))
-            g.roles.forEach((r, k) => this.string(r, `${p}/host/guard/roles/${k}`, TOKEN, "a role token"));
+            g.roles.forEach((r, k) => {
+              this.string(r, `${p}/host/guard/roles/${k}`, TOKEN, "a role token");
+            });
         }
       }
     });
@@ -256,12 +264,10 @@ class Linter {
     readOnly: boolean,
     noun?: string,
   ): void {
-    if (typeof ability !== "string" || !abilityById.has(ability))
-      return this.add(
-        abilityPath,
-        "unknown_ability",
-        `must be a catalogue ability id (got ${JSON.stringify(ability)})`,
-      );
+    if (typeof ability !== "string" || !abilityById.has(ability)) {
+      this.add(abilityPath, "unknown_ability", `must be a catalogue ability id (got ${JSON.stringify(ability)})`);
+      return;
+    }
     if (readOnly && !/\.(list|get|read)$/.test(ability))
       this.add(
         abilityPath,
@@ -275,7 +281,10 @@ class Linter {
         this.add(abilityPath, "noun_mismatch", `${ability} does not serve ${n.record} records (noun ${noun})`);
     }
     if (input === undefined) return;
-    if (!isObj(input)) return this.add(inputPath, "type", "must be an object");
+    if (!isObj(input)) {
+      this.add(inputPath, "type", "must be an object");
+      return;
+    }
     const schema = abilityById.get(ability)!.input as {
       properties?: Record<string, unknown>;
       oneOf?: Array<{ properties?: Record<string, unknown> }>;
@@ -291,8 +300,10 @@ class Linter {
   scopes(v: unknown, path: string): void {
     if (!this.array(v, path, 1)) return;
     v.forEach((s, i) => {
-      if (typeof s !== "string" || !isWellFormedScope(s))
-        return this.add(`${path}/${i}`, "scope", "must be a well-formed scope (*, an ability id, or <prefix>.*)");
+      if (typeof s !== "string" || !isWellFormedScope(s)) {
+        this.add(`${path}/${i}`, "scope", "must be a well-formed scope (*, an ability id, or <prefix>.*)");
+        return;
+      }
       if (!abilityIds.some((id) => matchesScope(s, id)))
         this.add(`${path}/${i}`, "scope_empty", `${s} grants no catalogue ability`);
     });
@@ -317,15 +328,18 @@ class Linter {
   fieldRef(v: unknown, path: string, noun: string | undefined, allowLiteral: boolean): void {
     if (typeof v === "string" && allowLiteral) return;
     if (!isObj(v) || typeof v.field !== "string" || Object.keys(v).length !== 1) {
-      return this.add(
+      this.add(
         path,
         "field_ref",
         allowLiteral ? 'must be a string or {"field": "<noun>.<field>"}' : 'must be {"field": "<noun>.<field>"}',
       );
+      return;
     }
     const [n, f] = v.field.split(".", 2);
-    if (!this.nouns.has(n) || !this.nouns.get(n)!.fields.has(f))
-      return this.add(`${path}/field`, "unknown_field_ref", `${v.field} is not a declared noun field`);
+    if (!this.nouns.has(n) || !this.nouns.get(n)!.fields.has(f)) {
+      this.add(`${path}/field`, "unknown_field_ref", `${v.field} is not a declared noun field`);
+      return;
+    }
     if (noun === undefined)
       this.add(`${path}/field`, "unbound_field_ref", `${v.field} is used outside a node bound to a noun`);
     else if (n !== noun)
@@ -333,12 +347,20 @@ class Linter {
   }
 
   node(v: unknown, path: string, noun: string | undefined, depth: number): void {
-    if (depth > 12) return this.add(path, "too_deep", "screens may nest at most 12 levels");
-    if (!isObj(v)) return this.add(path, "type", "must be a node object");
+    if (depth > 12) {
+      this.add(path, "too_deep", "screens may nest at most 12 levels");
+      return;
+    }
+    if (!isObj(v)) {
+      this.add(path, "type", "must be a node object");
+      return;
+    }
     const type = v.type;
     const spec = typeof type === "string" ? NODE_TYPES[type] : undefined;
-    if (!spec)
-      return this.add(`${path}/type`, "unknown_node_type", `must be one of ${Object.keys(NODE_TYPES).join(", ")}`);
+    if (!spec) {
+      this.add(`${path}/type`, "unknown_node_type", `must be one of ${Object.keys(NODE_TYPES).join(", ")}`);
+      return;
+    }
     this.object(v, path, ["type", ...spec.required], spec.optional);
     let bound = noun;
     if ("source" in v) bound = this.source(v.source, `${path}/source`);
@@ -346,14 +368,18 @@ class Linter {
       if (key in v && !(type === "card" && key === "title")) this.string(v[key], `${path}/${key}`);
     }
     if ("children" in v && this.array(v.children, `${path}/children`, 1))
-      v.children.forEach((c, i) => this.node(c, `${path}/children/${i}`, bound, depth + 1));
+      v.children.forEach((c, i) => {
+        this.node(c, `${path}/children/${i}`, bound, depth + 1);
+      });
     if ("item" in v) this.node(v.item, `${path}/item`, bound, depth + 1);
     if (type === "card") {
       this.fieldRef(v.title, `${path}/title`, bound, true);
       if ("subtitle" in v) this.fieldRef(v.subtitle, `${path}/subtitle`, bound, true);
       if ("badge" in v) this.fieldRef(v.badge, `${path}/badge`, bound, true);
       if ("meta" in v && this.array(v.meta, `${path}/meta`))
-        v.meta.forEach((m, i) => this.fieldRef(m, `${path}/meta/${i}`, bound, true));
+        v.meta.forEach((m, i) => {
+          this.fieldRef(m, `${path}/meta/${i}`, bound, true);
+        });
     }
     if (type === "table" && this.array(v.columns, `${path}/columns`, 1)) {
       v.columns.forEach((c, i) => {
@@ -365,7 +391,9 @@ class Linter {
     }
     if (type === "kanban") this.fieldRef(v.groupBy, `${path}/groupBy`, bound, false);
     if (type === "detail" && this.array(v.fields, `${path}/fields`, 1))
-      v.fields.forEach((f, i) => this.fieldRef(f, `${path}/fields/${i}`, bound, false));
+      v.fields.forEach((f, i) => {
+        this.fieldRef(f, `${path}/fields/${i}`, bound, false);
+      });
     if (type === "metric" && "aggregate" in v && v.aggregate !== "count")
       this.add(`${path}/aggregate`, "enum", "must be count");
     if ("action" in v && (typeof v.action !== "string" || !this.actions.has(v.action)))
@@ -438,7 +466,9 @@ class Linter {
         if ("subTenants" in k && typeof k.subTenants !== "boolean")
           this.add(`${p}/subTenants`, "type", "must be a boolean");
         if ("collections" in k && this.array(k.collections, `${p}/collections`))
-          k.collections.forEach((c, j) => this.string(c, `${p}/collections/${j}`, COLLECTION, "a collection name"));
+          k.collections.forEach((c, j) => {
+            this.string(c, `${p}/collections/${j}`, COLLECTION, "a collection name");
+          });
       });
     }
     if ("workflows" in v && this.array(v.workflows, `${path}/workflows`)) {
@@ -452,18 +482,25 @@ class Linter {
       });
     }
     if ("collections" in v && this.array(v.collections, `${path}/collections`))
-      v.collections.forEach((c, i) => this.string(c, `${path}/collections/${i}`, COLLECTION, "a collection name"));
+      v.collections.forEach((c, i) => {
+        this.string(c, `${path}/collections/${i}`, COLLECTION, "a collection name");
+      });
   }
 
   sim(v: unknown, path: string): void {
-    if (!isObj(v)) return this.add(path, "type", "must be an object keyed by noun id");
+    if (!isObj(v)) {
+      this.add(path, "type", "must be an object keyed by noun id");
+      return;
+    }
     for (const [noun, spec] of Object.entries(v)) {
       const p = `${path}/${esc(noun)}`;
       if (!this.nouns.has(noun)) this.add(p, "unknown_noun", `${noun} is not a declared noun`);
       if (!this.object(spec, p, [], ["titles", "companies", "sources", "assignees", "value"])) continue;
       for (const k of ["titles", "companies", "sources", "assignees"] as const) {
         if (k in spec && this.array(spec[k], `${p}/${k}`, 1))
-          (spec[k] as Json[]).forEach((s, i) => this.string(s, `${p}/${k}/${i}`));
+          (spec[k] as Json[]).forEach((s, i) => {
+            this.string(s, `${p}/${k}/${i}`);
+          });
       }
       if ("value" in spec && this.object(spec.value, `${p}/value`, ["min", "max", "currency"], [])) {
         const val = spec.value;
@@ -489,7 +526,12 @@ class Linter {
       if (PHONE.test(v)) this.add(path, "tenant_data", "contains a phone number; manifests must not carry tenant data");
       return;
     }
-    if (Array.isArray(v)) return v.forEach((x, i) => this.hygiene(x, `${path}/${i}`));
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => {
+        this.hygiene(x, `${path}/${i}`);
+      });
+      return;
+    }
     if (isObj(v)) {
       for (const [k, x] of Object.entries(v)) {
         const p = `${path}/${esc(k)}`;
