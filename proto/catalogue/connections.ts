@@ -5,6 +5,20 @@
  */
 import type { AbilityEntry } from "./types.ts";
 import {
+  bool,
+  enumOf,
+  fields,
+  int,
+  json,
+  list,
+  nullableStr,
+  nullableTimestamp,
+  num,
+  page,
+  str,
+  timestamp,
+} from "./output.ts";
+import {
   array,
   constant,
   cursor,
@@ -14,11 +28,14 @@ import {
   idempotencyKey,
   limit,
   line,
+  nullable,
   object,
   oneOfValues,
   serviceKey,
   slug,
   text,
+  typed,
+  union,
   url,
 } from "./schema.ts";
 
@@ -37,6 +54,221 @@ function connectionId(
   description = "Id of the connection (from connection.authorize, connection.list or integration.search).",
 ) {
   return id(description);
+}
+
+// ---- Results ----------------------------------------------------------------------------------
+
+/**
+ * Connection statuses as results show them (issue 14): the spec's pending, connected, revoked plus
+ * `needs_reauth` (the provider refused a refresh with `invalid_grant`; consent must be given again).
+ * Moves: pending → connected → needs_reauth | revoked; needs_reauth → connected (new consent) | revoked.
+ */
+export const CONNECTION_RESULT_STATUSES = ["pending", "connected", "needs_reauth", "revoked"] as const;
+
+/** Share statuses: `expired` once `expires` has passed, `revoked` when withdrawn early. */
+export const SHARE_STATUSES = ["active", "expired", "revoked"] as const;
+
+/** A Gantry-issued id with its prefix: `<prefix>_` followed by letters and digits. */
+function prefixedId(prefix: string, description: string) {
+  return str(description, { pattern: `^${prefix}_[A-Za-z0-9]+$` });
+}
+
+function connectionIdOut(description = "Connection id (`con_…`).") {
+  return prefixedId("con", description);
+}
+
+function toolIdOut(description: string) {
+  return str(description, { pattern: "^[a-z0-9][a-z0-9_-]*\\.[A-Za-z0-9_.-]+@[1-9][0-9]*$" });
+}
+
+/** Properties of a connection record (shared by connection.*, integration.app.* and integration.search). */
+function connectionProps() {
+  return {
+    id: connectionIdOut("Connection id (`con_…`): the `connectionId` of connection.authorize, integration.execute."),
+    tenant: str("Tenant that owns the connection."),
+    kind: enumOf(
+      "`service`: the tenant's account for a service that payment.* and message.send use (connection.*); `app`: an integration-app account (integration.app.*), run through integration tools.",
+      ["service", "app"],
+    ),
+    service: str(
+      "Service key (e.g. `payments`, `email`, `whatsapp`); for an integration-app account, its toolkit slug (e.g. `github`).",
+    ),
+    label: nullableStr("Your label for the account (integration.app.connect `label`), or null."),
+    status: enumOf(
+      "pending: consent started, not completed; connected: usable; needs_reauth: the provider refused a token refresh (`invalid_grant`), consent must be given again; revoked: final. Moves pending → connected → needs_reauth | revoked.",
+      CONNECTION_RESULT_STATUSES,
+    ),
+    authScheme: enumOf(
+      "How the account is authorised: `oauth2` (authorization code with PKCE) or `api_key` (credentials given once).",
+      ["oauth2", "api_key"],
+    ),
+    externalRef: nullableStr(
+      "The provider's reference to the connected account (its account id, login or workspace id); null until connected. Never a credential.",
+    ),
+    scopes: list("OAuth scopes the provider granted; empty for API-key accounts and while pending.", str("A scope.")),
+    principalId: str("Principal (the API key id, `key_…`) that gave consent and owns the connection."),
+    created: timestamp("When consent was started or the account added (RFC 3339)."),
+    updated: timestamp("Last change of status, label or credentials (RFC 3339)."),
+    connected: nullableTimestamp("When consent completed (RFC 3339); null while pending."),
+    revoked: nullableTimestamp("When the connection was revoked (RFC 3339); null unless revoked."),
+    credentialExpires: nullableTimestamp(
+      "When the current access token expires (RFC 3339); it is refreshed ahead of this. Null for credentials that do not expire (API keys) and while pending.",
+    ),
+    lastRefreshed: nullableTimestamp("When the access token was last refreshed (RFC 3339); null if never."),
+    lastUsed: nullableTimestamp("When a call last used the connection's credentials (RFC 3339); null if never."),
+  };
+}
+
+/** A connection as stored: credentials are never part of it. */
+function connection(description = "A connection. Tokens and API keys are never included.") {
+  return fields(connectionProps(), [], { description });
+}
+
+/** An explicit, optionally expiring share of a connection with another principal. */
+function share(description = "A share of a connection.") {
+  return fields(
+    {
+      id: prefixedId("shr", "Share id (`shr_…`)."),
+      connectionId: connectionIdOut("Connection shared (`con_…`)."),
+      principalId: str("Principal the connection is shared with."),
+      toolIds: list(
+        "Tools the principal may run through the connection (every other tool is refused with 403).",
+        str("A tool id."),
+      ),
+      status: enumOf(
+        "active: usable; expired: `expires` has passed (executions are refused with 403); revoked: withdrawn.",
+        SHARE_STATUSES,
+      ),
+      grantedBy: str("Principal (API key id) that created the share: the connection's owner."),
+      created: timestamp("When the share was created (RFC 3339)."),
+      expires: nullableTimestamp("When the share ends (RFC 3339); null for a share that lasts until revoked."),
+      revoked: nullableTimestamp("When the share was revoked (RFC 3339); null unless revoked."),
+    },
+    [],
+    { description },
+  );
+}
+
+/** The consent a caller must complete (connection.authorize start, integration.app.connect with OAuth). */
+function consentProps() {
+  return {
+    authorizationUrl: str(
+      "The provider's authorization URL (OAuth 2.0 authorization code with PKCE S256 and `state`): send the user there; the provider redirects back to Gantry, then to `returnUrl`.",
+      { format: "uri" },
+    ),
+    state: str(
+      "Anti-forgery value bound to this consent session and to the calling principal; connection.authorize `complete` must present it.",
+    ),
+    expires: timestamp("When the consent session expires (RFC 3339; 10 minutes after start)."),
+  };
+}
+
+/** What a service uses now: connection.get and connection.revoke. */
+function serviceConnection(description: string) {
+  return fields(
+    {
+      service: str("Service key asked about."),
+      credentialSource: enumOf(
+        "Whose account payment.* and message.send use for this service now (what the internal ResolveCredential answers): `tenant` (this connection) or `platform` (the platform account: no usable connection).",
+        ["tenant", "platform"],
+      ),
+      connection: nullable(
+        connection(),
+        "The tenant's connection for the service (any status), or null when it has never connected one.",
+      ),
+    },
+    [],
+    { description },
+  );
+}
+
+/** Properties of a tool of the registry: one operation of a toolkit's OpenAPI document, pinned by version. */
+function toolProps() {
+  return {
+    id: toolIdOut(
+      "Version-pinned tool id `toolkit.tool@N` (e.g. `github.create_issue@1`): integration.execute runs exactly this version.",
+    ),
+    slug: str(
+      "Tool slug (e.g. `GITHUB_CREATE_ISSUE`) for integration.app.execute, which runs the latest version of the tool.",
+    ),
+    toolkit: str("Toolkit (app) slug the tool belongs to."),
+    name: str("Display name."),
+    description: str("What the tool does."),
+    version: int("Version number N of this tool (the `@N` of `id`)."),
+    latest: bool("Whether this is the tool's latest version."),
+    deprecated: bool("Whether the version is deprecated (still runs when named; prefer the latest)."),
+    method: enumOf("HTTP method of the underlying operation.", ["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    path: str(
+      "Path template of the operation in the toolkit's OpenAPI document (e.g. `/repos/{owner}/{repo}/issues`).",
+    ),
+    inputSchema: typed<Record<string, unknown>>({
+      type: "object",
+      description: "JSON Schema (draft 2020-12) that `arguments` must match for this version.",
+    }),
+  };
+}
+
+function tool(description = "A tool.") {
+  return fields(toolProps(), [], { description });
+}
+
+/** A toolkit (app) of the registry: an OpenAPI 3 document plus an auth scheme. */
+function toolkitOut() {
+  return fields(
+    {
+      slug: str("Toolkit slug (e.g. `github`), the `toolkit` of integration.app.* inputs."),
+      name: str("Display name."),
+      description: str("What the app is."),
+      categories: list("Categories (slugs, e.g. `developer-tools`).", str("A category slug.")),
+      authScheme: enumOf("How accounts connect: `oauth2` (via returnUrl) or `api_key` (via `credentials`).", [
+        "oauth2",
+        "api_key",
+      ]),
+      credentialFields: list(
+        "For `api_key` toolkits: the field names integration.app.connect `credentials` must contain; empty for `oauth2`.",
+        str("A credential field name."),
+      ),
+      apiVersion: str(
+        "Version of the provider API the tools were generated from (the OpenAPI document's `info.version`).",
+      ),
+      toolCount: int("Number of tools (latest versions) in the toolkit."),
+      logoUrl: nullableStr("Logo image URL, or null."),
+      docsUrl: nullableStr("The provider's API documentation URL, or null."),
+    },
+    [],
+    { description: "A toolkit." },
+  );
+}
+
+/** A tool execution: what the provider answered. */
+function execution(description: string) {
+  return fields(
+    {
+      id: prefixedId("exe", "Execution id (`exe_…`)."),
+      toolId: toolIdOut("Exact tool version that ran (`toolkit.tool@N`)."),
+      connectionId: connectionIdOut("Connection whose credentials were used (`con_…`)."),
+      access: enumOf("Whether the caller ran it as the connection's `owner` or through a `share`.", [
+        "owner",
+        "shared",
+      ]),
+      status: int("HTTP status the provider answered."),
+      successful: bool("Whether the provider answered 2xx."),
+      contentType: nullableStr("Content-Type of the provider's response, or null when it sent none."),
+      body: json(
+        "The provider's response body: parsed JSON when it is JSON, otherwise the text; null when empty. Cut at the response size cap (see `truncated`).",
+      ),
+      truncated: bool(
+        "Whether the body was cut at the response size cap (the text then ends early and is not parsed).",
+      ),
+      durationMs: int("Time the provider took to answer, in milliseconds."),
+      requestId: str(
+        "Request id (`req_…`) of the call that executed the tool: a receipt trust claims can cite. A replay with the same idempotencyKey returns the first call's result, so this is then the first call's id.",
+      ),
+      executed: timestamp("When the provider was called (RFC 3339)."),
+    },
+    [],
+    { description },
+  );
 }
 
 export const abilities = [
@@ -102,6 +334,44 @@ export const abilities = [
         ),
       ],
     },
+    output: union(
+      [
+        fields(
+          {
+            action: enumOf("The variant that ran.", ["start"]),
+            connection: connection("The pending connection; its `id` is the connectionId `complete` needs."),
+            ...consentProps(),
+          },
+          [],
+          { title: "start", description: "Consent started: send the user to `authorizationUrl`." },
+        ),
+        fields(
+          {
+            action: enumOf("The variant that ran.", ["complete"]),
+            connection: connection("The connection, now `connected`."),
+          },
+          [],
+          { title: "complete", description: "Consent completed by the principal that started it." },
+        ),
+        fields(
+          {
+            action: enumOf("The variant that ran.", ["revoke"]),
+            connection: connection("The connection, now `revoked` (revoking again returns it unchanged)."),
+          },
+          [],
+          {
+            title: "revoke",
+            description:
+              "The account's tokens were revoked at the provider (where it supports revocation) and deleted; payment.* and message.send use the platform account from now on.",
+          },
+        ),
+        fields({ action: enumOf("The variant that ran.", ["share"]), share: share("The share created.") }, [], {
+          title: "share",
+          description: "The share; every execution through it is checked against it.",
+        }),
+      ],
+      { description: "One result per input variant, told apart by `action`." },
+    ),
     example: { service: "payments", returnUrl: "https://app.example.com/settings/connections" },
   },
   {
@@ -109,6 +379,9 @@ export const abilities = [
     summary: "Get the tenant's connection for one service.",
     inputSource: "spec",
     input: object({ service: serviceKey("Service key (e.g. `payments`, `email`).") }, ["service"]),
+    output: serviceConnection(
+      "The tenant's connection for the service and whose account the service's abilities use now.",
+    ),
     example: { service: "email" },
   },
   {
@@ -121,6 +394,7 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: page("Connections, newest first.", connection()),
     example: { status: "connected", limit: 20 },
   },
   {
@@ -129,6 +403,9 @@ export const abilities = [
       "Revoke the tenant's connection for a service; payment and message abilities then use the platform account.",
     inputSource: "spec",
     input: object({ service: serviceKey("Service key whose connection is revoked.") }, ["service"]),
+    output: serviceConnection(
+      "The revoked connection (revoking again returns it unchanged); `credentialSource` is now `platform`.",
+    ),
     example: { service: "payments" },
   },
   {
@@ -153,6 +430,24 @@ export const abilities = [
       },
       ["toolkit"],
     ),
+    output: fields(
+      {
+        connection: connection(
+          "The account: `pending` for OAuth toolkits until consent completes, `connected` for API-key toolkits (the credentials were checked with the provider).",
+        ),
+        authorizationUrl: nullableStr(
+          "OAuth toolkits: the provider's authorization URL to send the user to (authorization code with PKCE); null for API-key toolkits.",
+        ),
+        state: nullableStr(
+          "OAuth toolkits: the consent session's anti-forgery value (for connection.authorize `complete`); null for API-key toolkits.",
+        ),
+        expires: nullableTimestamp(
+          "OAuth toolkits: when the consent session expires (RFC 3339); null for API-key toolkits.",
+        ),
+      },
+      [],
+      { description: "The new account and, for OAuth toolkits, the consent to complete." },
+    ),
     example: { toolkit: "github", returnUrl: "https://app.example.com/integrations/done", label: "Engineering org" },
   },
   {
@@ -165,6 +460,7 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: page("The principal's integration-app accounts (`kind` is `app`), newest first.", connection()),
     example: { toolkit: "github" },
   },
   {
@@ -184,6 +480,7 @@ export const abilities = [
       },
       ["tool", "arguments"],
     ),
+    output: execution("What the tool's provider answered; the tool's latest version ran (see `toolId`)."),
     example: {
       tool: "GITHUB_CREATE_ISSUE",
       arguments: { owner: "acme", repo: "website", title: "Checkout button misaligned on mobile" },
@@ -200,6 +497,7 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: page("Toolkits, by name.", toolkitOut()),
     example: { query: "issue tracker", limit: 10 },
   },
   {
@@ -215,6 +513,7 @@ export const abilities = [
       },
       ["toolkit"],
     ),
+    output: page("Tools of the toolkit (latest versions), by name.", tool()),
     example: { toolkit: "github", query: "issue" },
   },
   {
@@ -232,6 +531,7 @@ export const abilities = [
       },
       ["connectionId", "toolId", "arguments"],
     ),
+    output: execution("What the tool's provider answered; exactly the version named ran."),
     example: {
       connectionId: "con_01J9Z4A1B2C3D4E5F6G7H8J9K0",
       toolId: "github.create_issue@1",
@@ -267,6 +567,59 @@ export const abilities = [
         ),
       ],
     },
+    output: union(
+      [
+        fields(
+          {
+            action: enumOf("The variant that ran.", ["connections"]),
+            connections: list(
+              "Connections the principal may execute through: its own, then those shared with it.",
+              fields(
+                {
+                  ...connectionProps(),
+                  access: enumOf("`owner`: the principal's own; `shared`: shared with it (see `share`).", [
+                    "owner",
+                    "shared",
+                  ]),
+                  share: nullable(
+                    share(),
+                    "For `shared` connections, the share that grants access (which tools, until when); null for owned ones.",
+                  ),
+                },
+                [],
+                { description: "A connection and how the principal may use it." },
+              ),
+            ),
+          },
+          [],
+          { title: "connections listing", description: "The principal's owned and shared connections." },
+        ),
+        fields(
+          {
+            action: enumOf("The variant that ran (also when `action` was omitted).", ["tools"]),
+            connectionId: connectionIdOut("Connection searched (`con_…`)."),
+            toolkit: str("Toolkit of the connection."),
+            tools: list(
+              "Approved tools the principal may run on the connection (for a share, only its tools), best match first.",
+              fields(
+                {
+                  ...toolProps(),
+                  score: nullable(
+                    num("Relevance."),
+                    "Relevance to `query` (higher is better, 0..1); null when no query was given.",
+                  ),
+                },
+                [],
+                { description: "A version-pinned tool." },
+              ),
+            ),
+          },
+          [],
+          { title: "tool discovery", description: "Approved, version-pinned tools on the connection." },
+        ),
+      ],
+      { description: "One result per input variant, told apart by `action`." },
+    ),
     example: { connectionId: "con_01J9Z4A1B2C3D4E5F6G7H8J9K0", query: "create an issue" },
   },
 ] as const satisfies readonly AbilityEntry[];

@@ -5,6 +5,19 @@
  */
 import type { AbilityEntry, JsonSchema } from "./types.ts";
 import {
+  bool,
+  enumOf,
+  fields,
+  int,
+  list,
+  nullableStr,
+  nullableTimestamp,
+  num,
+  page,
+  str,
+  timestamp,
+} from "./output.ts";
+import {
   array,
   constant,
   cursor,
@@ -16,6 +29,7 @@ import {
   idempotencyKey,
   limit,
   line,
+  nullable,
   number,
   object,
   oneOfValues,
@@ -153,6 +167,129 @@ function sender(description: string) {
   };
 }
 
+// ---- Results ----------------------------------------------------------------------------------
+
+/** Overall status of a sent message: `sent` (every recipient accepted), `partially_sent`, `failed` (none). */
+export const MESSAGE_STATUSES = ["sent", "partially_sent", "failed"] as const;
+
+/** Per-recipient status: the SMTP server (or SMS provider) `accepted` or `rejected` it, or sending `failed`. */
+export const RECIPIENT_STATUSES = ["accepted", "rejected", "failed"] as const;
+
+const SHA256_HEX = "^[0-9a-f]{64}$";
+
+/** A Gantry-issued id with its prefix: `<prefix>_` followed by letters and digits. */
+function prefixedId(prefix: string, description: string) {
+  return str(description, { pattern: `^${prefix}_[A-Za-z0-9]+$` });
+}
+
+function sha256(description: string) {
+  return str(description, { pattern: SHA256_HEX });
+}
+
+/** Money in a result: integer minor units (exact) plus the same amount in major units, and the currency. */
+function moneyOut(description: string) {
+  return fields(
+    {
+      amount: num(
+        "Amount in major units of `currency` (e.g. 53.74), equal to `minor` / 10^exponent; for display — compute with `minor`.",
+      ),
+      currency: str("ISO 4217 currency code, upper case.", { pattern: "^[A-Z]{3}$" }),
+      minor: int("Amount in integer minor units of `currency` (e.g. cents): the exact value."),
+    },
+    [],
+    { description },
+  );
+}
+
+/** A sent message (message.send, message.send_markdown): one record, a status per recipient. */
+function message(description: string) {
+  return fields(
+    {
+      id: prefixedId("msg", "Message id (`msg_…`)."),
+      tenant: str("Tenant that sent the message."),
+      channel: enumOf("Channel it was sent on.", ["email", "sms"]),
+      status: enumOf(
+        "sent: every recipient accepted; partially_sent: some accepted, some not (see `recipients`); failed: none accepted.",
+        MESSAGE_STATUSES,
+      ),
+      from: str("Sender actually used (the given one, or the connection's or platform's default)."),
+      subject: nullableStr("Email subject; null for SMS."),
+      recipients: list(
+        "Every recipient, in input order (to, then cc, then bcc), with what the server answered for it.",
+        fields(
+          {
+            address: str("Email address, or E.164 number for SMS."),
+            field: enumOf("Which recipient field it came from (`to` for SMS).", ["to", "cc", "bcc"]),
+            status: enumOf(
+              "accepted: the server took it for delivery (not proof of arrival in the inbox); rejected: the server refused this recipient; failed: it could not be offered (connection or provider error).",
+              RECIPIENT_STATUSES,
+            ),
+            responseCode: nullable(
+              int("Code."),
+              "SMTP reply code for this recipient (e.g. 250, 550) or the SMS provider's HTTP status; null when none was received.",
+            ),
+            response: nullableStr(
+              'The server\'s reply text for this recipient (e.g. "250 2.1.5 OK"); null when none was received.',
+            ),
+          },
+          [],
+          { description: "One recipient." },
+        ),
+      ),
+      messageId: nullableStr(
+        "Email: the Message-ID header sent (`<…@…>`); SMS: the provider's message id. Null when nothing was accepted.",
+      ),
+      segments: nullable(int("Segments."), "SMS: number of segments the text was split into; null for email."),
+      credentialSource: enumOf(
+        "Whose account sent it: `tenant` (the tenant's connection for the channel) or `platform` (the platform account: no usable connection).",
+        ["tenant", "platform"],
+      ),
+      requestId: str(
+        "Request id (`req_…`) of the call that sent it: a receipt trust claims can cite. A replay with the same idempotencyKey returns the first result, so this is then the first call's id.",
+      ),
+      created: timestamp("When the message was accepted by Gantry (RFC 3339)."),
+      sent: nullableTimestamp("When the server accepted it (RFC 3339); null when no recipient was accepted."),
+    },
+    [],
+    { description },
+  );
+}
+
+/** One guide as listed (guide.list) — the manifest entry. */
+function guideEntry() {
+  return fields(
+    {
+      slug: str("Guide slug; its URL path."),
+      locale: str("Locale (e.g. en, pt-BR)."),
+      title: str("Title."),
+      area: str("Index section."),
+      summary: nullableStr("Summary shown in the index, or null."),
+      time: nullableStr('Reading or task time text (e.g. "5 min"), or null.'),
+      cost: nullableStr('Cost text (e.g. "Free"), or null.'),
+      route: nullableStr("In-app route the guide explains, or null."),
+      order: nullable(
+        num("Order."),
+        "Position within its section (ascending), or null (listed after ordered guides, by title).",
+      ),
+      url: str("Public URL of the guide page.", { format: "uri" }),
+      updated: nullableTimestamp(
+        "When the guide was last published (RFC 3339), or null when the manifest does not say.",
+      ),
+    },
+    [],
+    { description: "A guide." },
+  );
+}
+
+/** A skill as listed (skill.list): its front matter. */
+function skillProps() {
+  return {
+    name: str("Skill name (the `name` of skill.load): lowercase letters, digits and hyphens."),
+    description: str("What the skill covers and when to load it (from the SKILL.md front matter)."),
+    source: enumOf("`builtin` (shipped with Gantry) or `tenant` (added by your tenant).", ["builtin", "tenant"]),
+  };
+}
+
 export const abilities = [
   {
     id: "document.generate",
@@ -173,6 +310,23 @@ export const abilities = [
       },
       ["title", "markdown"],
     ),
+    output: fields(
+      {
+        id: prefixedId("art", "Document id (`art_…`): the stored artifact."),
+        title: str("Document title, as given."),
+        format: enumOf("Format of the file.", ["pdf", "html"]),
+        filename: str("File name of the download, with its extension (e.g. `care-plan-proposal.pdf`)."),
+        contentType: str("MIME type: `application/pdf` or `text/html; charset=utf-8`."),
+        bytes: int("Size of the file in bytes."),
+        pages: nullable(int("Pages."), "PDF: number of pages; null for HTML."),
+        sha256: sha256("SHA-256 (hex) of the file's bytes."),
+        url: str("Signed download URL; works without an API key until `expires`.", { format: "uri" }),
+        expires: timestamp("When `url` stops working (RFC 3339)."),
+        created: timestamp("When the document was rendered (RFC 3339)."),
+      },
+      [],
+      { description: "The rendered document and where to download it." },
+    ),
     example: {
       title: "Website care plan — proposal",
       markdown:
@@ -192,6 +346,37 @@ export const abilities = [
         length: oneOfValues("Summary length.", ["short", "medium", "long"], "medium"),
       },
       ["text"],
+    ),
+    output: fields(
+      {
+        summary: str("The summary. Extractive: the chosen sentences in input order, joined by single spaces."),
+        length: enumOf("Length that was asked for.", ["short", "medium", "long"]),
+        method: enumOf(
+          "`extractive`: sentences chosen from the text by the deterministic TextRank-style ranker (the default; the same input gives the same summary); `model`: written by the configured OpenAI-compatible model endpoint.",
+          ["extractive", "model"],
+        ),
+        model: nullableStr("Model that wrote the summary when `method` is `model`; null for extractive."),
+        sentences: list(
+          "Extractive: the summary's sentences in input order, each with its place in the input so it can be checked; empty when `method` is `model`.",
+          fields(
+            {
+              text: str("The sentence exactly as in the input: `input.text.slice(start, end)`."),
+              start: int(
+                "Offset of its first character in the input, in UTF-16 code units (a JavaScript string index).",
+              ),
+              end: int("Offset just past its last character (exclusive), in UTF-16 code units."),
+              index: int("Its position among the input's sentences (0-based)."),
+              score: num("Ranker score, 0..1 (higher is more central to the text)."),
+            },
+            [],
+            { description: "One summary sentence." },
+          ),
+        ),
+        inputChars: int("Length of the input text in UTF-16 code units."),
+        inputSentences: int("Number of sentences the segmenter found in the input."),
+      },
+      [],
+      { description: "The summary and, for extractive summaries, where each sentence comes from." },
     ),
     example: {
       text: "Quarterly report. Revenue grew 12% to $1.2M, driven by the care-plan subscriptions launched in February. Churn fell from 4% to 2.5% after onboarding calls were introduced. Costs rose 8%, mainly hosting. Next quarter: launch the reseller programme and hire a second support engineer.",
@@ -228,6 +413,36 @@ export const abilities = [
         theme: theme(),
       },
       ["spec"],
+    ),
+    output: fields(
+      {
+        template: enumOf("Template rendered.", EMAIL_TEMPLATES),
+        subject: str("Subject, as given."),
+        html: str(
+          "HTML part: a complete document with inlined CSS and the theme applied; pass as message.send `html`.",
+        ),
+        text: str("Plain-text part; pass as message.send `text`."),
+        totals: nullable(
+          fields(
+            {
+              subtotal: moneyOut("Sum of quantity × unitAmount over the items."),
+              tax: nullable(
+                moneyOut("Tax."),
+                "Tax at `taxRate` on the subtotal (rounded half-up to the minor unit); null when no taxRate was given (receipts have none).",
+              ),
+              total: moneyOut("Subtotal plus tax: the amount printed as due or paid."),
+            },
+            [],
+            { description: "Totals." },
+          ),
+          "Invoice and receipt: the totals as printed, computed from the line items in integer minor units; null for notice.",
+        ),
+        sha256: sha256(
+          "SHA-256 (hex) of `html`: the same input always renders byte-equal output, hence the same hash.",
+        ),
+      },
+      [],
+      { description: "The rendered email; nothing was sent." },
     ),
     example: {
       spec: {
@@ -296,6 +511,7 @@ export const abilities = [
         ),
       ],
     },
+    output: message("The message and what the server answered for each recipient."),
     example: {
       channel: "email",
       to: "billing@contoso.example",
@@ -318,6 +534,9 @@ export const abilities = [
         brand: colour("Brand colour as hex `#RRGGBB`.", "#1e3a5f"),
       },
       ["to", "subject", "markdown"],
+    ),
+    output: message(
+      "The message (channel `email`, body rendered from the Markdown) and what the server answered for each recipient.",
     ),
     example: {
       to: ["ada@northwind.example", "tunde@northwind.example"],
@@ -352,6 +571,33 @@ export const abilities = [
       },
       ["product", "slug", "title", "area", "markdown"],
     ),
+    output: fields(
+      {
+        product: str("Product the guide belongs to."),
+        slug: str("Guide slug; its URL path."),
+        locale: str("Locale of the guide."),
+        title: str("Title."),
+        area: str("Index section."),
+        path: str(
+          "Path of the written Markdown file, relative to the product's guides directory (e.g. `en/connect-payments.md`).",
+        ),
+        action: enumOf(
+          "`created`: a new guide; `updated`: the guide with this product, locale and slug was replaced.",
+          ["created", "updated"],
+        ),
+        sha256: sha256("SHA-256 (hex) of the written file."),
+        deployed: bool("Whether this call built and deployed the help centre (false when `deploy` was false)."),
+        url: str(
+          "Public URL of the guide page: live when `deployed` is true; otherwise where the next deploy will serve it.",
+          { format: "uri" },
+        ),
+        helpCenterUrl: str("Base URL of the product's help centre.", { format: "uri" }),
+        written: timestamp("When the file was written (RFC 3339)."),
+        published: nullableTimestamp("When the deploy finished (RFC 3339); null when not deployed."),
+      },
+      [],
+      { description: "The written guide and where it is served." },
+    ),
     example: {
       product: "clinic-desk",
       slug: "connect-payments",
@@ -380,6 +626,19 @@ export const abilities = [
       },
       ["product"],
     ),
+    output: fields(
+      {
+        product: str("Product listed."),
+        locale: nullableStr("Locale filtered on, or null for every locale."),
+        helpCenterUrl: str("Base URL whose manifest was read (`publicUrl` when given, else the product's).", {
+          format: "uri",
+        }),
+        guides: list("Guides in index order: by area, then order, then title.", guideEntry()),
+        generated: nullableTimestamp("When the manifest was built (RFC 3339), or null when it does not say."),
+      },
+      [],
+      { description: "The guides live on the product's help centre, from its manifest." },
+    ),
     example: { product: "clinic-desk", locale: "en" },
   },
   {
@@ -391,6 +650,7 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: page("Skills, by name.", fields(skillProps(), [], { description: "A skill." })),
     example: { query: "security" },
   },
   {
@@ -401,6 +661,17 @@ export const abilities = [
     input: object(
       { name: slug("Skill name (e.g. engineering, ops, security, architecture-gaps, tools, guardrails).") },
       ["name"],
+    ),
+    output: fields(
+      {
+        ...skillProps(),
+        content: str(
+          "The SKILL.md body in Markdown (front matter removed), ready to inject into context; for `guardrails`, the hard behavioural rules.",
+        ),
+        sha256: sha256("SHA-256 (hex) of `content`, to tell versions apart."),
+      },
+      [],
+      { description: "The skill's content." },
     ),
     example: { name: "guardrails" },
   },

@@ -5,6 +5,7 @@
  */
 import type { AbilityEntry } from "./types.ts";
 import { LESSON_SEVERITIES } from "./memory.ts";
+import { bool, enumOf, fields, int, list, nullableStr, nullableTimestamp, str, timestamp } from "./output.ts";
 import {
   ABILITY_ID_PATTERN,
   array,
@@ -12,10 +13,12 @@ import {
   id,
   idempotencyKey,
   line,
+  nullable,
   object,
   oneOfValues,
   slug,
   text,
+  typed,
 } from "./schema.ts";
 
 /** Claim statuses (spec §2.5, §4.3 trust.publish). */
@@ -34,6 +37,259 @@ function planId(description = "Plan id returned by plan.create.") {
 
 function phaseId(description: string) {
   return text(description, 64, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*$" });
+}
+
+// ---- Results ----------------------------------------------------------------------------------
+
+/** Run statuses: `active` until `expires`; `exhausted` once every permit is used; `expired` after. */
+export const RUN_STATUSES = ["active", "exhausted", "expired"] as const;
+
+/** Permit statuses: `issued` (unused), `used` (consumed by one call), `expired` (its run expired first). */
+export const PERMIT_STATUSES = ["issued", "used", "expired"] as const;
+
+/** Plan statuses: planned → in_progress → verified (every phase verified) → closed (plan.learn). */
+export const PLAN_STATUSES = ["planned", "in_progress", "verified", "closed"] as const;
+
+/**
+ * Phase statuses: blocked (a dependency is not verified) → ready → in_progress (plan.execute) →
+ * verified | failed (plan.verify; a failed phase can be verified again with more evidence).
+ */
+export const PHASE_STATUSES = ["blocked", "ready", "in_progress", "verified", "failed"] as const;
+
+/** Check statuses: pending (no evidence yet), passed, failed. */
+export const CHECK_STATUSES = ["pending", "passed", "failed"] as const;
+
+const SHA256_HEX = "^[0-9a-f]{64}$";
+
+/** A Gantry-issued id with its prefix: `<prefix>_` followed by letters and digits. */
+function prefixedId(prefix: string, description: string) {
+  return str(description, { pattern: `^${prefix}_[A-Za-z0-9]+$` });
+}
+
+function sha256(description: string) {
+  return str(description, { pattern: SHA256_HEX });
+}
+
+function nullableRunId(description: string) {
+  return nullable(prefixedId("run", "Run id."), description);
+}
+
+/**
+ * A receipt: the signed record of one call made under a run (issue 17), verifiable offline with the
+ * public keys of the JWKS and the inclusion proof.
+ */
+function receipt() {
+  return fields(
+    {
+      requestId: prefixedId(
+        "req",
+        "Request id (`req_…`, the call's X-Request-Id): the receipt's id, what claims cite.",
+      ),
+      ability: str("Ability the call ran."),
+      inputHash: sha256("SHA-256 (hex) of the RFC 8785 canonical JSON of the call's input."),
+      resultHash: nullable(
+        sha256("Hash."),
+        "SHA-256 (hex) of the RFC 8785 canonical JSON of the call's result; null when the call failed.",
+      ),
+      outcome: enumOf("Whether the call succeeded (HTTP 200) or failed.", ["succeeded", "failed"]),
+      status: int("HTTP status the call answered."),
+      runId: nullableRunId("Run the call was made under (`run_…`), or null."),
+      permitId: nullable(prefixedId("pmt", "Permit id."), "Permit the call consumed (`pmt_…`), or null."),
+      at: timestamp("When the call completed (RFC 3339)."),
+      envelope: fields(
+        {
+          payloadType: str("Always `application/vnd.in-toto+json`."),
+          payload: str(
+            "Base64 of the in-toto Statement (JSON) whose subject is the request id with the input and result hashes.",
+          ),
+          signatures: list(
+            "Signatures (one per signing key).",
+            fields(
+              {
+                keyid: str("Id of the Ed25519 public key (the `kid` of the JWKS)."),
+                sig: str(
+                  "Base64 Ed25519 signature over the DSSE pre-authentication encoding of payloadType and payload.",
+                ),
+              },
+              [],
+              { description: "One signature." },
+            ),
+          ),
+        },
+        [],
+        { description: "The DSSE envelope: what an offline verifier checks." },
+      ),
+      inclusion: nullable(
+        fields(
+          {
+            logIndex: int("Position of the receipt in the tenant's Merkle log (0-based)."),
+            treeSize: int("Size of the log at the checkpoint the proof is for."),
+            rootHash: sha256("Root hash (hex) of the log at that size."),
+            hashes: list("The audit path, leaf to root (RFC 6962 / RFC 9162).", sha256("A node hash (hex).")),
+            checkpoint: str("The signed checkpoint (C2SP signed-note text) that commits to treeSize and rootHash."),
+          },
+          [],
+          { description: "Inclusion proof." },
+        ),
+        "Proof that the receipt is in the tenant's append-only Merkle log; null until a checkpoint includes it.",
+      ),
+    },
+    [],
+    { description: "A signed receipt of one call." },
+  );
+}
+
+/** A claim with its label and the receipts it rests on. */
+function claim() {
+  return fields(
+    {
+      id: prefixedId("clm", "Claim id (`clm_…`)."),
+      text: str("The claim."),
+      status: enumOf(
+        "observed: seen in the cited receipts (checked: they exist, are the tenant's and were made under a run); inference: reasoned from observations; unverified: neither. trust.preflight claims are `observed`.",
+        CLAIM_STATUSES,
+      ),
+      receiptIds: list("Receipts cited, as given.", str("A request id.")),
+      receipts: list("The cited receipts, resolved, in `receiptIds` order.", receipt()),
+      created: timestamp("When the claim was attached (RFC 3339)."),
+    },
+    [],
+    { description: "A labelled claim." },
+  );
+}
+
+/** A trust run with its permits and claims (trust.preflight, trust.status). */
+function run(description: string) {
+  return fields(
+    {
+      id: prefixedId("run", "Run id (`run_…`): send it as `context.runId` with each permitted call."),
+      tenant: str("Tenant of the run; calls under it must be this tenant's."),
+      task: str("What the run is for."),
+      status: enumOf(
+        "active: calls may use its permits; exhausted: every permit is used; expired: past `expires` (calls under it are refused with 403).",
+        RUN_STATUSES,
+      ),
+      keyId: str("API key (`key_…`) that created the run; calls under it must use this key."),
+      created: timestamp("When the run was created (RFC 3339)."),
+      expires: timestamp("When the run and its unused permits expire (RFC 3339)."),
+      permits: list(
+        "One single-use permit per action, in input order.",
+        fields(
+          {
+            id: prefixedId("pmt", "Permit id (`pmt_…`)."),
+            ability: str("Ability the permit allows."),
+            inputHash: sha256(
+              "SHA-256 (hex) of the RFC 8785 canonical JSON of the exact input allowed; any other input is refused.",
+            ),
+            status: enumOf(
+              "issued: unused; used: consumed by one call (see `receipt`); expired: the run expired first.",
+              PERMIT_STATUSES,
+            ),
+            used: nullableTimestamp("When a call consumed it (RFC 3339); null unless used."),
+            receipt: nullable(receipt(), "The receipt of the call that consumed the permit; null unless used."),
+          },
+          [],
+          { description: "A single-use permit." },
+        ),
+      ),
+      claims: list("Claims attached to the run, oldest first.", claim()),
+    },
+    [],
+    { description },
+  );
+}
+
+/** A check of a plan phase. */
+function checkProps() {
+  return {
+    id: str("Check id, unique within the plan (e.g. `p2-booking-widget.c1`)."),
+    text: str("The check, phrased so it passes or fails."),
+    source: enumOf("Where the check came from.", ["goal", "constraint", "template", "lesson"]),
+    sourceRef: nullableStr("Template id or lesson id (`les_…`) it came from; null for goal and constraint checks."),
+    status: enumOf("pending: no evidence yet; passed; failed (plan.verify says why).", CHECK_STATUSES),
+    evidence: list(
+      "Receipts (request ids) accepted as evidence for the check, in the order given.",
+      str("A request id."),
+    ),
+  };
+}
+
+/** An execution plan with its phases. */
+function plan(description: string) {
+  return fields(
+    {
+      id: prefixedId("plan", "Plan id (`plan_…`)."),
+      tenant: str("Tenant of the plan."),
+      goal: str("The goal, as given."),
+      constraints: list("Constraints, as given (empty when none).", str("A constraint.")),
+      vertical: nullableStr("Vertical, or null."),
+      type: nullableStr("Kind of plan, or null."),
+      status: enumOf(
+        "planned: no phase started; in_progress; verified: every phase verified; closed: outcome recorded by plan.learn.",
+        PLAN_STATUSES,
+      ),
+      method: enumOf(
+        "`deterministic`: built from templates and lessons by rules (the default; same input and lessons → same plan); `model`: drafted by the configured OpenAI-compatible model endpoint.",
+        ["deterministic", "model"],
+      ),
+      model: nullableStr("Model that drafted the plan when `method` is `model`; null otherwise."),
+      phases: list(
+        "Phases in execution order (every phase comes after its dependencies).",
+        fields(
+          {
+            id: str(
+              "Phase id, unique within the plan (e.g. `p2-booking-widget`): the phaseId of plan.execute and plan.verify.",
+            ),
+            title: str("Short title."),
+            description: str("What the phase delivers."),
+            dependsOn: list("Phases that must be verified before this one can start.", str("A phase id.")),
+            status: enumOf(
+              "blocked: a dependency is not verified; ready; in_progress: started by plan.execute; verified; failed: plan.verify found a failing check (verify again with more evidence).",
+              PHASE_STATUSES,
+            ),
+            checks: list(
+              "What must hold for the phase to be verified.",
+              fields(checkProps(), [], { description: "A check." }),
+            ),
+            actions: list(
+              "Abilities the phase is expected to call. plan.execute issues one permit per action whose input is known.",
+              fields(
+                {
+                  ability: str("Ability id."),
+                  input: nullable(
+                    typed<Record<string, unknown>>({ type: "object", description: "Input." }),
+                    "The exact input when known (a permit is issued for it); null when only the ability is known.",
+                  ),
+                },
+                [],
+                { description: "An expected action." },
+              ),
+            ),
+            runId: nullableRunId("Run plan.execute issued with permits for the phase's actions (`run_…`), or null."),
+            started: nullableTimestamp("When plan.execute started the phase (RFC 3339); null before."),
+            verified: nullableTimestamp("When plan.verify last passed the phase (RFC 3339); null before."),
+          },
+          [],
+          { description: "A phase." },
+        ),
+      ),
+      sources: fields(
+        {
+          templates: list("Checklist templates used (ids).", str("A template id.")),
+          lessons: list("Lessons used (`les_…`).", str("A lesson id.")),
+          decisions: list("Decisions respected (`D-NNN`).", str("A decision id.")),
+        },
+        [],
+        { description: "What the plan drew on." },
+      ),
+      outcome: nullable(enumOf("Outcome.", PLAN_OUTCOMES), "Outcome recorded by plan.learn; null before."),
+      created: timestamp("When the plan was created (RFC 3339)."),
+      updated: timestamp("Last change of the plan or a phase (RFC 3339)."),
+      closed: nullableTimestamp("When plan.learn closed it (RFC 3339); null before."),
+    },
+    [],
+    { description },
+  );
 }
 
 export const abilities = [
@@ -72,6 +328,7 @@ export const abilities = [
       },
       ["task"],
     ),
+    output: run("The new run: send its `id` as `context.runId` with each permitted call; every permit is `issued`."),
     example: {
       task: "Refund order 1042 to the customer's verified account",
       actions: [
@@ -109,6 +366,27 @@ export const abilities = [
       },
       ["claims"],
     ),
+    output: fields(
+      {
+        id: prefixedId("pub", "Published answer id (`pub_…`)."),
+        tenant: str("Tenant that published it."),
+        runId: nullableRunId("Run it was published under (`context.runId`), or null."),
+        claims: list("The claims, in input order.", claim()),
+        counts: fields(
+          {
+            observed: int("Claims labelled observed."),
+            inference: int("Claims labelled inference."),
+            unverified: int("Claims labelled unverified."),
+          },
+          [],
+          { description: "Claims by label." },
+        ),
+        requestId: prefixedId("req", "Request id (`req_…`) of this publish call: cite it to point at this answer."),
+        created: timestamp("When it was published (RFC 3339)."),
+      },
+      [],
+      { description: "The published answer with its labelled claims." },
+    ),
     example: {
       claims: [
         {
@@ -125,6 +403,9 @@ export const abilities = [
     summary: "Get a trust run: its expiry, its permits (used or not) and its claims with their receipts.",
     inputSource: "ours",
     input: object({ runId: id("Run id returned by trust.preflight.") }, ["runId"]),
+    output: run(
+      "The run with its permits (used or not, when, and the receipt of the call) and its claims with their receipts.",
+    ),
     example: { runId: "run_01J9ZA3B4C5D6E7F8G9H0J1K2M" },
   },
   {
@@ -142,6 +423,7 @@ export const abilities = [
       },
       ["goal"],
     ),
+    output: plan("The new plan: phases with dependencies and checks; phases without dependencies are `ready`."),
     example: {
       goal: "Launch online booking for the clinic",
       constraints: ["No downtime for the current site", "Live before 1 June"],
@@ -160,6 +442,17 @@ export const abilities = [
         idempotencyKey: idempotencyKey("the phase start"),
       },
       ["planId"],
+    ),
+    output: fields(
+      {
+        started: list(
+          "Phases this call started, in plan order (a replay with the same idempotencyKey returns the first result).",
+          str("A phase id."),
+        ),
+        plan: plan("The plan after the start; started phases are `in_progress` and carry their `runId`."),
+      },
+      [],
+      { description: "What was started." },
     ),
     example: { planId: "plan_01J9ZB4C5D6E7F8G9H0J1K2M3N", phaseId: "p2-booking-widget" },
   },
@@ -188,6 +481,29 @@ export const abilities = [
       },
       ["planId", "outcome"],
     ),
+    output: fields(
+      {
+        planId: prefixedId("plan", "Plan id (`plan_…`)."),
+        outcome: enumOf("Outcome recorded.", PLAN_OUTCOMES),
+        notes: nullableStr("Notes, as given; null if none."),
+        lessons: list(
+          "Lessons appended to the lessons inbox (memory service), in input order.",
+          fields(
+            {
+              id: prefixedId("les", "Lesson id (`les_…`)."),
+              title: str("Title."),
+              severity: nullable(enumOf("Severity.", LESSON_SEVERITIES), "Severity, or null when none was given."),
+            },
+            [],
+            { description: "A recorded lesson." },
+          ),
+        ),
+        status: enumOf("Plan status after recording: always `closed`.", ["closed"]),
+        recorded: timestamp("When the outcome was recorded (RFC 3339)."),
+      },
+      [],
+      { description: "The recorded outcome; the plan is closed." },
+    ),
     example: {
       planId: "plan_01J9ZB4C5D6E7F8G9H0J1K2M3N",
       outcome: "partial",
@@ -212,6 +528,45 @@ export const abilities = [
         receiptIds: receiptIds("Receipts (request ids) offered as evidence that the work was done."),
       },
       ["planId"],
+    ),
+    output: fields(
+      {
+        planId: prefixedId("plan", "Plan id (`plan_…`)."),
+        phaseId: nullableStr("Phase verified, or null when the whole plan was."),
+        passed: bool("Whether every check in scope passed."),
+        checks: list(
+          "Every check in scope, in plan order, with its status after this verification.",
+          fields(
+            {
+              phaseId: str("Phase of the check."),
+              ...checkProps(),
+              reason: nullableStr(
+                "Why it failed or is still pending (e.g. no receipt of the expected ability); null when passed.",
+              ),
+            },
+            [],
+            { description: "A check result." },
+          ),
+        ),
+        receipts: list(
+          "Every receipt given as evidence, in input order, accepted or not.",
+          fields(
+            {
+              requestId: str("Request id, as given."),
+              accepted: bool("Whether it counted as evidence."),
+              reason: nullableStr(
+                "Why it was not accepted (unknown, another tenant's, not made under a run, or its ability and input hash match no action of the phase); null when accepted.",
+              ),
+            },
+            [],
+            { description: "One receipt." },
+          ),
+        ),
+        plan: plan("The plan after verification (phase and plan statuses updated)."),
+        verified: timestamp("When the verification ran (RFC 3339)."),
+      },
+      [],
+      { description: "The verification: each check with its evidence." },
     ),
     example: {
       planId: "plan_01J9ZB4C5D6E7F8G9H0J1K2M3N",
@@ -251,6 +606,37 @@ export const abilities = [
           { properties: { items: true }, required: ["items"] },
         ],
       },
+    ),
+    output: fields(
+      {
+        id: prefixedId("qac", "Checklist id (`qac_…`)."),
+        tenant: str("Tenant of the checklist."),
+        title: str("What is being checked."),
+        scope: nullableStr("Description of the change, as given; null if none."),
+        planId: nullable(prefixedId("plan", "Plan id."), "Plan the checklist belongs to (`plan_…`), or null."),
+        vertical: nullableStr("Vertical whose templates applied, or null."),
+        items: list(
+          "Items: the given ones first, in input order, then derived ones by severity.",
+          fields(
+            {
+              id: str("Item id, unique within the checklist (e.g. `i1`)."),
+              check: str("The check, phrased so it passes or fails."),
+              severity: enumOf("How much a failure matters; `medium` when a given item named none.", LESSON_SEVERITIES),
+              source: enumOf("`given` (your items), or derived from a `template` or a `lesson`.", [
+                "given",
+                "template",
+                "lesson",
+              ]),
+              sourceRef: nullableStr("Template id or lesson id (`les_…`) it was derived from; null for given items."),
+            },
+            [],
+            { description: "An item." },
+          ),
+        ),
+        created: timestamp("When the checklist was created (RFC 3339)."),
+      },
+      [],
+      { description: "The checklist." },
     ),
     example: {
       title: "Online booking release",

@@ -4,7 +4,8 @@
  * there). Spec §4.3 gives research.verify as a two-variant union; every other shape is ours.
  */
 import type { AbilityEntry } from "./types.ts";
-import { array, constant, flag, integer, object, oneOfValues, text, url } from "./schema.ts";
+import { bool, enumOf, fields, int, list, nullableStr, nullableTimestamp, num, str, timestamp } from "./output.ts";
+import { array, constant, flag, integer, nullable, object, oneOfValues, text, union, url } from "./schema.ts";
 
 const HOSTNAME_PATTERN = "^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$";
 
@@ -30,6 +31,130 @@ function viewport() {
   );
 }
 
+// ---- Results ----------------------------------------------------------------------------------
+
+const SHA256_HEX = "^[0-9a-f]{64}$";
+
+function sha256(description: string) {
+  return str(description, { pattern: SHA256_HEX });
+}
+
+/** A Gantry-issued id with its prefix: `<prefix>_` followed by letters and digits. */
+function prefixedId(prefix: string, description: string) {
+  return str(description, { pattern: `^${prefix}_[A-Za-z0-9]+$` });
+}
+
+function nullableInt(description: string) {
+  return nullable(int("An integer."), description);
+}
+
+/** A PNG screenshot stored as an artifact behind an expiring signed link. */
+function screenshot(description: string) {
+  return nullable(
+    fields(
+      {
+        id: prefixedId("art", "Artifact id (`art_…`)."),
+        url: str("Signed download URL; works without an API key until `expires`.", { format: "uri" }),
+        contentType: str("Always `image/png`."),
+        width: int("Width in pixels."),
+        height: int("Height in pixels."),
+        bytes: int("Size in bytes."),
+        sha256: sha256("SHA-256 (hex) of the PNG."),
+        expires: timestamp("When `url` stops working (RFC 3339)."),
+      },
+      [],
+      { description: "A screenshot." },
+    ),
+    description,
+  );
+}
+
+/** A dated passage of a fetched page: what research.verify reports instead of a verdict. */
+function observation() {
+  return fields(
+    {
+      url: str("Page the passage is on (after redirects).", { format: "uri" }),
+      title: nullableStr("Page title, or null."),
+      quote: str("The passage, exactly as in the page's extracted text: `text.slice(start, end)`."),
+      start: int("Offset of the passage in the page's extracted text, in UTF-16 code units."),
+      end: int("Offset just past the passage (exclusive), in UTF-16 code units."),
+      contentSha256: sha256("SHA-256 (hex) of the page's extracted text (UTF-8) the offsets refer to."),
+      relevance: num("Relevance of the passage to the query or focus, 0..1 (higher is closer)."),
+      published: nullableStr("Publication date as the page states it (not normalised), or null when it states none."),
+      fetched: timestamp("When the page was fetched (RFC 3339): the observation's date."),
+    },
+    [],
+    { description: "An observation: a dated, hashed quote — not a verdict." },
+  );
+}
+
+/** One check result of qa.browser_check, per check type. */
+function checkResult() {
+  const common = {
+    index: int("Position of the check in `checks` (0-based)."),
+    passed: bool("Whether the check passed."),
+  };
+  return union(
+    [
+      fields(
+        {
+          ...common,
+          type: enumOf("The check type.", ["status"]),
+          expected: int("Expected HTTP status."),
+          actual: int("HTTP status of the main document."),
+        },
+        [],
+        { title: "status", description: "HTTP status result." },
+      ),
+      fields(
+        {
+          ...common,
+          type: enumOf("The check type.", ["text"]),
+          text: str("Text looked for."),
+          present: bool("Whether the text had to be present (true) or absent (false)."),
+          found: int("Occurrences in the visible text (whitespace-normalised)."),
+        },
+        [],
+        { title: "text", description: "Visible text result." },
+      ),
+      fields(
+        {
+          ...common,
+          type: enumOf("The check type.", ["selector"]),
+          selector: str("CSS selector."),
+          present: bool("Whether a visible match had to exist (true) or none could (false)."),
+          matched: int("Elements matching the selector."),
+          visible: int("Of those, elements visible."),
+        },
+        [],
+        { title: "selector", description: "Selector result." },
+      ),
+      fields(
+        {
+          ...common,
+          type: enumOf("The check type.", ["no_console_errors"]),
+          errors: list(
+            "Console errors and uncaught exceptions, in order (empty when it passed).",
+            fields(
+              {
+                kind: enumOf("`console` (logged at error level) or `exception` (uncaught).", ["console", "exception"]),
+                message: str("The message."),
+                source: nullableStr("Script URL it came from, or null."),
+                line: nullableInt("Line in that script (1-based), or null."),
+              },
+              [],
+              { description: "One error." },
+            ),
+          ),
+        },
+        [],
+        { title: "no_console_errors", description: "Console result." },
+      ),
+    ],
+    { description: "One check result, by `type`." },
+  );
+}
+
 export const abilities = [
   {
     id: "web.browse",
@@ -52,6 +177,54 @@ export const abilities = [
       },
       ["url"],
     ),
+    output: fields(
+      {
+        url: str("URL asked for.", { format: "uri" }),
+        finalUrl: str("URL the content came from, after redirects.", { format: "uri" }),
+        status: int("HTTP status of the final response."),
+        redirects: list(
+          "Redirects followed, in order (each hop re-checked by the SSRF guard; at most 5); empty when none.",
+          fields(
+            {
+              url: str("URL that redirected.", { format: "uri" }),
+              status: int("Its redirect status (301, 302, 303, 307 or 308)."),
+            },
+            [],
+            { description: "One redirect." },
+          ),
+        ),
+        resolvedIp: str("IP address connected to for `finalUrl` (a public unicast address: the guard refused others)."),
+        renderer: enumOf(
+          "`http`: fetched over HTTP and extracted; `browser`: rendered in headless Chromium (the page needed JavaScript or a screenshot was asked for).",
+          ["http", "browser"],
+        ),
+        contentType: nullableStr("Content-Type of the final response, or null."),
+        title: nullableStr("Page title (Readability), or null."),
+        byline: nullableStr("Author line (Readability), or null."),
+        excerpt: nullableStr("Short description or first paragraph (Readability), or null."),
+        siteName: nullableStr("Site name, or null."),
+        lang: nullableStr("Language of the page (`<html lang>`), or null."),
+        published: nullableStr("Publication date as the page states it (not normalised), or null."),
+        format: enumOf("Format of `content`.", ["markdown", "text", "html"]),
+        content: str("The main content in `format` (boilerplate removed), cut at maxChars when `truncated`."),
+        truncated: bool("Whether `content` was cut at maxChars."),
+        contentChars: int("Length of the whole content before any cut, in UTF-16 code units."),
+        sha256: sha256("SHA-256 (hex) of `content` as returned (UTF-8)."),
+        links: list(
+          "Links in the main content, absolute, in page order, without duplicates.",
+          fields(
+            { url: str("Link target (absolute).", { format: "uri" }), text: str("Link text (may be empty).") },
+            [],
+            { description: "One link." },
+          ),
+        ),
+        screenshot: screenshot("PNG of the viewport when `screenshot` was true; null otherwise."),
+        fetched: timestamp("When the page was fetched (RFC 3339)."),
+        durationMs: int("Time to fetch and extract, in milliseconds."),
+      },
+      [],
+      { description: "The page's content and how it was obtained." },
+    ),
     example: { url: "https://example.com/pricing", format: "markdown", maxChars: 20000 },
   },
   {
@@ -71,6 +244,68 @@ export const abilities = [
         }),
       },
       ["query"],
+    ),
+    output: fields(
+      {
+        query: str("The question, as given."),
+        findings: list(
+          "Passages that answer the question, best first, each with its citations.",
+          fields(
+            {
+              text: str("The finding: a passage quoted from a source."),
+              score: num("Relevance to the question, 0..1 (higher is closer)."),
+              citations: list(
+                "Where it comes from (at least one).",
+                fields(
+                  {
+                    url: str("Source page (after redirects).", { format: "uri" }),
+                    title: nullableStr("Source title, or null."),
+                    quote: str(
+                      "The quoted passage, exactly as in the source's extracted text: `text.slice(start, end)`.",
+                    ),
+                    start: int("Offset of the quote in the source's extracted text, in UTF-16 code units."),
+                    end: int("Offset just past the quote (exclusive), in UTF-16 code units."),
+                    contentSha256: sha256("SHA-256 (hex) of the source's extracted text (UTF-8) the offsets refer to."),
+                    fetched: timestamp("When the source was fetched (RFC 3339)."),
+                  },
+                  [],
+                  { description: "A citation." },
+                ),
+              ),
+            },
+            [],
+            { description: "A finding." },
+          ),
+        ),
+        sources: list(
+          "Every source the search returned that was tried, in search rank order.",
+          fields(
+            {
+              url: str("Result URL from the search.", { format: "uri" }),
+              finalUrl: nullableStr("URL read after redirects; null when it could not be read."),
+              title: nullableStr("Title (page or search result), or null."),
+              published: nullableStr("Publication date as the page or search result states it, or null."),
+              status: nullableInt("HTTP status of the page; null when no response was received."),
+              contentSha256: nullable(
+                sha256("Hash."),
+                "SHA-256 (hex) of the extracted text (UTF-8); null when it could not be read.",
+              ),
+              fetched: nullableTimestamp("When it was fetched (RFC 3339); null when it could not be read."),
+              cited: bool("Whether a finding cites it."),
+              error: nullableStr(
+                "Why it could not be read (refused by the SSRF guard or robots.txt, timeout, too large, not text); null when read.",
+              ),
+            },
+            [],
+            { description: "A source." },
+          ),
+        ),
+        searchProvider: str("Search backend used (e.g. `searxng`)."),
+        searched: timestamp("When the search ran (RFC 3339)."),
+        durationMs: int("Time the whole research took, in milliseconds."),
+      },
+      [],
+      { description: "Findings with citations, and the sources read." },
     ),
     example: { query: "current VAT rate for digital services in Nigeria", maxSources: 5, recencyDays: 365 },
   },
@@ -111,6 +346,69 @@ export const abilities = [
         ),
       ],
     },
+    output: union(
+      [
+        fields(
+          {
+            action: enumOf("The variant that ran (also when `action` was omitted).", ["search"]),
+            query: str("The statement or question, as given."),
+            observations: list("Dated observations from current sources, most relevant first.", observation()),
+            searchProvider: str("Search backend used (e.g. `searxng`)."),
+            searched: timestamp("When the search ran (RFC 3339)."),
+          },
+          [],
+          { title: "search", description: "Observations from current sources: evidence to weigh, never a verdict." },
+        ),
+        fields(
+          {
+            action: enumOf("The variant that ran.", ["capture"]),
+            captures: list(
+              "One capture per URL, in input order.",
+              fields(
+                {
+                  id: prefixedId("cap", "Capture id (`cap_…`)."),
+                  url: str("Registered page captured, as given.", { format: "uri" }),
+                  finalUrl: str("URL captured after redirects.", { format: "uri" }),
+                  status: int("HTTP status of the page."),
+                  text: str("The page's extracted text."),
+                  contentSha256: sha256("SHA-256 (hex) of `text` (UTF-8)."),
+                  screenshot: screenshot("Full-page PNG of the capture, or null when the page could not be rendered."),
+                  observations: list(
+                    "Passages of the page matching `focus`, most relevant first; empty when no focus was given.",
+                    observation(),
+                  ),
+                  previous: nullable(
+                    fields(
+                      {
+                        id: prefixedId("cap", "Capture id."),
+                        captured: timestamp("When it was captured (RFC 3339)."),
+                        contentSha256: sha256("Its content hash."),
+                      },
+                      [],
+                      { description: "Previous capture." },
+                    ),
+                    "The tenant's previous capture of the page, or null on the first.",
+                  ),
+                  changed: nullable(
+                    bool("Changed."),
+                    "Whether `text` differs from the previous capture; null on the first capture.",
+                  ),
+                  diff: nullableStr(
+                    "Unified diff of `text` against the previous capture; null on the first capture or when unchanged.",
+                  ),
+                  captured: timestamp("When the page was captured (RFC 3339)."),
+                },
+                [],
+                { description: "A capture." },
+              ),
+            ),
+          },
+          [],
+          { title: "capture", description: "Timestamped captures of registered official pages, stored per tenant." },
+        ),
+      ],
+      { description: "One result per input variant, told apart by `action`." },
+    ),
     example: { query: "current VAT rate for digital services in Nigeria" },
   },
   {
@@ -173,6 +471,36 @@ export const abilities = [
         timeoutMs: timeoutMs(),
       },
       ["url"],
+    ),
+    output: fields(
+      {
+        url: str("Page checked, as given.", { format: "uri" }),
+        finalUrl: str("URL loaded after redirects.", { format: "uri" }),
+        status: int("HTTP status of the main document."),
+        viewport: enumOf("Viewport emulated.", ["desktop", "mobile"]),
+        passed: bool("Whether every check passed."),
+        checks: list(
+          "One result per check, in input order (the two default checks when none were given).",
+          checkResult(),
+        ),
+        timings: fields(
+          {
+            domContentLoadedMs: int("Time to DOMContentLoaded from navigation start, in milliseconds."),
+            loadMs: int("Time to the load event, in milliseconds."),
+            lcpMs: nullable(
+              num("LCP."),
+              "Largest Contentful Paint in milliseconds, or null when the browser reported none.",
+            ),
+          },
+          [],
+          { description: "Page timings." },
+        ),
+        screenshot: screenshot("Full-page PNG when `screenshot` was true (the default); null otherwise."),
+        checked: timestamp("When the check ran (RFC 3339)."),
+        durationMs: int("Time the whole check took, in milliseconds."),
+      },
+      [],
+      { description: "The check results, timings and screenshot." },
     ),
     example: {
       url: "https://example.com/book",
