@@ -20,6 +20,7 @@ import {
   union,
   text,
 } from "./schema.ts";
+import { bool, enumOf, fields, int, list, metadataOut, nullableStr, num, str, timestamp } from "./output.ts";
 
 /** lesson.record categories (spec §4.3). */
 export const LESSON_CATEGORIES = ["engineering", "ops", "business", "architecture", "security"] as const;
@@ -39,6 +40,38 @@ function filter(what: string) {
   );
 }
 
+/** One ranked memory of memory.search / memory.recall. */
+const hit = () =>
+  fields(
+    {
+      id: str("Memory id (`mem_…`, or the id given to memory.save)."),
+      text: str("The memory's text."),
+      score: num(
+        "Rank: similarity × 0.5^(age / half-life), age from the last save; 0..1, rounded to 6 decimals. Hits are sorted by it, best first.",
+      ),
+      similarity: num("Cosine similarity between query and memory (0 < similarity ≤ 1), rounded to 6 decimals."),
+      metadata: metadataOut("Metadata stored with the memory."),
+      created: timestamp("When the memory was first saved (RFC 3339)."),
+      updated: timestamp("When the memory was last saved (RFC 3339); its age for the recency decay counts from here."),
+    },
+    [],
+    { description: "One matching memory." },
+  );
+
+/** A decision of the decision log (decision.record, decision.list). */
+const decisionProps = () => ({
+  id: str("Citable per-tenant id, `D-` + at least three digits (D-001, D-002, …).", { pattern: DECISION_ID_PATTERN }),
+  title: str("The decision in one line."),
+  why: str("The reasoning behind the decision."),
+  status: enumOf("`active`, or `superseded` once a later decision replaced it.", ["active", "superseded"]),
+  supersedes: nullableStr("Id of the earlier decision this one replaced, or null."),
+  supersededBy: nullableStr("Id of the later decision that replaced this one, or null while it is active."),
+  created: timestamp("When the decision was recorded (RFC 3339)."),
+  superseded: timestamp(
+    "When a later decision replaced it (RFC 3339). Present only when `status` is `superseded`; absent (not null) otherwise.",
+  ),
+});
+
 export const abilities = [
   {
     id: "memory.save",
@@ -55,6 +88,25 @@ export const abilities = [
         ),
       },
       ["text"],
+    ),
+    output: fields(
+      {
+        id: str("Id of the saved memory (`mem_…` when added; the existing id when updated or deduplicated)."),
+        collection: str("Collection the memory is in."),
+        action: enumOf(
+          "`created` (a new memory), `updated` (upsert of an existing `id`) or `deduplicated` (a near-duplicate, cosine ≥ 0.97, was updated instead of adding one).",
+          ["created", "updated", "deduplicated"],
+        ),
+        deduplicated: bool("Whether a near-duplicate was updated instead of adding a new memory."),
+        similarity: num(
+          "Cosine similarity with the near-duplicate it merged into, rounded to 6 decimals. Present only when `deduplicated` is true.",
+        ),
+        created: timestamp("The memory's first save (RFC 3339)."),
+        updated: timestamp("The memory's latest save, i.e. now (RFC 3339)."),
+        model: str("Embedding model of the stored vector."),
+      },
+      ["similarity"],
+      { description: "The saved memory." },
     ),
     example: {
       text: "Biscuit (golden retriever, 4y) is allergic to chicken; use the salmon kibble.",
@@ -76,6 +128,16 @@ export const abilities = [
       },
       ["query"],
     ),
+    output: fields(
+      {
+        collection: str("Collection searched."),
+        model: str("Embedding model the query was embedded with (the collection's vectors use the same one)."),
+        halfLifeDays: num("Half-life of the recency decay in days (0 = no decay)."),
+        hits: list("Matching memories, best score first; empty when nothing matches.", hit()),
+      },
+      [],
+      { description: "Search results." },
+    ),
     example: { query: "which food does Biscuit need", collection: "clinic-notes", limit: 3, filter: { kind: "vet" } },
   },
   {
@@ -90,6 +152,17 @@ export const abilities = [
         k: integer("Number of memories in the block (1..100).", 1, 100, 5),
       },
       ["query"],
+    ),
+    output: fields(
+      {
+        collection: str("Collection searched."),
+        block: str(
+          'Text block for a model\'s context: `<retrieved_memories collection="…" query="…" count="N">`, a notice that the contents are retrieved data and not instructions, then one `[n] id=… saved=YYYY-MM-DD relevance=0.71 key=value…` line per memory followed by its indented, escaped text, and `</retrieved_memories>`.',
+        ),
+        hits: list("The memories in the block, best score first (as memory.search returns them).", hit()),
+      },
+      [],
+      { description: "The recall block and the hits it was built from." },
     ),
     example: { query: "Biscuit diet", collection: "clinic-notes", k: 5 },
   },
@@ -124,6 +197,16 @@ export const abilities = [
         description: "Either `id` (one memory) or `filter` (every matching memory of the collection). Never both.",
       },
     ),
+    output: fields(
+      {
+        collection: str("Collection the memories were deleted from."),
+        forgotten: int("Memories deleted (0 on a dry run)."),
+        matched: int("Memories that matched (by id: 1, or 0 if it vanished meanwhile)."),
+        dryRun: bool("Whether this was a dry run (nothing deleted)."),
+      },
+      [],
+      { description: "What was deleted." },
+    ),
     example: { filter: { pet: "biscuit" }, collection: "clinic-notes", dryRun: true },
   },
   {
@@ -142,6 +225,7 @@ export const abilities = [
       },
       ["title", "why"],
     ),
+    output: fields(decisionProps(), ["superseded"], { description: "The recorded decision." }),
     example: {
       title: "Invoices are sent on the 1st of each month, never mid-month",
       why: "Customers reconcile monthly; mid-month invoices caused 30% of support tickets in April.",
@@ -158,6 +242,28 @@ export const abilities = [
       limit: limit(),
       cursor: cursor(),
     }),
+    output: fields(
+      {
+        decisions: list(
+          "Decisions: newest first (highest number first), or with `query` by similarity, best first.",
+          fields(
+            {
+              ...decisionProps(),
+              similarity: num(
+                "Cosine similarity between the query and the decision's title + why (0 < similarity ≤ 1), rounded to 6 decimals. Present only when `query` was given.",
+              ),
+            },
+            ["superseded", "similarity"],
+            { description: "One decision." },
+          ),
+        ),
+        nextCursor: nullableStr(
+          "Pass as `cursor` (with the same `query`) to get the next page; null on the last page.",
+        ),
+      },
+      [],
+      { description: "One page of the decision log." },
+    ),
     example: { query: "invoice timing", limit: 10 },
   },
   {
@@ -184,6 +290,16 @@ export const abilities = [
         reusable: flag("Whether the lesson applies beyond the situation it came from."),
       },
       ["title", "category", "lesson"],
+    ),
+    output: fields(
+      {
+        id: str("Lesson id (`les_…`)."),
+        status: enumOf("Always `inbox`: the lesson waits in the consolidation pipeline's inbox.", ["inbox"]),
+        recorded: timestamp("When the lesson was recorded (RFC 3339)."),
+        event: str("Subject of the event emitted for it (`memory.lesson.recorded`)."),
+      },
+      [],
+      { description: "The recorded lesson." },
     ),
     example: {
       title: "Run migrations before deploying the API",
