@@ -748,3 +748,31 @@ test("docs/abilities.md is up to date with the catalogue (regenerate with render
   assert.equal(committed, renderDocs(), "run: node proto/catalogue/render-docs.ts > docs/abilities.md");
   for (const ability of catalogue) assert.ok(committed.includes(`### ${ability.id}\n`), ability.id);
 });
+
+test("every ability states its result: the output schema compiles under strict Ajv, objects are closed, fields described", () => {
+  const problems: string[] = [];
+  const strict = newAjv();
+  for (const ability of catalogue) {
+    if (!isObject(ability.output)) {
+      problems.push(`${ability.id}: no output schema`);
+      continue;
+    }
+    try {
+      strict.compile(ability.output);
+    } catch (err) {
+      problems.push(`${ability.id}: output does not compile: ${(err as Error).message}`);
+    }
+    const top = ability.output;
+    const variants = Array.isArray(top.oneOf) ? top.oneOf.filter(isObject) : [top];
+    for (const v of variants) if (v.type !== "object") problems.push(`${ability.id}: result is not an object`);
+    walk(ability.output, `${ability.id}#output`, (node, path) => {
+      if (node.type === "object" && isObject(node.properties)) {
+        if (node.additionalProperties !== false) problems.push(`${path}: result object with fields is not closed`);
+        for (const [name, sub] of Object.entries(node.properties)) {
+          if (isObject(sub) && typeof sub.description !== "string") problems.push(`${path}/${name}: no description`);
+        }
+      }
+    });
+  }
+  assert.deepEqual(problems, []);
+});

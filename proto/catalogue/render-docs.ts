@@ -175,6 +175,13 @@ function rowsOf(schema: Schema, prefix: string, rules: string[]): Row[] {
 }
 
 function nestedRows(value: Schema, full: string, rules: string[]): Row[] {
+  // A nullable object (`anyOf: [object, null]`): its fields, under the same name.
+  if (Array.isArray(value.anyOf)) {
+    const objects = (value.anyOf as unknown[])
+      .filter(isSchema)
+      .filter((v) => v.type === "object" || v.type === "array");
+    if (objects.length === 1) return nestedRows(objects[0], full, rules);
+  }
   if (value.type === "object" && isSchema(value.properties)) return rowsOf(value, `${full}.`, rules);
   if (value.type === "object" && Array.isArray(value.allOf)) return rowsOf(value, `${full}.`, rules);
   if (value.type === "array" && isSchema(value.items)) {
@@ -212,8 +219,7 @@ function resultTable(rows: Row[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-function renderResult(schema: Schema | undefined): string {
-  if (!schema) return "Not yet stated.\n";
+function renderResult(schema: Schema): string {
   const variants = Array.isArray(schema.oneOf) ? (schema.oneOf as unknown[]).filter(isSchema) : [schema];
   const parts: string[] = [];
   if (variants.length > 1 && typeof schema.description === "string") parts.push(`${schema.description}\n`);

@@ -38,7 +38,7 @@ export interface AbilityEntry {
    * responses, MCP `outputSchema` and the typed client come from it, and tests check every result
    * against it.
    */
-  output?: JsonSchema;
+  output: JsonSchema;
   /** A realistic input that validates against `input`; used by docs, OpenAPI and MCP. */
   example: Record<string, unknown>;
 }
