@@ -20,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const ROOTS = ["proto", "kit", "gateway", "services", "infra", "bench", "k8s"];
+const ROOTS = ["proto", "kit", "gateway", "services", "infra", "bench", "k8s", "client"];
 
 const args = process.argv.slice(2);
 const nodeArgs = args.filter((a) => a.startsWith("-"));
@@ -78,7 +78,7 @@ if (process.env.GANTRY_SKIP_TYPECHECK !== "1") {
   console.log(`typecheck: ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   const biome = path.join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
   console.log("lint: biome ci .");
-  const lint = await run(process.execPath, [biome, "ci", "."]);
+  const lint = await run(process.execPath, [biome, "ci", "--colors=off", "."]);
   if (lint !== 0) {
     console.error(`lint failed (exit ${lint}); \`npx biome check --write .\` fixes formatting and safe lint findings`);
     process.exit(lint);

@@ -48,7 +48,8 @@ export type AbilityId = Entry["id"];
 export type InputOf<Id extends AbilityId> = Infer<Extract<Entry, { id: Id }>["input"]>;
 
 /** The result of an ability on success, derived from its catalogue `output` schema. */
-export type OutputOf<Id extends AbilityId> = Extract<Entry, { id: Id }> extends { output: infer S } ? Infer<S> : unknown;
+export type OutputOf<Id extends AbilityId> =
+  Extract<Entry, { id: Id }> extends { output: infer S } ? Infer<S> : unknown;
 export {
   matchesScope,
   anyScopeMatches,
