@@ -348,6 +348,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
     if (redisUrl) shared.REDIS_URL = redisUrl;
     for (const s of AREA_SERVICES) shared[s.addrEnv] = `127.0.0.1:${grpcPorts.get(s.name)}`;
+    // The connections service refuses to start without a master key outside development and test;
+    // a local stack gets one of its own, kept with its data so stored credentials stay readable.
+    if (!process.env.CONNECTIONS_MASTER_KEY && !opts.env?.CONNECTIONS_MASTER_KEY)
+      shared.CONNECTIONS_MASTER_KEY = localMasterKey(dataDir);
     for (const [k, v] of Object.entries(opts.env ?? {})) {
       if (v === undefined) delete shared[k];
       else shared[k] = v;
@@ -442,6 +446,20 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     await stop();
     throw aborted ? new Error("start-up aborted") : err;
   }
+}
+
+/** The local stack's connections master key (`<dataDir>/connections-master-key`, made once, mode 0600). */
+function localMasterKey(dataDir: string): string {
+  const file = path.join(dataDir, "connections-master-key");
+  try {
+    const existing = fs.readFileSync(file, "utf8").trim();
+    if (existing) return existing;
+  } catch {
+    // not made yet
+  }
+  const key = crypto.randomBytes(32).toString("base64");
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 /** Wait for all processes to be healthy; the first failure wins (its message names the process). */

@@ -1,6 +1,7 @@
 /**
  * @module infra/scripts/generate
- * `npm run generate` (and the root `postinstall`): runs `prisma generate` for every service that
+ * `npm run generate` (and the root `postinstall`): writes the typed client's view of the catalogue
+ * (`client/src/generated/`, by client/scripts/generate.ts), then runs `prisma generate` for every service that
  * has a `services/<name>/prisma/schema.prisma`, in that service's directory, with the one shared
  * Prisma config (`kit/src/data/prisma.config.ts`, which reads the service from the directory). Silent on success as a postinstall step (one summary line when run
  * as `npm run generate`); prints Prisma's output when it fails.
@@ -9,7 +10,7 @@
  * access; `generate` never runs it, so unless `PRISMA_SCHEMA_ENGINE_BINARY` is already set we
  * point it at a stub that explains itself if something does call it.
  *
- * Usage: `node infra/scripts/generate.ts [service...]`
+ * Usage: `node infra/scripts/generate.ts [service... | client]`
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -21,6 +22,12 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const started = Date.now();
 
 const only = process.argv.slice(2);
+
+if (only.length === 0 || only.includes("client")) {
+  const { write } = await import("../../client/scripts/generate.ts");
+  write();
+}
+
 const servicesDir = path.join(ROOT, "services");
 const targets = (fs.existsSync(servicesDir) ? fs.readdirSync(servicesDir) : [])
   .filter((name) => fs.existsSync(path.join(servicesDir, name, "prisma", "schema.prisma")))

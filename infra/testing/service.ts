@@ -38,6 +38,8 @@ export interface ServiceHarness<Ctx> {
   /** A superuser pool on the same database (bypasses row-level security: for setup and inspection). */
   db: pg.Pool;
   env: Record<string, string>;
+  /** The service's gRPC port on 127.0.0.1 (for its typed internal RPCs). */
+  port: number;
   /** Executes an ability as the given caller (tenant `acme`, all scopes, unless overridden); throws GantryError. */
   call: <Id extends AbilityId>(
     id: Id,
@@ -79,6 +81,7 @@ export async function startService<Ctx = unknown>(
     ctx: running.ctx,
     db,
     env: stack.env,
+    port: running.port,
     call: async (id, input, caller = {}) => {
       const call: CallContext = {
         requestId: `req_harness_${++requests}`,

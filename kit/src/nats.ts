@@ -34,6 +34,8 @@ export const STREAMS = {
   WORKFLOWS: { name: "WORKFLOWS", subjects: ["workflows.>"] },
   /** The lessons inbox: `memory.lesson.recorded`, for the consolidation pipeline; published by the memory service. */
   LESSONS: { name: "LESSONS", subjects: ["memory.lesson.>"] },
+  /** Connection lifecycle: `connections.connection.connected|refreshed|needs_reauth|revoked`; connections service. */
+  CONNECTIONS: { name: "CONNECTIONS", subjects: ["connections.>"] },
 } as const satisfies Record<string, { name: string; subjects: string[] }>;
 
 export const SUBJECTS = {
@@ -46,6 +48,14 @@ export const SUBJECTS = {
   lessonRecorded: "memory.lesson.recorded",
   /** Core NATS, no stream: a memory partition changed; replicas patch or drop their in-memory copy. */
   memoryPartitionChanged: "memory.partition.changed",
+  /** Consent completed: the connection is usable (stream CONNECTIONS). */
+  connectionConnected: "connections.connection.connected",
+  /** The access token was refreshed (stream CONNECTIONS). */
+  connectionRefreshed: "connections.connection.refreshed",
+  /** The provider refused a refresh (`invalid_grant`): consent must be given again (stream CONNECTIONS). */
+  connectionNeedsReauth: "connections.connection.needs_reauth",
+  /** The connection was revoked; its service falls back to the platform account (stream CONNECTIONS). */
+  connectionRevoked: "connections.connection.revoked",
 } as const;
 
 /**

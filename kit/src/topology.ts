@@ -23,7 +23,7 @@ export interface ServiceSpec {
 
 export const AREA_SERVICES: readonly ServiceSpec[] = [
   { name: "keys", defaultPort: 50051, addrEnv: "KEYS_ADDR", database: true },
-  { name: "connections", defaultPort: 50052, addrEnv: "CONNECTIONS_ADDR", database: false },
+  { name: "connections", defaultPort: 50052, addrEnv: "CONNECTIONS_ADDR", database: true },
   { name: "payments", defaultPort: 50053, addrEnv: "PAYMENTS_ADDR", database: false },
   { name: "memory", defaultPort: 50054, addrEnv: "MEMORY_ADDR", database: true },
   { name: "content", defaultPort: 50055, addrEnv: "CONTENT_ADDR", database: false },

@@ -39,8 +39,12 @@ import {
   url,
 } from "./schema.ts";
 
-/** Connection statuses (spec §2.5, §3). */
-export const CONNECTION_STATUSES = ["pending", "connected", "revoked"] as const;
+/**
+ * Connection statuses (spec §2.5, §3: pending, connected, revoked) plus `needs_reauth` (issue 14):
+ * the provider refused a token refresh (`invalid_grant`), consent must be given again. List filters
+ * accept every status results can show.
+ */
+export const CONNECTION_STATUSES = ["pending", "connected", "needs_reauth", "revoked"] as const;
 
 /** Toolkit (app) slugs and tool slugs of the integration catalogue. */
 const TOOLKIT_PATTERN = "^[a-z0-9][a-z0-9_-]*$";
@@ -63,7 +67,7 @@ function connectionId(
  * `needs_reauth` (the provider refused a refresh with `invalid_grant`; consent must be given again).
  * Moves: pending → connected → needs_reauth | revoked; needs_reauth → connected (new consent) | revoked.
  */
-export const CONNECTION_RESULT_STATUSES = ["pending", "connected", "needs_reauth", "revoked"] as const;
+export const CONNECTION_RESULT_STATUSES = CONNECTION_STATUSES;
 
 /** Share statuses: `expired` once `expires` has passed, `revoked` when withdrawn early. */
 export const SHARE_STATUSES = ["active", "expired", "revoked"] as const;
@@ -153,7 +157,7 @@ function share(description = "A share of a connection.") {
 function consentProps() {
   return {
     authorizationUrl: str(
-      "The provider's authorization URL (OAuth 2.0 authorization code with PKCE S256 and `state`): send the user there; the provider redirects back to Gantry, then to `returnUrl`.",
+      "The provider's authorization URL (OAuth 2.0 authorization code with PKCE S256 and `state`): send the user there; after consent the provider redirects the user to `returnUrl` (or the service's first registered redirect URI) with `code` and `state`, and that page passes the URL it was opened with to connection.authorize `complete` as `sessionUri`.",
       { format: "uri" },
     ),
     state: str(
@@ -169,8 +173,8 @@ function serviceConnection(description: string) {
     {
       service: str("Service key asked about."),
       credentialSource: enumOf(
-        "Whose account payment.* and message.send use for this service now (what the internal ResolveCredential answers): `tenant` (this connection) or `platform` (the platform account: no usable connection).",
-        ["tenant", "platform"],
+        "Whose account payment.* and message.send use for this service now (what the internal ResolveCredential answers): `tenant` (this connection, connected), `platform` (the platform account: no usable connection), or `none` (no usable connection and no platform account is configured for the service: abilities that need it fail).",
+        ["tenant", "platform", "none"],
       ),
       connection: nullable(
         connection(),
@@ -277,16 +281,15 @@ export const abilities = [
     summary:
       "Start or complete actor-bound consent for an external account, revoke it, or share it with an expiring grant.",
     inputSource: "spec",
-    input: {
-      type: "object",
-      description:
-        "One of four variants, selected by `action`: start (default when `action` is omitted), complete, revoke, share.",
-      oneOf: [
+    input: union(
+      [
         object(
           {
             action: constant("`start` (may be omitted): begin consent for a service.", "start"),
             service: serviceKey("Service key to connect (e.g. `payments`, `email`, `whatsapp`)."),
-            returnUrl: url("Where the consent flow sends the user back to afterwards."),
+            returnUrl: url(
+              "Where the provider sends the user back after consent: one of the redirect URIs registered for the service (default: the first). That page passes the full URL it was opened with to `complete` as `sessionUri`.",
+            ),
           },
           ["service"],
           {
@@ -299,7 +302,11 @@ export const abilities = [
             action: constant("`complete`: finish a consent started with `start`.", "complete"),
             connectionId: connectionId("Pending connection returned by the start variant."),
             state: text("The state value returned by the start variant (anti-forgery check).", 2048),
-            sessionUri: text("Session URI returned by the provider's consent redirect.", 4096, { format: "uri" }),
+            sessionUri: text(
+              "The full URL the provider redirected the user to after consent (the redirect URI with `code` and `state`, or `error`).",
+              4096,
+              { format: "uri" },
+            ),
           },
           ["action", "connectionId", "state", "sessionUri"],
           { title: "complete", description: "Finish consent; the connection becomes connected." },
@@ -333,7 +340,12 @@ export const abilities = [
           { title: "share", description: "Create an explicit, optionally expiring share of the connection." },
         ),
       ],
-    },
+      {
+        type: "object",
+        description:
+          "One of four variants, selected by `action`: start (default when `action` is omitted), complete, revoke, share.",
+      },
+    ),
     output: union(
       [
         fields(
@@ -404,7 +416,7 @@ export const abilities = [
     inputSource: "spec",
     input: object({ service: serviceKey("Service key whose connection is revoked.") }, ["service"]),
     output: serviceConnection(
-      "The revoked connection (revoking again returns it unchanged); `credentialSource` is now `platform`.",
+      "The revoked connection (revoking again returns it unchanged); `credentialSource` is now `platform` (or `none` without a platform account).",
     ),
     example: { service: "payments" },
   },

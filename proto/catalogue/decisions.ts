@@ -40,11 +40,12 @@ export const decisions: Readonly<Record<string, string>> = {
     "Result `{id, key, prefix, tenant, name, scopes, created, expires, previous: {id, expires}}`; the successor copies every attribute including the absolute expiry; a second rotation of the same key → 409 `already_rotated`; revoked/expired keys → 409; a tenant key may rotate only keys no wider than itself (403).",
   // connections
   "connection.authorize":
-    "Action values are `start` (may be omitted), `complete`, `revoke`, `share`; `sessionUri` and `returnUrl` are URIs, `expiresAt` RFC 3339; `toolIds` 1..100 unique.",
-  "connection.list": "`{service?, status?, limit, cursor}`; status is pending | connected | revoked.",
+    "Action values are `start` (may be omitted), `complete`, `revoke`, `share`; `sessionUri` and `returnUrl` are URIs, `expiresAt` RFC 3339; `toolIds` 1..100 unique. `returnUrl` must be a redirect URI registered for the service (OAuth providers only redirect to registered URIs); `sessionUri` is the full URL the provider redirected to; `complete` is accepted only from the key that ran `start` (403 otherwise), once (409), within 10 minutes (400). Until the tool registry is wired, `share` answers 501.",
+  "connection.list":
+    "`{service?, status?, limit, cursor}`; status is pending | connected | needs_reauth | revoked (needs_reauth: the provider refused a refresh; consent must be given again).",
   "integration.app.connect":
     "`{toolkit, returnUrl?, label?, credentials?, idempotencyKey?}`: OAuth via returnUrl, or API-key toolkits via `credentials` (string values, never echoed).",
-  "integration.app.connections": "`{toolkit?, status?, limit, cursor}`, same statuses as connections.",
+  "integration.app.connections": "`{toolkit?, status?, limit, cursor}`, same statuses as connection.list.",
   "integration.app.execute":
     "`{tool, arguments, connectionId?, idempotencyKey?}`: tool slug from integration.app.tools; without connectionId the principal's only account of that toolkit is used (several → refused, never guessed).",
   "integration.app.toolkits": "`{query?, category?, limit, cursor}`.",

@@ -1,8 +1,9 @@
 /**
  * @module connections/main
- * The connections service. Its abilities are declared in proto/catalogue/connections.ts; until their handlers are
- * wired, each answers not_implemented, which the gateway returns as HTTP 501.
+ * Entry point of the connections service (`node services/connections/src/main.ts`): runs the
+ * service declared in service.ts.
  */
-import { defineService, main } from "@gantry/kit";
+import { main } from "@gantry/kit";
+import service from "./service.ts";
 
-main(defineService({ name: "connections", init: () => ({}) }));
+main(service);

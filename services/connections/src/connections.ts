@@ -1,0 +1,107 @@
+/**
+ * @module connections/connections
+ * Finding a tenant's connection and revoking one: what connection.get, connection.revoke,
+ * connection.authorize (revoke) and the CredentialResolver share.
+ *
+ * A tenant has at most one live (not revoked) connection per service of kind `service` (a partial
+ * unique index); when it has none, the latest revoked one still answers "what happened" for reads.
+ */
+import type { CallContext } from "@gantry/kit";
+import type { Context } from "./context.ts";
+import { NO_TOKENS, openTokens } from "./credentials.ts";
+import { SCHEMA, type Connection } from "./db.ts";
+import { publish, recordEvent } from "./events.ts";
+
+/** The tenant's live connection for a service (kind `service`), or null. */
+export function liveConnection(ctx: Context, tenant: string, service: string): Promise<Connection | null> {
+  return ctx.db.connection.findFirst({
+    where: { tenant, service, kind: "service", status: { not: "revoked" } },
+  });
+}
+
+/** The live connection for the service, else the most recently revoked one, else null. */
+export async function connectionForService(ctx: Context, tenant: string, service: string): Promise<Connection | null> {
+  return (
+    (await liveConnection(ctx, tenant, service)) ??
+    (await ctx.db.connection.findFirst({
+      where: { tenant, service, kind: "service" },
+      orderBy: [{ revokedAt: { sort: "desc", nulls: "last" } }, { createdAt: "desc" }],
+    }))
+  );
+}
+
+/** A connection of the caller's tenant by id, or null (another tenant's looks like none). */
+export function connectionById(ctx: Context, tenant: string, id: string): Promise<Connection | null> {
+  return ctx.db.connection.findFirst({ where: { id, tenant } });
+}
+
+/**
+ * Revokes a connection: its tokens are revoked at the provider (refresh token first, which ends the
+ * grant at most providers, then the access token) where the provider supports revocation, then
+ * deleted here; the status becomes `revoked` and open consent sessions are closed. All of it holds
+ * the connection's row lock, so a refresh running elsewhere finishes first and its new tokens are
+ * the ones revoked. A provider that fails to revoke does not keep the connection alive (the caller
+ * asked to disconnect, and the tokens are deleted either way): the failure is in the event trail and
+ * the log. Revoking a revoked connection returns it unchanged.
+ */
+export async function revokeConnection(ctx: Context, call: CallContext, row: Connection): Promise<Connection> {
+  if (row.status === "revoked") return row;
+  const timeout = ctx.config.CONNECTIONS_PROVIDER_TIMEOUT_MS * 4 + 5_000;
+  const outcome = await ctx.db.$transaction(
+    async (tx) => {
+      await tx.$queryRawUnsafe(`SELECT 1 FROM "${SCHEMA}"."connections" WHERE id = $1 FOR UPDATE`, row.id);
+      const locked = await tx.connection.findFirst({ where: { id: row.id, tenant: call.tenant } });
+      if (!locked || locked.status === "revoked") return { row: locked ?? row, detail: null };
+      const provider = ctx.providers.get(locked.service);
+      const tokens = openTokens(ctx, locked);
+      let providerRevoked: boolean | null = null;
+      let providerError: string | null = null;
+      if (tokens && provider) {
+        try {
+          const refreshRevoked = tokens.refresh ? await provider.revoke(tokens.refresh, "refresh_token") : true;
+          const accessRevoked = await provider.revoke(tokens.access, "access_token");
+          providerRevoked = refreshRevoked && accessRevoked;
+        } catch (err) {
+          providerRevoked = false;
+          providerError = err instanceof Error ? err.message : String(err);
+          ctx.log.warn(
+            { connectionId: locked.id, tenant: locked.tenant, err: providerError },
+            "revocation at the provider failed; the tokens are deleted here anyway",
+          );
+        }
+      }
+      const now = new Date(ctx.now());
+      const detail = { providerRevoked, ...(providerError ? { providerError } : {}) };
+      const revoked = await tx.connection.update({
+        where: { id: locked.id },
+        data: {
+          ...NO_TOKENS,
+          status: "revoked",
+          statusReason: null,
+          revokedAt: now,
+          credentialExpiresAt: null,
+          credentialIssuedAt: null,
+          updatedAt: now,
+          version: { increment: 1 },
+        },
+      });
+      await tx.oauthSession.updateMany({
+        where: { connectionId: locked.id, tenant: call.tenant, consumedAt: null },
+        data: { consumedAt: now },
+      });
+      await recordEvent(tx, {
+        connection: locked,
+        type: "revoked",
+        at: now,
+        principalId: call.keyId,
+        requestId: call.requestId,
+        detail,
+      });
+      return { row: revoked, detail, at: now };
+    },
+    { timeout, maxWait: 10_000 },
+  );
+  if (outcome.detail && outcome.at)
+    await publish(ctx, "revoked", outcome.row, { requestId: call.requestId, detail: outcome.detail, at: outcome.at });
+  return outcome.row;
+}
