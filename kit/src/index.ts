@@ -10,6 +10,7 @@ export * from "./tenancy.ts";
 export * from "./data/canonical.ts";
 export * from "./data/db-errors.ts";
 export * from "./data/idempotency.ts";
+export * from "./data/ids.ts";
 export * from "./data/pagination.ts";
 export * from "./data/transaction.ts";
 export * from "./logger.ts";

@@ -19,7 +19,8 @@ import {
 } from "@gantry/kit";
 import { normalizePhone } from "./phone.ts";
 import { fromMinor, toMinor } from "./money.ts";
-import { newId, ulid } from "./ids.ts";
+import { ulid } from "@gantry/kit";
+import { newId } from "./ids.ts";
 import { applyOps } from "./docs.ts";
 import { assertTransition, LEAD_NEXT, TASK_NEXT } from "./transitions.ts";
 import { parseWorkflowEndpoints } from "./config.ts";
