@@ -117,9 +117,9 @@ function docOps() {
 /** Workflow run statuses (services/workspace/src/workflows/deliverer.ts). */
 const RUN_STATUSES = ["queued", "delivering", "delivered", "failed"] as const;
 /** Record kinds a vertical noun maps onto. */
-const VERTICAL_RECORDS = ["contact", "lead", "task", "doc"] as const;
-/** Field types of a vertical noun field (services/workspace/src/verticals/lint.ts). */
-const VERTICAL_FIELD_TYPES = [
+export const VERTICAL_RECORDS = ["contact", "lead", "task", "doc"] as const;
+/** Field types of a vertical noun field (the manifest lint, services/workspace/src/verticals/lint.ts, reads these). */
+export const VERTICAL_FIELD_TYPES = [
   "text",
   "longtext",
   "number",
@@ -132,9 +132,9 @@ const VERTICAL_FIELD_TYPES = [
   "boolean",
 ] as const;
 /** Capture types of a vertical (lint.ts). */
-const VERTICAL_CAPTURE_TYPES = ["form", "photo", "voice", "document", "signature", "barcode"] as const;
+export const VERTICAL_CAPTURE_TYPES = ["form", "photo", "voice", "document", "signature", "barcode"] as const;
 /** Methods of a vertical's host actions (lint.ts). */
-const VERTICAL_HOST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export const VERTICAL_HOST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 function ownerTenant(what: string) {
   return str(`Tenant that owns the ${what} (\`acme\`, or nested \`acme/shop1\`).`);

@@ -23,6 +23,13 @@
  *   no phone numbers.
  */
 import { abilityById, isWellFormedScope, matchesScope, abilityIds } from "@gantry/proto/catalogue";
+// Declared once, in the catalogue, whose result schema of vertical.manifest_get uses them too.
+import {
+  VERTICAL_CAPTURE_TYPES as CAPTURE_TYPES,
+  VERTICAL_FIELD_TYPES as FIELD_TYPES,
+  VERTICAL_HOST_METHODS as HOST_METHODS,
+  VERTICAL_RECORDS as RECORDS,
+} from "@gantry/proto/catalogue/workspace.ts";
 
 export interface Finding {
   path: string;
@@ -32,22 +39,6 @@ export interface Finding {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
-
-export const RECORDS = ["contact", "lead", "task", "doc"] as const;
-export const FIELD_TYPES = [
-  "text",
-  "longtext",
-  "number",
-  "money",
-  "date",
-  "datetime",
-  "phone",
-  "email",
-  "enum",
-  "boolean",
-] as const;
-export const CAPTURE_TYPES = ["form", "photo", "voice", "document", "signature", "barcode"] as const;
-export const HOST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Columns a noun field may map onto, per record (besides `metadata.<key>`). */
 const RECORD_COLUMNS: Record<string, string[]> = {
