@@ -53,6 +53,9 @@ const UNREACHABLE_MESSAGES = [
   /server closed the connection/i,
   /Connection terminated unexpectedly/i,
   /the database system is (starting up|shutting down)/i,
+  /is not queryable/i, // pg: "Client has encountered a connection error and is not queryable"
+  /terminating connection/i,
+  /connection (is )?closed/i,
 ];
 
 /** Every code-like string and message on an error and its causes (bounded walk). */
