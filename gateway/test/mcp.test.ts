@@ -4,8 +4,10 @@
  * - the 2.x client (`@modelcontextprotocol/client`) pinned to 2026-07-28 (stateless) and in `auto`
  *   negotiation mode;
  * - raw 2025-era requests without a session.
- * Tools are the key's abilities; tools/call runs the HTTP pipeline (validation, rate limit, audit)
- * and answers with the HTTP envelope or a tool error carrying the HTTP ErrorResponse.
+ * Tools are the key's abilities, each with the ability's result schema as `outputSchema`; tools/call
+ * runs the HTTP pipeline (validation, rate limit, audit) and answers with the envelope's `result` as
+ * `structuredContent` (valid against the tool's outputSchema), or a tool error carrying the HTTP
+ * ErrorResponse as text and in `_meta["gantry/error"]`.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -14,7 +16,9 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { abilityById } from "@gantry/proto/catalogue";
+import { createAjv } from "@gantry/kit";
 import { eventually, startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
+import { toolOutput } from "../src/mcp/server.ts";
 
 let t: TestStack;
 let narrow: { id: string; key: string };
@@ -56,8 +60,27 @@ type ToolResult = {
   isError?: boolean;
   structuredContent?: Record<string, any>;
   content: { type: string; text?: string }[];
-  _meta?: Record<string, unknown>;
+  _meta?: Record<string, any>;
 };
+
+/** The ability's result in a successful tool result (`{result}`-wrapped only for non-object result schemas). */
+const resultOf = (name: string, res: ToolResult) =>
+  toolOutput(name).wrapped ? res.structuredContent?.result : res.structuredContent;
+
+/** The ErrorResponse of a tool error: its JSON text, also in `_meta["gantry/error"]`; never structured content. */
+function errorOf(res: ToolResult): Record<string, any> {
+  assert.equal(res.isError, true);
+  assert.equal(
+    res.structuredContent,
+    undefined,
+    "a tool error carries no structuredContent (it would have to match outputSchema)",
+  );
+  const body = JSON.parse(res.content[0].text!);
+  assert.deepEqual(res._meta?.["gantry/error"], body);
+  return body;
+}
+
+const ajv = createAjv();
 
 describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
   test("tools are exactly the key's abilities, with the catalogue's schema; two keys see different tools", async () => {
@@ -81,23 +104,45 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
     try {
       const { tools } = await admin.client.listTools();
       assert.equal(tools.length, 79);
+      for (const tool of tools) {
+        const output = abilityById.get(tool.name)!.output;
+        assert.equal(tool.outputSchema?.type, "object", `${tool.name}: outputSchema must be an object schema`);
+        if (output?.type === "object")
+          assert.deepEqual(tool.outputSchema, output, `${tool.name}: the catalogue's output`);
+        else
+          assert.deepEqual(tool.outputSchema?.required, ["result"], `${tool.name}: {result} wraps a non-object output`);
+        ajv.compile(tool.outputSchema!); // a schema clients can compile
+      }
     } finally {
       await admin.client.close();
     }
   });
 
-  test("tools/call runs the pipeline: the HTTP envelope as structured content", async () => {
+  test("tools/call runs the pipeline: the result as structured content, valid against the tool's outputSchema", async () => {
     const a = await v1(narrow.key);
     try {
+      // Listing first makes the 1.x client check structuredContent against outputSchema itself, too.
+      const { tools } = await a.client.listTools();
+      // Two gateway abilities and one of the keys service (key.inspect, open to every key).
+      const calls: [string, Record<string, unknown>][] = [
+        ["gantry.about", {}],
+        ["capability.discover", { query: "contact" }],
+        ["key.inspect", {}],
+      ];
+      for (const [name, args] of calls) {
+        const res = (await a.client.callTool({ name, arguments: args })) as ToolResult;
+        assert.ok(!res.isError, JSON.stringify(res));
+        const schema = tools.find((x) => x.name === name)!.outputSchema!;
+        const validate = ajv.compile(schema);
+        assert.ok(validate(res.structuredContent), `${name}: ${JSON.stringify(validate.errors)}`);
+        assert.deepEqual(JSON.parse(res.content[0].text!), res.structuredContent);
+        assert.equal(typeof res._meta?.["gantry/duration"], "number");
+        assert.match(res._meta?.["gantry/requestId"], /^req_/);
+      }
       const res = (await a.client.callTool({ name: "gantry.about", arguments: {} })) as ToolResult;
-      assert.ok(!res.isError);
-      assert.equal(res.structuredContent?.ok, true);
-      assert.equal(res.structuredContent?.ability, "gantry.about");
-      assert.equal(res.structuredContent?.result.tenant, "acme");
-      assert.equal(typeof res.structuredContent?.duration, "number");
-      assert.deepEqual(JSON.parse(res.content[0].text!), res.structuredContent);
+      assert.equal(resultOf("gantry.about", res).tenant, "acme");
       const http = await t.call("gantry.about", { input: {} }, narrow.key).expect(200);
-      assert.deepEqual(res.structuredContent?.result, http.body.result);
+      assert.deepEqual(resultOf("gantry.about", res), http.body.result);
     } finally {
       await a.client.close();
     }
@@ -106,15 +151,16 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
   test("a validation error is a tool error with the same code, message and details as HTTP", async () => {
     const a = await v1(narrow.key);
     try {
+      await a.client.listTools(); // the 1.x client then validates structured content: an error must not trip it
       const args = { query: "", limit: 500 };
       const res = (await a.client.callTool({ name: "capability.discover", arguments: args })) as ToolResult;
-      assert.equal(res.isError, true);
+      const body = errorOf(res);
       const http = await t.call("capability.discover", { input: args }, narrow.key).expect(400);
-      assert.equal(res.structuredContent?.code, "validation_failed");
-      assert.equal(res.structuredContent?.code, http.body.code);
-      assert.equal(res.structuredContent?.error, http.body.error);
-      assert.deepEqual(res.structuredContent?.details, http.body.details);
-      assert.match(res.structuredContent?.requestId, /^req_/);
+      assert.equal(body.code, "validation_failed");
+      assert.equal(body.code, http.body.code);
+      assert.equal(body.error, http.body.error);
+      assert.deepEqual(body.details, http.body.details);
+      assert.match(body.requestId, /^req_/);
     } finally {
       await a.client.close();
     }
@@ -124,8 +170,7 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
     const a = await v1(narrow.key);
     try {
       const res = (await a.client.callTool({ name: "key.list", arguments: {} })) as ToolResult;
-      assert.equal(res.isError, true);
-      assert.equal(res.structuredContent?.code, "forbidden");
+      assert.equal(errorOf(res).code, "forbidden");
       await assert.rejects(
         a.client.callTool({ name: "nope.nothing", arguments: {} }),
         (err: { code?: number; message: string }) => err.code === -32602 && /Unknown tool/.test(err.message),
@@ -160,9 +205,9 @@ describe("MCP 2025-11-25 with a session (SDK 1.x client)", () => {
       const first = (await a.client.callTool({ name: "gantry.about", arguments: {} })) as ToolResult;
       assert.ok(!first.isError);
       const second = (await a.client.callTool({ name: "gantry.about", arguments: {} })) as ToolResult;
-      assert.equal(second.isError, true);
-      assert.equal(second.structuredContent?.code, "rate_limited");
-      assert.ok(second.structuredContent?.retryAfterMs > 0);
+      const body = errorOf(second);
+      assert.equal(body.code, "rate_limited");
+      assert.ok(body.retryAfterMs > 0);
     } finally {
       await a.client.close();
     }
@@ -205,11 +250,13 @@ describe("MCP 2026-07-28, stateless (SDK 2.x client)", () => {
         arguments: { query: "create a contact", limit: 1 },
       })) as ToolResult;
       assert.ok(!ok.isError);
-      assert.equal(ok.structuredContent?.result.abilities[0].id, "contact.create");
+      assert.equal(resultOf("capability.discover", ok).abilities[0].id, "contact.create");
+      const validate = ajv.compile(tools.find((x) => x.name === "capability.discover")!.outputSchema!);
+      assert.ok(validate(ok.structuredContent), JSON.stringify(validate.errors));
       const bad = (await c.callTool({ name: "contact.create", arguments: { phone: "x" } })) as ToolResult;
-      assert.equal(bad.isError, true);
-      assert.equal(bad.structuredContent?.code, "validation_failed");
-      assert.ok(bad.structuredContent?.details.some((d: { path: string }) => d.path === "/input/name"));
+      const body = errorOf(bad);
+      assert.equal(body.code, "validation_failed");
+      assert.ok(body.details.some((d: { path: string }) => d.path === "/input/name"));
     } finally {
       await c.close();
     }
@@ -258,12 +305,12 @@ describe("HTTP edge of /mcp", () => {
       .set("MCP-Protocol-Version", "2025-11-25")
       .send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "gantry.about", arguments: {} } })
       .expect(200);
-    assert.equal(res.body.result.structuredContent.result.tenant, "acme");
+    assert.equal(resultOf("gantry.about", res.body.result).tenant, "acme");
     assert.equal(res.headers["mcp-session-id"], undefined);
     // The pipeline's outcome reaches the HTTP response: the key's rate-limit state, this request's id, its base URL.
     assert.match(res.headers.ratelimit, /^"per-key";r=\d+;t=\d+$/);
     assert.equal(res.body.result._meta["gantry/requestId"], res.headers["x-request-id"]);
-    assert.equal(res.body.result.structuredContent.result.urls.mcp, `${t.url}/mcp`);
+    assert.equal(resultOf("gantry.about", res.body.result).urls.mcp, `${t.url}/mcp`);
   });
 
   test("GET (no SSE stream offered) is 405; a foreign Origin is 403; malformed JSON is a parse error", async () => {

@@ -30,12 +30,113 @@ export type ErrorCode = keyof typeof ERROR_TABLE;
 
 export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
 
+/**
+ * The closed vocabulary of `ErrorResponse.details[].code`, each with what it means. A detail names
+ * one problem at one `path`; its `code` is either the JSON Schema keyword that failed (input
+ * validation with Ajv, and the gateway's own envelope checks, which use the same words) or a code a
+ * service sets for a rule a schema cannot state. OpenAPI publishes these keys as the enum of
+ * `ErrorDetail.code`; gateway/test/openapi.test.ts checks that every code the sources emit and every
+ * keyword the catalogue's input schemas can fail with is listed here. Add a code here before
+ * emitting it.
+ */
+export const DETAIL_CODES = {
+  // JSON Schema keywords (Ajv 2020 `keyword` of the failing rule; the envelope checks use the same words)
+  required: "A required field is missing.",
+  additionalProperties: "A field the schema does not define; remove it or check its spelling.",
+  type: "The value has the wrong JSON type.",
+  enum: "The value is not one of the allowed values (listed in the message and `params.allowedValues`).",
+  const: "The value is not the one allowed value.",
+  minLength: "The string is shorter than allowed.",
+  maxLength: "The string is longer than allowed.",
+  pattern: "The string does not match the required pattern.",
+  format: "The string is not in the required format (email, uri, date, date-time).",
+  minimum: "The number is below the minimum.",
+  maximum: "The number is above the maximum.",
+  exclusiveMinimum: "The number must be greater than the bound.",
+  minItems: "The list has fewer items than allowed.",
+  maxItems: "The list has more items than allowed.",
+  uniqueItems: "The list holds duplicates.",
+  minProperties: "The object has fewer fields than allowed (e.g. an update that changes nothing).",
+  maxProperties: "The object has more fields than allowed (e.g. too many metadata keys).",
+  propertyNames: "A field name (e.g. a metadata key) is not allowed; see the detail naming the name's own rule.",
+  dependentRequired: "A field is present without the field it requires.",
+  anyOf: "The value matches none of the allowed shapes.",
+  oneOf: "The value does not match exactly one of the allowed shapes.",
+  if: "A conditional rule failed (the value's other fields require this one to take a certain shape).",
+  // Gateway
+  nul_character: "A string or field name contains U+0000, which cannot be stored.",
+  // Kit (every service)
+  invalid_cursor: "The cursor is not one this list returned; pass `nextCursor` unchanged or omit it.",
+  idempotency_mismatch: "The idempotencyKey was already used with a different value of this field.",
+  invalid_character: "The input holds characters the database cannot store.",
+  not_found: "The id names no record of this tenant (or no vertical).",
+  // keys service
+  exceeds_caller: "The requested grant is wider than the calling key's own (scopes, tenant, limits, expiry).",
+  unknown_scope: "A scope matches no ability (`scope`).",
+  confirm_self_required: "Revoking the calling key itself needs `confirmSelf: true`.",
+  already_rotated: "The key was already rotated; rotate its successor (`successorId`).",
+  key_revoked: "The key is revoked.",
+  key_expired: "The key has expired.",
+  legacy_key: "A legacy key cannot be rotated or revoked through the API.",
+  // memory service
+  filter: "The memory filter is malformed (unknown operator, non-scalar value, …).",
+  // workspace service
+  blank: "A required text is only whitespace.",
+  invalid_phone: "Not a valid phone number.",
+  too_many_keys: "The change would leave the record with more metadata keys than allowed.",
+  unknown_currency: "Not an ISO 4217 currency code this service knows.",
+  currency_precision: "The amount has more decimal places than the currency allows.",
+  payload_too_large: "The event payload exceeds its serialized size limit (`limit`, `size`).",
+  illegal_transition: "The lead's or task's current status cannot move to the one asked for (`current`, `allowed`).",
+  doc_closed: "The doc is closed; it cannot be changed.",
+  version_conflict: "`baseVersion` is stale: the doc changed since (`currentVersion`).",
+  doc_too_large: "The change would make the doc longer than allowed.",
+  anchor_not_found: "The anchor is not a passage of the doc's current content.",
+  // workspace: vertical manifest lint (details of a 409 for a manifest that fails lint, paths under /manifest)
+  too_large: "Manifest: the file exceeds its size limit.",
+  invalid_json: "Manifest: the file is not valid JSON.",
+  id_mismatch: "Manifest: `id` differs from the file name.",
+  unknown_field: "Manifest: a field that is not allowed here.",
+  min_items: "Manifest: a list has fewer items than required.",
+  duplicate_id: "Manifest: two entries share an id.",
+  range: "Manifest: a range whose bounds are not 0 < min ≤ max.",
+  scope: "Manifest: not a well-formed scope.",
+  scope_empty: "Manifest: a scope that grants no catalogue ability.",
+  unknown_noun: "Manifest: not a declared noun.",
+  unknown_column: "Manifest: a noun field mapped to a column its record does not have.",
+  noun_mismatch: "Manifest: the ability does not serve the noun's record type.",
+  unknown_ability: "Manifest: not a catalogue ability.",
+  not_a_read: "Manifest: a data source that is not a read ability.",
+  unknown_input: "Manifest: an input field the ability does not take.",
+  action_kind: "Manifest: an action needs exactly one of `ability` or `host`.",
+  host_path: "Manifest: a host endpoint path that is not a relative path.",
+  unguarded: "Manifest: a host endpoint without scopes or confirmation.",
+  unknown_action: "Manifest: not a declared action id.",
+  unknown_capture: "Manifest: not a declared capture id.",
+  unknown_node_type: "Manifest: not a known screen node type.",
+  too_deep: "Manifest: screens nested too deeply.",
+  field_ref: 'Manifest: not a field reference ({"field": "<noun>.<field>"}).',
+  unknown_field_ref: "Manifest: a field reference to an undeclared noun field.",
+  unbound_field_ref: "Manifest: a field reference outside a node bound to a noun.",
+  wrong_noun: "Manifest: a field reference to another noun than the node's.",
+  secret: "Manifest: looks like a secret; manifests must not carry any.",
+  tenant_data: "Manifest: looks like tenant data (an email address or phone number).",
+} as const satisfies Record<string, string>;
+
+export type DetailCode = keyof typeof DETAIL_CODES;
+
+export const DETAIL_CODE_LIST = Object.keys(DETAIL_CODES) as DetailCode[];
+
+export function isDetailCode(value: unknown): value is DetailCode {
+  return typeof value === "string" && Object.hasOwn(DETAIL_CODES, value);
+}
+
 /** One JSON Schema (or field) problem, as listed in ErrorResponse.details. */
 export interface ErrorDetail {
   /** JSON Pointer into the input, e.g. `/input/email`; `` for the whole input. */
   path: string;
   message: string;
-  /** Machine-readable: the failing JSON Schema keyword, or a code the ability sets. */
+  /** Machine-readable: the failing JSON Schema keyword, or a code the ability sets (one of {@link DETAIL_CODES}). */
   code?: unknown;
   [key: string]: unknown;
 }

@@ -2,22 +2,25 @@
  * @module gateway/docs/openapi
  * The OpenAPI 3.1 description served at `/openapi.json`, generated from the catalogue: one
  * `POST /v1/abilities/{id}` path per ability (its input JSON Schema as a component, a realistic
- * example, and the error responses of spec §7 with examples), the generic `POST /abilities/execute`
- * envelope (a `oneOf` over every ability, discriminated by `ability`), discovery, docs and MCP,
- * the envelope and ErrorResponse schemas and the bearer security scheme. OpenAPI 3.1 schemas are
- * JSON Schema 2020-12, the catalogue's dialect, so input schemas are embedded unchanged.
+ * example, its 200 envelope whose `result` is the ability's output schema, and the error responses
+ * of spec §7 with examples), the generic `POST /abilities/execute` envelope (request and 200 are
+ * each a `oneOf` over every ability, discriminated by `ability`), discovery, docs and MCP, the
+ * ErrorResponse schema (closed `code` enum from kit's ERROR_TABLE, closed `details[].code` enum
+ * from kit's DETAIL_CODES) and the bearer security scheme. OpenAPI 3.1 schemas are JSON Schema
+ * 2020-12, the catalogue's dialect, so input and output schemas are embedded unchanged.
  * `info.version` is the interface version `0.1.0+<build>` (spec §9.3).
  */
 import {
   AREA_NAMES,
   AREAS,
   abilityById,
+  areas,
   catalogue,
   decisions,
   type AbilityDef,
   type JsonSchema,
 } from "@gantry/proto/catalogue";
-import { ERROR_CODES, GantryError, validateInput } from "@gantry/kit";
+import { DETAIL_CODE_LIST, DETAIL_CODES, ERROR_CODES, GantryError, validateInput } from "@gantry/kit";
 import { errorBody } from "../pipeline/outcome.ts";
 
 export interface OpenApiOptions {
@@ -36,6 +39,11 @@ export function operationId(id: string): string {
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** A `/mcp` answer outside MCP itself: a JSON-RPC error object, not an ErrorResponse. */
+const rpcError = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ref("JsonRpcError") } },
+});
 const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 /** What an ability call can answer besides 200 and 400, the same on both call paths (spec §7). */
@@ -64,6 +72,81 @@ function validationExample(def: AbilityDef, baseRequestId: string): unknown {
   }
 }
 
+/** The result schema of an ability: its catalogue `output`, or (while an entry has none) any JSON value. */
+export function outputSchemaOf(def: AbilityDef): JsonSchema {
+  return def.output ?? { description: `Return value of ${def.id}; the catalogue does not state its shape yet.` };
+}
+
+const SAMPLE_STRINGS: Record<string, string> = {
+  "date-time": "2026-05-04T09:30:00.000Z",
+  date: "2026-05-04",
+  email: "ada@example.com",
+  uri: "https://example.com/",
+};
+
+/**
+ * A value of a result schema for the 200 example: every required field, the first allowed value,
+ * null where null is allowed, the fewest list items. Undefined when the schema has a rule it does
+ * not know how to meet (a pattern, a `$ref`): no example is better than a wrong one. The tests
+ * check every example it makes against its schema.
+ */
+export function sampleOf(schema: JsonSchema): unknown {
+  if ("const" in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (schema.$ref !== undefined || schema.not !== undefined) return undefined;
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (Array.isArray(variants)) {
+    if (variants.some((v) => v.type === "null")) return null;
+    for (const v of variants) {
+      const x = sampleOf({ ...schema, anyOf: undefined, oneOf: undefined, ...v });
+      if (x !== undefined) return x;
+    }
+    return undefined;
+  }
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string | undefined];
+  const type = types.includes("null") ? "null" : types[0];
+  switch (type) {
+    case "null":
+      return null;
+    case "boolean":
+      return true;
+    case "integer":
+    case "number": {
+      if (typeof schema.minimum === "number") return schema.minimum;
+      if (typeof schema.exclusiveMinimum === "number") return schema.exclusiveMinimum + 1;
+      return typeof schema.maximum === "number" ? Math.min(0, schema.maximum) : 0;
+    }
+    case "string": {
+      if (schema.pattern !== undefined) return undefined;
+      const format = schema.format as string | undefined;
+      if (format) return SAMPLE_STRINGS[format];
+      const min = typeof schema.minLength === "number" ? schema.minLength : 0;
+      return "string".padEnd(min, "s");
+    }
+    case "array": {
+      const min = typeof schema.minItems === "number" ? schema.minItems : 0;
+      if (min === 0) return [];
+      const item = sampleOf((schema.items ?? {}) as JsonSchema);
+      return item === undefined ? undefined : Array.from({ length: min }, () => structuredClone(item));
+    }
+    case "object":
+    case undefined: {
+      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      const out: Record<string, unknown> = {};
+      for (const name of (schema.required ?? []) as string[]) {
+        const prop = props[name];
+        if (prop === undefined) return undefined;
+        const v = sampleOf(prop);
+        if (v === undefined) return undefined;
+        out[name] = v;
+      }
+      return out;
+    }
+    default:
+      return undefined;
+  }
+}
+
 function errorExample(
   code: GantryError["code"],
   message: string,
@@ -86,6 +169,7 @@ function abilityOperation(def: AbilityDef): JsonSchema {
     .filter(Boolean)
     .join("\n\n");
   const validation = validationExample(def, "req_7Hq2WbN5xT9cL3vR0mP4sD");
+  const sample = def.output ? sampleOf(def.output) : {};
   return {
     post: {
       operationId: operationId(def.id),
@@ -103,7 +187,7 @@ function abilityOperation(def: AbilityDef): JsonSchema {
       },
       responses: {
         "200": {
-          description: `${def.id} ran; \`result\` is its return value.`,
+          description: `${def.id} ran; \`result\` is its return value (\`AbilityOutput.${def.id}\`).`,
           headers: {
             "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
             RateLimit: { $ref: "#/components/headers/RateLimit" },
@@ -111,13 +195,17 @@ function abilityOperation(def: AbilityDef): JsonSchema {
           },
           content: {
             "application/json": {
-              schema: { allOf: [ref("AbilityResult"), { type: "object", properties: { ability: { const: def.id } } }] },
-              examples: {
-                success: {
-                  summary: "Success envelope (the shape of `result` depends on the ability)",
-                  value: { ok: true, ability: def.id, result: {}, duration: 4.271 },
-                },
-              },
+              schema: ref(`AbilityResult.${def.id}`),
+              ...(sample === undefined
+                ? {}
+                : {
+                    examples: {
+                      success: {
+                        summary: `Success envelope; \`result\` follows AbilityOutput.${def.id}`,
+                        value: { ok: true, ability: def.id, result: sample, duration: 4.271 },
+                      },
+                    },
+                  }),
             },
           },
         },
@@ -279,26 +367,41 @@ function schemas(): Record<string, JsonSchema> {
     },
     AbilityResult: {
       type: "object",
-      description: "HTTP 200 body (spec §2.3).",
+      additionalProperties: false,
+      description:
+        "HTTP 200 body (spec §2.3), for any ability. `AbilityResult.<id>` is the same envelope with `ability` fixed and `result` typed by the ability's output schema (`AbilityOutput.<id>`).",
       required: ["ok", "ability", "result", "duration"],
       properties: {
         ok: { const: true, description: "Success flag." },
         ability: { type: "string", description: "Id of the ability that ran." },
-        result: { description: "Return value; its shape depends on the ability." },
+        result: { description: "Return value; `AbilityOutput.<id>` states its shape for each ability." },
         duration: { type: "number", minimum: 0, description: "Server-side execution time in milliseconds." },
       },
     },
+    DetailCode: {
+      type: "string",
+      enum: [...DETAIL_CODE_LIST],
+      description: [
+        "What one detail of an ErrorResponse is about (a closed set: kit/src/errors.ts `DETAIL_CODES`). JSON Schema keywords name the input rule that failed; the others are rules a service checks:",
+        "",
+        ...DETAIL_CODE_LIST.map((c) => `- \`${c}\`: ${DETAIL_CODES[c]}`),
+      ].join("\n"),
+    },
     ErrorDetail: {
       type: "object",
-      required: ["path", "message"],
+      description:
+        "One problem at one place. Besides `path`, `message` and `code`, a detail may carry context for its code (`params` of the failing JSON Schema keyword, `allowed`, `currentVersion`, `limit`, …).",
+      required: ["path", "message", "code"],
       properties: {
         path: { type: "string", description: "JSON Pointer into the request, e.g. `/input/email`." },
-        message: { type: "string" },
-        code: { description: "Machine-readable: the failing JSON Schema keyword, or a code the ability sets." },
+        message: { type: "string", description: "What is wrong and what would be accepted." },
+        code: ref("DetailCode"),
+        params: { type: "object", description: "For JSON Schema keywords: the keyword's parameters (Ajv)." },
       },
     },
     ErrorResponse: {
       type: "object",
+      additionalProperties: false,
       description: "Body of every non-200 response (spec §2.4), plus `code` (closed set) and `requestId`.",
       required: ["ok", "error", "code", "requestId"],
       properties: {
@@ -311,9 +414,31 @@ function schemas(): Record<string, JsonSchema> {
         },
         ability: { type: "string", description: "Ability id, when known." },
         reason: { type: "string", description: "What to do about it." },
-        details: { type: "array", items: ref("ErrorDetail"), description: "JSON Schema validation errors." },
+        details: {
+          type: "array",
+          items: ref("ErrorDetail"),
+          description: "Every problem found (4xx only): schema validation errors and the rules services check.",
+        },
         retryAfterMs: { type: "number", minimum: 0, description: "Milliseconds to wait before retrying (429, 503)." },
         requestId: { type: "string", description: "Same as the X-Request-Id header: the audit record's id." },
+      },
+    },
+    JsonRpcError: {
+      type: "object",
+      description:
+        "A JSON-RPC 2.0 error response: what `/mcp` answers when a request is refused before MCP handles it.",
+      required: ["jsonrpc", "error"],
+      properties: {
+        jsonrpc: { const: "2.0" },
+        id: {
+          type: ["string", "number", "null"],
+          description: "The request's id when it could be read (JSON-RPC allows any number), else null.",
+        },
+        error: {
+          type: "object",
+          required: ["code", "message"],
+          properties: { code: { type: "integer" }, message: { type: "string" }, data: {} },
+        },
       },
     },
     AbilityInfo: {
@@ -356,8 +481,25 @@ function schemas(): Record<string, JsonSchema> {
   };
   const executeVariants: JsonSchema[] = [];
   const mapping: Record<string, string> = {};
+  const resultVariants: JsonSchema[] = [];
+  const resultMapping: Record<string, string> = {};
   for (const def of catalogue) {
     out[`AbilityInput.${def.id}`] = { ...def.input, title: `${def.id} input`, examples: [def.example] };
+    out[`AbilityOutput.${def.id}`] = { ...outputSchemaOf(def), title: `${def.id} result` };
+    out[`AbilityResult.${def.id}`] = {
+      type: "object",
+      additionalProperties: false,
+      description: `HTTP 200 body of ${def.id} (spec §2.3).`,
+      required: ["ok", "ability", "result", "duration"],
+      properties: {
+        ok: { const: true, description: "Success flag." },
+        ability: { const: def.id, description: "Id of the ability that ran." },
+        result: ref(`AbilityOutput.${def.id}`),
+        duration: { type: "number", minimum: 0, description: "Server-side execution time in milliseconds." },
+      },
+    };
+    resultVariants.push(ref(`AbilityResult.${def.id}`));
+    resultMapping[def.id] = `#/components/schemas/AbilityResult.${def.id}`;
     out[`AbilityRequest.${def.id}`] = {
       type: "object",
       additionalProperties: false,
@@ -379,6 +521,12 @@ function schemas(): Record<string, JsonSchema> {
     oneOf: executeVariants,
     discriminator: { propertyName: "ability", mapping },
   };
+  out.ExecuteResult = {
+    description:
+      "HTTP 200 body of `POST /abilities/execute`: the envelope of the ability named in the request, `result` typed by its output schema.",
+    oneOf: resultVariants,
+    discriminator: { propertyName: "ability", mapping: resultMapping },
+  };
   return out;
 }
 
@@ -394,7 +542,13 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
         "Each with id, area, description, input JSON Schema, an example input and whether it is live (owner reachable and wired). Status is refreshed at most every 5 s.",
       security,
       parameters: [
-        { name: "area", in: "query", required: false, schema: { type: "string" }, description: "Only this area." },
+        {
+          name: "area",
+          in: "query",
+          required: false,
+          schema: { type: "string", enum: [...areas] },
+          description: "Only this area (an unknown one is a 400).",
+        },
       ],
       responses: {
         "200": { description: "The list.", content: { "application/json": { schema: ref("AbilityList") } } },
@@ -470,9 +624,9 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
       },
       responses: {
         "200": {
-          description: "The ability ran.",
+          description: "The ability ran; `result` follows the output schema of the ability named in the request.",
           headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
-          content: { "application/json": { schema: ref("AbilityResult") } },
+          content: { "application/json": { schema: ref("ExecuteResult") } },
         },
         "400": resp("BadRequest"),
         ...CALL_ERRORS,
@@ -502,7 +656,7 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
       tags: ["mcp"],
       summary: "Model Context Protocol (Streamable HTTP)",
       description:
-        "MCP server: the tools are the abilities this key may call (name = ability id, inputSchema = the ability's input schema); `tools/call` runs the same pipeline as HTTP and returns the AbilityResult envelope as structured content, or a tool error carrying the ErrorResponse. Serves protocol 2026-07-28 (stateless: `server/discover`, per-request `_meta`) and 2025-11-25 and earlier (`initialize`, `Mcp-Session-Id` sessions; also without a session). Body: one JSON-RPC message.",
+        "MCP server: the tools are the abilities this key may call (name = ability id, inputSchema = the ability's input schema, outputSchema = its result schema `AbilityOutput.<id>`); `tools/call` runs the same pipeline as HTTP and returns the ability's `result` as `structuredContent` (and as JSON text), or a tool error (`isError`) carrying the ErrorResponse as JSON text and in `_meta[\"gantry/error\"]`. Serves protocol 2026-07-28 (stateless: `server/discover`, per-request `_meta`) and 2025-11-25 and earlier (`initialize`, `Mcp-Session-Id` sessions; also without a session). Body: one JSON-RPC message; send `Accept: application/json, text/event-stream`.",
       security,
       requestBody: {
         required: true,
@@ -536,9 +690,13 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
           },
         },
         "202": { description: "A notification or response was accepted." },
-        "400": { description: "Malformed JSON-RPC, unsupported protocol version or missing session id." },
+        "400": rpcError("Malformed JSON (a parse error, -32700) or JSON-RPC, or an unsupported protocol version."),
         "401": resp("Unauthorized"),
-        "404": { description: "Unknown or expired `Mcp-Session-Id`: initialize again." },
+        "403": resp("Forbidden"),
+        "404": rpcError("Unknown or expired `Mcp-Session-Id`: initialize again."),
+        "406": rpcError("The `Accept` header does not accept both `application/json` and `text/event-stream`."),
+        "413": resp("PayloadTooLarge"),
+        "415": resp("UnsupportedMediaType"),
       },
     },
     delete: {
@@ -549,8 +707,13 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
       parameters: [{ name: "Mcp-Session-Id", in: "header", required: true, schema: { type: "string" } }],
       responses: {
         "200": { description: "Session ended." },
+        "400": rpcError("An unsupported `MCP-Protocol-Version`."),
         "401": resp("Unauthorized"),
-        "404": { description: "Unknown session." },
+        "403": resp("Forbidden"),
+        "404": rpcError("Unknown session."),
+        "405": rpcError(
+          "No `Mcp-Session-Id`: only a 2025-11-25 session can be ended (the 2026-07-28 protocol has none). `Allow` names the methods.",
+        ),
       },
     },
   };

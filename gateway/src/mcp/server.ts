@@ -2,11 +2,12 @@
  * @module gateway/mcp/server
  * The MCP server of `/mcp` (official SDK, low-level `Server`): tools are the abilities the bearer
  * key may call (name = ability id, `inputSchema` = the catalogue's JSON Schema, description = the
- * summary plus its live status). `tools/call` is one more adapter of the ability pipeline
- * ({@link runAbility}), so a tool call meets exactly the policies an HTTP call does, and answers
- * with the same AbilityResult envelope as structured content, or a tool error (`isError`) whose
- * structured content is the ErrorResponse HTTP would send. An unknown tool is a JSON-RPC `-32602`
- * error, as the MCP spec asks.
+ * summary plus its live status, `outputSchema` = the ability's result schema). `tools/call` is one
+ * more adapter of the ability pipeline ({@link runAbility}), so a tool call meets exactly the
+ * policies an HTTP call does. Success answers with the envelope's `result` as `structuredContent`
+ * (which therefore validates against the tool's `outputSchema`, as the MCP spec requires) and as
+ * JSON text; a failure is a tool error (`isError`) whose text and `_meta["gantry/error"]` are the
+ * ErrorResponse HTTP would send. An unknown tool is a JSON-RPC `-32602` error, as the MCP spec asks.
  *
  * One factory serves every protocol era. A 2025 session outlives the HTTP request that opened it,
  * so the per-request facts (the key, the request id, the base URL) reach handlers through
@@ -21,7 +22,7 @@ import {
   type ServerContext,
   type Tool,
 } from "@modelcontextprotocol/server";
-import { abilityById } from "@gantry/proto/catalogue";
+import { abilityById, type JsonSchema } from "@gantry/proto/catalogue";
 import { runAbility } from "../pipeline/execute-ability.ts";
 import type { AbilityOutcome, ResponseHeaders } from "../pipeline/outcome.ts";
 import { newRequestId } from "../pipeline/request-id.ts";
@@ -99,6 +100,37 @@ const READ_ONLY_OPS = new Set([
 ]);
 const DESTRUCTIVE_OPS = new Set(["revoke", "forget", "rotate", "close"]);
 
+/** A tool's `outputSchema`, and whether `structuredContent` wraps the result as `{result}`. */
+interface ToolOutput {
+  schema: NonNullable<Tool["outputSchema"]>;
+  wrapped: boolean;
+}
+
+const toolOutputs = new Map<string, ToolOutput>();
+
+/**
+ * What a tool's `structuredContent` holds, as its `outputSchema`. MCP requires an object schema
+ * there: an ability whose output schema is one (every catalogue result is a closed object) returns
+ * its result as is; any other (a non-object root, or an entry without an output schema yet) returns
+ * `{result: <the result>}`, described by a schema wrapping the ability's.
+ */
+export function toolOutput(abilityId: string): ToolOutput {
+  let out = toolOutputs.get(abilityId);
+  if (!out) {
+    const output = abilityById.get(abilityId)?.output;
+    if (output?.type === "object") out = { schema: output as ToolOutput["schema"], wrapped: false };
+    else {
+      const result: JsonSchema = output ?? { description: `Return value of ${abilityId}.` };
+      out = {
+        schema: { type: "object", additionalProperties: false, required: ["result"], properties: { result } },
+        wrapped: true,
+      };
+    }
+    toolOutputs.set(abilityId, out);
+  }
+  return out;
+}
+
 export function toTool(a: AbilityView): Tool {
   const op = a.id.slice(a.id.lastIndexOf(".") + 1);
   const note = a.status === "live" ? "" : ` [${STATUS_TEXT[a.status]}]`;
@@ -107,6 +139,7 @@ export function toTool(a: AbilityView): Tool {
     title: a.id,
     description: `${a.description}${note}`,
     inputSchema: a.input as Tool["inputSchema"],
+    outputSchema: toolOutput(a.id).schema,
     annotations: {
       title: a.id,
       readOnlyHint: READ_ONLY_OPS.has(op),
@@ -117,28 +150,40 @@ export function toTool(a: AbilityView): Tool {
   };
 }
 
-/** The outcome of the pipeline as an MCP tool result: the HTTP body, as structured content and as text. */
+/**
+ * The outcome of the pipeline as an MCP tool result. Success: the envelope's `result` as
+ * `structuredContent` (shaped by {@link toolOutput}) and the same JSON as text; the envelope's
+ * other fields go to `_meta` (`gantry/requestId`, `gantry/duration`; the ability is the tool).
+ * Failure: `isError` with the ErrorResponse as JSON text and in `_meta["gantry/error"]`, and no
+ * `structuredContent`: it would have to match the tool's `outputSchema`, and the 1.x SDK client
+ * validates it even on errors, so an ErrorResponse there would turn the tool error into a
+ * protocol error.
+ */
 export function toToolResult(out: AbilityOutcome): CallToolResult {
   if (out.ok) {
+    const envelope = JSON.parse(out.envelopeJson) as { result: unknown; duration: number };
+    const structured = (
+      toolOutput(out.ability).wrapped ? { result: envelope.result } : envelope.result
+    ) as CallToolResult["structuredContent"];
     return {
-      content: [{ type: "text", text: out.envelopeJson }],
-      structuredContent: JSON.parse(out.envelopeJson),
-      _meta: { "gantry/requestId": out.requestId },
+      content: [{ type: "text", text: JSON.stringify(structured) }],
+      structuredContent: structured,
+      _meta: { "gantry/requestId": out.requestId, "gantry/duration": envelope.duration },
     };
   }
   const body = out.body;
   return {
     isError: true,
     content: [{ type: "text", text: JSON.stringify(body) }],
-    structuredContent: body as unknown as Record<string, unknown>,
-    _meta: { "gantry/requestId": out.requestId },
+    _meta: { "gantry/requestId": out.requestId, "gantry/error": body },
   };
 }
 
 const INSTRUCTIONS = [
   "Gantry abilities as tools: each tool is one ability this API key may call; its input schema is the ability's.",
   "Before concluding that something cannot be done, call capability.discover with a short description of the task: it searches every ability in this key's scope (and names matches outside it).",
-  "A tool error carries the same ErrorResponse as the HTTP API (ok, error, code, details, retryAfterMs, requestId): fix the input on validation_failed, wait retryAfterMs on rate_limited or unavailable.",
+  "A tool's result is the ability's result, described by the tool's output schema.",
+  "A tool error carries the same ErrorResponse as the HTTP API (ok, error, code, details, retryAfterMs, requestId) as JSON text: fix the input on validation_failed, wait retryAfterMs on rate_limited or unavailable.",
   `Pass a CallContext (tenantId, runId, verticalId) in the tools/call _meta under "${CONTEXT_META_KEY}".`,
 ].join(" ");
 

@@ -10,10 +10,17 @@ export function decisionId(n: number): string {
   return `D-${String(n).padStart(3, "0")}`;
 }
 
-/** `D-004` → 4 (the catalogue already checked the pattern `^D-[0-9]{3,}$`). */
+/** Decision numbers are Postgres `integer`s: no decision has a larger one. */
+const MAX_DECISION_NUMBER = 2_147_483_647;
+
+/**
+ * `D-004` → 4 (the catalogue already checked the pattern `^D-[0-9]{3,}$`). A number no decision can
+ * have (0, or beyond the column's range, which Postgres would refuse with an error) is not found.
+ */
 export function decisionNumber(id: string): number {
   const n = Number(id.slice(2));
-  if (!Number.isSafeInteger(n) || n < 1) throw new GantryError("not_found", `${id} is not a decision of this tenant.`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_DECISION_NUMBER)
+    throw new GantryError("not_found", `${id} is not a decision of this tenant.`);
   return n;
 }
 

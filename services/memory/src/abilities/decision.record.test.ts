@@ -101,6 +101,8 @@ describe("decision.record", () => {
       });
     await record(globex, { title: "x", why: "y", supersedes: "D-002" }).expect(404); // acme's D-002 is not globex's
     await record(acme, { title: "x", why: "y", supersedes: "4" }).expect(400);
+    // A number beyond the column's range names no decision: 404, not a database error (found by npm run fuzz).
+    await record(acme, { title: "x", why: "y", supersedes: "D-36071020372" }).expect(404);
     await record(acme, { title: "two\nlines", why: "y" }).expect(400);
     const next = (await record(acme, { title: "Support answers within one business day", why: "SLA." }).expect(200))
       .body.result;
