@@ -38,7 +38,7 @@ app.post("/v1/abilities/:id", async (req: Request, res: Response) => {
       throw new GantryError("unknown_ability", `No area service owns ${JSON.stringify(id)}.`);
     const { value } = await readJsonBody(req, 1 << 20);
     const input = (value as { input?: unknown } | null)?.input ?? {};
-    const resultJson = await dispatcher.execute(ability.service, id, JSON.stringify(input), {
+    const { resultJson } = await dispatcher.execute(ability.service, id, JSON.stringify(input), {
       ...context,
       requestId: res.locals.requestId,
     });

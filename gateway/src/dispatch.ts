@@ -13,7 +13,7 @@
 import type { ServiceName } from "@gantry/proto/catalogue/types.ts";
 import { AREA_SERVICES, type AreaService, type CallContext, checkResult, GantryError } from "@gantry/kit";
 import { GrpcExecutor } from "./executors/grpc.ts";
-import type { AbilityExecutor, EdgeInfo, WiredAbility } from "./executors/types.ts";
+import type { AbilityExecutor, EdgeInfo, ExecuteOutput, WiredAbility } from "./executors/types.ts";
 
 export class Dispatcher {
   private readonly executors = new Map<ServiceName, AbilityExecutor>();
@@ -31,19 +31,19 @@ export class Dispatcher {
     this.executors.set(service, executor);
   }
 
-  /** Returns the owner's JSON-encoded result. */
+  /** Returns the owner's JSON-encoded result and whether it was an idempotent replay. */
   async execute(
     service: ServiceName,
     ability: string,
     inputJson: string,
     call: CallContext,
     edge?: EdgeInfo,
-  ): Promise<string> {
+  ): Promise<ExecuteOutput> {
     const executor = this.executors.get(service);
     if (!executor) throw new GantryError("internal", `no executor for service ${service}`);
-    const resultJson = await executor.execute(ability, inputJson, call, edge);
-    if (this.checkResults) checkResult(ability, JSON.parse(resultJson));
-    return resultJson;
+    const out = await executor.execute(ability, inputJson, call, edge);
+    if (this.checkResults) checkResult(ability, JSON.parse(out.resultJson));
+    return out;
   }
 
   /** Lists what an owner has wired (Describe); null when it is down or unknown. */

@@ -36,7 +36,7 @@ describe("audit records", () => {
   test("refused calls are recorded too (401, 403, 400)", async () => {
     const noKey = await request(t.url).post("/v1/abilities/gantry.about").send({ input: {} }).expect(401);
     const { key } = await t.insertKey({ scopes: ["contact.get"] });
-    const forbidden = await t.call("gantry.about", { input: {} }, key).expect(403);
+    const forbidden = await t.call("lead.list", { input: {} }, key).expect(403);
     const invalid = await t.call("lesson.record", { input: {} }).expect(400);
     const r401 = await eventually(() => auditRow(noKey.headers["x-request-id"]));
     assert.equal(r401.status, 401);

@@ -14,14 +14,16 @@ import { eventually, startTestStack, type TestStack } from "@gantry/infra/testin
 
 let t: TestStack;
 let narrow: string;
-const NARROW_SCOPES = ["contact.*", "web.browse", "capability.discover"];
-// key.inspect and vertical.manifest_get are open to every key (spec §5.11), so they are listed too.
+const NARROW_SCOPES = ["contact.*", "web.browse"];
+// key.inspect and vertical.manifest_get (spec §5.11) and self-discovery (gantry.about,
+// capability.discover) are open to every key, so they are listed too.
 const NARROW_IDS = [
   "capability.discover",
   "contact.create",
   "contact.get",
   "contact.list",
   "contact.update",
+  "gantry.about",
   "key.inspect",
   "vertical.manifest_get",
   "web.browse",
@@ -70,7 +72,7 @@ describe("GET /v1/abilities", () => {
     assert.equal(status["web.browse"], "not_wired", "web is up and declares it without a handler");
     assert.equal(status["contact.create"], "unavailable", "workspace is not running");
     assert.equal(status["key.inspect"], "live", "wired in the keys service");
-    assert.equal(res.body.live, 2);
+    assert.equal(res.body.live, 3);
     assert.deepEqual(res.body.limits.rateLimit, { limit: 600, windowSeconds: 60 });
     assert.equal(res.body.urls.mcp, `${t.url}/mcp`);
   });
@@ -169,7 +171,7 @@ describe("/docs", () => {
     assert.ok(md.includes(`curl -sS -X POST ${t.url}/v1/abilities/contact.create`));
     assert.ok(md.includes(`fetch("${t.url}/v1/abilities/contact.create"`));
     assert.ok(md.includes("Status: **unavailable**"));
-    // MCP host setup, limits (with the §8 defaults read from the schemas), errors.
+    // MCP host setup, limits, errors.
     for (const s of [
       "## MCP",
       "claude mcp add --transport http gantry",
@@ -178,14 +180,24 @@ describe("/docs", () => {
       "## Limits",
       "600 requests per 60 s",
       "1048576 bytes",
-      "0 to 336, default 24",
-      "memory.search",
-      "default medium",
+      "| Which part of a vertical manifest is returned | surface unless you set section | vertical.manifest_get |",
       "## Errors",
       "rate_limited",
     ]) {
       assert.ok(md.includes(s), `markdown lacks ${JSON.stringify(s)}`);
     }
+    // The Limits table names only this key's own abilities (not key.rotate, memory.search, guide.publish…).
+    const limits = md.slice(md.indexOf("## Limits"), md.indexOf("## MCP"));
+    for (const other of [
+      "key.rotate",
+      "memory.search",
+      "memory.recall",
+      "guide.publish",
+      "document.summarize",
+      "key.list",
+    ])
+      assert.ok(!limits.includes(other), `Limits shows ${other}, which this key cannot call`);
+    assert.doesNotMatch(limits, /overlapHours default|default medium/, "plain words, not field-name jargon");
     assert.ok(!md.includes(narrow), "the key itself is never echoed");
     const alias = await get("/docs.md", narrow).expect(200);
     assert.equal(alias.text, md);
@@ -286,5 +298,32 @@ describe("gantry.about", () => {
   test("every catalogue ability is documented in the admin's Markdown", async () => {
     const md = (await get("/docs.md", t.adminKey).expect(200)).text;
     for (const a of catalogue) assert.ok(md.includes(`#### ${a.id}\n`), a.id);
+    // The admin may call everything, so its Limits table has every per-ability row, in plain words.
+    const limits = md.slice(md.indexOf("## Limits"), md.indexOf("## MCP"));
+    assert.ok(
+      limits.includes(
+        "| How long the old key keeps working after a rotation | 24 hours unless you set overlapHours (you may choose 0 to 336) | key.rotate |",
+      ),
+      limits,
+    );
+    assert.ok(limits.includes("| Length of a summary | medium unless you set length | document.summarize |"), limits);
+  });
+});
+
+describe("self-discovery is open to every key", () => {
+  test("a key scoped to one unrelated ability may call gantry.about and capability.discover", async () => {
+    const { key } = await t.insertKey({ tenant: "acme", scopes: ["web.browse"] });
+    const about = await t.call("gantry.about", { input: {} }, key).expect(200);
+    assert.equal(about.body.result.tenant, "acme");
+    assert.equal(about.body.result.urls.docs, `${t.url}/docs`);
+    const found = await t.call("capability.discover", { input: { query: "browse a web page" } }, key).expect(200);
+    assert.ok(found.body.result.abilities.some((a: { id: string }) => a.id === "web.browse"));
+    // Listed as callable for it, and still nothing else.
+    const list = await get("/v1/abilities", key).expect(200);
+    assert.deepEqual(
+      list.body.abilities.map((a: { id: string }) => a.id),
+      ["capability.discover", "gantry.about", "key.inspect", "vertical.manifest_get", "web.browse"],
+    );
+    await t.call("contact.list", { input: {} }, key).expect(403);
   });
 });

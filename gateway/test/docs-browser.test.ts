@@ -148,7 +148,14 @@ describe("/docs in headless Chromium", { skip: haveChromium ? false : `no Chromi
     assert.ok(mcp.includes(`${t.url}/mcp`));
     for (const host of ["Claude Code", "Cursor", "VS Code", "Claude Desktop", "Codex", "Gemini CLI"])
       assert.ok(mcp.includes(host), host);
-    assert.match((await page.textContent("#limits")) ?? "", /0 to 336, default 24/);
+    // The Limits rows about one ability show only the key's own abilities (the Markdown's rows).
+    const shown = await page.$$eval("#limits tr[data-ability]", (rows) =>
+      rows.filter((r) => !(r as unknown as { hidden: boolean }).hidden).map((r) => r.getAttribute("data-ability")),
+    );
+    assert.deepEqual(shown, ["vertical.manifest_get"]);
+    const mdLimits = md.slice(md.indexOf("## Limits"), md.indexOf("## MCP"));
+    assert.ok(mdLimits.includes("| vertical.manifest_get |") && !mdLimits.includes("key.rotate"), mdLimits);
+    assert.ok(await page.isHidden('#limits tr[data-ability="key.rotate"]'));
     assert.match((await page.textContent("#errors")) ?? "", /rate_limited/);
   });
 

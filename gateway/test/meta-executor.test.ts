@@ -45,7 +45,7 @@ describe("MetaExecutor", () => {
   test("the Dispatcher runs gantry.about through it with the call's edge", async () => {
     const { dispatcher } = setup();
     try {
-      const result = JSON.parse(await dispatcher.execute("gateway", "gantry.about", "{}", call, edge));
+      const result = JSON.parse((await dispatcher.execute("gateway", "gantry.about", "{}", call, edge)).resultJson);
       assert.equal(result.version, "0.1.0+test");
       assert.equal(result.tenant, "acme");
       assert.deepEqual(result.limits.rateLimit, edge.rateLimit);

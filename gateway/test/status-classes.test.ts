@@ -126,9 +126,26 @@ describe("401", () => {
 describe("403", () => {
   test("scope excludes the ability", async () => {
     const { key } = await t.insertKey({ scopes: ["contact.*"] });
-    const res = await t.call("gantry.about", { input: {} }, key).expect(403);
+    const res = await t.call("lead.list", { input: {} }, key).expect(403);
     assert.equal(res.body.code, "forbidden");
-    assert.match(res.body.error, /gantry\.about/);
+    assert.match(res.body.error, /lead\.list/);
+  });
+});
+
+describe("400 validation details in words", () => {
+  test("one message per field, no raw regex: an empty name is only 'must not be empty'", async () => {
+    const input = { title: "", lesson: "What was learnt.", category: "ops", severity: "low" };
+    const empty = await t.call("lesson.record", { input }).expect(400);
+    assert.deepEqual(
+      empty.body.details.map((d: { path: string; code: string; message: string }) => [d.path, d.code, d.message]),
+      [["/input/title", "minLength", "/input/title must not be empty"]],
+    );
+    const twoLines = await t.call("lesson.record", { input: { ...input, title: "one\ntwo" } }).expect(400);
+    assert.deepEqual(
+      twoLines.body.details.map((d: { path: string; code: string; message: string }) => [d.path, d.code, d.message]),
+      [["/input/title", "pattern", "/input/title must be a single line (no line breaks)"]],
+    );
+    for (const text of [twoLines.body.error, twoLines.body.details[0].message]) assert.doesNotMatch(text, /\^\[\^/);
   });
 });
 
@@ -137,6 +154,43 @@ describe("404", () => {
     const res = await t.call("nope.nothing", { input: {} }).expect(404);
     assert.equal(res.body.code, "unknown_ability");
     assert.ok(res.headers["x-request-id"]);
+    assert.equal(res.body.details[0].suggestion, undefined, "nothing close enough to suggest");
+    assert.equal(res.body.reason, `${t.url}/docs (or GET /v1/abilities) lists the abilities this key may call.`);
+  });
+  test("a mistyped id gets the closest id the key may call as a suggestion, and the /docs link", async () => {
+    const res = await t.call("contact.lst", { input: {} }).expect(404);
+    assert.equal(res.body.code, "unknown_ability");
+    assert.match(res.body.reason, /^Did you mean contact\.list\? /);
+    assert.ok(res.body.reason.includes(`${t.url}/docs`), res.body.reason);
+    assert.deepEqual(res.body.details, [
+      {
+        path: "/path/id",
+        message: 'No ability has the id "contact.lst"',
+        code: "unknown_ability_id",
+        suggestion: "contact.list",
+      },
+    ]);
+    // Only ids the key may call are suggested.
+    const { key } = await t.insertKey({ scopes: ["lead.*"] });
+    const narrow = await t.call("contact.lst", { input: {} }, key).expect(404);
+    assert.doesNotMatch(narrow.body.reason, /contact\.list/);
+    const lead = await t.call("lead.lsit", { input: {} }, key).expect(404);
+    assert.equal(lead.body.details[0].suggestion, "lead.list");
+    // The execute path suggests too (400, detail on /ability).
+    const exec = await request(t.url)
+      .post("/abilities/execute")
+      .set("Authorization", `Bearer ${t.adminKey}`)
+      .send({ ability: "contact.lst", input: {} })
+      .expect(400);
+    assert.equal(exec.body.details[0].path, "/ability");
+    assert.equal(exec.body.details[0].suggestion, "contact.list");
+    assert.match(exec.body.reason, /Did you mean contact\.list\?/);
+    // And discovery of one ability.
+    const one = await request(t.url)
+      .get("/v1/abilities/contact.lst")
+      .set("Authorization", `Bearer ${t.adminKey}`)
+      .expect(404);
+    assert.equal(one.body.details[0].suggestion, "contact.list");
   });
   test("unknown route still answers the ErrorResponse with a request id", async () => {
     const res = await request(t.url).get("/nowhere").expect(404);
@@ -196,6 +250,12 @@ describe("501", () => {
     const res = await t.call(a.id, { input: a.example }).expect(501);
     assert.equal(res.body.code, "not_implemented");
     assert.equal(res.body.ability, "web.browse");
+    // An API user has no repository: the reason links this gateway's /docs page, absolute.
+    assert.equal(
+      res.body.reason,
+      `The web service has no handler for web.browse yet. ${t.url}/docs#ability-web.browse shows each ability's status and which of this key's abilities are live.`,
+    );
+    assert.doesNotMatch(JSON.stringify(res.body), /docs\/abilities\.md/);
   });
 });
 

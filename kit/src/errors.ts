@@ -65,6 +65,10 @@ export const DETAIL_CODES = {
   if: "A conditional rule failed (the value's other fields require this one to take a certain shape).",
   // Gateway
   nul_character: "A string or field name contains U+0000, which cannot be stored.",
+  idempotency_not_supported:
+    "The Idempotency-Key header was sent for an ability that takes no idempotencyKey (`/headers/idempotency-key`).",
+  idempotency_key_mismatch: "The Idempotency-Key header and input.idempotencyKey differ; send one, or the same value.",
+  unknown_ability_id: "No ability has this id; `suggestion` names the closest id the key may call, if any.",
   // Kit (every service)
   invalid_cursor: "The cursor is not one this list returned; pass `nextCursor` unchanged or omit it.",
   idempotency_mismatch: "The idempotencyKey was already used with a different value of this field.",

@@ -22,6 +22,7 @@ import pg from "pg";
 import { abilitiesOfService } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 import { loadAbilities } from "./ability.ts";
+import { type CallOutcome, withCallOutcome } from "./call-outcome.ts";
 import { type ConfigOf, type EnvSchema, loadConfig } from "./config.ts";
 import { translateDbError } from "./data/db-errors.ts";
 import { sweepIdempotency } from "./data/idempotency.ts";
@@ -168,7 +169,10 @@ export async function runService<Ctx, E extends EnvSchema>(
   );
   warmValidators([...ownedIds]);
 
-  const execute = async (req: GrpcExecuteRequest, call: CallContext): Promise<unknown> => {
+  const execute = async (
+    req: GrpcExecuteRequest,
+    call: CallContext,
+  ): Promise<{ result: unknown; outcome: CallOutcome }> => {
     if (!ownedIds.has(req.ability))
       throw new GantryError("unknown_ability", `The ${def.name} service does not own "${req.ability}".`);
     const handler = handlers.get(req.ability);
@@ -185,7 +189,7 @@ export async function runService<Ctx, E extends EnvSchema>(
     }
     validateInput(req.ability, input);
     if (!call.tenant) throw new GantryError("invalid_request", "The call carries no tenant.");
-    return withTenant(call.tenant, () => handler.run(input as never, call, ctx));
+    return withCallOutcome(() => withTenant(call.tenant, () => handler.run(input as never, call, ctx)));
   };
 
   const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
@@ -193,13 +197,14 @@ export async function runService<Ctx, E extends EnvSchema>(
   server.addService(AbilityService.service, {
     Execute: (
       call: grpc.ServerUnaryCall<GrpcExecuteRequest, unknown>,
-      callback: grpc.sendUnaryData<{ result_json: string }>,
+      callback: grpc.sendUnaryData<{ result_json: string; replayed: boolean }>,
     ) => {
       const req = call.request;
       const callCtx = fromGrpcContext(req.context ?? ({} as GrpcCallContext));
       const started = performance.now();
       execute(req, callCtx).then(
-        (result) => callback(null, { result_json: JSON.stringify(result ?? null) }),
+        ({ result, outcome }) =>
+          callback(null, { result_json: JSON.stringify(result ?? null), replayed: outcome.replayed }),
         (thrown) => {
           const err = translateDbError(thrown) ?? thrown;
           const gerr = err instanceof GantryError ? err : null;

@@ -42,27 +42,182 @@ export function warmValidators(abilityIds: readonly string[] = catalogue.map((a)
   for (const id of abilityIds) validatorOf(id);
 }
 
+/**
+ * What each pattern of the catalogue accepts, in words: a message never shows a raw regex (an API
+ * user should not have to read one). kit/src/validation.test.ts checks that every pattern in the
+ * catalogue's input schemas is here; an unknown pattern falls back to a sentence without it.
+ */
+export const PATTERN_WORDS: Readonly<Record<string, string>> = {
+  "^[^\\r\\n]+$": "must be a single line (no line breaks)",
+  "^https?://": "must be a URL starting with http:// or https://",
+  "^/": "must be a path starting with /",
+  "^[A-Za-z0-9][A-Za-z0-9_.:-]*$":
+    "must be an id: letters, digits, _ . : or -, starting with a letter or digit (as Gantry returned it)",
+  "^[A-Za-z0-9][A-Za-z0-9_.@-]*$": "must be letters, digits, _ . @ or -, starting with a letter or digit",
+  "^[A-Za-z0-9][A-Za-z0-9._-]*$": "must be letters, digits, _ . or -, starting with a letter or digit",
+  "^[A-Za-z0-9][A-Za-z0-9_.-]*$": "must be letters, digits, _ . or -, starting with a letter or digit",
+  "^[A-Za-z0-9][A-Za-z0-9_-]*$": "must be letters, digits, _ or -, starting with a letter or digit",
+  "^[A-Za-z0-9][A-Za-z0-9 ._-]*$": "must be letters, digits, spaces, _ . or -, starting with a letter or digit",
+  "^[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*$":
+    "must be a tenant name (letters, digits, _ . or -), with / between nested tenants (acme/shop1)",
+  "^[a-z][a-z0-9_-]*$": "must be lowercase letters, digits, _ or -, starting with a letter",
+  "^[a-z0-9][a-z0-9_-]*$": "must be lowercase letters, digits, _ or -, starting with a letter or digit",
+  "^[a-z0-9]+(?:-[a-z0-9]+)*$": "must be a lowercase slug: letters and digits in words joined by single hyphens",
+  "^\\+?[0-9][0-9 ().-]*[0-9]$": "must be a phone number: digits, optionally with +, spaces, (), . or -",
+  "^\\+[1-9][0-9]{6,14}$": "must be a phone number in international form: + and 7 to 15 digits, e.g. +2348031234567",
+  "^(?:\\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$":
+    "must be a phone number in international form (+ and 7 to 15 digits) or a sender name of up to 11 letters, digits or spaces",
+  "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$":
+    "must be a field name: up to 64 letters, digits, _ . or -, starting with a letter or _",
+  "^[A-Za-z_][A-Za-z0-9_]{0,63}$": "must be a name of up to 64 letters, digits or _, starting with a letter or _",
+  "^D-[0-9]{3,}$": "must be a decision id: D- and at least three digits (D-001)",
+  "^#[0-9A-Fa-f]{6}$": "must be a colour as # and six hex digits (#1a2b3c)",
+  "^[A-Z]{3}$": "must be a three-letter uppercase code (ISO 4217 currency, e.g. USD)",
+  "^[A-Z]{2}$": "must be a two-letter uppercase country code (ISO 3166-1, e.g. NG)",
+  "^[A-Za-z0-9]+$": "must be letters and digits only",
+  "^[A-Za-z0-9-]+$": "must be letters, digits or -",
+  "^[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*$": "must be words of letters, digits, _ or - joined by single dots",
+  "^[a-z]{2,3}(?:-[A-Z]{2})?$":
+    "must be a language tag: 2 or 3 lowercase letters, optionally - and a region (en, pt-BR)",
+  "^(?:\\*|[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*(?:\\.\\*)?)$":
+    "must be a scope: *, an ability id (contact.get) or a prefix ending in .* (contact.*)",
+  "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$": "must be an ability id: lowercase words joined by dots (contact.get)",
+  "^key_[A-Za-z0-9_-]+$": "must be a key id (key_…, as key.list returns it; not the secret gk_… key)",
+  "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@]+\\.[^<>\\s@]+>$":
+    "must be a name and an email address in angle brackets: Ada Obi <ada@example.com>",
+  "^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$":
+    "must be a domain name (example.com), without scheme or path",
+};
+
+const FORMAT_WORDS: Readonly<Record<string, string>> = {
+  email: "must be an email address",
+  uri: "must be a URL starting with http:// or https://",
+  date: "must be a date as YYYY-MM-DD",
+  "date-time": "must be a date and time in RFC 3339 form, e.g. 2026-05-01T12:00:00Z",
+};
+
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  integer: "a whole number",
+  boolean: "true or false",
+  object: "an object",
+  array: "a list",
+  null: "null",
+};
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 function describe(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case "required":
-      return `is required (missing "${e.params.missingProperty}")`;
+      return `is required (missing "${p.missingProperty}")`;
     case "additionalProperties":
-      return `has unknown field "${e.params.additionalProperty}"; remove it or check its spelling`;
+      return `has unknown field "${p.additionalProperty}"; remove it or check its spelling`;
     case "enum":
-      return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
     case "const":
-      return `must be ${JSON.stringify(e.params.allowedValue)}`;
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case "type": {
+      const types = String(p.type).split(",");
+      return `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(" or ")}`;
+    }
+    case "minLength":
+      return p.limit === 1 ? "must not be empty" : `must be at least ${plural(Number(p.limit), "character")} long`;
+    case "maxLength":
+      return `must be at most ${plural(Number(p.limit), "character")} long`;
+    case "pattern":
+      return PATTERN_WORDS[String(p.pattern)] ?? "is not in the form this field accepts (see its description)";
+    case "format":
+      return FORMAT_WORDS[String(p.format)] ?? `must be in ${String(p.format)} format`;
+    case "minimum":
+      return `must be at least ${p.limit}`;
+    case "maximum":
+      return `must be at most ${p.limit}`;
+    case "exclusiveMinimum":
+      return `must be greater than ${p.limit}`;
+    case "exclusiveMaximum":
+      return `must be less than ${p.limit}`;
+    case "minItems":
+      return `must have at least ${plural(Number(p.limit), "item")}`;
+    case "maxItems":
+      return `must have at most ${plural(Number(p.limit), "item")}`;
+    case "uniqueItems":
+      return `must not hold duplicates (items ${p.j} and ${p.i} are the same)`;
+    case "minProperties":
+      return `must have at least ${plural(Number(p.limit), "field")}`;
+    case "maxProperties":
+      return `must have at most ${plural(Number(p.limit), "field")}`;
+    case "dependentRequired":
+      return `must have "${p.missingProperty}" when it has "${p.property}"`;
+    case "propertyNames":
+      return `has a field name that is not allowed ("${p.propertyName}")`;
+    case "anyOf":
+    case "oneOf":
+      return "does not match any of the accepted shapes (see the ability's input schema)";
     default:
       return e.message ?? "is invalid";
   }
 }
 
+/**
+ * Which error speaks for a field when several fail at one place: the most basic problem first
+ * (missing, unknown, wrong type, empty), then what the value must look like, then its bounds;
+ * a failed `anyOf`/`oneOf` last, since a branch's own error says more. `name: ""` fails both
+ * minLength and the single-line pattern; the user gets one message: "must not be empty".
+ */
+const PRIORITY = [
+  "required",
+  "additionalProperties",
+  "type",
+  "minLength",
+  "const",
+  "enum",
+  "pattern",
+  "format",
+  "maxLength",
+  "minimum",
+  "exclusiveMinimum",
+  "maximum",
+  "exclusiveMaximum",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minProperties",
+  "maxProperties",
+  "dependentRequired",
+  "propertyNames",
+];
+const rank = (keyword: string) => {
+  const i = PRIORITY.indexOf(keyword);
+  return i === -1 ? PRIORITY.length : i;
+};
+
+/**
+ * One detail per field (JSON Pointer), in words, in the order Ajv found the fields: `code` is the
+ * failing keyword and `params` its parameters. Several `type` failures at one place (the branches
+ * of a nullable or union field) become one "must be a string or null".
+ */
 export function toDetails(errors: ErrorObject[], root = "/input"): ErrorDetail[] {
-  return errors.map((e) => {
+  const byPath = new Map<string, ErrorObject[]>();
+  for (const e of errors) {
     let path = root + e.instancePath;
     if (e.keyword === "required") path += `/${e.params.missingProperty}`;
     if (e.keyword === "additionalProperties") path += `/${e.params.additionalProperty}`;
-    return { path, message: `${path} ${describe(e)}`, code: e.keyword, params: e.params };
+    byPath.set(path, [...(byPath.get(path) ?? []), e]);
+  }
+  return [...byPath].map(([path, list]) => {
+    const types = [...new Set(list.filter((e) => e.keyword === "type").map((e) => String(e.params.type)))];
+    const chosen = [...list].sort((a, b) => rank(a.keyword) - rank(b.keyword))[0];
+    const e =
+      chosen.keyword === "type" && types.length > 1
+        ? { ...chosen, params: { ...chosen.params, type: types.join(",") } }
+        : chosen;
+    // Inside propertyNames Ajv reports the failing name beside the rule: say which name.
+    const name = (e as ErrorObject & { propertyName?: string }).propertyName;
+    const words = name === undefined ? describe(e) : `has field name "${name}", which ${describe(e)}`;
+    return { path, message: `${path} ${words}`, code: e.keyword, params: e.params };
   });
 }
 

@@ -299,7 +299,10 @@ function anchor(id: string): string {
 }
 
 function renderAbility(ability: AbilityDef): string {
-  const source = ability.inputSource === "spec" ? "spec §4.3" : 'ours (the spec says "not shown")';
+  const source =
+    ability.inputSource === "spec"
+      ? "from the [API spec](spec/ability-api.md) §4.3, with what it leaves open decided by Gantry"
+      : "Gantry's design (the API spec names the ability but does not show its input)";
   const out = [
     `### ${ability.id}`,
     "",
@@ -351,13 +354,13 @@ export function renderDocs(): string {
     "",
     ...conventions.map((line) => `- ${line}`),
     "",
-    "Per ability (`ours` = the whole input shape is our decision; `spec+` = spec fields, with gaps filled by us):",
+    "Per ability (*Gantry's design*: the spec names the ability but not its input, so the whole input shape is Gantry's; *spec, completed*: the spec's fields, with what it leaves open decided by Gantry):",
     "",
   ];
   for (const id of Object.keys(decisions).sort()) {
     const ability = abilityById.get(id);
-    const tag = ability?.inputSource === "ours" ? "ours" : "spec+";
-    out.push(`- [${code(id)}](#${anchor(id)}) (${tag}): ${decisions[id]}`);
+    const tag = ability?.inputSource === "ours" ? "Gantry's design" : "spec, completed";
+    out.push(`- [${code(id)}](#${anchor(id)}) (*${tag}*): ${decisions[id]}`);
   }
   out.push("", "## Areas", "");
   for (const area of areas) {

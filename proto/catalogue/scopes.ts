@@ -38,10 +38,17 @@ export function anyScopeMatches(scopes: readonly string[], abilityId: string): b
 
 /**
  * Abilities every authenticated key may call, whatever its scopes (spec §5.11: "vertical.manifest_get
- * and key.inspect may be called by any authenticated key"). Not a scope: keys cannot be issued
- * "without" them, and containment never needs to grant them.
+ * and key.inspect may be called by any authenticated key"), plus self-discovery: `gantry.about` and
+ * `capability.discover` only ever describe what the calling key itself may do, and a key's own
+ * `/docs` page tells it to use them, so refusing them to a narrowly scoped key helped nobody.
+ * Not a scope: keys cannot be issued "without" them, and containment never needs to grant them.
  */
-export const OPEN_ABILITIES: readonly string[] = Object.freeze(["key.inspect", "vertical.manifest_get"]);
+export const OPEN_ABILITIES: readonly string[] = Object.freeze([
+  "capability.discover",
+  "gantry.about",
+  "key.inspect",
+  "vertical.manifest_get",
+]);
 
 /** True when a key holding `scopes` may call `abilityId`: a scope grants it, or it is open to every key. */
 export function keyMayCall(scopes: readonly string[], abilityId: string): boolean {

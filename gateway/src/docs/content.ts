@@ -181,22 +181,38 @@ export const ERROR_ROWS: readonly ErrorRow[] = [
   },
 ];
 
-/** The spec §8 defaults, read from the catalogue schemas (so docs and validation cannot disagree). */
-const SPEC8: readonly [string, string][] = [
-  ["key.rotate", "overlapHours"],
-  ["memory.search", "limit"],
-  ["memory.recall", "k"],
-  ["guide.publish", "locale"],
-  ["guide.publish", "deploy"],
-  ["document.summarize", "length"],
-  ["key.list", "includeRevoked"],
-  ["vertical.manifest_get", "section"],
+/**
+ * The spec §8 defaults, each with what it means in plain words; values and bounds are read from
+ * the catalogue schemas (so docs and validation cannot disagree). `unit` follows the number.
+ */
+const SPEC8: readonly { id: string; field: string; what: string; unit?: string }[] = [
+  {
+    id: "key.rotate",
+    field: "overlapHours",
+    what: "How long the old key keeps working after a rotation",
+    unit: "hours",
+  },
+  { id: "memory.search", field: "limit", what: "Memories a search returns", unit: "results" },
+  { id: "memory.recall", field: "k", what: "Memories a recall returns", unit: "memories" },
+  { id: "guide.publish", field: "locale", what: "Language of a published guide" },
+  { id: "guide.publish", field: "deploy", what: "Whether publishing a guide also deploys it" },
+  { id: "document.summarize", field: "length", what: "Length of a summary" },
+  { id: "key.list", field: "includeRevoked", what: "Whether key lists include revoked keys" },
+  { id: "vertical.manifest_get", field: "section", what: "Which part of a vertical manifest is returned" },
 ];
 
 export interface LimitRow {
   limit: string;
   value: string;
   appliesTo: string;
+  /** The ability a row is about; absent for rows about every call. */
+  ability?: string;
+}
+
+function plainDefault(value: unknown): string {
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  return typeof value === "string" ? value : JSON.stringify(value);
 }
 
 function fieldSchema(id: string, field: string): JsonSchema | undefined {
@@ -211,7 +227,17 @@ function fieldSchema(id: string, field: string): JsonSchema | undefined {
   return undefined;
 }
 
-export function limitRows(rateLimit: RateLimitPolicy, maxBodyBytes: number, perKey: boolean): LimitRow[] {
+/**
+ * The Limits table. With `abilities` (the ids a key may call), the rows about one ability are only
+ * those of the key's own abilities; without (the page before a key is pasted), all of them, each
+ * tagged with its ability so the page's script can hide the ones the pasted key cannot call.
+ */
+export function limitRows(
+  rateLimit: RateLimitPolicy,
+  maxBodyBytes: number,
+  perKey: boolean,
+  abilities?: readonly string[],
+): LimitRow[] {
   const rows: LimitRow[] = [
     {
       limit: "Rate limit",
@@ -221,25 +247,29 @@ export function limitRows(rateLimit: RateLimitPolicy, maxBodyBytes: number, perK
         : "each key without its own limit (429 with retryAfterMs beyond it)",
     },
     {
-      limit: "Request body",
+      limit: "Largest request body",
       value: `${maxBodyBytes} bytes (${Math.round(maxBodyBytes / 1024)} KiB)`,
       appliesTo: "every call (413 beyond it)",
     },
     {
-      limit: "Auth cache for key changes",
-      value: "30 seconds",
-      appliesTo: "key.revoke effect (usually immediate: gateways are notified)",
+      limit: "How soon a revoked or rotated-out key stops working",
+      value: "at once as a rule (gateways are notified); at most 30 seconds",
+      appliesTo: "every key",
     },
   ];
-  for (const [id, field] of SPEC8) {
+  for (const { id, field, what, unit } of SPEC8) {
+    if (abilities && !abilities.includes(id)) continue;
     const s = fieldSchema(id, field);
     if (!s) continue;
     const range =
-      typeof s.minimum === "number" && typeof s.maximum === "number" ? `${s.minimum} to ${s.maximum}, ` : "";
+      typeof s.minimum === "number" && typeof s.maximum === "number"
+        ? ` (you may choose ${s.minimum} to ${s.maximum})`
+        : "";
     rows.push({
-      limit: `${field} default`,
-      value: `${range}default ${typeof s.default === "string" ? s.default : JSON.stringify(s.default)}`,
+      limit: what,
+      value: `${plainDefault(s.default)}${unit ? ` ${unit}` : ""} unless you set ${field}${range}`,
       appliesTo: id,
+      ability: id,
     });
   }
   return rows;
@@ -312,7 +342,12 @@ export function renderMarkdown(m: DocsModel): string {
   );
 
   out.push("## Limits", "", "| Limit | Value | Applies to |", "|---|---|---|");
-  for (const r of limitRows(m.rateLimit, m.maxBodyBytes, true))
+  for (const r of limitRows(
+    m.rateLimit,
+    m.maxBodyBytes,
+    true,
+    m.abilities.map((a) => a.id),
+  ))
     out.push(`| ${mdCell(r.limit)} | ${mdCell(r.value)} | ${mdCell(r.appliesTo)} |`);
   out.push("", "Every input's own defaults and bounds are in its schema below.", "");
 

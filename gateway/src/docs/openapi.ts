@@ -22,6 +22,7 @@ import {
 } from "@gantry/proto/catalogue";
 import { DETAIL_CODE_LIST, DETAIL_CODES, ERROR_CODES, GantryError, validateInput } from "@gantry/kit";
 import { errorBody } from "../pipeline/outcome.ts";
+import { IDEMPOTENCY_HEADER_DOC, takesIdempotencyKey } from "../pipeline/idempotency-header.ts";
 
 export interface OpenApiOptions {
   baseUrl: string;
@@ -169,6 +170,7 @@ function abilityOperation(def: AbilityDef): JsonSchema {
     .filter(Boolean)
     .join("\n\n");
   const validation = validationExample(def, "req_7Hq2WbN5xT9cL3vR0mP4sD");
+  const idempotent = takesIdempotencyKey(def.input);
   const sample = def.output ? sampleOf(def.output) : {};
   return {
     post: {
@@ -176,6 +178,19 @@ function abilityOperation(def: AbilityDef): JsonSchema {
       tags: [def.area],
       summary: def.summary,
       description,
+      ...(idempotent
+        ? {
+            parameters: [
+              {
+                name: "Idempotency-Key",
+                in: "header",
+                required: false,
+                description: IDEMPOTENCY_HEADER_DOC,
+                schema: { type: "string", minLength: 1, maxLength: 255 },
+              },
+            ],
+          }
+        : {}),
       requestBody: {
         required: true,
         content: {
@@ -192,6 +207,7 @@ function abilityOperation(def: AbilityDef): JsonSchema {
             "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
             RateLimit: { $ref: "#/components/headers/RateLimit" },
             "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
+            ...(idempotent ? { "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } } : {}),
           },
           content: {
             "application/json": {
@@ -789,6 +805,11 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
         "RateLimit-Policy": {
           description: 'This key\'s policy: `"per-key";q=<limit>;w=<window seconds>`.',
           schema: { type: "string" },
+        },
+        "Idempotent-Replayed": {
+          description:
+            "`true` when this call repeated an earlier one with the same idempotency key and input: the result is the first call's, nothing was created again. Absent otherwise.",
+          schema: { type: "string", const: "true" },
         },
       },
       responses: errorResponses(o),

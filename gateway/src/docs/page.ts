@@ -49,7 +49,7 @@ export function renderPage(o: PageOptions): string {
   const limits = limitRows(o.defaultRateLimit, o.maxBodyBytes, false)
     .map(
       (r, i) =>
-        `<tr${i === 0 ? ' id="rate-limit-row"' : ""}><td>${e(r.limit)}</td><td class="value">${e(r.value)}</td><td class="applies">${e(r.appliesTo)}</td></tr>`,
+        `<tr${i === 0 ? ' id="rate-limit-row"' : ""}${r.ability ? ` data-ability="${e(r.ability)}"` : ""}><td>${e(r.limit)}</td><td class="value">${e(r.value)}</td><td class="applies">${e(r.appliesTo)}</td></tr>`,
     )
     .join("");
   const errors = ERROR_ROWS.map(

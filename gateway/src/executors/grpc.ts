@@ -14,7 +14,7 @@ import {
   type CallContext,
   type grpc,
 } from "@gantry/kit";
-import type { AbilityExecutor, WiredAbility } from "./types.ts";
+import type { AbilityExecutor, ExecuteOutput, WiredAbility } from "./types.ts";
 
 export class GrpcExecutor implements AbilityExecutor {
   private readonly service: AreaService;
@@ -27,15 +27,15 @@ export class GrpcExecutor implements AbilityExecutor {
     this.client = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
   }
 
-  async execute(ability: string, inputJson: string, call: CallContext): Promise<string> {
+  async execute(ability: string, inputJson: string, call: CallContext): Promise<ExecuteOutput> {
     try {
-      const res = await unary<object, { result_json: string }>(
+      const res = await unary<object, { result_json: string; replayed?: boolean }>(
         this.client,
         "Execute",
         { ability, context: toGrpcContext(call), input_json: inputJson },
         { deadlineMs: this.timeoutMs },
       );
-      return res.result_json || "null";
+      return { resultJson: res.result_json || "null", replayed: res.replayed === true };
     } catch (err) {
       if (err instanceof GantryError && err.code === "unavailable" && !err.reason) {
         throw new GantryError("unavailable", `The ${this.service} service is unavailable; retry shortly.`, {

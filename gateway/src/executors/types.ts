@@ -25,9 +25,20 @@ export interface EdgeInfo {
   rateLimit: RateLimitPolicy;
 }
 
+/** What an owner answered for one call. */
+export interface ExecuteOutput {
+  /** The JSON-encoded result. */
+  resultJson: string;
+  /**
+   * True when the call was an idempotent replay (its idempotencyKey was already used with the same
+   * input): the pipeline then sends `Idempotent-Replayed: true`. From `ExecuteResponse.replayed`.
+   */
+  replayed: boolean;
+}
+
 export interface AbilityExecutor {
   /** Runs one validated call (input already defaulted) and resolves to its JSON-encoded result. */
-  execute(ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<string>;
+  execute(ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<ExecuteOutput>;
   /** The owner's abilities and which are wired; null when the owner does not answer. */
   describe(): Promise<WiredAbility[] | null>;
   close(): void;

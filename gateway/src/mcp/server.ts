@@ -75,7 +75,9 @@ function httpContext(ctx: ServerContext): McpHttpContext {
  * HTTP exchange succeeded; the wait is the tool error's `retryAfterMs`).
  */
 function forHttpResponse(headers: ResponseHeaders): ResponseHeaders {
-  const { "X-Request-Id": _id, "Retry-After": _retry, ...rest } = headers;
+  // Idempotent-Replayed describes one tool call, not the HTTP exchange (MCP tool calls take their
+  // idempotencyKey in the arguments; a replay's result is the first call's, as over HTTP).
+  const { "X-Request-Id": _id, "Retry-After": _retry, "Idempotent-Replayed": _replayed, ...rest } = headers;
   return rest;
 }
 

@@ -7,7 +7,7 @@
  */
 import { catalogue } from "@gantry/proto/catalogue";
 import { GantryError, type CallContext } from "@gantry/kit";
-import type { AbilityExecutor, EdgeInfo, WiredAbility } from "../executors/types.ts";
+import type { AbilityExecutor, EdgeInfo, ExecuteOutput, WiredAbility } from "../executors/types.ts";
 import type { MetaFacts, MetaHandler } from "./types.ts";
 
 export class MetaExecutor implements AbilityExecutor {
@@ -19,17 +19,16 @@ export class MetaExecutor implements AbilityExecutor {
     this.facts = facts;
   }
 
-  async execute(ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<string> {
+  async execute(ability: string, inputJson: string, call: CallContext, edge?: EdgeInfo): Promise<ExecuteOutput> {
     const handler = Object.hasOwn(this.handlers, ability) ? this.handlers[ability] : undefined;
     if (!handler)
       throw new GantryError("not_implemented", `${ability} is declared but not wired yet.`, {
-        reason: "The gateway has no handler for it yet; see docs/abilities.md.",
+        reason: "The gateway has no handler for it yet.",
       });
     // Answers describe the gateway as this client reaches it; without the edge they would be wrong, not partial.
     if (!edge) throw new GantryError("internal", `${ability} needs the call's edge info (base URL, rate limit)`);
-    return JSON.stringify(
-      await handler(JSON.parse(inputJson) as Record<string, unknown>, call, { ...this.facts, ...edge }),
-    );
+    const result = await handler(JSON.parse(inputJson) as Record<string, unknown>, call, { ...this.facts, ...edge });
+    return { resultJson: JSON.stringify(result), replayed: false };
   }
 
   async describe(): Promise<WiredAbility[]> {

@@ -17,6 +17,8 @@ import { authenticate } from "./authenticate.ts";
 import { effectiveTenant, parseEnvelope } from "./envelope.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { refuseNulCharacters } from "./nul-characters.ts";
+import { notImplementedReason, unknownAbilityError } from "./unknown-ability.ts";
+import { applyIdempotencyHeader } from "./idempotency-header.ts";
 import {
   errorBody,
   resultEnvelopeJson,
@@ -48,6 +50,11 @@ export interface AbilityRequest {
   body: { value: unknown } | { read: () => Promise<unknown> };
   /** The gateway's base URL as this client reaches it (PUBLIC_URL when set), for links in answers. */
   baseUrl: string;
+  /**
+   * The `Idempotency-Key` request header (Stripe's convention), when sent: it fills the input's
+   * `idempotencyKey` ({@link applyIdempotencyHeader}). MCP has no headers per tool call.
+   */
+  idempotencyKey?: string;
 }
 
 interface CallState {
@@ -75,16 +82,18 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
     deps.usage.used(key.id, key.source, now);
 
     const executePath = request.ability === undefined;
-    if (!executePath) state.ability = knownAbility(request.ability, false);
+    const known = (id: unknown) => knownAbility(id, executePath, key.scopes, request.baseUrl);
+    if (!executePath) state.ability = known(request.ability);
     const value = "value" in request.body ? request.body.value : await request.body.read();
     if (executePath && value !== null && typeof value === "object" && !Array.isArray(value)) {
-      state.ability = knownAbility((value as Record<string, unknown>).ability, true);
+      state.ability = known((value as Record<string, unknown>).ability);
     }
     const envelope = parseEnvelope(value, executePath);
-    if (executePath && state.ability === undefined) state.ability = knownAbility(envelope.ability, true);
+    if (executePath && state.ability === undefined) state.ability = known(envelope.ability);
     const ability = abilityById.get(state.ability!)!;
 
-    // key.inspect and vertical.manifest_get are open to every authenticated key (spec §5.11).
+    // key.inspect and vertical.manifest_get (spec §5.11) and self-discovery (gantry.about,
+    // capability.discover) are open to every authenticated key (OPEN_ABILITIES).
     if (!keyMayCall(key.scopes, ability.id)) {
       throw new GantryError("forbidden", `This key's scopes do not include ${ability.id}.`, {
         reason: `Call with a key whose scopes include "${ability.id}", "${ability.id.split(".")[0]}.*" or "*".`,
@@ -94,6 +103,7 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
     const rateLimit = await enforceRateLimit(key, deps, headers);
 
     state.tenant = effectiveTenant(key, envelope.context.tenantId);
+    if (request.idempotencyKey !== undefined) applyIdempotencyHeader(ability, envelope.input, request.idempotencyKey);
     refuseNulCharacters(ability.id, envelope.input);
     validateInput(ability.id, envelope.input);
     // Serialised once, after validation applied defaults: what is hashed is exactly what runs.
@@ -114,10 +124,11 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       verticalId: envelope.context.verticalId,
     };
     // The key's own limit when it has one, so gantry.about reports what this key gets.
-    const resultJson = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call, {
+    const { resultJson, replayed } = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call, {
       baseUrl: request.baseUrl,
       rateLimit,
     });
+    if (replayed) headers["Idempotent-Replayed"] = "true";
     status = 200;
     return {
       ok: true,
@@ -137,14 +148,12 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       deps.log.error({ requestId, ability: state.ability, code: gerr.code, err: describeCause(gerr) }, "call failed");
     }
     Object.assign(headers, retryAfterHeader(gerr));
-    return {
-      ok: false,
-      status,
-      ability: state.ability,
-      requestId,
-      body: errorBody(gerr, requestId, state.ability),
-      headers,
-    };
+    const body = errorBody(gerr, requestId, state.ability);
+    if (gerr.code === "not_implemented" && state.ability) {
+      // The owner's reason names what is missing; the user also needs this gateway's docs page.
+      body.reason = notImplementedReason(state.ability, gerr.reason, request.baseUrl);
+    }
+    return { ok: false, status, ability: state.ability, requestId, body, headers };
   } finally {
     const durationMs = performance.now() - started;
     const label = state.ability ?? "unknown";
@@ -164,25 +173,13 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
   }
 }
 
-function knownAbility(id: unknown, executePath: boolean): string {
-  if (executePath) {
-    if (id === undefined)
-      throw new GantryError("invalid_request", 'The "ability" field is required on /abilities/execute.', {
-        details: [{ path: "/ability", message: "/ability is required", code: "required" }],
-      });
-    if (typeof id !== "string" || !abilityById.has(id)) {
-      throw new GantryError("invalid_request", `Unknown ability ${JSON.stringify(id)}.`, {
-        reason: "GET /v1/abilities lists the abilities this key may call.",
-        details: [{ path: "/ability", message: "/ability must be one of the catalogue's ability ids", code: "enum" }],
-      });
-    }
-    return id;
-  }
-  if (typeof id !== "string" || !abilityById.has(id)) {
-    throw new GantryError("unknown_ability", `No ability has the id ${JSON.stringify(id)}.`, {
-      reason: "GET /v1/abilities lists the abilities this key may call.",
+function knownAbility(id: unknown, executePath: boolean, scopes: readonly string[], baseUrl: string): string {
+  if (executePath && id === undefined)
+    throw new GantryError("invalid_request", 'The "ability" field is required on /abilities/execute.', {
+      details: [{ path: "/ability", message: "/ability is required", code: "required" }],
     });
-  }
+  if (typeof id !== "string" || !abilityById.has(id))
+    throw unknownAbilityError(id, scopes, baseUrl, executePath ? "/ability" : "/path/id");
   return id;
 }
 

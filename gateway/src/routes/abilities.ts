@@ -20,6 +20,7 @@ async function callAbility(req: Request, res: Response, deps: GatewayDeps, abili
       ability,
       body: { read: async () => (await readJsonBody(req, deps.config.MAX_BODY_BYTES)).value },
       baseUrl: baseUrlOf(req, deps.config),
+      idempotencyKey: req.get("idempotency-key"),
     },
     deps,
   );

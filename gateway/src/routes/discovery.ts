@@ -12,6 +12,7 @@ import { abilitiesFor, inScope, toView, withDetails } from "../discovery/abiliti
 import { keyRateLimit } from "../pipeline/rate-limit.ts";
 import { STATUS_TEXT } from "../discovery/live-status.ts";
 import { authorizeRead } from "./read-access.ts";
+import { unknownAbilityError } from "../pipeline/unknown-ability.ts";
 import { baseUrlOf } from "./base-url.ts";
 import type { GatewayDeps } from "../deps.ts";
 
@@ -67,10 +68,7 @@ export function getAbilityRoute(deps: GatewayDeps) {
     try {
       const key = await authorizeRead(req, res, deps);
       const def = abilityById.get(id);
-      if (!def)
-        throw new GantryError("unknown_ability", `No ability has the id ${JSON.stringify(id)}.`, {
-          reason: "GET /v1/abilities lists the abilities this key may call.",
-        });
+      if (!def) throw unknownAbilityError(id, key.scopes, baseUrlOf(req, deps.config), "/path/id");
       if (!inScope(key.scopes, id)) {
         throw new GantryError("forbidden", `This key's scopes do not include ${id}.`, {
           reason: `Use a key whose scopes include "${id}", "${def.area}.*" or "*".`,

@@ -4,7 +4,8 @@
  *
  * - scope: (tenant, ability, key); the same key in another tenant or ability is another key;
  * - same key + same input (canonical JSON without the key, after schema defaults) → the first
- *   result again (`created: false`, which the gateway reports as a replay);
+ *   result again (`created: false`; the call is marked replayed (`kit/src/call-outcome.ts`), which
+ *   the gateway reports with the response header `Idempotent-Replayed: true`);
  * - same key + different input → 409 `conflict` whose details name every differing field;
  * - concurrent first uses → one execution: the idempotency row is inserted first, in the same
  *   transaction as the record, under the primary key (tenant, ability, key). Postgres makes the
@@ -33,6 +34,7 @@ import { GantryError, type ErrorDetail } from "../errors.ts";
 import type { CallContext } from "../wire.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { isUniqueViolation } from "./db-errors.ts";
+import { markReplayed } from "../call-outcome.ts";
 
 export const IDEMPOTENCY_RETENTION_DAYS = 30;
 
@@ -120,7 +122,9 @@ export async function idempotentCreate<Tx extends RawQueries, T>(
     if (row.input_hash !== inputHash) {
       throw mismatch(ability, key, differingFields((row.input ?? {}) as Record<string, unknown>, body));
     }
-    return { result: await opts.replay(row.record_id), created: false };
+    const result = await opts.replay(row.record_id);
+    markReplayed(); // the gateway answers with `Idempotent-Replayed: true` (kit/src/call-outcome.ts)
+    return { result, created: false };
   };
 
   const existing = await find();

@@ -191,6 +191,11 @@
       row.querySelector(".value").textContent = `${rl.limit} requests per ${rl.windowSeconds} s`;
       row.querySelector(".applies").textContent = "this key (429 with retryAfterMs beyond it)";
     }
+    // Rows about one ability are shown only for the abilities this key may call.
+    const own = new Set(data.abilities.map((a) => a.id));
+    for (const tr of document.querySelectorAll("#limits tr[data-ability]")) {
+      tr.hidden = !own.has(tr.getAttribute("data-ability"));
+    }
     const byArea = new Map();
     for (const a of data.abilities) byArea.set(a.area, [...(byArea.get(a.area) || []), a]);
     for (const area of [...byArea.keys()].sort()) {
@@ -271,6 +276,7 @@
     $("toc-areas").replaceChildren();
     $("key-summary").hidden = true;
     $("filter").hidden = true;
+    for (const tr of document.querySelectorAll("#limits tr[data-ability]")) tr.hidden = false;
     $("forget").hidden = true;
     setStatus("Key forgotten. Paste a key above to list the abilities it may call.");
   });

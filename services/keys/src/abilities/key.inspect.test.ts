@@ -30,7 +30,16 @@ test("any authenticated key may call it, even one without key.* scopes", async (
   assert.equal(r.status, "active");
   assert.equal(r.source, "key");
   assert.deepEqual(r.scopes, ["contact.*"]);
-  assert.deepEqual(r.abilities, [...expandScopes(["contact.*"]), "key.inspect", "vertical.manifest_get"].sort());
+  assert.deepEqual(
+    r.abilities,
+    [
+      ...expandScopes(["contact.*"]),
+      "capability.discover",
+      "gantry.about",
+      "key.inspect",
+      "vertical.manifest_get",
+    ].sort(),
+  );
   assert.ok(r.abilities.includes("contact.get"));
   assert.deepEqual(r.collections, ["support", "sales"]);
   assert.deepEqual(r.products, ["shop"]);

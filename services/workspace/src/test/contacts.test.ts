@@ -5,6 +5,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import request from "supertest";
 import { ISO, fails, ok, startWorkspaceStack, tenantKeys, type Keys, type TestStack } from "./helpers.ts";
 
 let t: TestStack;
@@ -103,6 +104,61 @@ describe("contact.create", () => {
     );
     assert.equal(rows[0].n, 1);
     assert.doesNotMatch(t.stack.logs(), /ability failed/);
+  });
+});
+
+describe("Idempotency-Key header (Stripe's convention)", () => {
+  const post = (ability: string, input: unknown, key: string, idempotencyKey?: string) => {
+    const r = request(t.url).post(`/v1/abilities/${ability}`).set("Authorization", `Bearer ${key}`);
+    return (idempotencyKey === undefined ? r : r.set("Idempotency-Key", idempotencyKey)).send({ input });
+  };
+
+  test("fills idempotencyKey: a repeated call returns the same contact, marked Idempotent-Replayed", async () => {
+    const input = { name: "Header Idem", email: "hdr@example.com" };
+    const first = await post("contact.create", input, k.acme, "hdr-1").expect(200);
+    assert.equal(first.headers["idempotent-replayed"], undefined, "a first call is not a replay");
+    const again = await post("contact.create", input, k.acme, "hdr-1").expect(200);
+    assert.equal(again.headers["idempotent-replayed"], "true");
+    assert.equal(again.body.result.id, first.body.result.id);
+    assert.deepEqual(again.body.result, first.body.result, "the result body is unchanged by a replay");
+    // The header and the field are the same key: the field alone replays the header's call.
+    const viaField = await post("contact.create", { ...input, idempotencyKey: "hdr-1" }, k.acme).expect(200);
+    assert.equal(viaField.body.result.id, first.body.result.id);
+    assert.equal(viaField.headers["idempotent-replayed"], "true");
+    const { rows } = await t.db.query(
+      `SELECT count(*)::int AS n FROM workspace.contacts WHERE email = 'hdr@example.com'`,
+    );
+    assert.equal(rows[0].n, 1, "two identical calls with one Idempotency-Key make one contact");
+    // Without any key each call creates, and no replay is reported.
+    const plain = await post("contact.create", { name: "No Key" }, k.acme).expect(200);
+    assert.equal(plain.headers["idempotent-replayed"], undefined);
+  });
+
+  test("header and field both given: the same value is fine, different values are 400 naming both", async () => {
+    const same = await post("contact.create", { name: "Both", idempotencyKey: "both-1" }, k.acme, "both-1").expect(200);
+    assert.ok(same.body.result.id);
+    const res = await post("contact.create", { name: "Both", idempotencyKey: "field-1" }, k.acme, "header-1").expect(
+      400,
+    );
+    assert.equal(res.body.code, "invalid_request");
+    assert.match(res.body.error, /Idempotency-Key header \("header-1"\)/);
+    assert.match(res.body.error, /input\.idempotencyKey \("field-1"\)/);
+    assert.equal(res.body.details[0].path, "/input/idempotencyKey");
+    assert.equal(res.body.details[0].code, "idempotency_key_mismatch");
+  });
+
+  test("an ability without idempotencyKey refuses the header with 400 instead of ignoring it", async () => {
+    const res = await post("contact.list", {}, k.acme, "list-1").expect(400);
+    assert.equal(res.body.code, "invalid_request");
+    assert.match(res.body.error, /contact\.list does not take an idempotency key/);
+    assert.equal(res.body.details[0].path, "/headers/idempotency-key");
+    assert.equal(res.body.details[0].code, "idempotency_not_supported");
+  });
+
+  test("a header value the field's schema refuses is a validation error on /input/idempotencyKey", async () => {
+    const res = await post("contact.create", { name: "Long" }, k.acme, "x".repeat(300)).expect(400);
+    assert.equal(res.body.code, "validation_failed");
+    assert.equal(res.body.details[0].path, "/input/idempotencyKey");
   });
 });
 
