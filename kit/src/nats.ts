@@ -34,7 +34,7 @@ export const STREAMS = {
   WORKFLOWS: { name: "WORKFLOWS", subjects: ["workflows.>"] },
   /** The lessons inbox: `memory.lesson.recorded`, for the consolidation pipeline; published by the memory service. */
   LESSONS: { name: "LESSONS", subjects: ["memory.lesson.>"] },
-  /** Connection lifecycle: `connections.connection.connected|refreshed|needs_reauth|revoked`; connections service. */
+  /** Connection lifecycle: `connections.connection.connected|refreshed|needs_reauth|revoked|shared|share_revoked`; connections service. */
   CONNECTIONS: { name: "CONNECTIONS", subjects: ["connections.>"] },
 } as const satisfies Record<string, { name: string; subjects: string[] }>;
 
@@ -56,6 +56,10 @@ export const SUBJECTS = {
   connectionNeedsReauth: "connections.connection.needs_reauth",
   /** The connection was revoked; its service falls back to the platform account (stream CONNECTIONS). */
   connectionRevoked: "connections.connection.revoked",
+  /** The owner shared the connection's tools with another principal (stream CONNECTIONS). */
+  connectionShared: "connections.connection.shared",
+  /** A share of the connection was revoked (stream CONNECTIONS). */
+  connectionShareRevoked: "connections.connection.share_revoked",
 } as const;
 
 /**

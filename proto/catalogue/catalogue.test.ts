@@ -68,7 +68,10 @@ function rejects(id: string, input: unknown): void {
   assert.equal(result.ok, false, `${id} should reject ${JSON.stringify(input)}`);
 }
 
-/** The 79 ids from the spec's "Allowed ability ids:" line, `{base_url}` read as `gantry.about`. */
+/**
+ * The 79 ids from the spec's "Allowed ability ids:" line. The shared spec comes from a template that
+ * wrote `{base_url}` for `gantry.about`; the vendored copy (docs/spec) says `gantry.about`; both read the same.
+ */
 function specIds(markdown: string): string[] {
   const line = markdown.split("\n").find((l) => l.startsWith("Allowed ability ids:"));
   assert.ok(line, "spec has an 'Allowed ability ids:' line");
@@ -135,7 +138,7 @@ test("catalogue is sorted by id and areas are the ids' first segments, as the sp
   for (const ability of catalogue) assert.equal(ability.area, ability.id.split(".")[0], ability.id);
   assert.deepEqual([...areas], [...new Set(catalogue.map((a) => a.id.split(".")[0]))].sort());
   assert.deepEqual([...areas], [...AREA_NAMES].sort());
-  // Spec §1.4 lists the areas, with the service's own name replaced by "the service".
+  // Spec §1.4 lists the areas (the shared template wrote "the service" for gantry; the vendored copy says gantry).
   const spec = readFileSync(vendoredSpecPath, "utf8");
   const line = spec.split("\n").find((l) => l.includes("Ability areas (each ability id is"));
   assert.ok(line);
@@ -390,7 +393,7 @@ test("spec unions: connection.authorize has start/complete/revoke/share, integra
     [
       ["action", "returnUrl", "service"],
       ["action", "connectionId", "sessionUri", "state"],
-      ["action", "connectionId"],
+      ["action", "connectionId", "shareId"],
       ["action", "connectionId", "expiresAt", "principalId", "toolIds"],
     ],
   );
@@ -412,6 +415,7 @@ test("spec unions: connection.authorize has start/complete/revoke/share, integra
     sessionUri: "https://p.example/s/1",
   });
   accepts("connection.authorize", { action: "revoke", connectionId: "con_1" });
+  accepts("connection.authorize", { action: "revoke", connectionId: "con_1", shareId: "shr_1" });
   accepts("connection.authorize", {
     action: "share",
     connectionId: "con_1",

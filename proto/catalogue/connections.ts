@@ -313,13 +313,17 @@ export const abilities = [
         ),
         object(
           {
-            action: constant("`revoke`: revoke the account behind a connection.", "revoke"),
+            action: constant("`revoke`: revoke the account behind a connection, or one share of it.", "revoke"),
             connectionId: connectionId(),
+            shareId: id(
+              "A share (`shr_…`) of the connection to revoke instead of the connection: only that grant ends (the owner's account stays connected).",
+            ),
           },
           ["action", "connectionId"],
           {
             title: "revoke",
-            description: "Revoke the connection; payment.* and message.send fall back to the platform account.",
+            description:
+              "Revoke the connection (and every share of it); payment.* and message.send fall back to the platform account. With `shareId`, revoke only that share.",
           },
         ),
         object(
@@ -368,7 +372,13 @@ export const abilities = [
         fields(
           {
             action: enumOf("The variant that ran.", ["revoke"]),
-            connection: connection("The connection, now `revoked` (revoking again returns it unchanged)."),
+            connection: connection(
+              "The connection, now `revoked` (revoking again returns it unchanged); with `shareId`, the connection unchanged.",
+            ),
+            share: nullable(
+              share(),
+              "With `shareId`: the share, now `revoked` (revoking again returns it unchanged); null when the connection was revoked.",
+            ),
           },
           [],
           {

@@ -24,23 +24,23 @@ export const conventions: readonly string[] = [
 export const decisions: Readonly<Record<string, string>> = {
   // gateway
   "capability.discover":
-    "`{query?, area?, limit?}` (issue 6); `area` is an enum of the 28 areas; ranked, so `limit` defaults to 10 and there is no cursor (the catalogue is small).",
+    "`{query?, area?, limit?}`; `area` is an enum of the 28 areas; ranked, so `limit` defaults to 10 and there is no cursor (the catalogue is small).",
   "gantry.about":
     "Empty input `{}`: everything it reports (version, URLs, abilities, limits, tenant) follows from the calling key.",
   // keys
   "key.inspect":
     "Empty input; the result adds to the spec's fields `name`, `status` (active, expired, revoked), `source` (key or legacy), `scopes`, `products`, `rateLimit` (null = deployment default), `rotatedTo`/`rotatedFrom` and `events`, the calling key's event trail (issued, rotated, revoked with reason, expired).",
   "key.issue":
-    "Fields from issue 3; `scopes` 1..200 unique well-formed scopes, each matching at least one ability (else 400 `unknown_scope`); `expiresInHours` 1..87 600; `rateLimit` `{limit, windowSeconds}` both required; omitted expiry and rate limit inherit the issuing tenant key's; a tenant key exceeding itself (scopes by pattern coverage, collections, products, flags, rate limit, expiry, tenant) gets 403 with one `details` entry per excess (`code` `exceeds_caller`); no idempotencyKey because replaying would require storing the raw secret, which is only ever shown once.",
+    "`scopes` 1..200 unique well-formed scopes, each matching at least one ability (else 400 `unknown_scope`); `expiresInHours` 1..87 600; `rateLimit` `{limit, windowSeconds}` both required; omitted expiry and rate limit inherit the issuing tenant key's; a tenant key exceeding itself (scopes by pattern coverage, collections, products, flags, rate limit, expiry, tenant) gets 403 with one `details` entry per excess (`code` `exceeds_caller`); no idempotencyKey because replaying would require storing the raw secret, which is only ever shown once.",
   "key.list":
-    "Spec fields plus `limit`/`cursor` pagination (issue 3) and `includeEvents` (each row's event trail); result `{keys, nextCursor}` newest first; expired keys are listed with status `expired`; admin results add `legacyRequests` and `legacyKeys`.",
+    "Spec fields plus `limit`/`cursor` pagination and `includeEvents` (each row's event trail); result `{keys, nextCursor}` newest first; expired keys are listed with status `expired`; admin results add `legacyRequests` and `legacyKeys`.",
   "key.revoke":
     'Key ids must match `^key_[A-Za-z0-9_-]+$`; `reason` ≤ 500; `confirmSelf` has no default (absent = not confirmed; revoking the calling key without it → 400 `confirm_self_required`); another tenant\'s key is 404; result `{id, status: "revoked", revoked, effectiveBy, notified}`, `effectiveBy` being the 30 s cache bound (gateways drop the key on a NATS notice at once).',
   "key.rotate":
     "Result `{id, key, prefix, tenant, name, scopes, created, expires, previous: {id, expires}}`; the successor copies every attribute including the absolute expiry; a second rotation of the same key → 409 `already_rotated`; revoked/expired keys → 409; a tenant key may rotate only keys no wider than itself (403).",
   // connections
   "connection.authorize":
-    "Action values are `start` (may be omitted), `complete`, `revoke`, `share`; `sessionUri` and `returnUrl` are URIs, `expiresAt` RFC 3339; `toolIds` 1..100 unique. `returnUrl` must be a redirect URI registered for the service (OAuth providers only redirect to registered URIs); `sessionUri` is the full URL the provider redirected to; `complete` is accepted only from the key that ran `start` (403 otherwise), once (409), within 10 minutes (400). Until the tool registry is wired, `share` answers 501.",
+    "Action values are `start` (may be omitted), `complete`, `revoke`, `share`; `sessionUri` and `returnUrl` are URIs, `expiresAt` RFC 3339; `toolIds` 1..100 unique. `returnUrl` must be a redirect URI registered for the service (OAuth providers only redirect to registered URIs); `sessionUri` is the full URL the provider redirected to; `complete` is accepted only from the key that ran `start` (403 otherwise), once (409), within 10 minutes (400). `share` is accepted only from the connection's owner (403 otherwise), for a connection that is not revoked (409), another principal than the owner, and an `expiresAt` in the future (400), `toolIds` naming existing tool versions (404); `revoke` with `shareId` ends one share (a share of another connection is 404); revoking the connection ends its shares. A use through an expired, revoked or tool-less share is refused with 403.",
   "connection.list":
     "`{service?, status?, limit, cursor}`; status is pending | connected | needs_reauth | revoked (needs_reauth: the provider refused a refresh; consent must be given again).",
   "integration.app.connect":
@@ -70,7 +70,7 @@ export const decisions: Readonly<Record<string, string>> = {
     "`{country, currency, accountNumber, bankCode?, accountName?}`: resolves the holder name (and reports a name match when accountName is given) and registers the account as a recipient for payout.send.",
   // memory
   "memory.save":
-    "`{text (≤ 32 000), collection?, metadata?, id?}` (issue 7): `id` upserts; without it a memory of the same tenant + collection with cosine ≥ 0.97 is updated (newest text, metadata merged) and the result says `deduplicated: true`; result `{id, collection, action: created|updated|deduplicated, deduplicated, similarity?, created, updated, model}`.",
+    "`{text (≤ 32 000), collection?, metadata?, id?}`: `id` upserts; without it a memory of the same tenant + collection with cosine ≥ 0.97 is updated (newest text, metadata merged) and the result says `deduplicated: true`; result `{id, collection, action: created|updated|deduplicated, deduplicated, similarity?, created, updated, model}`.",
   "memory.search":
     "`limit` is an integer 1..100; `filter` grammar: `{key: value}` strict equality, per-key operators `$eq $ne $in $nin $gt $gte $lt $lte` (`$ne`/`$nin` also match an absent key; ranges only numbers), and one level of `$and`/`$or` lists (bounded, no `$ref`, so the schema embeds anywhere); score = cosine × 0.5^(age / half-life), age from the last save, half-life 30 days (`MEMORY_HALF_LIFE_DAYS`); hits with cosine ≤ 0 are left out.",
   "memory.recall":
@@ -80,7 +80,7 @@ export const decisions: Readonly<Record<string, string>> = {
   "decision.record":
     "`supersedes` must look like `D-NNN` (`^D-[0-9]{3,}$`) and name an active decision of the tenant (404 unknown, 409 already superseded); the title is one line (no CR/LF); ids are gapless per tenant (D-999 is followed by D-1000).",
   "decision.list":
-    "`{query?, includeSuperseded? (default false), limit, cursor}` (issue 7): newest first without `query`; with it ranked by cosine (no recency decay), each with `similarity`.",
+    "`{query?, includeSuperseded? (default false), limit, cursor}`: newest first without `query`; with it ranked by cosine (no recency decay), each with `similarity`.",
   // content
   "document.generate":
     "Deterministic Markdown → PDF or HTML (`{title, markdown, format? pdf|html, filename?, theme?}`), themed like email.render; no model writes content.",
@@ -107,19 +107,18 @@ export const decisions: Readonly<Record<string, string>> = {
     "`{title, scope?, items?, planId?, vertical?, idempotencyKey?}` with at least one of scope or items (items are derived from scope when omitted).",
   // workspace
   "contact.get": "`{id}`.",
-  "contact.list": "`{query?, limit, cursor}`; query matches name, email, company, phone (issue 5).",
+  "contact.list": "`{query?, limit, cursor}`; query matches name, email, company, phone.",
   "contact.update":
     "Partial update `{id, …}` with at least one field besides id; `null` clears phone, email or company; metadata merges and a `null` value removes a key.",
   "lead.create":
-    "`{name, contactId?, email?, company?, source?, value? {amount, currency}, notes?, idempotencyKey?}` (issue 5); new leads start in `new`.",
+    "`{name, contactId?, email?, company?, source?, value? {amount, currency}, notes?, idempotencyKey?}`; new leads start in `new`.",
   "lead.get": "`{id}`.",
   "lead.list": "`{status?, query?, limit, cursor}`; statuses new | contacted | qualified | won | lost.",
   "lead.update_status":
     "Target status is contacted | qualified | won | lost (nothing moves back to new); illegal moves are 409 with the allowed next states.",
-  "task.create":
-    "`priority` defaults to medium (issue 5); `dueInHours` is > 0 and ≤ 17 520 (two years), fractions allowed.",
+  "task.create": "`priority` defaults to medium; `dueInHours` is > 0 and ≤ 17 520 (two years), fractions allowed.",
   "task.get": "`{id}`.",
-  "task.list": "`{status?, assignedTo?, priority?, overdue?, limit, cursor}` (issue 5).",
+  "task.list": "`{status?, assignedTo?, priority?, overdue?, limit, cursor}`.",
   "task.update_status": "`{id, status, note?}` over open | in_progress | blocked | done | cancelled.",
   "workspace.doc.close": "`{id}`; closing is final (patch/comment then 409).",
   "workspace.doc.comment": "`{id, text, anchor?}`; anchor is an exact passage of the doc.",
@@ -130,8 +129,7 @@ export const decisions: Readonly<Record<string, string>> = {
   "workspace.doc.read": "`{id}`.",
   "event.emit":
     "Event names are dot-separated tokens `[A-Za-z0-9_-]` (≤ 128, no wildcards) because they become NATS subject tokens; payload size is enforced by the service.",
-  "workflow.trigger":
-    "`{workflow, input?, idempotencyKey?}` (issue 5); workflow names have no dots (one subject token).",
+  "workflow.trigger": "`{workflow, input?, idempotencyKey?}`; workflow names have no dots (one subject token).",
   "vertical.list": "`{limit, cursor}`.",
   "sim.generate": "`{vertical, seed? (0..2^31-1), size? small | medium (default small), idempotencyKey?}`.",
   "sim.list": "`{vertical?, limit, cursor}`.",

@@ -88,6 +88,11 @@ export const CONNECTIONS_ENV = defineEnv({
     default: 60,
     description: "how often the sweep refreshes tokens about to expire; 0 turns the sweep off (refresh on use only)",
   },
+  CONNECTIONS_TOOLKITS_DIR: {
+    type: "string",
+    description:
+      "directory of the toolkit registry (<slug>/toolkit.json + OpenAPI 3 documents); default the shipped services/connections/toolkits/",
+  },
   CONNECTIONS_PROVIDER_TIMEOUT_MS: {
     type: "integer",
     minimum: 100,

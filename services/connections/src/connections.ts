@@ -42,7 +42,7 @@ export function connectionById(ctx: Context, tenant: string, id: string): Promis
  * the connection's row lock, so a refresh running elsewhere finishes first and its new tokens are
  * the ones revoked. A provider that fails to revoke does not keep the connection alive (the caller
  * asked to disconnect, and the tokens are deleted either way): the failure is in the event trail and
- * the log. Revoking a revoked connection returns it unchanged.
+ * the log. Its shares are revoked with it. Revoking a revoked connection returns it unchanged.
  */
 export async function revokeConnection(ctx: Context, call: CallContext, row: Connection): Promise<Connection> {
   if (row.status === "revoked") return row;
@@ -88,6 +88,11 @@ export async function revokeConnection(ctx: Context, call: CallContext, row: Con
       await tx.oauthSession.updateMany({
         where: { connectionId: locked.id, tenant: call.tenant, consumedAt: null },
         data: { consumedAt: now },
+      });
+      // Its shares end with it.
+      await tx.connectionShare.updateMany({
+        where: { connectionId: locked.id, tenant: call.tenant, revokedAt: null },
+        data: { revokedAt: now },
       });
       await recordEvent(tx, {
         connection: locked,

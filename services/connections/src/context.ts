@@ -15,6 +15,7 @@ import type { ConnectionsConfig } from "./config.ts";
 import type { MasterKeys } from "./crypto.ts";
 import type { Connection, PrismaClient } from "./db.ts";
 import type { OAuthProvider } from "./oauth.ts";
+import type { Registry } from "./toolkits.ts";
 
 export interface Context {
   db: PrismaClient;
@@ -24,6 +25,8 @@ export interface Context {
   providers: ReadonlyMap<string, OAuthProvider>;
   /** Platform account credentials by service key (CONNECTIONS_PLATFORM_ACCOUNTS). */
   platform: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** The toolkit registry (toolkits/<slug>/: OpenAPI 3 documents, version-pinned tools), loaded at start. */
+  toolkits: Registry;
   nats: Nats;
   log: Logger;
   now: Clock;

@@ -10,7 +10,15 @@ import { encodeJson, SUBJECTS } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import type { Connection, Prisma } from "./db.ts";
 
-export type TrailEvent = "consent_started" | "consent_failed" | "connected" | "refreshed" | "needs_reauth" | "revoked";
+export type TrailEvent =
+  | "consent_started"
+  | "consent_failed"
+  | "connected"
+  | "refreshed"
+  | "needs_reauth"
+  | "revoked"
+  | "shared"
+  | "share_revoked";
 
 /** The events other services hear about, and their subjects. */
 const PUBLISHED = {
@@ -18,6 +26,8 @@ const PUBLISHED = {
   refreshed: SUBJECTS.connectionRefreshed,
   needs_reauth: SUBJECTS.connectionNeedsReauth,
   revoked: SUBJECTS.connectionRevoked,
+  shared: SUBJECTS.connectionShared,
+  share_revoked: SUBJECTS.connectionShareRevoked,
 } as const satisfies Partial<Record<TrailEvent, string>>;
 
 export type PublishedEvent = keyof typeof PUBLISHED;
@@ -70,7 +80,7 @@ export async function publish(
   ctx: Pick<Context, "nats" | "log">,
   event: PublishedEvent,
   row: Connection,
-  extra: { requestId?: string | null; detail?: Record<string, unknown>; at: Date },
+  extra: { requestId?: string | null; detail?: Record<string, unknown>; at: Date; msgId?: string },
 ): Promise<void> {
   const message: ConnectionMessage = {
     event,
@@ -86,7 +96,9 @@ export async function publish(
     at: extra.at.toISOString(),
   };
   try {
-    await ctx.nats.js.publish(PUBLISHED[event], encodeJson(message), { msgID: `${row.id}.${event}.${row.version}` });
+    await ctx.nats.js.publish(PUBLISHED[event], encodeJson(message), {
+      msgID: extra.msgId ?? `${row.id}.${event}.${row.version}`,
+    });
   } catch (err) {
     ctx.log.warn({ connectionId: row.id, event, err: String(err) }, "publishing a connection event failed");
   }

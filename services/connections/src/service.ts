@@ -18,6 +18,7 @@ import { PrismaClient } from "./db.ts";
 import { OAuthProvider } from "./oauth.ts";
 import { startRefreshSweep } from "./refresh.ts";
 import { resolverService } from "./resolver.ts";
+import { DEFAULT_TOOLKITS_DIR, loadRegistry } from "./toolkits.ts";
 
 export default defineService({
   name: "connections",
@@ -28,6 +29,7 @@ export default defineService({
     const keys = loadMasterKeys(config);
     const providerConfigs = parseProviders(config.CONNECTIONS_PROVIDERS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
     const platform = parsePlatformAccounts(config.CONNECTIONS_PLATFORM_ACCOUNTS);
+    const toolkits = loadRegistry(config.CONNECTIONS_TOOLKITS_DIR ?? DEFAULT_TOOLKITS_DIR);
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
     const options = {
       allowHttpLoopback: config.CONNECTIONS_ALLOW_HTTP_LOOPBACK,
@@ -48,6 +50,7 @@ export default defineService({
       {
         providers: [...providers.keys()],
         platformAccounts: [...platform.keys()],
+        toolkits: [...toolkits.toolkits.keys()],
         masterKeyVersion: keys.current.version,
         readableKeyVersions: [...keys.byVersion.keys()].sort((a, b) => a - b),
       },
@@ -60,6 +63,7 @@ export default defineService({
       keys,
       providers,
       platform,
+      toolkits,
       nats,
       log,
       now,

@@ -6,7 +6,7 @@
  * with a message naming the tenant and the problem, instead of failing deliveries later.
  */
 import { fileURLToPath } from "node:url";
-import { ConfigError, defineEnv, type ServiceConfig } from "@gantry/kit";
+import { ConfigError, defineEnv, SSRF_DEFAULT_PORTS, type ServiceConfig } from "@gantry/kit";
 import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 
 export const DEFAULT_VERTICALS_DIR = fileURLToPath(new URL("../verticals/", import.meta.url));
@@ -21,7 +21,7 @@ export const WORKSPACE_ENV = defineEnv({
     type: "boolean",
     default: false,
     description:
-      "tests and local development only: let workflow deliveries go to loopback addresses (127.0.0.0/8, ::1) and over plain http",
+      "tests and local development only: let workflow deliveries go to loopback addresses (127.0.0.0/8, ::1; any port) and over plain http",
   },
   WORKFLOW_DELIVERY_ATTEMPTS: {
     type: "integer",
@@ -115,6 +115,11 @@ export function parseWorkflowEndpoints(raw: string, allowLoopback: boolean): Map
       if (url.protocol !== "https:" && !(allowLoopback && url.protocol === "http:")) {
         problems.push(`${at}.url: must be https (plain http only with WORKFLOW_ALLOW_LOOPBACK=true)`);
       }
+      const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+      if (!allowLoopback && !SSRF_DEFAULT_PORTS.includes(port))
+        problems.push(
+          `${at}.url: port ${port} is not allowed (the SSRF guard allows ${SSRF_DEFAULT_PORTS.join(", ")})`,
+        );
       if (url.username || url.password)
         problems.push(`${at}.url: must not carry credentials; the request is signed with the secret`);
       if (url.hash) problems.push(`${at}.url: must not have a #fragment`);

@@ -181,6 +181,7 @@ describe("WORKFLOW_ENDPOINTS", () => {
           JSON.stringify({
             acme: { url: "http://hooks.example/x", secret: "short" },
             "bad tenant": { url: "https://u:p@x.example", secret: "0123456789abcdef", extra: 1 },
+            other: { url: "https://hooks.example:8443/x", secret: "0123456789abcdef" },
           }),
           false,
         ),
@@ -189,6 +190,7 @@ describe("WORKFLOW_ENDPOINTS", () => {
         /at least 16/.test(e.message) &&
         /not a tenant id/.test(e.message) &&
         /credentials/.test(e.message) &&
+        /port 8443 is not allowed/.test(e.message) &&
         /unknown field/.test(e.message),
     );
     assert.equal(

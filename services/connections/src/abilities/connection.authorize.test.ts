@@ -308,20 +308,3 @@ test("revoke revokes the tokens at the provider, deletes them here, and announce
   });
   await assert.rejects(t.resolve("leaving-co", "payments"), { code: "not_found" });
 });
-
-test("share answers 501 until the tool registry exists", async () => {
-  const { completed } = await t.connect("payments", { tenant: "share-co" });
-  await assert.rejects(
-    t.s.call(
-      "connection.authorize",
-      {
-        action: "share",
-        connectionId: completed.connection.id,
-        principalId: "key_bob",
-        toolIds: ["github.create_issue@1"],
-      },
-      { tenant: "share-co" },
-    ),
-    { code: "not_implemented" },
-  );
-});

@@ -110,8 +110,6 @@ test("start → consent at the provider → complete through the gateway; only t
 
 test("the connection and integration abilities not wired yet answer 501, honestly", async () => {
   const cases: Array<[string, unknown]> = [
-    ["integration.app.toolkits", {}],
-    ["integration.app.tools", { toolkit: "github" }],
     ["integration.app.connect", { toolkit: "github" }],
     ["integration.app.connections", {}],
     ["integration.app.execute", { tool: "GITHUB_CREATE_ISSUE", arguments: {} }],
@@ -119,12 +117,13 @@ test("the connection and integration abilities not wired yet answer 501, honestl
       "integration.execute",
       { connectionId: "con_01AAAAAAAAAAAAAAAAAAAAAAAA", toolId: "github.create_issue@1", arguments: {} },
     ],
-    ["integration.search", { action: "connections" }],
+    ["integration.search", { connectionId: "con_01AAAAAAAAAAAAAAAAAAAAAAAA" }],
   ];
   for (const [ability, input] of cases) {
     const res = await t.call(ability, { input }, alice);
     assert.equal(res.status, 501, `${ability} → ${res.status}`);
   }
+  // Shares are built: a share of a connection that is not the tenant's is 404, not 501.
   const share = await t.call(
     "connection.authorize",
     {
@@ -137,5 +136,15 @@ test("the connection and integration abilities not wired yet answer 501, honestl
     },
     alice,
   );
-  assert.equal(share.status, 501);
+  assert.equal(share.status, 404);
+  const listing = await t.call("integration.search", { input: { action: "connections" } }, alice);
+  assert.equal(listing.status, 200);
+  // The registry is built: toolkits and tools answer.
+  for (const [ability, input] of [
+    ["integration.app.toolkits", {}],
+    ["integration.app.tools", { toolkit: "github" }],
+  ] as const) {
+    const res = await t.call(ability, { input }, alice);
+    assert.equal(res.status, 200, `${ability} → ${res.status}`);
+  }
 });

@@ -18,7 +18,7 @@
  * tenant the trigger names (`withTenant`), so a message can only ever touch that tenant's runs.
  */
 import { AckPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
-import { STREAMS, asSystem, decodeJson, encodeJson, withTenant, workflowSubject } from "@gantry/kit";
+import { STREAMS, SsrfGuard, asSystem, decodeJson, encodeJson, withTenant, workflowSubject } from "@gantry/kit";
 import type { WorkspaceConfig } from "../config.ts";
 import type { Context } from "../context.ts";
 import { deliver } from "./deliver.ts";
@@ -71,7 +71,10 @@ async function publishOutcome(
     .catch((err) => ws.log.warn({ runId: t.runId, err: String(err) }, "workflow outcome not published"));
 }
 
-async function handle(ws: DelivererDeps, m: JsMsg): Promise<void> {
+/** The deliverer's own state: the deps plus its one SSRF guard. */
+type Deliverer = DelivererDeps & { guard: SsrfGuard };
+
+async function handle(ws: Deliverer, m: JsMsg): Promise<void> {
   let t: TriggerMessage;
   try {
     t = decodeJson<TriggerMessage>(m.data);
@@ -88,7 +91,7 @@ async function handle(ws: DelivererDeps, m: JsMsg): Promise<void> {
   await withTenant(t.tenant, () => handleRun(ws, m, t));
 }
 
-async function handleRun(ws: DelivererDeps, m: JsMsg, t: TriggerMessage): Promise<void> {
+async function handleRun(ws: Deliverer, m: JsMsg, t: TriggerMessage): Promise<void> {
   const run = await ws.db.workflowRun.findFirst({ where: { id: t.runId, tenant: t.tenant } });
   if (!run || run.status === "delivered" || run.status === "failed") return m.ack();
   const endpoint = ws.endpoints.get(run.tenant);
@@ -117,7 +120,7 @@ async function handleRun(ws: DelivererDeps, m: JsMsg, t: TriggerMessage): Promis
     runId: run.id,
     attempt,
     timeoutMs: ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS,
-    allowLoopback: ws.config.WORKFLOW_ALLOW_LOOPBACK,
+    guard: ws.guard,
   });
   const now = ws.now();
   if (outcome.ok) {
@@ -159,7 +162,12 @@ async function handleRun(ws: DelivererDeps, m: JsMsg, t: TriggerMessage): Promis
   m.nak(backoffMs(ws.config, attempt));
 }
 
-export function startWorkflowDeliverer(ws: DelivererDeps): { stop: () => Promise<void> } {
+export function startWorkflowDeliverer(deps: DelivererDeps): { stop: () => Promise<void> } {
+  // The kit's SSRF guard; WORKFLOW_ALLOW_LOOPBACK is its test-only escape hatch (logged on every use).
+  const ws: Deliverer = {
+    ...deps,
+    guard: new SsrfGuard({ allowLoopback: deps.config.WORKFLOW_ALLOW_LOOPBACK, log: deps.log }),
+  };
   let running = true;
   let messages: ConsumerMessages | undefined;
   const inflight = new Set<Promise<void>>();

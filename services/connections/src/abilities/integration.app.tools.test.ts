@@ -1,0 +1,84 @@
+/**
+ * integration.app.toolkits and integration.app.tools over the one-service harness: the shipped
+ * registry, by name, filtered, paginated with the kit's cursor (bad cursor 400), unknown toolkit 404
+ * naming the field; every result checked against the catalogue's output schema by the harness.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { type ConnectionsTest, startConnections } from "../test/helpers.ts";
+
+let t: ConnectionsTest;
+before(async () => {
+  t = await startConnections();
+});
+after(async () => t?.stop());
+
+test("integration.app.toolkits: by name, query and category filters, pagination", async () => {
+  const all = await t.s.call("integration.app.toolkits", {});
+  assert.deepEqual(
+    all.items.map((k: any) => k.slug),
+    ["github", "slack", "stripe"],
+  );
+  assert.equal(all.nextCursor, null);
+  assert.deepEqual(
+    all.items.map((k: any) => [k.authScheme, k.toolCount]),
+    [
+      ["oauth2", 3],
+      ["oauth2", 2],
+      ["api_key", 3],
+    ],
+  );
+  const payments = await t.s.call("integration.app.toolkits", { category: "payments" });
+  assert.deepEqual(
+    payments.items.map((k: any) => k.slug),
+    ["stripe"],
+  );
+  const chat = await t.s.call("integration.app.toolkits", { query: "chat" });
+  assert.deepEqual(
+    chat.items.map((k: any) => k.slug),
+    ["slack"],
+  );
+  const p1 = await t.s.call("integration.app.toolkits", { limit: 2 });
+  assert.equal(p1.items.length, 2);
+  const p2 = await t.s.call("integration.app.toolkits", { limit: 2, cursor: p1.nextCursor });
+  assert.deepEqual(
+    p2.items.map((k: any) => k.slug),
+    ["stripe"],
+  );
+  assert.equal(p2.nextCursor, null);
+  await assert.rejects(t.s.call("integration.app.toolkits", { cursor: "bm9wZQ" }), (err: any) => {
+    assert.equal(err.code, "validation_failed");
+    assert.equal(err.details[0].code, "invalid_cursor");
+    return true;
+  });
+});
+
+test("integration.app.tools: latest versions with pinned ids and input schemas; unknown toolkit is 404", async () => {
+  const gh = await t.s.call("integration.app.tools", { toolkit: "github" });
+  assert.deepEqual(
+    gh.items.map((x: any) => x.id),
+    ["github.create_issue@2", "github.get_repo@1", "github.list_repo_issues@1"],
+  );
+  const create = gh.items[0];
+  assert.equal(create.latest, true);
+  assert.equal(create.slug, "GITHUB_CREATE_ISSUE");
+  assert.equal(create.inputSchema.type, "object");
+  assert.ok(create.inputSchema.required.includes("title"));
+  const issue = await t.s.call("integration.app.tools", { toolkit: "github", query: "repository" });
+  assert.deepEqual(
+    issue.items.map((x: any) => x.name),
+    ["get_repo", "list_repo_issues"],
+  );
+  const page1 = await t.s.call("integration.app.tools", { toolkit: "stripe", limit: 1 });
+  const page2 = await t.s.call("integration.app.tools", { toolkit: "stripe", limit: 5, cursor: page1.nextCursor });
+  assert.deepEqual(
+    [...page1.items, ...page2.items].map((x: any) => x.name),
+    ["create_refund", "get_customer", "list_charges"],
+  );
+  await assert.rejects(t.s.call("integration.app.tools", { toolkit: "gitlab" }), (err: any) => {
+    assert.equal(err.code, "not_found");
+    assert.equal(err.details[0].path, "/input/toolkit");
+    assert.match(err.message, /known: github, slack, stripe/);
+    return true;
+  });
+});
