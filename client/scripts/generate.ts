@@ -22,36 +22,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { catalogue } from "@gantry/proto/catalogue";
 import * as kitErrors from "@gantry/kit/errors.ts";
+import { isReadOnly } from "@gantry/proto/catalogue/effects.ts";
 
 const { ERROR_TABLE } = kitErrors;
 /** `details[].code` vocabulary, with meanings (kit/src/errors.ts); `string` where the kit has none. */
 const DETAIL_CODES = (kitErrors as { DETAIL_CODES?: Record<string, string> }).DETAIL_CODES;
 
 const OUT_DIR = fileURLToPath(new URL("../src/generated/", import.meta.url));
-
-/**
- * Operations that only read: resending them after a lost response cannot change anything. The same
- * list as the MCP tools' `readOnlyHint` (gateway/src/mcp/server.ts).
- */
-const READ_ONLY_OPS = new Set([
-  "get",
-  "list",
-  "search",
-  "recall",
-  "status",
-  "inspect",
-  "discover",
-  "about",
-  "balance",
-  "toolkits",
-  "tools",
-  "connections",
-  "read",
-  "manifest_get",
-  "render",
-  "summarize",
-  "load",
-]);
 
 type Schema = { [key: string]: unknown };
 
@@ -257,7 +234,7 @@ export function render(): Record<string, string> {
   const createLike = catalogue
     .filter((a) => isSchema(a.input.properties) && Object.hasOwn(a.input.properties, "idempotencyKey"))
     .map((a) => a.id);
-  const readOnly = catalogue.filter((a) => READ_ONLY_OPS.has(a.id.slice(a.id.lastIndexOf(".") + 1))).map((a) => a.id);
+  const readOnly = catalogue.filter((a) => isReadOnly(a.id)).map((a) => a.id);
   const areas = [...new Set(catalogue.map((a) => a.id.slice(0, a.id.indexOf("."))))].sort();
   const list = (ids: string[]) => `[\n${ids.map((id) => `  ${JSON.stringify(id)},\n`).join("")}]`;
 

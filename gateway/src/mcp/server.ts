@@ -30,6 +30,7 @@ import { abilitiesFor, type AbilityView } from "../discovery/abilities.ts";
 import { STATUS_TEXT } from "../discovery/live-status.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
+import { isDestructive, isReadOnly } from "@gantry/proto/catalogue/effects.ts";
 
 /** `_meta` key of `tools/call` carrying the spec's CallContext (`tenantId`, `runId`, `verticalId`). */
 export const CONTEXT_META_KEY = "gantry/context";
@@ -81,27 +82,6 @@ function forHttpResponse(headers: ResponseHeaders): ResponseHeaders {
   return rest;
 }
 
-const READ_ONLY_OPS = new Set([
-  "get",
-  "list",
-  "search",
-  "recall",
-  "status",
-  "inspect",
-  "discover",
-  "about",
-  "balance",
-  "toolkits",
-  "tools",
-  "connections",
-  "read",
-  "manifest_get",
-  "render",
-  "summarize",
-  "load",
-]);
-const DESTRUCTIVE_OPS = new Set(["revoke", "forget", "rotate", "close"]);
-
 /** A tool's `outputSchema`, and whether `structuredContent` wraps the result as `{result}`. */
 interface ToolOutput {
   schema: NonNullable<Tool["outputSchema"]>;
@@ -134,7 +114,6 @@ export function toolOutput(abilityId: string): ToolOutput {
 }
 
 export function toTool(a: AbilityView): Tool {
-  const op = a.id.slice(a.id.lastIndexOf(".") + 1);
   const note = a.status === "live" ? "" : ` [${STATUS_TEXT[a.status]}]`;
   return {
     name: a.id,
@@ -144,8 +123,8 @@ export function toTool(a: AbilityView): Tool {
     outputSchema: toolOutput(a.id).schema,
     annotations: {
       title: a.id,
-      readOnlyHint: READ_ONLY_OPS.has(op),
-      destructiveHint: DESTRUCTIVE_OPS.has(op),
+      readOnlyHint: isReadOnly(a.id),
+      destructiveHint: isDestructive(a.id),
       openWorldHint: ["web", "research", "message", "payment", "payout", "integration", "connection"].includes(a.area),
     },
     _meta: { "gantry/status": a.status, "gantry/area": a.area },
