@@ -95,8 +95,12 @@ type ConnectCallback = (
  */
 export class TenantPool extends pg.Pool {
   readonly #setRole?: string;
-  /** Clients already switched to the role; a client keeps its role for its whole life. */
-  readonly #switched = new WeakSet<pg.PoolClient>();
+  /**
+   * The scope statement each client last applied. A client keeps its role for its whole life and its
+   * scope until the next statement, so a checkout in the scope the client already has costs no
+   * round trip (the common case: one tenant's calls in a row). Nothing else may set `gantry.*`.
+   */
+  readonly #applied = new WeakMap<pg.PoolClient, string>();
 
   constructor(options: TenantPoolOptions) {
     const { role, ...config } = options;
@@ -109,15 +113,14 @@ export class TenantPool extends pg.Pool {
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | undefined {
     const statement = scopeStatement(scopes.getStore());
     const scoped = super.connect().then(async (client) => {
+      const last = this.#applied.get(client);
+      if (last === statement) return client;
       try {
-        // The role switch rides in the same round trip; if it fails, the client is discarded and
-        // the call fails: a connection that would bypass the policies is never handed out.
-        if (this.#setRole && !this.#switched.has(client)) {
-          await client.query(`${this.#setRole}; ${statement}`);
-          this.#switched.add(client);
-        } else {
-          await client.query(statement);
-        }
+        // A new client switches role in the same round trip; if anything fails, the client is
+        // discarded and the call fails: a connection that would bypass the policies is never handed out.
+        this.#applied.delete(client);
+        await client.query(last === undefined && this.#setRole ? `${this.#setRole}; ${statement}` : statement);
+        this.#applied.set(client, statement);
       } catch (err) {
         client.release(err as Error);
         throw err;
