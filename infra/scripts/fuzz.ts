@@ -37,12 +37,13 @@
  * a temporary directory, printed). Arguments after `--` go to `schemathesis run` (e.g.
  * `npm run fuzz -- --include-path-regex contact`).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { generateKey } from "@gantry/kit";
 import { startStack, type Stack } from "../runner/stack.ts";
+import { runChild } from "./run-child.ts";
 
 /** The Schemathesis release `.ci/run` installs and this script was written against. */
 export const SCHEMATHESIS_VERSION = "4.32.5";
@@ -75,33 +76,6 @@ export function findSchemathesis(): string | undefined {
   for (const c of candidates) if (c && fs.existsSync(c)) return c;
   const which = spawnSync("sh", ["-c", "command -v schemathesis"], { encoding: "utf8" });
   return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : undefined;
-}
-
-function run(cmd: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, logFile: string): Promise<number> {
-  return new Promise((resolve) => {
-    const log = fs.createWriteStream(logFile);
-    // In the report directory: Schemathesis keeps its crash cache (`.schemathesis/`) in its working directory.
-    const child = spawn(cmd, argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    for (const stream of [child.stdout, child.stderr]) {
-      stream.on("data", (chunk: Buffer) => {
-        process.stdout.write(chunk);
-        log.write(chunk);
-      });
-    }
-    const forward = (sig: NodeJS.Signals) => child.kill(sig);
-    process.on("SIGINT", forward);
-    process.on("SIGTERM", forward);
-    child.on("error", (err) => {
-      console.error(`could not run ${cmd}: ${err.message}`);
-      resolve(1);
-    });
-    child.on("close", (code, signal) => {
-      process.off("SIGINT", forward);
-      process.off("SIGTERM", forward);
-      log.end();
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
 }
 
 async function call(baseUrl: string, key: string, ability: string, input: unknown): Promise<Record<string, unknown>> {
@@ -238,7 +212,8 @@ async function main(): Promise<number> {
     ];
     console.log(`fuzz: ${bin} ${argv.join(" ").replace(key, "gk_…")}`);
     const env = { ...process.env, SCHEMATHESIS_TELEMETRY: "false", NO_COLOR: "1" };
-    const code = await run(bin, argv, env, reportDir, path.join(reportDir, "schemathesis.log"));
+    // In the report directory: Schemathesis keeps its crash cache (`.schemathesis/`) in its working directory.
+    const code = await runChild(bin, argv, { env, cwd: reportDir, logFile: path.join(reportDir, "schemathesis.log") });
     console.log(
       `fuzz: schemathesis exited ${code} after ${((Date.now() - started) / 1000).toFixed(1)} s; report and logs in ${reportDir}`,
     );

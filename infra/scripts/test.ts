@@ -14,10 +14,10 @@
  *
  * Exits with the test runner's code; its summary (ℹ tests / ℹ pass / ℹ fail) is the last output.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runChild } from "./run-child.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ROOTS = ["proto", "kit", "gateway", "services", "infra", "bench", "k8s", "client"];
@@ -26,23 +26,7 @@ const args = process.argv.slice(2);
 const nodeArgs = args.filter((a) => a.startsWith("-"));
 const filters = args.filter((a) => !a.startsWith("-"));
 
-function run(cmd: string, argv: string[]): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, argv, { cwd: ROOT, stdio: "inherit" });
-    const forward = (sig: NodeJS.Signals) => child.kill(sig);
-    process.on("SIGINT", forward);
-    process.on("SIGTERM", forward);
-    child.on("error", (err) => {
-      console.error(`could not run ${cmd}: ${err.message}`);
-      resolve(1);
-    });
-    child.on("close", (code, signal) => {
-      process.off("SIGINT", forward);
-      process.off("SIGTERM", forward);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
-}
+const run = (cmd: string, argv: string[]) => runChild(cmd, argv, { cwd: ROOT });
 
 /** Test files: services only under services/<name>/src/, nothing under node_modules or generated code. */
 function testFiles(): string[] {
