@@ -28,3 +28,4 @@ export * from "./wire.ts";
 export * from "./clock.ts";
 export * from "./prng.ts";
 export * from "./ssrf.ts";
+export * from "./credential-resolver.ts";

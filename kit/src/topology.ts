@@ -24,10 +24,10 @@ export interface ServiceSpec {
 export const AREA_SERVICES: readonly ServiceSpec[] = [
   { name: "keys", defaultPort: 50051, addrEnv: "KEYS_ADDR", database: true },
   { name: "connections", defaultPort: 50052, addrEnv: "CONNECTIONS_ADDR", database: true },
-  { name: "payments", defaultPort: 50053, addrEnv: "PAYMENTS_ADDR", database: false },
+  { name: "payments", defaultPort: 50053, addrEnv: "PAYMENTS_ADDR", database: true },
   { name: "memory", defaultPort: 50054, addrEnv: "MEMORY_ADDR", database: true },
-  { name: "content", defaultPort: 50055, addrEnv: "CONTENT_ADDR", database: false },
-  { name: "trust", defaultPort: 50056, addrEnv: "TRUST_ADDR", database: false },
+  { name: "content", defaultPort: 50055, addrEnv: "CONTENT_ADDR", database: true },
+  { name: "trust", defaultPort: 50056, addrEnv: "TRUST_ADDR", database: true },
   { name: "workspace", defaultPort: 50057, addrEnv: "WORKSPACE_ADDR", database: true },
   { name: "web", defaultPort: 50058, addrEnv: "WEB_ADDR", database: false },
 ];

@@ -11,35 +11,22 @@
  * Each call runs in the tenant's scope (`withTenant`), so row-level security holds it to that
  * tenant's rows; the tenant must match exactly (a sub-tenant does not use its parent's connection).
  */
-import { GantryError, type grpc, lookupService, toGrpcError, translateDbError, withTenant } from "@gantry/kit";
+import {
+  GantryError,
+  type grpc,
+  lookupService,
+  type ResolveCredentialRequest,
+  type ResolvedCredential,
+  toGrpcError,
+  translateDbError,
+  withTenant,
+} from "@gantry/kit";
 import { SERVICE_KEY_PATTERN, TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { connectionForService } from "./connections.ts";
 import type { Context } from "./context.ts";
 import { openTokens } from "./credentials.ts";
 import { freshForUse } from "./refresh.ts";
-
-/** `gantry.connections.v1.ResolveCredentialRequest` (keepCase). */
-export interface ResolveCredentialRequest {
-  tenant: string;
-  service: string;
-  request_id?: string;
-}
-
-/** `gantry.connections.v1.ResolvedCredential` (keepCase, longs as numbers). */
-export interface ResolvedCredential {
-  credential_source: "tenant" | "platform";
-  service: string;
-  connection_id: string;
-  auth_scheme: "oauth2" | "platform";
-  access_token: string;
-  token_type: string;
-  expires_at_ms: number;
-  scopes: string[];
-  external_ref: string;
-  credentials: Record<string, string>;
-  connection_status: string;
-}
 
 const TENANT_RE = new RegExp(TENANT_PATTERN);
 const SERVICE_RE = new RegExp(SERVICE_KEY_PATTERN);

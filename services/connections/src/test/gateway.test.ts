@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { type grpc, makeClient, unary } from "@gantry/kit";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
-import type { ResolvedCredential } from "../resolver.ts";
+import type { ResolvedCredential } from "@gantry/kit";
 import { type AuthServer, startAuthServer } from "./auth-server.ts";
 
 let t: TestStack;

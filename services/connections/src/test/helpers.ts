@@ -14,7 +14,7 @@ import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import type { Context } from "../context.ts";
 import type { ConnectionMessage } from "../events.ts";
-import type { ResolvedCredential } from "../resolver.ts";
+import type { ResolvedCredential } from "@gantry/kit";
 import { type AuthServer, type AuthServerOptions, startAuthServer } from "./auth-server.ts";
 
 export const PLATFORM_EMAIL = { apiKey: "platform-email-key-not-a-tenant-one", from: "noreply@gantry.example" };

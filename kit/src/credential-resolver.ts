@@ -1,0 +1,66 @@
+/**
+ * @module kit/credential-resolver
+ * The client side of `gantry.connections.v1.CredentialResolver`
+ * (proto/gantry/connections/v1/connections.proto): the one way an area service (payments, content)
+ * asks which credential to use for a tenant now — the tenant's own connection, else the platform
+ * account — and learns which one answered (`credential_source`, shown to users as
+ * `credentialSource`). The wire types live here so the connections service (the server) and its
+ * callers share one definition.
+ *
+ * @example
+ * const resolver = credentialResolver(deps.addrs.connections);
+ * const cred = await resolver.resolve(call.tenant, "payments", call.requestId);
+ * if (cred.credential_source === "platform") use(cred.credentials.secret_key);
+ */
+import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
+import { type grpc, makeClient, unary } from "./grpc.ts";
+
+/** `gantry.connections.v1.ResolveCredentialRequest` (keepCase). */
+export interface ResolveCredentialRequest {
+  tenant: string;
+  service: string;
+  request_id?: string;
+}
+
+/** `gantry.connections.v1.ResolvedCredential` (keepCase, longs as numbers). */
+export interface ResolvedCredential {
+  credential_source: "tenant" | "platform";
+  service: string;
+  connection_id: string;
+  auth_scheme: "oauth2" | "platform";
+  access_token: string;
+  token_type: string;
+  expires_at_ms: number;
+  scopes: string[];
+  external_ref: string;
+  credentials: Record<string, string>;
+  connection_status: string;
+}
+
+export interface CredentialResolverClient {
+  /**
+   * The credential for `service` (a service key such as `payments` or `email`) on behalf of
+   * `tenant`. Rejects with the connections service's GantryError: `not_found` when the tenant has
+   * no usable connection and no platform account is configured; `unavailable` when connections
+   * cannot be reached.
+   */
+  resolve(tenant: string, service: string, requestId?: string): Promise<ResolvedCredential>;
+  close(): void;
+}
+
+/** Deadline of one resolve: a refresh at the provider may happen inside it. */
+const RESOLVE_DEADLINE_MS = 15_000;
+
+export function credentialResolver(addr: string): CredentialResolverClient {
+  const client = makeClient<grpc.Client>(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", addr);
+  return {
+    resolve: (tenant, service, requestId) =>
+      unary<ResolveCredentialRequest, ResolvedCredential>(
+        client,
+        "ResolveCredential",
+        { tenant, service, request_id: requestId ?? "" },
+        { deadlineMs: RESOLVE_DEADLINE_MS },
+      ),
+    close: () => client.close(),
+  };
+}
