@@ -84,6 +84,11 @@ export interface Stack {
   env: Record<string, string>;
   /** Where local dependency data lives. */
   dataDir: string;
+  /**
+   * The local Postgres cluster's directory when this stack started one: `<dataDir>/postgres`, or a
+   * directory under /var/tmp when the `postgres` user cannot reach `dataDir` (a private home).
+   */
+  postgresDir?: string;
   /** Names of the managed processes (`postgres`, `nats`, `redis`, services, `gateway`, `gateway-2`, …). */
   names: () => string[];
   /** Everything the processes (and the runner) printed, one `name | line` per line. */
@@ -248,6 +253,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // ---- dependencies -------------------------------------------------------------------
     const deps: Promise<void>[] = [];
     let databaseUrl = opts.databaseUrl ?? "";
+    let postgresDir: string | undefined;
     let natsUrl = opts.natsUrl ?? "";
     let redisUrl = opts.redisUrl ?? "";
 
@@ -255,9 +261,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       deps.push(
         (async () => {
           let clusterDir = path.join(dataDir, "postgres");
+          postgresDir = clusterDir;
           if (!reachableByOthers(clusterDir)) {
             const hash = crypto.createHash("sha256").update(clusterDir).digest("hex").slice(0, 12);
             clusterDir = path.join("/var/tmp", `gantry-${hash}`, "postgres");
+            postgresDir = clusterDir;
             fs.mkdirSync(path.dirname(clusterDir), { recursive: true });
             if (ephemeral) {
               cleanup.push(path.dirname(clusterDir));
@@ -421,6 +429,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       gatewayUrls,
       env: { ...shared },
       dataDir,
+      postgresDir,
       names: () => [...procs.keys()],
       logs: () => sink.text(),
       onLine: (fn) => sink.subscribe(fn),

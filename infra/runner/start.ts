@@ -125,16 +125,21 @@ const b = (x: string) => (color ? ansi.bold(x) : x);
 const g = (x: string) => (color ? ansi.gray(x) : x);
 const base = s.baseUrl.replace("127.0.0.1", "localhost");
 
+// Paths as the user can paste them: relative when under the working directory, else absolute.
+const shown = (p: string) => {
+  const r = path.relative(process.cwd(), p);
+  return r === "" ? "." : r.startsWith("..") ? p : r;
+};
 let adminLine: string;
 let keyForExample = "$GANTRY_ADMIN_KEY";
 if (process.env.GANTRY_ADMIN_KEY) {
   adminLine = "the key in GANTRY_ADMIN_KEY (registered at start as tenant 'platform', scope '*')";
 } else if (printedAdminKey) {
-  adminLine = `${printedAdminKey}  ${g(`(generated now, shown once by the keys service; saved in ${path.relative(process.cwd(), adminKeyFile)})`)}`;
+  adminLine = `${printedAdminKey}  ${g(`(generated now, shown once by the keys service; saved in ${shown(adminKeyFile)})`)}`;
   keyForExample = printedAdminKey;
 } else if (savedAdminKey()) {
   const saved = savedAdminKey()!;
-  adminLine = `${saved}  ${g(`(generated on the first start; saved in ${path.relative(process.cwd(), adminKeyFile)})`)}`;
+  adminLine = `${saved}  ${g(`(generated on the first start; saved in ${shown(adminKeyFile)})`)}`;
   keyForExample = saved;
 } else {
   adminLine =
@@ -142,7 +147,15 @@ if (process.env.GANTRY_ADMIN_KEY) {
 }
 
 const local = (name: string) => s.names().includes(name);
-const rel = (name: string) => path.relative(process.cwd(), path.join(dataDir, name));
+const localData = [
+  s.postgresDir,
+  local("nats") ? path.join(dataDir, "nats") : undefined,
+  s.postgresDir || local("nats") ? adminKeyFile : undefined,
+  // Stored credentials are sealed under it: it goes with the cluster.
+  s.postgresDir && fs.existsSync(path.join(dataDir, "connections-master-key"))
+    ? path.join(dataDir, "connections-master-key")
+    : undefined,
+].filter((p): p is string => p !== undefined);
 const lines = [
   "",
   b(`Gantry is ready in ${seconds} s`),
@@ -150,7 +163,15 @@ const lines = [
     ? `  API         ${b(base)}   ${g(`(GET ${base}/health, docs at ${base}/docs)`)}`
     : "  API         (no gateway: gateway/src/main.ts does not exist yet)",
   `  admin key   ${adminLine}`,
-  `  data        ${dataDir}${local("postgres") || local("nats") ? g(`  (postgres/, nats/; reset: stop, then rm -rf ${rel("postgres")} ${rel("nats")} ${rel("admin-key")})`) : ""}`,
+  `  data        ${shown(dataDir)}`,
+  ...(s.postgresDir && path.dirname(s.postgresDir) !== dataDir
+    ? [
+        `              ${g(`postgres cluster in ${s.postgresDir} (the 'postgres' user cannot reach ${shown(dataDir)})`)}`,
+      ]
+    : []),
+  ...(localData.length > 0
+    ? [`  reset       ${g(`kept after stop; to start empty: stop, then rm -rf ${localData.map(shown).join(" ")}`)}`]
+    : []),
   `  postgres    ${s.env.DATABASE_URL}${local("postgres") ? "" : g("  (DATABASE_URL)")}`,
   `  nats        ${s.env.NATS_URL}${local("nats") ? "" : g("  (NATS_URL)")}`,
   s.env.REDIS_URL
