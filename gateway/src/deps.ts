@@ -4,7 +4,7 @@
  * assemble it differently and no module keeps hidden process-wide state.
  */
 import type { Logger } from "@gantry/kit";
-import type { HealthClient, AreaService } from "@gantry/kit";
+import type { HealthClient, AreaService, IngressClient } from "@gantry/kit";
 import type { GatewayConfig } from "./config.ts";
 import type { KeyCache } from "./key-cache.ts";
 import type { RateLimiter, RateLimitPolicy } from "./rate-limit/index.ts";
@@ -27,5 +27,7 @@ export interface GatewayDeps {
   metrics: Metrics;
   usage: UsageReporter;
   health: Map<AreaService, HealthClient>;
+  /** The HttpIngress client of a service (webhooks, signed file links), made on first use. */
+  ingress: (service: AreaService) => IngressClient;
   now: () => number;
 }

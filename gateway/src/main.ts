@@ -16,6 +16,8 @@ import {
   createLogger,
   decodeJson,
   ensureStream,
+  type IngressClient,
+  ingressClient,
   makeClient,
   warmValidators,
   type AreaService,
@@ -82,6 +84,15 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
   const metrics = createMetrics();
   const usage = new UsageReporter(keysClient, log);
   const health = new Map(AREA_SERVICES.map((s) => [s.name, new HealthClient(addrs[s.name])]));
+  const ingressClients = new Map<AreaService, IngressClient>();
+  const ingress = (service: AreaService) => {
+    let client = ingressClients.get(service);
+    if (!client) {
+      client = ingressClient(addrs[service]);
+      ingressClients.set(service, client);
+    }
+    return client;
+  };
   const defaultRateLimit = { limit: config.RATE_LIMIT_DEFAULT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
 
   const deps: GatewayDeps = {
@@ -97,6 +108,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     metrics,
     usage,
     health,
+    ingress,
     now,
   };
 
@@ -128,6 +140,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
       await limiter.close();
       dispatcher.close();
       for (const h of health.values()) h.close();
+      for (const c of ingressClients.values()) c.close();
       keysClient.close();
       await nats.nc.drain().catch(() => {});
       log.info("stopped");

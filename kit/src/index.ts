@@ -29,3 +29,4 @@ export * from "./clock.ts";
 export * from "./prng.ts";
 export * from "./ssrf.ts";
 export * from "./credential-resolver.ts";
+export * from "./ingress.ts";

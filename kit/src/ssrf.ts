@@ -25,7 +25,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type Socket } from "node:net";
 import ipaddr from "ipaddr.js";
-import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import { Agent, buildConnector, type Headers as UndiciHeaders, fetch as undiciFetch } from "undici";
 import type { Logger } from "./logger.ts";
 
 export const SSRF_DEFAULT_PORTS: readonly number[] = [80, 443];
@@ -67,7 +67,7 @@ export interface SsrfRequest {
 
 export interface SsrfResponse {
   status: number;
-  headers: Headers;
+  headers: UndiciHeaders;
   /** The final URL (after redirects). */
   url: string;
   /** Every URL requested, in order (the first is the one asked for). */

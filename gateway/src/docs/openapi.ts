@@ -744,6 +744,54 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
       },
     },
   };
+  // Public ingress (gateway/src/routes/ingress.ts): no API key; the owning service authenticates
+  // each request itself (a provider's signature over the raw body, a signed link).
+  const serviceParam = {
+    name: "service",
+    in: "path",
+    required: true,
+    description: "The area service the request is for, e.g. `payments`, `content`.",
+    schema: { type: "string" },
+  };
+  const endpointParam = {
+    name: "endpoint",
+    in: "path",
+    required: true,
+    description: "The service's endpoint (a provider name for webhooks, an artifact path for files).",
+    schema: { type: "string" },
+  };
+  const ingressErrors = {
+    default: {
+      description:
+        "Refused by the gateway (404 no such service or endpoint, 413 body over 1 MiB, 429 too many requests from this address, 503 service unavailable) or by the service (e.g. 401 bad signature, 410 link expired).",
+      content: { "application/json": { schema: ref("ErrorResponse") } },
+    },
+  };
+  paths["/v1/webhooks/{service}/{endpoint}"] = {
+    post: {
+      operationId: "webhook",
+      tags: ["operations"],
+      summary: "A provider's webhook, forwarded to the service byte for byte (the service verifies its signature)",
+      security: [{}],
+      parameters: [serviceParam, endpointParam],
+      requestBody: { required: false, content: { "*/*": { schema: {} } } },
+      responses: {
+        "200": { description: "Accepted by the service", content: { "*/*": { schema: {} } } },
+        ...ingressErrors,
+      },
+    },
+  };
+  paths["/v1/files/{service}/{endpoint}"] = {
+    get: {
+      operationId: "file",
+      tags: ["operations"],
+      summary: "A file behind a signed, expiring link a service handed out (e.g. document.generate's PDF)",
+      security: [{}],
+      parameters: [serviceParam, endpointParam],
+      responses: { "200": { description: "The file", content: { "*/*": { schema: {} } } }, ...ingressErrors },
+    },
+  };
+
   paths["/health"] = {
     get: {
       operationId: "health",
@@ -760,7 +808,7 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
     { name: "discovery", description: "What this key may call, and where the docs are." },
     { name: "execute", description: "The generic execute envelope." },
     { name: "mcp", description: "Model Context Protocol server." },
-    { name: "operations", description: "Health." },
+    { name: "operations", description: "Health, provider webhooks and signed file links." },
     ...AREA_NAMES.map((name) => ({ name, description: AREAS[name].description })),
   ];
 

@@ -1,6 +1,6 @@
 /**
  * @module gateway/pipeline/body
- * Reads the JSON body of an HTTP request with a hard size limit: over it → 413 (the read stops at
+ * Reads the body of an HTTP request (JSON, or raw bytes for webhooks) with a hard size limit: over it → 413 (the read stops at
  * the limit, so a huge body costs no more than the limit); not JSON → 415; malformed → 400 naming
  * the position. The HTTP adapters call it (the ability routes hand it to the pipeline as its body
  * reader, so it runs only after authentication); the pipeline itself never sees the request.
@@ -13,6 +13,18 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<{ va
   if (type !== undefined && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
     throw new GantryError("unsupported_media_type", `Content-Type must be application/json (got "${type}").`);
   }
+  const body = await readRawBody(req, maxBytes);
+  const raw = body.toString("utf8");
+  if (raw.trim() === "") throw new GantryError("invalid_request", 'The request body is empty; send {"input": {...}}.');
+  try {
+    return { value: JSON.parse(raw), raw };
+  } catch (err) {
+    throw new GantryError("invalid_json", `The request body is not valid JSON: ${(err as Error).message}.`);
+  }
+}
+
+/** The body as received, read up to `maxBytes` (over it → 413, and the read stops there). */
+export async function readRawBody(req: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? NaN);
   if (declared > maxBytes) {
     req.resume();
@@ -34,11 +46,5 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<{ va
     }
     chunks.push(chunk);
   }
-  const raw = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8");
-  if (raw.trim() === "") throw new GantryError("invalid_request", 'The request body is empty; send {"input": {...}}.');
-  try {
-    return { value: JSON.parse(raw), raw };
-  } catch (err) {
-    throw new GantryError("invalid_json", `The request body is not valid JSON: ${(err as Error).message}.`);
-  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }

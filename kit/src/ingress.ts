@@ -1,0 +1,96 @@
+/**
+ * @module kit/ingress
+ * Public HTTP a service answers through the gateway without an API key
+ * (proto/gantry/ingress/v1/ingress.proto): provider webhooks at `/v1/webhooks/{service}/…` and
+ * signed, expiring file links at `/v1/files/{service}/…`. The gateway stays the one public HTTP
+ * surface (one Ingress, one TLS end, one rate limiter); the service gets the request as received,
+ * raw body included, so it can verify a provider's signature over the exact bytes.
+ *
+ * These requests are not tenant calls: the handler runs in system scope and narrows to a tenant
+ * (`withTenant`) once it knows which one the webhook or link belongs to. It authenticates the
+ * request itself (signature, signed link) — the gateway has checked nothing but size and rate.
+ *
+ * @example
+ * grpcServices: (ctx) => [
+ *   ingressService(ctx.log, async (req) => {
+ *     if (req.route === "webhooks" && req.path === "/provider_a") return handleStripeEvent(ctx, req);
+ *     throw new GantryError("not_found", `No webhook endpoint ${req.path}.`);
+ *   }),
+ * ],
+ */
+import { INGRESS_PROTO } from "@gantry/proto/paths";
+import { GantryError } from "./errors.ts";
+import { type grpc, lookupService, makeClient, toGrpcError, unary } from "./grpc.ts";
+import type { Logger } from "./logger.ts";
+import { asSystem } from "./tenancy.ts";
+
+/** `gantry.ingress.v1.IngressRequest` (keepCase). */
+export interface IngressRequest {
+  route: "webhooks" | "files";
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  request_id: string;
+  remote_addr: string;
+}
+
+/** `gantry.ingress.v1.IngressResponse` (keepCase). */
+export interface IngressResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+}
+
+export type IngressHandler = (req: IngressRequest) => Promise<IngressResponse>;
+
+/** The `HttpIngress` gRPC service answering with `handle`; register it through `grpcServices`. */
+export function ingressService(
+  log: Logger,
+  handle: IngressHandler,
+): { service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation } {
+  const Service = lookupService(INGRESS_PROTO, "gantry.ingress.v1.HttpIngress");
+  const impl: grpc.UntypedServiceImplementation = {
+    Handle: (
+      call: grpc.ServerUnaryCall<IngressRequest, unknown>,
+      callback: grpc.sendUnaryData<{ status: number; headers: Record<string, string>; body: Buffer }>,
+    ) => {
+      const req = call.request;
+      asSystem(() => handle(req)).then(
+        (res) =>
+          callback(null, {
+            status: res.status,
+            headers: res.headers ?? {},
+            body: typeof res.body === "string" ? Buffer.from(res.body) : (res.body ?? Buffer.alloc(0)),
+          }),
+        (err) => {
+          const gerr = err instanceof GantryError ? err : null;
+          if (!gerr || gerr.httpStatus >= 500)
+            log.error(
+              { requestId: req.request_id, route: req.route, path: req.path, err: String(gerr?.cause ?? err) },
+              "ingress request failed",
+            );
+          callback(toGrpcError(err) as grpc.ServiceError);
+        },
+      );
+    },
+  };
+  return { service: Service.service, impl };
+}
+
+export interface IngressClient {
+  handle(
+    req: IngressRequest,
+    deadlineMs: number,
+  ): Promise<IngressResponse & { headers: Record<string, string>; body: Buffer }>;
+  close(): void;
+}
+
+export function ingressClient(addr: string): IngressClient {
+  const client = makeClient<grpc.Client>(INGRESS_PROTO, "gantry.ingress.v1.HttpIngress", addr);
+  return {
+    handle: (req, deadlineMs) => unary(client, "Handle", req, { deadlineMs }),
+    close: () => client.close(),
+  };
+}
