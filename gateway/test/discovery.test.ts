@@ -30,7 +30,7 @@ const NARROW_IDS = [
 ];
 
 before(async () => {
-  t = await startTestStack({ services: ["keys", "web"] });
+  t = await startTestStack({ services: ["keys", "web"], env: { GANTRY_DISABLED_ABILITIES: "web.browse" } });
   narrow = (await t.insertKey({ tenant: "acme", scopes: NARROW_SCOPES })).key;
 });
 after(async () => t?.stop());
@@ -69,7 +69,7 @@ describe("GET /v1/abilities", () => {
     }
     const status = Object.fromEntries(res.body.abilities.map((a: { id: string; status: string }) => [a.id, a.status]));
     assert.equal(status["capability.discover"], "live", "a gateway meta ability with a handler");
-    assert.equal(status["web.browse"], "not_wired", "web is up and declares it without a handler");
+    assert.equal(status["web.browse"], "not_wired", "web is up and declares it, switched off");
     assert.equal(status["contact.create"], "unavailable", "workspace is not running");
     assert.equal(status["key.inspect"], "live", "wired in the keys service");
     assert.equal(res.body.live, 3);

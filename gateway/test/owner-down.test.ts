@@ -10,7 +10,7 @@ import { eventually, startTestStack, type TestStack } from "@gantry/infra/testin
 
 let t: TestStack;
 before(async () => {
-  t = await startTestStack({ services: ["keys", "web"] });
+  t = await startTestStack({ services: ["keys", "web"], env: { GANTRY_DISABLED_ABILITIES: "web.browse" } });
 });
 after(async () => t?.stop());
 

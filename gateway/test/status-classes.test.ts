@@ -11,7 +11,8 @@ import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 let t: TestStack;
 
 before(async () => {
-  t = await startTestStack({ env: { MAX_BODY_BYTES: "4096" } });
+  // web.browse is switched off (GANTRY_DISABLED_ABILITIES), so the 501 path has an ability to answer for.
+  t = await startTestStack({ env: { MAX_BODY_BYTES: "4096", GANTRY_DISABLED_ABILITIES: "web.browse" } });
 });
 after(async () => {
   await t?.stop();
@@ -245,7 +246,7 @@ describe("501", () => {
     assert.equal(statuses.size, 79);
     assert.equal(statuses.get("gantry.about"), 200);
   });
-  test("an unwired ability answers 501 naming it", async () => {
+  test("a switched-off ability answers 501 naming it and why", async () => {
     const a = abilityById.get("web.browse")!;
     const res = await t.call(a.id, { input: a.example }).expect(501);
     assert.equal(res.body.code, "not_implemented");
@@ -253,7 +254,7 @@ describe("501", () => {
     // An API user has no repository: the reason links this gateway's /docs page, absolute.
     assert.equal(
       res.body.reason,
-      `The web service has no handler for web.browse yet. ${t.url}/docs#ability-web.browse shows each ability's status and which of this key's abilities are live.`,
+      `The operator switched web.browse off (GANTRY_DISABLED_ABILITIES on the web service). ${t.url}/docs#ability-web.browse shows each ability's status and which of this key's abilities are live.`,
     );
     assert.doesNotMatch(JSON.stringify(res.body), /docs\/abilities\.md/);
   });

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { HealthImplementation } from "grpc-health-check";
 import pg from "pg";
-import { abilitiesOfService } from "@gantry/proto/catalogue";
+import { type AbilityId, abilitiesOfService, abilityById } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 import { loadAbilities } from "./ability.ts";
 import { type CallOutcome, withCallOutcome } from "./call-outcome.ts";
@@ -42,9 +42,30 @@ export const VERSION = "0.1.0";
 function serviceEnv(defaultPort: number) {
   return {
     GRPC_PORT: { type: "integer", minimum: 0, maximum: 65535, default: defaultPort, description: "gRPC port" },
+    GANTRY_DISABLED_ABILITIES: {
+      type: "string",
+      default: "",
+      description:
+        "ability ids switched off on this deployment, comma-separated (e.g. payout.send,payout.batch during an incident): they answer 501 and discovery shows them not wired; the same list may go to every service, each applies the ids it owns",
+    },
     ...BASE_ENV,
     ...serviceAddrEnv(),
   } as const;
+}
+
+/**
+ * The ids of `GANTRY_DISABLED_ABILITIES` this service owns. An id no service owns stops the start
+ * (a typo must not leave an ability on that the operator meant to switch off).
+ */
+function disabledAbilities(raw: string, owned: ReadonlySet<string>): Set<string> {
+  const ids = raw
+    .split(",")
+    .map((id) => id.trim())
+    .filter(Boolean);
+  for (const id of ids)
+    if (!abilityById.has(id as AbilityId))
+      throw new Error(`GANTRY_DISABLED_ABILITIES names '${id}', which is no ability (see GET /v1/abilities)`);
+  return new Set(ids.filter((id) => owned.has(id)));
 }
 
 /** The env schema of a service with no variables of its own. */
@@ -167,6 +188,9 @@ export async function runService<Ctx, E extends EnvSchema>(
     join(repoRoot(), "services", def.name, "src", "abilities"),
     ownedIds,
   );
+  const disabled = disabledAbilities(String(values.GANTRY_DISABLED_ABILITIES ?? ""), ownedIds);
+  for (const id of disabled) handlers.delete(id);
+  if (disabled.size > 0) log.warn({ disabled: [...disabled] }, "abilities switched off by GANTRY_DISABLED_ABILITIES");
   warmValidators([...ownedIds]);
 
   const execute = async (
@@ -176,6 +200,11 @@ export async function runService<Ctx, E extends EnvSchema>(
     if (!ownedIds.has(req.ability))
       throw new GantryError("unknown_ability", `The ${def.name} service does not own "${req.ability}".`);
     const handler = handlers.get(req.ability);
+    if (!handler && disabled.has(req.ability)) {
+      throw new GantryError("not_implemented", `${req.ability} is switched off on this deployment.`, {
+        reason: `The operator switched ${req.ability} off (GANTRY_DISABLED_ABILITIES on the ${def.name} service).`,
+      });
+    }
     if (!handler) {
       throw new GantryError("not_implemented", `${req.ability} is declared but not wired yet.`, {
         reason: `The ${def.name} service has no handler for ${req.ability} yet.`,
