@@ -69,7 +69,15 @@ export async function startService<Ctx = unknown>(
   const mod = (await import(pathToFileURL(join(repoRoot(), "services", name, "src", "service.ts")).href)) as {
     default: ServiceDefinition<Ctx>;
   };
-  const running = await runService(mod.default, serviceEnv);
+  let running: Awaited<ReturnType<typeof runService<Ctx, Record<never, never>>>>;
+  try {
+    running = await runService(mod.default, serviceEnv);
+  } catch (err) {
+    // A service that refuses to start must not leave its Postgres and NATS behind.
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const client = makeClient<grpc.Client>(
     ABILITY_PROTO,
     "gantry.ability.v1.AbilityService",

@@ -164,6 +164,11 @@ export async function runService<Ctx, E extends EnvSchema>(
     string
   >;
 
+  // Checked before anything starts: a refused configuration leaves nothing running.
+  const owned = abilitiesOfService(def.name);
+  const ownedIds = new Set(owned.map((a) => a.id));
+  const disabled = disabledAbilities(String(values.GANTRY_DISABLED_ABILITIES ?? ""), ownedIds);
+
   let pool: TenantPool | undefined;
   let prismaAdapter: PrismaPg | undefined;
   const url = values.DATABASE_URL as string | undefined;
@@ -181,14 +186,11 @@ export async function runService<Ctx, E extends EnvSchema>(
   const deps: ServiceDeps<E> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs };
   const ctx = await asSystem(() => def.init(deps));
 
-  const owned = abilitiesOfService(def.name);
-  const ownedIds = new Set(owned.map((a) => a.id));
   const handlers = await loadAbilities<Ctx>(
     def.name,
     join(repoRoot(), "services", def.name, "src", "abilities"),
     ownedIds,
   );
-  const disabled = disabledAbilities(String(values.GANTRY_DISABLED_ABILITIES ?? ""), ownedIds);
   for (const id of disabled) handlers.delete(id);
   if (disabled.size > 0) log.warn({ disabled: [...disabled] }, "abilities switched off by GANTRY_DISABLED_ABILITIES");
   warmValidators([...ownedIds]);
