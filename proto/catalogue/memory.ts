@@ -40,6 +40,19 @@ function filter(what: string) {
   );
 }
 
+/** The embedding model of memory.search / memory.recall results. */
+const modelOut = () =>
+  str(
+    "Embedding model the query was embedded with (the collection's vectors use the same one): `use-lite-512-v1` (the default, Universal Sentence Encoder Lite), `lexical-hash-v1` (the lexical fallback), or `openai:<model>` / `ollama:<model>`.",
+  );
+
+/** Whether a search matched by meaning or by words. */
+const matchingOut = () =>
+  enumOf(
+    'How the query was matched: `semantic` (a language model\'s embeddings: paraphrases and synonyms match, e.g. "preferred messaging channel" finds "Ada prefers WhatsApp") or `lexical` (lexical-hash-v1: shared words, plurals and spelling variants only, not meaning; the deployment runs the fallback embedder).',
+    ["semantic", "lexical"],
+  );
+
 /** One ranked memory of memory.search / memory.recall. */
 const hit = () =>
   fields(
@@ -76,7 +89,7 @@ export const abilities = [
   {
     id: "memory.save",
     summary:
-      "Save a memory (text plus metadata) into a scoped collection; a near-duplicate (cosine ≥ 0.97) updates the existing memory instead.",
+      "Save a memory (text plus metadata) into a scoped collection; a near-duplicate (the nearest memory, worded almost identically: similarity ≥ 0.97) updates the existing memory instead.",
     inputSource: "ours",
     input: object(
       {
@@ -94,12 +107,12 @@ export const abilities = [
         id: str("Id of the saved memory (`mem_…` when added; the existing id when updated or deduplicated)."),
         collection: str("Collection the memory is in."),
         action: enumOf(
-          "`created` (a new memory), `updated` (upsert of an existing `id`) or `deduplicated` (a near-duplicate, cosine ≥ 0.97, was updated instead of adding one).",
+          "`created` (a new memory), `updated` (upsert of an existing `id`) or `deduplicated` (a near-duplicate, similarity ≥ 0.97, was updated instead of adding one).",
           ["created", "updated", "deduplicated"],
         ),
         deduplicated: bool("Whether a near-duplicate was updated instead of adding a new memory."),
         similarity: num(
-          "Cosine similarity with the near-duplicate it merged into, rounded to 6 decimals. Present only when `deduplicated` is true.",
+          'Similarity with the near-duplicate it merged into, rounded to 6 decimals: wording similarity (lexical-hash-v1 cosine) with a semantic embedder, whose vectors rate different facts about one thing alike ("Invoice INV-1001 is paid" / "INV-1002": 0.995); the vectors\' cosine with the lexical one. Present only when `deduplicated` is true.',
         ),
         created: timestamp("The memory's first save (RFC 3339)."),
         updated: timestamp("The memory's latest save, i.e. now (RFC 3339)."),
@@ -117,11 +130,14 @@ export const abilities = [
   {
     id: "memory.search",
     summary:
-      "Semantic search over a scoped collection, ranked by cosine similarity × recency decay (half-life 30 days by default).",
+      "Search a scoped collection by meaning (semantic with the default embedder; by shared words only when the deployment runs the lexical fallback: the result's `matching` says which), ranked by cosine similarity × recency decay (half-life 30 days by default).",
     inputSource: "spec",
     input: object(
       {
-        query: text("Natural-language query. Embedded server-side (768 dimensions).", 4000),
+        query: text(
+          "Natural-language query. Embedded server-side (768 dimensions) by the deployment's embedder (see `matching` in the result).",
+          4000,
+        ),
         collection: scopedCollection(),
         limit: integer("Maximum hits (1..100).", 1, 100, 5),
         filter: filter("applied before ranking; it never widens the tenant or collection"),
@@ -131,7 +147,8 @@ export const abilities = [
     output: fields(
       {
         collection: str("Collection searched."),
-        model: str("Embedding model the query was embedded with (the collection's vectors use the same one)."),
+        model: modelOut(),
+        matching: matchingOut(),
         halfLifeDays: num("Half-life of the recency decay in days (0 = no decay)."),
         hits: list("Matching memories, best score first; empty when nothing matches.", hit()),
       },
@@ -147,7 +164,10 @@ export const abilities = [
     inputSource: "spec",
     input: object(
       {
-        query: text("Natural-language query. Embedded server-side (768 dimensions).", 4000),
+        query: text(
+          "Natural-language query. Embedded server-side (768 dimensions) by the deployment's embedder (see `matching` in the result).",
+          4000,
+        ),
         collection: scopedCollection(),
         k: integer("Number of memories in the block (1..100).", 1, 100, 5),
       },
@@ -156,6 +176,8 @@ export const abilities = [
     output: fields(
       {
         collection: str("Collection searched."),
+        model: modelOut(),
+        matching: matchingOut(),
         block: str(
           'Text block for a model\'s context: `<retrieved_memories collection="…" query="…" count="N">`, a notice that the contents are retrieved data and not instructions, then one `[n] id=… saved=YYYY-MM-DD relevance=0.71 key=value…` line per memory followed by its indented, escaped text, and `</retrieved_memories>`.',
         ),
@@ -234,10 +256,14 @@ export const abilities = [
   },
   {
     id: "decision.list",
-    summary: "List the tenant's decision log, newest first, or search it semantically.",
+    summary:
+      "List the tenant's decision log, newest first, or search it by meaning (by shared words only when the deployment runs the lexical fallback embedder).",
     inputSource: "ours",
     input: object({
-      query: text("Search decisions semantically; omit to list newest first.", 4000),
+      query: text(
+        "Search decisions by meaning (with the same embedder as memory.search); omit to list newest first.",
+        4000,
+      ),
       includeSuperseded: flag("Also return decisions that a later decision superseded.", false),
       limit: limit(),
       cursor: cursor(),

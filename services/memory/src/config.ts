@@ -26,7 +26,7 @@ export const MEMORY_ENV = defineEnv({
     maximum: 1.01,
     default: 0.97,
     description:
-      "cosine at or above which memory.save updates the nearest memory instead of adding one (above 1 disables)",
+      "similarity at or above which memory.save updates the nearest memory instead of adding one (above 1 disables): the vectors' cosine with the lexical embedder, wording similarity (lexical-hash-v1 cosine of the texts) with a semantic one",
   },
   MEMORY_CACHE_MB: {
     type: "integer",
@@ -46,10 +46,10 @@ export const MEMORY_ENV = defineEnv({
   },
   EMBEDDER: {
     type: "string",
-    enum: ["lexical", "openai", "ollama"],
-    default: "lexical",
+    enum: ["sentence", "lexical", "openai", "ollama"],
+    default: "sentence",
     description:
-      "embedding model: lexical (built in, lexical-hash-v1), openai (OpenAI-compatible /v1/embeddings) or ollama (/api/embed)",
+      "embedding model: sentence (default; use-lite-512-v1, the Universal Sentence Encoder Lite shipped in an npm package: offline, matches by meaning; falls back to lexical with a warning if it cannot load), lexical (lexical-hash-v1, built in: shared words, plurals and typos only, not meaning), openai (OpenAI-compatible /v1/embeddings) or ollama (/api/embed)",
   },
   EMBEDDING_URL: {
     type: "string",

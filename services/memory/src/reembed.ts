@@ -30,7 +30,7 @@ import {
   type Nats,
 } from "@gantry/kit";
 import { MEMORY_ENV } from "./config.ts";
-import { createEmbedder } from "./embed/index.ts";
+import { loadEmbedder } from "./embed/index.ts";
 import { createStore } from "./store/index.ts";
 
 const { values } = parseArgs({
@@ -75,7 +75,13 @@ const nats: Nats | undefined = await Promise.race([
   return undefined;
 });
 const store = createStore(config, { pool, nats, log });
-const embedder = createEmbedder(config);
+// No fallback: re-embedding with lexical-hash-v1 because the sentence model failed to load would
+// silently downgrade every collection it touches.
+const embedder = await loadEmbedder(config, { log, fallback: false }).catch((err) =>
+  fail(
+    `the embedder (EMBEDDER=${config.EMBEDDER}) could not start: ${err instanceof Error ? err.message : String(err)}`,
+  ),
+);
 // Re-embedding spans tenants (--all) and runs outside any call: system scope.
 const code = await asSystem(() => reembed()).then(
   () => 0,
@@ -85,6 +91,7 @@ const code = await asSystem(() => reembed()).then(
   },
 );
 await store.close().catch(() => {});
+await embedder.close?.().catch(() => {});
 await nats?.nc.drain().catch(() => {});
 await pool.end().catch(() => {});
 process.exit(code);

@@ -22,7 +22,8 @@ export async function searchCollection(
   const collection = resolveCollection(call, collectionIn);
   const node = parseFilter(filter);
   const current = await ctx.store.partitionModel(call.tenant, collection);
-  if (current && current.model !== ctx.embedder.model) throw mixedModels(collection, current.model, ctx.embedder.model);
+  if (current && (current.model !== ctx.embedder.model || current.dimensions !== ctx.embedder.dimensions))
+    throw mixedModels(collection, current.model, ctx.embedder.model);
   if (!current) return { collection, hits: [] };
   const [vector] = await ctx.embedder.embed([query], "query");
   const hits = await ctx.store.search(call.tenant, collection, vector, {

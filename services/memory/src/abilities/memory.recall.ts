@@ -1,9 +1,9 @@
 /**
  * @module memory/abilities/memory.recall
- * `memory.recall {query, collection?, k?}` → `{collection, block, hits}`: the top k memories (same
- * ranking as memory.search) and a text block ready to inject into a model's context, delimited by
- * `<retrieved_memories …>` / `</retrieved_memories>` and marked as retrieved data, not instructions
- * (format in ../format.ts).
+ * `memory.recall {query, collection?, k?}` → `{collection, model, matching, block, hits}`: the top k
+ * memories (same ranking as memory.search, and the same `model` / `matching` report) and a text
+ * block ready to inject into a model's context, delimited by `<retrieved_memories …>` /
+ * `</retrieved_memories>` and marked as retrieved data, not instructions (format in ../format.ts).
  */
 import { ability } from "../context.ts";
 import { recallBlock } from "../format.ts";
@@ -11,5 +11,11 @@ import { searchCollection } from "../search.ts";
 
 export default ability("memory.recall", async (input, call, ctx) => {
   const { collection, hits } = await searchCollection(ctx, call, input.collection, input.query, input.k);
-  return { collection, block: recallBlock(collection, input.query, hits), hits };
+  return {
+    collection,
+    model: ctx.embedder.model,
+    matching: ctx.embedder.matching,
+    block: recallBlock(collection, input.query, hits),
+    hits,
+  };
 });

@@ -5,16 +5,20 @@
  *
  * - `id` given: upsert that memory (text replaced; metadata replaced when given, kept otherwise);
  *   an id the tenant already uses in another collection is 409.
- * - no `id`: a memory of the same tenant + collection whose cosine with the new text is ≥ 0.97
+ * - no `id`: a memory of the same tenant + collection whose similarity with the new text is ≥ 0.97
  *   (`MEMORY_DEDUP_THRESHOLD`) is updated instead of a second one being added: newest text, metadata
  *   merged (new keys win), saved time refreshed; the result says `deduplicated: true` with the
- *   similarity. Otherwise a new memory `mem_…` is added.
+ *   similarity. Otherwise a new memory `mem_…` is added. The similarity is the vectors' cosine with
+ *   the lexical embedder; with a semantic one (the default) the nearest memory by the vectors must
+ *   also be near-identical in wording (lexical-hash-v1 cosine, the reported similarity), because a
+ *   semantic model scores "Invoice INV-1001 is paid" and "… INV-1002 …" 0.995.
  * - `action` is `created`, `updated` (id upsert of an existing memory) or `deduplicated`; `created`
  *   and `updated` are the memory's first and latest save times (ISO 8601).
  */
 import { randomBase62 } from "@gantry/kit";
 import { resolveCollection } from "../collections.ts";
 import { ability } from "../context.ts";
+import { wordingSimilarity } from "../embed/lexical.ts";
 
 function newMemoryId(): string {
   return `mem_${randomBase62(22)}`;
@@ -35,6 +39,10 @@ export default ability("memory.save", async (input, call, ctx) => {
     dimensions: ctx.embedder.dimensions,
     now: ctx.now(),
     dedupThreshold: ctx.config.MEMORY_DEDUP_THRESHOLD,
+    // A semantic model's vectors find the candidate; only near-identical wording makes it a duplicate.
+    ...(ctx.embedder.matching === "semantic"
+      ? { duplicateSimilarity: (existing: string) => wordingSimilarity(input.text, existing) }
+      : {}),
   });
   return {
     id: r.memory.id,

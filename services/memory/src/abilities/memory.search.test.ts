@@ -50,7 +50,9 @@ before(async () => {
   fake = await startFakeEmbeddings();
   t = await startTestStack({
     services: ["keys", "memory"],
-    env: { NODE_ENV: "test", GANTRY_TEST_CLOCK_FILE: clockFile },
+    // These tests pin lexical-hash-v1's behaviour (rankings by shared words, exact scores, model
+    // mixing with it); the default embedder is covered by memory.semantic.test.ts.
+    env: { NODE_ENV: "test", GANTRY_TEST_CLOCK_FILE: clockFile, EMBEDDER: "lexical" },
   });
   acme = (await t.insertKey({ tenant: "acme", collections: ["notes", "pets", "legacy", "reembed-me"] })).key;
   petsOnly = (await t.insertKey({ tenant: "acme", collections: ["pets"] })).key;

@@ -1,9 +1,11 @@
 /**
  * @module memory/abilities/memory.search
- * `memory.search {query, collection?, limit?, filter?}` → `{collection, model, halfLifeDays, hits:
- * [{id, text, score, similarity, metadata, created, updated}]}`.
+ * `memory.search {query, collection?, limit?, filter?}` → `{collection, model, matching, halfLifeDays,
+ * hits: [{id, text, score, similarity, metadata, created, updated}]}`.
  *
- * The query is embedded server-side (768 dimensions); hits are ranked by
+ * The query is embedded server-side (768 dimensions) by the configured embedder; `matching` says
+ * whether that matches by meaning (`semantic`: use-lite-512-v1 by default, or an OpenAI-compatible /
+ * Ollama model) or by shared words only (`lexical`: lexical-hash-v1). Hits are ranked by
  * `score = similarity × 0.5^(age / half-life)` (cosine similarity; age from the memory's last save;
  * half-life `MEMORY_HALF_LIFE_DAYS`, default 30 days), after the metadata `filter`, best first;
  * memories with nothing in common with the query (cosine ≤ 0) are left out. A collection whose
@@ -22,5 +24,11 @@ export default ability("memory.search", async (input, call, ctx) => {
     input.limit,
     input.filter,
   );
-  return { collection, model: ctx.embedder.model, halfLifeDays: ctx.config.MEMORY_HALF_LIFE_DAYS, hits };
+  return {
+    collection,
+    model: ctx.embedder.model,
+    matching: ctx.embedder.matching,
+    halfLifeDays: ctx.config.MEMORY_HALF_LIFE_DAYS,
+    hits,
+  };
 });

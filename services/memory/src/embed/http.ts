@@ -19,7 +19,7 @@
  * const [q] = await e.embed(["which food does Biscuit need"], "query");
  */
 import { GantryError } from "@gantry/kit";
-import { DIMENSIONS, normalise, type EmbedKind, type Embedder } from "./types.ts";
+import { DIMENSIONS, normalise, type EmbedKind, type Embedder, type Matching } from "./types.ts";
 
 export interface HttpEmbedderOptions {
   baseUrl: string;
@@ -44,6 +44,7 @@ function defaultPrefixes(model: string): { query: string; document: string } {
 abstract class HttpEmbedder implements Embedder {
   abstract readonly model: string;
   readonly dimensions = DIMENSIONS;
+  readonly matching: Matching = "semantic";
   protected readonly opts: Required<Omit<HttpEmbedderOptions, "apiKey">> & { apiKey?: string };
   protected abstract readonly provider: string;
 

@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LexicalHashEmbedder, stem, tokenize } from "./lexical.ts";
+import { LexicalHashEmbedder, stem, tokenize, wordingSimilarity } from "./lexical.ts";
 import { dot } from "./types.ts";
 
 const e = new LexicalHashEmbedder();
@@ -46,4 +46,11 @@ test("identical and near-identical texts clear the 0.97 dedup threshold; differe
   assert.ok((await cos("Biscuit is allergic to chicken.", "Biscuit is allergic to chicken!")) >= 0.97);
   assert.ok((await cos("Biscuit is allergic to chicken.", "biscuit is ALLERGIC to chicken")) >= 0.97);
   assert.ok((await cos("Biscuit is allergic to chicken.", "Biscuit is allergic to beef.")) < 0.97);
+});
+
+test("wordingSimilarity (memory.save's duplicate test with semantic embedders): same words ≥ 0.97, another id or number < 0.97", () => {
+  assert.ok(wordingSimilarity("Ada prefers WhatsApp.", "ada prefers whatsapp!") > 0.9999);
+  assert.ok(wordingSimilarity("Invoice INV-1001 is paid.", "Invoice INV-1002 is paid.") < 0.97);
+  assert.ok(wordingSimilarity("The clinic closes at 6pm.", "The clinic closes at 5pm.") < 0.97);
+  assert.equal(wordingSimilarity("!!!", "???"), 0);
 });

@@ -1,6 +1,7 @@
 /**
  * @module memory/embed/lexical
- * `lexical-hash-v1`: the built-in embedder, which needs no network and no model weights. It is
+ * `lexical-hash-v1`: the fallback embedder (`EMBEDDER=lexical`, or when the sentence model cannot
+ * load), which needs no network and no model weights. It is
  * honest about what it is: a bag of hashed lexical features, not a language model. It matches
  * shared words (and their plural forms), word pairs and spelling variants or typos (through
  * character trigrams); it does not match paraphrases or synonyms ("dog" vs "puppy").
@@ -21,7 +22,7 @@
  * const e = new LexicalHashEmbedder();
  * const [v] = await e.embed(["Biscuit is allergic to chicken"], "document");
  */
-import { DIMENSIONS, normalise, type EmbedKind, type Embedder } from "./types.ts";
+import { DIMENSIONS, dot, normalise, type EmbedKind, type Embedder, type Matching } from "./types.ts";
 
 export const LEXICAL_MODEL = "lexical-hash-v1";
 
@@ -99,9 +100,18 @@ export function lexicalFeatures(text: string, dimensions = DIMENSIONS): Float32A
   return v;
 }
 
+/**
+ * How alike two texts are in wording: their lexical-hash-v1 cosine (1 for the same words in any
+ * case or punctuation, well below 0.97 once a word, number or id differs).
+ */
+export function wordingSimilarity(a: string, b: string): number {
+  return dot(normalise(lexicalFeatures(a)), normalise(lexicalFeatures(b)));
+}
+
 export class LexicalHashEmbedder implements Embedder {
   readonly model = LEXICAL_MODEL;
   readonly dimensions = DIMENSIONS;
+  readonly matching: Matching = "lexical";
 
   async embed(texts: string[], _kind: EmbedKind): Promise<Float32Array[]> {
     return texts.map((t) => normalise(lexicalFeatures(t, this.dimensions)));

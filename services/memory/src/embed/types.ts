@@ -1,21 +1,34 @@
 /**
  * @module memory/embed/types
- * What the memory service needs from an embedding model: a name recorded with every vector, a fixed
- * dimension (768), and a batch call that tells queries from documents (some models, e.g.
- * nomic-embed-text, expect different prefixes for each).
+ * What the memory service needs from an embedding model: a name recorded with every vector, the
+ * vectors' dimension, whether it matches by meaning or by words, and a batch call that tells queries
+ * from documents (some models, e.g. nomic-embed-text, expect different prefixes for each).
  */
 
-/** Every vector the memory service stores or searches with has this many dimensions. */
+/**
+ * The dimension the spec states for `memory.search` (§4.3, "768 dimensions") and every built-in
+ * embedder produces. The stores do not assume it: each partition records the model and dimensions of
+ * its vectors and refuses others.
+ */
 export const DIMENSIONS = 768;
 
 export type EmbedKind = "query" | "document";
 
+/**
+ * How an embedder matches text: `semantic` (a language model: paraphrases and synonyms match) or
+ * `lexical` (shared words, plurals and spelling variants only). Reported with every search result.
+ */
+export type Matching = "semantic" | "lexical";
+
 export interface Embedder {
-  /** Recorded with every stored vector, e.g. `lexical-hash-v1`, `openai:text-embedding-3-small`. */
+  /** Recorded with every stored vector, e.g. `use-lite-512-v1`, `lexical-hash-v1`, `openai:text-embedding-3-small`. */
   readonly model: string;
   readonly dimensions: number;
+  readonly matching: Matching;
   /** One L2-normalised vector per text, in order. */
   embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]>;
+  /** Releases what the embedder holds (a worker thread); optional. */
+  close?(): Promise<void>;
 }
 
 /** Scales `v` in place to unit length (a zero vector stays zero). */

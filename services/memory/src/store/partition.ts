@@ -14,7 +14,8 @@ export interface PartitionRow extends StoredMemory {
 
 export class Partition {
   readonly collection: string;
-  readonly dimensions: number;
+  /** Set by the first vector's model (see {@link retarget}); every row has this many. */
+  private dims: number;
   model: string;
   /** The `memory_collections.version` this content reflects. */
   version: number;
@@ -31,7 +32,7 @@ export class Partition {
   constructor(collection: string, model: string, dimensions: number, version: number, capacity = 16) {
     this.collection = collection;
     this.model = model;
-    this.dimensions = dimensions;
+    this.dims = dimensions;
     this.version = version;
     this.capacity = Math.max(16, capacity);
     this.vectors = new Float32Array(this.capacity * dimensions);
@@ -39,6 +40,23 @@ export class Partition {
 
   get size(): number {
     return this.ids.length;
+  }
+
+  get dimensions(): number {
+    return this.dims;
+  }
+
+  /**
+   * Gives an empty partition another model and dimension (its first memory after being emptied, or
+   * a collection created before any vector was cached, may come from an embedder of another size).
+   */
+  retarget(model: string, dimensions: number): void {
+    if (this.size > 0) throw new Error(`partition ${this.collection} holds vectors; re-embed it to change models`);
+    this.model = model;
+    if (dimensions !== this.dims) {
+      this.dims = dimensions;
+      this.vectors = new Float32Array(this.capacity * dimensions);
+    }
   }
 
   /** Approximate bytes held (vectors dominate). */

@@ -478,7 +478,8 @@ export class PostgresStore implements VectorStore {
           },
           commit: true,
           after: (p) => {
-            p.model = req.model;
+            if (p.size === 0) p.retarget(req.model, req.dimensions);
+            else p.model = req.model;
             p.upsert({ ...memory, vector: req.vector });
             return { upserted: [id], deleted: [] };
           },

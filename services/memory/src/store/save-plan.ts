@@ -2,7 +2,8 @@
  * @module memory/store/save-plan
  * The rules of memory.save, shared by every store so they behave the same: an `id` upserts (metadata
  * kept when none is given; an id living in another collection is a conflict); otherwise the nearest
- * memory at or above the dedup threshold is updated (metadata merged); otherwise `newId` is added.
+ * memory at or above the dedup threshold (by the vectors' cosine, or by the request's
+ * `duplicateSimilarity`) is updated (metadata merged); otherwise `newId` is added.
  * Stores supply the three lookups; they only differ in how they answer them and how they write.
  */
 import type { SaveRequest, SaveResult, StoredMemory } from "./types.ts";
@@ -37,9 +38,10 @@ export async function planSave(req: SaveRequest, look: SaveLookups): Promise<Sav
     metadata = req.metadata ?? existing?.metadata ?? {};
   } else {
     const near = await look.nearest();
-    if (near && near.similarity >= req.dedupThreshold) {
+    const nearSimilarity = near && (req.duplicateSimilarity?.(near.memory.text) ?? near.similarity);
+    if (near && nearSimilarity !== undefined && nearSimilarity >= req.dedupThreshold) {
       existing = near.memory;
-      similarity = near.similarity;
+      similarity = nearSimilarity;
       id = near.memory.id;
       metadata = { ...existing.metadata, ...req.metadata };
     } else {

@@ -56,13 +56,20 @@ export interface SaveRequest {
   dimensions: number;
   now: number;
   dedupThreshold: number;
+  /**
+   * When given, decides whether the nearest memory (by the vectors) is a near-duplicate: its
+   * similarity to that memory's text, compared with `dedupThreshold`, instead of the vectors' cosine.
+   * memory.save passes wording similarity for semantic embedders, whose vectors put different facts
+   * about one thing nearly on top of each other ("Invoice INV-1001 is paid" / "INV-1002": 0.995).
+   */
+  duplicateSimilarity?: (existingText: string) => number;
 }
 
 export interface SaveResult {
   memory: StoredMemory;
   created: boolean;
   deduplicated: boolean;
-  /** Cosine with the memory it merged into, when deduplicated. */
+  /** Similarity with the memory it merged into, when deduplicated (see `duplicateSimilarity`). */
   similarity?: number;
 }
 
