@@ -125,6 +125,12 @@ export const DETAIL_CODES = {
   wrong_noun: "Manifest: a field reference to another noun than the node's.",
   secret: "Manifest: looks like a secret; manifests must not carry any.",
   tenant_data: "Manifest: looks like tenant data (an email address or phone number).",
+  // payments service
+  insufficient_balance: "The payouts exceed the available balance of their currency (`available`); nothing was sent.",
+  account_unresolved: "The bank could not resolve the account number (with the bank code given).",
+  recipient_currency: "The payout's currency is not the one the recipient receives.",
+  recipient_provider: "A batch item's recipient belongs to another provider or mode than the batch's first item.",
+  duplicate_reference: "The item's `reference` repeats an earlier item's in the same batch.",
 } as const satisfies Record<string, string>;
 
 export type DetailCode = keyof typeof DETAIL_CODES;

@@ -44,8 +44,16 @@ import {
 /** Payment providers under their neutral names (spec §4.3 payment.initiate). */
 export const PAYMENT_PROVIDERS = ["provider_a", "provider_b"] as const;
 
-/** Payment statuses (ours; the spec does not show them). */
-export const PAYMENT_STATUSES = ["pending", "succeeded", "failed", "cancelled", "expired", "refunded"] as const;
+/** Payment statuses (ours; the spec does not show them): see PAYMENT_RESULT_STATUSES for the machine. */
+export const PAYMENT_STATUSES = [
+  "pending",
+  "processing",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "expired",
+  "refunded",
+] as const;
 
 /** Payout statuses (ours; the spec does not show them). */
 export const PAYOUT_STATUSES = ["pending", "processing", "paid", "failed", "cancelled", "reversed"] as const;
@@ -64,15 +72,7 @@ function payoutIdempotencyKey() {
  * cancelled | expired; succeeded → refunded. A status only moves forward; webhooks and polling
  * converge on it.
  */
-export const PAYMENT_RESULT_STATUSES = [
-  "pending",
-  "processing",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "expired",
-  "refunded",
-] as const;
+export const PAYMENT_RESULT_STATUSES = PAYMENT_STATUSES;
 
 /** Batch statuses: pending → processing → completed | partially_failed | failed. */
 export const PAYOUT_BATCH_STATUSES = ["pending", "processing", "completed", "partially_failed", "failed"] as const;
@@ -298,7 +298,7 @@ export const abilities = [
   {
     id: "payment.initiate",
     summary:
-      "Initiate a payment, invoice or charge through provider_a (payment link) or provider_b (checkout split charge).",
+      "Initiate a payment, invoice or charge through provider_a (payment link) or provider_b (checkout split charge); the built-in sandbox stands in for a provider that is not configured.",
     inputSource: "spec",
     input: object(
       {

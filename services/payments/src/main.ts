@@ -1,8 +1,9 @@
 /**
  * @module payments/main
- * The payments service. Its abilities are declared in proto/catalogue/payments.ts; until their handlers are
- * wired, each answers not_implemented, which the gateway returns as HTTP 501.
+ * Entry point of the payments service (`node services/payments/src/main.ts`): runs the service
+ * declared in service.ts.
  */
-import { defineService, main } from "@gantry/kit";
+import { main } from "@gantry/kit";
+import service from "./service.ts";
 
-main(defineService({ name: "payments", init: () => ({}) }));
+main(service);

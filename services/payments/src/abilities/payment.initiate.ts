@@ -1,0 +1,88 @@
+/**
+ * @module payments/abilities/payment.initiate
+ * Creates a payment: the record (`pending`, with its first history row) is written under the
+ * caller's idempotencyKey first, then the provider is asked for the payment link / checkout with our
+ * payment id as its idempotency key and reference — so a retry, or 20 concurrent identical calls,
+ * create one payment and one checkout. A provider that refuses marks the payment `failed`
+ * (`provider_error`) and the call answers with the provider error; replaying the key returns that
+ * failed payment.
+ */
+import { idempotentCreate } from "@gantry/kit";
+import { ability } from "../context.ts";
+import { SCHEMA } from "../db.ts";
+import { newId } from "../ids.ts";
+import { toMinor } from "../money.ts";
+import { advancePayment } from "../payments.ts";
+import { providerFor } from "../providers/index.ts";
+import { paymentOut } from "../records.ts";
+
+export default ability("payment.initiate", async (input, call, ctx) => {
+  const amountMinor = toMinor(input.amount, input.currency);
+  const provider = await providerFor(ctx, call, input.provider);
+  const id = newId("payment");
+  const { result, created } = await idempotentCreate({
+    db: ctx.db,
+    schema: SCHEMA,
+    call,
+    ability: "payment.initiate",
+    input,
+    recordId: id,
+    create: async (tx) => {
+      const at = new Date();
+      const payment = await tx.payment.create({
+        data: {
+          id,
+          tenant: call.tenant,
+          status: "pending",
+          amountMinor,
+          currency: input.currency,
+          provider: provider.name,
+          mode: provider.mode,
+          credentialSource: provider.credentialSource,
+          description: input.description ?? null,
+          customerEmail: input.customerEmail ?? null,
+          callbackUrl: input.callbackUrl ?? null,
+          recipientId: input.recipientId ?? null,
+          contactId: input.contactId ?? null,
+          leadId: input.leadId ?? null,
+          requestId: call.requestId,
+          createdAt: at,
+          updatedAt: at,
+        },
+      });
+      await tx.paymentEvent.create({
+        data: { tenant: call.tenant, paymentId: id, fromStatus: null, toStatus: "pending", source: "api", at },
+      });
+      return payment;
+    },
+    replay: (recordId) => ctx.db.payment.findUniqueOrThrow({ where: { id: recordId } }),
+  });
+  if (!created) return paymentOut(result);
+  let state: Awaited<ReturnType<typeof provider.createPayment>>;
+  try {
+    state = await provider.createPayment({
+      id,
+      amountMinor,
+      currency: input.currency,
+      description: input.description ?? null,
+      customerEmail: input.customerEmail ?? null,
+      callbackUrl: input.callbackUrl ?? null,
+      recipientId: input.recipientId ?? null,
+    });
+  } catch (err) {
+    await advancePayment(
+      ctx,
+      id,
+      {
+        status: "failed",
+        failureCode: "provider_error",
+        failureMessage: `${provider.name} refused or could not be reached.`,
+      },
+      { source: "api" },
+    );
+    throw err;
+  }
+  if (state.expiresAt) await ctx.db.payment.update({ where: { id }, data: { expiresAt: state.expiresAt } });
+  const { record } = await advancePayment(ctx, id, state, { source: "api" });
+  return paymentOut(record);
+});

@@ -1,0 +1,23 @@
+/**
+ * @module payments/context
+ * What every handler receives as `ctx`, built once by `init` in service.ts: the Prisma client over
+ * the kit's tenant-scoped pool, the parsed configuration, the credential resolver of the
+ * connections service (null when PAYMENTS_TENANT_CREDENTIALS is off), NATS, the logger, the
+ * resend sweep.
+ */
+import { abilityOf, type CredentialResolverClient, type Logger, type Nats } from "@gantry/kit";
+import type { PaymentsConfig } from "./config.ts";
+import type { PrismaClient } from "./db.ts";
+
+export interface Context {
+  db: PrismaClient;
+  config: PaymentsConfig;
+  resolver: CredentialResolverClient | null;
+  nats: Nats;
+  log: Logger;
+  /** The resend sweep (src/sweep.ts), stopped on shutdown. */
+  sweep: { stop: () => Promise<void> };
+}
+
+/** `ability(id, run)`: declares the handler of one ability (one file per ability under abilities/). */
+export const ability = abilityOf<Context>();

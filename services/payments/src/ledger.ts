@@ -1,0 +1,86 @@
+/**
+ * @module payments/ledger
+ * The double-entry ledger, in integer minor units. Every money movement posts one journal whose
+ * entries sum to zero (debit positive, credit negative); the database refuses an unbalanced journal
+ * at commit (a deferred constraint trigger) and the same journal twice (unique journal + account),
+ * so a movement is booked exactly once even when a webhook and a poll race.
+ *
+ * Accounts, per tenant and currency:
+ * - `available`: payable now; `pending`: received, not yet settled; `reserved`: held by payouts in flight;
+ * - `customer_payments` (credited by payments), `refunds`, `payouts_sent`, `fees`: where money came from or went.
+ */
+import type { Prisma } from "./db.ts";
+
+export type Account = "available" | "pending" | "reserved" | "customer_payments" | "fees" | "payouts_sent" | "refunds";
+
+type Tx = Pick<Prisma.TransactionClient, "ledgerEntry" | "$queryRawUnsafe">;
+
+export interface Journal {
+  tenant: string;
+  /** Unique name of the movement: `<record id>:<movement>`. */
+  id: string;
+  currency: string;
+  refType: "payment" | "payout";
+  refId: string;
+  memo: string;
+  /** The journal moves `amountMinor` out of `credit` into `debit`. */
+  debit: Account;
+  credit: Account;
+  amountMinor: bigint;
+  at: Date;
+}
+
+/** Posts a two-line journal; a no-op when this journal was already posted (returns false). */
+export async function post(tx: Tx, j: Journal): Promise<boolean> {
+  if (j.amountMinor === 0n) return false;
+  const existing = await tx.ledgerEntry.findFirst({ where: { journalId: j.id }, select: { id: true } });
+  if (existing) return false;
+  const line = (account: Account, amountMinor: bigint) => ({
+    tenant: j.tenant,
+    journalId: j.id,
+    account,
+    currency: j.currency,
+    amountMinor,
+    refType: j.refType,
+    refId: j.refId,
+    memo: j.memo,
+    createdAt: j.at,
+  });
+  await tx.ledgerEntry.createMany({ data: [line(j.debit, j.amountMinor), line(j.credit, -j.amountMinor)] });
+  return true;
+}
+
+export interface Balances {
+  available: bigint;
+  pending: bigint;
+  reserved: bigint;
+}
+
+/** Balances of one tenant (exactly, not its sub-tenants) per currency. */
+export async function balances(tx: Tx, tenant: string, currency?: string): Promise<Map<string, Balances>> {
+  const rows = await tx.$queryRawUnsafe<{ currency: string; account: Account; total: bigint }[]>(
+    `SELECT currency, account, SUM(amount_minor)::bigint AS total FROM "payments"."ledger_entries"
+     WHERE tenant = $1 AND ($2::text IS NULL OR currency = $2) AND account IN ('available', 'pending', 'reserved')
+     GROUP BY currency, account`,
+    tenant,
+    currency ?? null,
+  );
+  const out = new Map<string, Balances>();
+  for (const r of rows) {
+    const b = out.get(r.currency) ?? { available: 0n, pending: 0n, reserved: 0n };
+    b[r.account as keyof Balances] = BigInt(r.total);
+    out.set(r.currency, b);
+  }
+  return out;
+}
+
+/**
+ * Serialises balance checks of one tenant and currency until the transaction ends, so two payouts
+ * cannot both spend the same available balance.
+ */
+export async function lockBalance(tx: Tx, tenant: string, currency: string): Promise<void> {
+  await tx.$queryRawUnsafe(
+    `SELECT pg_advisory_xact_lock(hashtext($1))::text`,
+    `payments-balance:${tenant}:${currency}`,
+  );
+}

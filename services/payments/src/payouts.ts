@@ -1,0 +1,253 @@
+/**
+ * @module payments/payouts
+ * Payouts: reserving the balance when one is accepted, sending it, and moving it through its state
+ * machine (src/states.ts) from whatever reports a status (the send itself, a refresh, a webhook).
+ *
+ * - Accepting (inside the idempotent creation's transaction): the tenant's balance of the currency is
+ *   locked, a payout beyond `available` is refused (409 `insufficient_balance`) — never queued, never
+ *   sent — and the amount moves `available` → `reserved`.
+ * - Moving: paid → `reserved` → `payouts_sent` (a provider fee `available` → `fees`); failed or
+ *   cancelled → back to `available`; paid → reversed → back to `available`. A batch's status is
+ *   derived from its items in the same transaction (the batch row is locked first).
+ */
+import { type CallContext, GantryError } from "@gantry/kit";
+import type { Context } from "./context.ts";
+import type { Payout, Prisma } from "./db.ts";
+import { publishStatus } from "./events.ts";
+import { balances, lockBalance, post } from "./ledger.ts";
+import { moneyOut } from "./money.ts";
+import { type Advanced, type Origin, recordWebhook } from "./payments.ts";
+import { providerOf } from "./providers/index.ts";
+import type { PayoutState, Provider } from "./providers/types.ts";
+import { batchStatus, canMovePayout } from "./states.ts";
+
+type Tx = Prisma.TransactionClient;
+
+/**
+ * Locks the balances of `tenant` in the given currencies and checks that each total fits in
+ * `available`; then reserves each payout. Runs inside the creating transaction.
+ */
+export async function reserve(
+  tx: Tx,
+  tenant: string,
+  payouts: Array<{ id: string; amountMinor: bigint; currency: string; path: string }>,
+  at: Date,
+): Promise<void> {
+  const totals = new Map<string, bigint>();
+  for (const p of payouts) totals.set(p.currency, (totals.get(p.currency) ?? 0n) + p.amountMinor);
+  for (const currency of [...totals.keys()].sort()) await lockBalance(tx, tenant, currency);
+  for (const [currency, total] of [...totals].sort(([a], [b]) => a.localeCompare(b))) {
+    const available = (await balances(tx, tenant, currency)).get(currency)?.available ?? 0n;
+    if (total > available) {
+      throw new GantryError(
+        "conflict",
+        `The payout total of ${moneyOut(total, currency).amount} ${currency} exceeds the available balance of ${moneyOut(available, currency).amount} ${currency}; nothing was sent. Check payout.balance and lower the amount.`,
+        {
+          reason: "A payout is never sent beyond the available balance.",
+          details: payouts
+            .filter((p) => p.currency === currency)
+            .map((p) => ({
+              path: `${p.path}/amount`,
+              message: `${p.path}/amount exceeds the available ${currency} balance (with the other payouts of the request)`,
+              code: "insufficient_balance",
+              available: moneyOut(available, currency),
+            })),
+        },
+      );
+    }
+  }
+  for (const p of payouts) {
+    await post(tx, {
+      tenant,
+      id: `${p.id}:reserved`,
+      currency: p.currency,
+      refType: "payout",
+      refId: p.id,
+      memo: "payout accepted: amount reserved",
+      debit: "reserved",
+      credit: "available",
+      amountMinor: p.amountMinor,
+      at,
+    });
+  }
+}
+
+async function book(tx: Tx, p: Payout, to: string, feeMinor: bigint | null, at: Date): Promise<void> {
+  const journal = (
+    suffix: string,
+    debit: "available" | "payouts_sent" | "fees",
+    credit: "available" | "reserved" | "payouts_sent",
+    amountMinor: bigint,
+    memo: string,
+  ) =>
+    post(tx, {
+      tenant: p.tenant,
+      id: `${p.id}:${suffix}`,
+      currency: p.currency,
+      refType: "payout",
+      refId: p.id,
+      memo,
+      debit,
+      credit,
+      amountMinor,
+      at,
+    });
+  switch (to) {
+    case "paid":
+      await journal("paid", "payouts_sent", "reserved", p.amountMinor, "payout paid");
+      if (feeMinor && feeMinor > 0n) await journal("fee", "fees", "available", feeMinor, "provider transfer fee");
+      break;
+    case "failed":
+    case "cancelled":
+      await journal("released", "available", "reserved", p.amountMinor, `payout ${to}: reservation released`);
+      break;
+    case "reversed":
+      await journal("reversed", "available", "payouts_sent", p.amountMinor, "payout reversed by the bank");
+      break;
+  }
+}
+
+export async function advancePayout(
+  ctx: Pick<Context, "db" | "nats" | "log">,
+  id: string,
+  state: PayoutState,
+  origin: Origin,
+): Promise<Advanced<Payout>> {
+  const events: Array<Parameters<typeof publishStatus>[1]> = [];
+  const out = await ctx.db.$transaction(async (tx) => {
+    const head = await tx.payout.findUniqueOrThrow({ where: { id }, select: { batchId: true } });
+    if (head.batchId)
+      await tx.$queryRawUnsafe(`SELECT id FROM "payments"."payout_batches" WHERE id = $1 FOR UPDATE`, head.batchId);
+    await tx.$queryRawUnsafe(`SELECT id FROM "payments"."payouts" WHERE id = $1 FOR UPDATE`, id);
+    const current = await tx.payout.findUniqueOrThrow({ where: { id } });
+    if (origin.webhook && !(await recordWebhook(tx, current.tenant, id, origin.webhook))) {
+      return { record: current, moved: false, duplicate: true };
+    }
+    const patch: Prisma.PayoutUpdateInput = {};
+    if (state.providerReference && !current.providerReference) patch.providerReference = state.providerReference;
+    const moving = canMovePayout(current.status as PayoutState["status"], state.status);
+    if (!moving && Object.keys(patch).length === 0) return { record: current, moved: false, duplicate: false };
+    const at = new Date();
+    if (moving) {
+      patch.status = state.status;
+      patch.updatedAt = at;
+      if (state.status === "paid") {
+        patch.paidAt = at;
+        if (state.feeMinor !== undefined && state.feeMinor !== null) patch.feeMinor = state.feeMinor;
+      }
+      if (state.status === "failed" || state.status === "cancelled") {
+        patch.failureCode = state.failureCode ?? state.status;
+        patch.failureMessage = state.failureMessage ?? `The payout was ${state.status}.`;
+      }
+    }
+    const record = await tx.payout.update({ where: { id }, data: patch });
+    if (moving) {
+      await book(tx, current, state.status, state.feeMinor ?? null, at);
+      events.push({
+        kind: "payout",
+        id,
+        tenant: record.tenant,
+        status: record.status,
+        from: current.status,
+        amount: { minor: Number(record.amountMinor), currency: record.currency },
+        batchId: record.batchId,
+        requestId: record.requestId,
+        at: at.toISOString(),
+      });
+      if (record.batchId) {
+        const batch = await tx.payoutBatch.findUniqueOrThrow({ where: { id: record.batchId } });
+        const items = await tx.payout.findMany({ where: { batchId: record.batchId }, select: { status: true } });
+        const status = batchStatus(items.map((i) => i.status));
+        if (status !== batch.status) {
+          const final = status === "completed" || status === "partially_failed" || status === "failed";
+          await tx.payoutBatch.update({
+            where: { id: batch.id },
+            data: { status, updatedAt: at, ...(final && !batch.completedAt ? { completedAt: at } : {}) },
+          });
+          events.push({
+            kind: "batch",
+            id: batch.id,
+            tenant: batch.tenant,
+            status,
+            from: batch.status,
+            requestId: batch.requestId,
+            at: at.toISOString(),
+          });
+        } else {
+          await tx.payoutBatch.update({ where: { id: batch.id }, data: { updatedAt: at } });
+        }
+      }
+    }
+    return { record, moved: moving, duplicate: false };
+  });
+  for (const e of events) await publishStatus(ctx, e);
+  return out;
+}
+
+/**
+ * Sends accepted payouts to the provider and records what it answered. A provider that cannot be
+ * reached leaves them `pending` (reserved, not sent): a later payout.status sends them again under
+ * the same reference, which the provider keeps unique.
+ */
+export async function dispatch(ctx: Context, provider: Provider, payouts: Payout[]): Promise<void> {
+  if (payouts.length === 0) return;
+  const refs = await ctx.db.recipient.findMany({
+    where: { id: { in: [...new Set(payouts.map((p) => p.recipientId))] } },
+    select: { id: true, providerReference: true },
+  });
+  const refOf = new Map(refs.map((r) => [r.id, r.providerReference]));
+  let states: PayoutState[];
+  try {
+    states = await provider.sendPayouts(
+      payouts.map((p) => ({
+        id: p.id,
+        amountMinor: p.amountMinor,
+        currency: p.currency,
+        description: p.description,
+        recipientReference: refOf.get(p.recipientId) ?? null,
+        accountNumberLast4: p.accountNumberLast4,
+      })),
+    );
+  } catch (err) {
+    ctx.log.warn({ payouts: payouts.map((p) => p.id), err: String(err) }, "sending payouts failed; they stay pending");
+    return;
+  }
+  for (const [i, p] of payouts.entries()) {
+    const s = states[i];
+    // Whatever the provider reported, the payout was handed over: it is at least processing.
+    await advancePayout(
+      ctx,
+      p.id,
+      { ...s, status: s.status === "pending" ? "processing" : s.status },
+      { source: "api" },
+    );
+  }
+}
+
+/**
+ * Refreshes one payout from its provider. A payout still `pending` (accepted, its send not known to
+ * have reached the provider) is first looked up by its reference; only when the provider does not
+ * know it is it sent again, under the same reference / idempotency key.
+ */
+export async function refreshPayout(
+  ctx: Context,
+  call: Pick<CallContext, "tenant" | "requestId">,
+  p: Payout,
+): Promise<Payout> {
+  if (p.status !== "pending" && p.status !== "processing" && p.status !== "paid") return p;
+  const provider = await providerOf(ctx, call, p);
+  const ask = () =>
+    provider.payoutStatus({
+      id: p.id,
+      providerReference: p.providerReference,
+      accountNumberLast4: p.accountNumberLast4,
+    });
+  if (p.status === "pending") {
+    const known = await ask().catch(() => null);
+    if (known && known.status !== "pending") await advancePayout(ctx, p.id, known, { source: "poll" });
+    else await dispatch(ctx, provider, [p]);
+  } else {
+    await advancePayout(ctx, p.id, await ask(), { source: "poll" });
+  }
+  return ctx.db.payout.findUniqueOrThrow({ where: { id: p.id } });
+}

@@ -1,0 +1,48 @@
+/**
+ * @module payments/sweep
+ * The resend sweep: a payout accepted but not known to have reached its provider (still `pending`,
+ * e.g. the provider was unreachable, or the process stopped between the commit and the send) is
+ * looked up by its reference and sent again only if the provider does not know it — the same path
+ * as payout.status (src/payouts.ts `refreshPayout`). Every replica may run it: the provider keeps
+ * our reference / idempotency key unique, so a payout is never sent twice.
+ */
+import { asSystem, withTenant } from "@gantry/kit";
+import type { Context } from "./context.ts";
+import { refreshPayout } from "./payouts.ts";
+
+const BATCH = 50;
+
+export async function resendPending(ctx: Context, olderThanMs: number): Promise<number> {
+  const stale = await asSystem(() =>
+    ctx.db.payout.findMany({
+      where: { status: "pending", createdAt: { lt: new Date(Date.now() - olderThanMs) } },
+      orderBy: { createdAt: "asc" },
+      take: BATCH,
+    }),
+  );
+  for (const p of stale) {
+    try {
+      await withTenant(p.tenant, () => refreshPayout(ctx, { tenant: p.tenant, requestId: `sweep_${p.id}` }, p));
+    } catch (err) {
+      ctx.log.warn({ payout: p.id, err: String(err) }, "resending a pending payout failed; next sweep retries");
+    }
+  }
+  return stale.length;
+}
+
+export function startResendSweep(ctx: Context, everyMs: number): { stop: () => Promise<void> } {
+  if (everyMs <= 0) return { stop: async () => {} };
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running
+      .then(() => resendPending(ctx, everyMs))
+      .catch((err) => ctx.log.warn({ err: String(err) }, "resend sweep failed"));
+  }, everyMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Test helpers of the payments service: the service on real Postgres + NATS (infra/testing/service.ts),
+ * by default sandbox-only and without the connections lookup, and the ledger invariant every test
+ * ends with: each journal, and so the whole ledger, sums to zero per currency.
+ */
+import assert from "node:assert/strict";
+import { GantryError, ingressClient } from "@gantry/kit";
+import { type ServiceHarness, startService } from "@gantry/infra/testing/service.ts";
+import type { Context } from "../context.ts";
+
+export type PaymentsTest = ServiceHarness<Context>;
+
+export function startPayments(env: Record<string, string> = {}): Promise<PaymentsTest> {
+  return startService<Context>("payments", { PAYMENTS_TENANT_CREDENTIALS: "false", ...env });
+}
+
+/** Asserts double entry: no journal and no currency is out of balance, across all tenants. */
+export async function assertLedgerBalanced(t: PaymentsTest): Promise<void> {
+  const journals = await t.db.query(
+    `SELECT journal_id, currency, SUM(amount_minor)::text AS total FROM payments.ledger_entries GROUP BY journal_id, currency HAVING SUM(amount_minor) <> 0`,
+  );
+  assert.deepEqual(journals.rows, []);
+  const all = await t.db.query(
+    `SELECT currency, SUM(amount_minor)::text AS total FROM payments.ledger_entries GROUP BY currency HAVING SUM(amount_minor) <> 0`,
+  );
+  assert.deepEqual(all.rows, []);
+}
+
+/** Funds a sandbox tenant: a payment that succeeds at its first status refresh. */
+export async function fund(t: PaymentsTest, tenant: string, amount: number, currency: string): Promise<string> {
+  const p = await t.call("payment.initiate", { amount, currency }, { tenant });
+  const s = await t.call("payment.status", { id: p.id }, { tenant });
+  assert.equal(s.status, "succeeded");
+  return p.id;
+}
+
+let accounts = 1000;
+/** A verified sandbox recipient; `last4` picks the sandbox outcome (0002 fails, 0003 reverses). */
+export async function recipient(t: PaymentsTest, tenant: string, currency: string, last4 = "4321"): Promise<string> {
+  const r = await t.call(
+    "payout.verify_account",
+    { country: "NG", currency, accountNumber: `01${++accounts}${last4}`, bankCode: "058", accountName: "Ada Obi" },
+    { tenant },
+  );
+  return r.id;
+}
+
+/**
+ * Delivers a webhook as the gateway does for `POST /v1/webhooks/payments/<provider>`: the raw body
+ * over the service's HttpIngress (the gateway's own part is tested in gateway/test/ingress.test.ts).
+ * Answers the HTTP status and JSON body the provider would see.
+ */
+export async function postWebhook(
+  t: PaymentsTest,
+  provider: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
+  const client = ingressClient(`127.0.0.1:${t.port}`);
+  try {
+    const res = await client.handle(
+      {
+        route: "webhooks",
+        method: "POST",
+        path: `/${provider}`,
+        query: "",
+        headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+        body: Buffer.from(body),
+        request_id: "req_webhook_test",
+        remote_addr: "127.0.0.1",
+      },
+      10_000,
+    );
+    return { status: res.status, body: JSON.parse(res.body.toString("utf8")) };
+  } catch (err) {
+    if (err instanceof GantryError) return { status: err.httpStatus, body: { error: err.message, code: err.code } };
+    throw err;
+  } finally {
+    client.close();
+  }
+}
