@@ -108,7 +108,6 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * Remove an entry when the action is built: its 501 then fails the run again.
  */
 export const PARTIALLY_WIRED: Readonly<Record<string, string>> = {
-  "integration.search": "action `tools` (issue 14: searching tools across toolkits is not built yet)",
 };
 
 /** Schemathesis configuration: `not_a_server_error` also accepts 501 on the not-wired abilities' paths. */

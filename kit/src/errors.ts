@@ -82,6 +82,19 @@ export const DETAIL_CODES = {
   key_revoked: "The key is revoked.",
   key_expired: "The key has expired.",
   legacy_key: "A legacy key cannot be rotated or revoked through the API.",
+  // connections service
+  not_applicable: "The field does not apply to this case (e.g. `credentials` for an OAuth toolkit); omit it.",
+  provider_refused:
+    "The external provider refused the value (API-key credentials, or the consent behind `sessionUri`).",
+  consent_session:
+    "`state` names no usable consent session of the connection (unknown, expired, already used, or started by another key).",
+  redirect_mismatch: "`sessionUri` is not this consent's redirect (another redirect URI, or another state).",
+  toolkit_mismatch: "The tool belongs to another toolkit than the connection's account.",
+  not_owner: "Only the connection's owner (the key that gave consent) may do this.",
+  not_shared: "No active share grants this key the tool on the connection (none, revoked, expired, or another tool).",
+  connection_status:
+    "The connection's status does not allow this (pending, needs_reauth or revoked; the message says what to do).",
+  invalid_value: "The value is well-formed but not acceptable here (the message says why, e.g. a time in the past).",
   // memory service
   filter: "The memory filter is malformed (unknown operator, non-scalar value, …).",
   // workspace service

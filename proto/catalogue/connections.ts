@@ -54,6 +54,14 @@ function toolkit(description: string) {
   return text(description, 64, { pattern: TOOLKIT_PATTERN });
 }
 
+/** Idempotency of a tool run: only tools with side effects (not GET operations) are replayed. */
+function toolIdempotencyKey() {
+  return text(
+    "Client-chosen key that makes retries safe for tools with side effects (every operation but GET): reusing it with the same input returns the first run's result without calling the provider again; with different input it is refused (409). Passed on (hashed) where the provider has its own idempotency header (Stripe's `Idempotency-Key`). Read-only (GET) tools run again.",
+    255,
+  );
+}
+
 function connectionId(
   description = "Id of the connection (from connection.authorize, connection.list or integration.search).",
 ) {
@@ -439,7 +447,7 @@ export const abilities = [
         toolkit: toolkit("Toolkit (app) to connect, from integration.app.toolkits (e.g. `github`)."),
         returnUrl: url("Where an OAuth flow sends the user back to."),
         label: line("Your label for this account, to tell several accounts of one app apart.", 100),
-        credentials: {
+        credentials: typed<Record<string, string>>({
           type: "object",
           description:
             "For toolkits that use API-key auth instead of OAuth: the credential fields the toolkit asks for. Stored encrypted; never echoed, listed or logged.",
@@ -447,7 +455,7 @@ export const abilities = [
           maxProperties: 20,
           propertyNames: { type: "string", maxLength: 64, pattern: "^[A-Za-z_][A-Za-z0-9_]{0,63}$" },
           additionalProperties: { type: "string", minLength: 1, maxLength: 4096 },
-        },
+        }),
         idempotencyKey: idempotencyKey("the connection"),
       },
       ["toolkit"],
@@ -491,14 +499,18 @@ export const abilities = [
     inputSource: "ours",
     input: object(
       {
-        tool: text("Tool slug from integration.app.tools (e.g. `GITHUB_CREATE_ISSUE`).", 200, {
-          pattern: TOOL_PATTERN,
-        }),
+        tool: text(
+          "Tool slug from integration.app.tools (e.g. `GITHUB_CREATE_ISSUE`): its latest version runs. A version-pinned id (`github.create_issue@1`) runs exactly that version.",
+          200,
+          {
+            pattern: TOOL_PATTERN,
+          },
+        ),
         arguments: freeObject("Tool arguments, validated against the tool's own input schema."),
         connectionId: connectionId(
           "Account to run on. Omit to use the principal's only connected account of the tool's toolkit (refused when there are several).",
         ),
-        idempotencyKey: idempotencyKey("the tool's side effect"),
+        idempotencyKey: toolIdempotencyKey(),
       },
       ["tool", "arguments"],
     ),
@@ -548,8 +560,10 @@ export const abilities = [
         toolId: text("Version-pinned tool id (from integration.search), e.g. `github.create_issue@1`.", 200, {
           pattern: TOOL_PATTERN,
         }),
-        arguments: freeObject("Tool arguments, validated against the pinned tool version's schema."),
-        idempotencyKey: idempotencyKey("the tool's side effect"),
+        arguments: freeObject(
+          "Tool arguments, validated against the pinned tool version's `inputSchema` (each problem is a detail under `/input/arguments/…`): path and query parameters of the provider's operation and its request body fields.",
+        ),
+        idempotencyKey: toolIdempotencyKey(),
       },
       ["connectionId", "toolId", "arguments"],
     ),

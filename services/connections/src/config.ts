@@ -98,7 +98,20 @@ export const CONNECTIONS_ENV = defineEnv({
     minimum: 100,
     maximum: 120_000,
     default: 10_000,
-    description: "timeout of one request to a provider (discovery, token, revocation)",
+    description: "timeout of one request to a provider (discovery, token, revocation, a tool's API call)",
+  },
+  CONNECTIONS_TOOLKIT_BASE_URLS: {
+    type: "string",
+    default: "{}",
+    description:
+      'replaces toolkits\' API base URLs, as JSON {"<toolkit>": "<url>"} (a regional or enterprise host; tests: local servers). https, or http on loopback with CONNECTIONS_ALLOW_HTTP_LOOPBACK',
+  },
+  CONNECTIONS_TOOL_MAX_RESPONSE_BYTES: {
+    type: "integer",
+    minimum: 1024,
+    maximum: 20 * 1024 * 1024,
+    default: 1024 * 1024,
+    description: "largest provider response body a tool execution keeps; the rest is cut (`truncated`)",
   },
 });
 
@@ -186,6 +199,25 @@ function endpoint(value: unknown, at: string, allowHttpLoopback: boolean, proble
   if (url.username || url.password) problems.push(`${at}: must not carry credentials`);
   if (url.hash) problems.push(`${at}: must not have a #fragment`);
   return url;
+}
+
+/** CONNECTIONS_TOOLKIT_BASE_URLS: toolkit slug → base URL (the registry checks that the toolkits exist). */
+export function parseToolkitBaseUrls(raw: string, allowHttpLoopback: boolean): Map<string, string> {
+  const entries = parseJsonObject(raw, "CONNECTIONS_TOOLKIT_BASE_URLS");
+  const problems: string[] = [];
+  const out = new Map<string, string>();
+  for (const [slug, value] of Object.entries(entries)) {
+    const at = `CONNECTIONS_TOOLKIT_BASE_URLS.${slug}`;
+    if (typeof value !== "string") {
+      problems.push(`${at}: must be a URL string`);
+      continue;
+    }
+    const url = endpoint(value, at, allowHttpLoopback, problems);
+    if (url?.search) problems.push(`${at}: must not have a query`);
+    if (url) out.set(slug, url.href.replace(/\/+$/, ""));
+  }
+  if (problems.length) throw new ConfigError(`connections: invalid toolkit base URLs\n  ${problems.join("\n  ")}`);
+  return out;
 }
 
 function stringList(value: unknown, at: string, problems: string[], pattern?: RegExp): string[] {

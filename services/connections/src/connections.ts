@@ -11,6 +11,7 @@ import type { Context } from "./context.ts";
 import { NO_TOKENS, openTokens } from "./credentials.ts";
 import { SCHEMA, type Connection } from "./db.ts";
 import { publish, recordEvent } from "./events.ts";
+import { closeSessions } from "./sessions.ts";
 
 /** The tenant's live connection for a service (kind `service`), or null. */
 export function liveConnection(ctx: Context, tenant: string, service: string): Promise<Connection | null> {
@@ -35,6 +36,35 @@ export function connectionById(ctx: Context, tenant: string, id: string): Promis
   return ctx.db.connection.findFirst({ where: { id, tenant } });
 }
 
+export type ProviderRevocation = {
+  /** null: nothing to revoke there (no tokens, no OAuth provider, or an API key). */
+  providerRevoked: boolean | null;
+  providerError?: string;
+};
+
+/**
+ * Revokes the connection's OAuth tokens at its provider (RFC 7009; the refresh token first, which
+ * ends the grant at most providers, then the access token) where it has a revocation endpoint. A
+ * failure is answered (and logged), never thrown: the caller drops the tokens here either way.
+ */
+export async function revokeAtProvider(ctx: Context, row: Connection): Promise<ProviderRevocation> {
+  const provider = row.authScheme === "oauth2" ? ctx.providers.get(row.service) : undefined;
+  const tokens = openTokens(ctx, row);
+  if (!tokens || !provider) return { providerRevoked: null };
+  try {
+    const refreshRevoked = tokens.refresh ? await provider.revoke(tokens.refresh, "refresh_token") : true;
+    const accessRevoked = await provider.revoke(tokens.access, "access_token");
+    return { providerRevoked: refreshRevoked && accessRevoked };
+  } catch (err) {
+    const providerError = err instanceof Error ? err.message : String(err);
+    ctx.log.warn(
+      { connectionId: row.id, tenant: row.tenant, err: providerError },
+      "revocation at the provider failed; the tokens are deleted here anyway",
+    );
+    return { providerRevoked: false, providerError };
+  }
+}
+
 /**
  * Revokes a connection: its tokens are revoked at the provider (refresh token first, which ends the
  * grant at most providers, then the access token) where the provider supports revocation, then
@@ -52,26 +82,8 @@ export async function revokeConnection(ctx: Context, call: CallContext, row: Con
       await tx.$queryRawUnsafe(`SELECT 1 FROM "${SCHEMA}"."connections" WHERE id = $1 FOR UPDATE`, row.id);
       const locked = await tx.connection.findFirst({ where: { id: row.id, tenant: call.tenant } });
       if (!locked || locked.status === "revoked") return { row: locked ?? row, detail: null };
-      const provider = ctx.providers.get(locked.service);
-      const tokens = openTokens(ctx, locked);
-      let providerRevoked: boolean | null = null;
-      let providerError: string | null = null;
-      if (tokens && provider) {
-        try {
-          const refreshRevoked = tokens.refresh ? await provider.revoke(tokens.refresh, "refresh_token") : true;
-          const accessRevoked = await provider.revoke(tokens.access, "access_token");
-          providerRevoked = refreshRevoked && accessRevoked;
-        } catch (err) {
-          providerRevoked = false;
-          providerError = err instanceof Error ? err.message : String(err);
-          ctx.log.warn(
-            { connectionId: locked.id, tenant: locked.tenant, err: providerError },
-            "revocation at the provider failed; the tokens are deleted here anyway",
-          );
-        }
-      }
+      const detail = await revokeAtProvider(ctx, locked);
       const now = new Date(ctx.now());
-      const detail = { providerRevoked, ...(providerError ? { providerError } : {}) };
       const revoked = await tx.connection.update({
         where: { id: locked.id },
         data: {
@@ -85,10 +97,7 @@ export async function revokeConnection(ctx: Context, call: CallContext, row: Con
           version: { increment: 1 },
         },
       });
-      await tx.oauthSession.updateMany({
-        where: { connectionId: locked.id, tenant: call.tenant, consumedAt: null },
-        data: { consumedAt: now },
-      });
+      await closeSessions(tx, locked, now);
       // Its shares end with it.
       await tx.connectionShare.updateMany({
         where: { connectionId: locked.id, tenant: call.tenant, revokedAt: null },

@@ -22,10 +22,12 @@ import type { Context } from "./context.ts";
 import { sealTokens } from "./credentials.ts";
 import { openValue, sealRecord } from "./crypto.ts";
 import { SCHEMA, type Connection } from "./db.ts";
+import { revokeAtProvider } from "./connections.ts";
 import { publish, recordEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { consentSecrets, ProviderRefusal } from "./oauth.ts";
 import { connectionNotFound, connectionOut, invalidField, unknownService } from "./records.ts";
+import { closeSessions } from "./sessions.ts";
 
 type AuthorizeInput = InputOf<"connection.authorize">;
 type StartInput = Extract<AuthorizeInput, { service: string }>;
@@ -36,9 +38,21 @@ const sha256 = (value: string) => createHash("sha256").update(value, "utf8").dig
 /** `{origin}{pathname}` of a URL: what must match between the redirect URI and the provider's redirect. */
 const endpointOf = (u: URL) => `${u.origin}${u.pathname}`;
 
-export async function startConsent(ctx: Context, call: CallContext, input: StartInput) {
+/**
+ * `app`: an integration-app account (integration.app.connect): always a new pending connection (a
+ * principal may connect several accounts of one toolkit), with its label; `service` is the toolkit.
+ */
+export interface StartOptions {
+  kind?: "service" | "app";
+  label?: string | null;
+  /** The field named when no OAuth provider is configured for the service. */
+  servicePath?: string;
+}
+
+export async function startConsent(ctx: Context, call: CallContext, input: StartInput, opts: StartOptions = {}) {
+  const kind = opts.kind ?? "service";
   const provider = ctx.providers.get(input.service);
-  if (!provider) throw unknownService(ctx, input.service, "/input/service", true);
+  if (!provider) throw unknownService(ctx, input.service, opts.servicePath ?? "/input/service", true);
   const registered = provider.config.redirectUris;
   let redirectUri = registered[0] as string;
   if (input.returnUrl !== undefined) {
@@ -47,6 +61,8 @@ export async function startConsent(ctx: Context, call: CallContext, input: Start
       throw invalidField(
         "/input/returnUrl",
         `is not a redirect URI registered for ${input.service}; the provider only redirects to: ${registered.join(", ")}`,
+        "enum",
+        { params: { allowedValues: registered } },
       );
     redirectUri = wanted;
   }
@@ -59,14 +75,18 @@ export async function startConsent(ctx: Context, call: CallContext, input: Start
 
   const open = async () =>
     ctx.db.$transaction(async (tx) => {
-      let row = await tx.connection.findFirst({
-        where: { tenant: call.tenant, service: input.service, kind: "service", status: { not: "revoked" } },
-      });
+      let row =
+        kind === "service"
+          ? await tx.connection.findFirst({
+              where: { tenant: call.tenant, service: input.service, kind: "service", status: { not: "revoked" } },
+            })
+          : null;
       row ??= await tx.connection.create({
         data: {
           id: newId("connection", nowMs),
           tenant: call.tenant,
-          kind: "service",
+          kind,
+          label: opts.label ?? null,
           service: input.service,
           status: "pending",
           authScheme: "oauth2",
@@ -132,6 +152,7 @@ export async function completeConsent(ctx: Context, call: CallContext, input: Co
     throw invalidField(
       "/input/state",
       `does not match a consent session of connection ${row.id}; pass the state that connection.authorize start returned for it`,
+      "consent_session",
     );
   if (session.principalId !== call.keyId)
     throw new GantryError(
@@ -140,43 +161,51 @@ export async function completeConsent(ctx: Context, call: CallContext, input: Co
       {
         reason: "Consent is bound to the principal that started it; start a new consent with this key instead.",
         details: [
-          { path: "/input/state", message: `/input/state belongs to a consent started by ${session.principalId}` },
+          {
+            path: "/input/state",
+            message: `/input/state belongs to a consent started by ${session.principalId}`,
+            code: "consent_session",
+          },
         ],
       },
     );
   if (session.consumedAt)
     throw new GantryError("conflict", "/input/state names a consent session that was already used or closed.", {
       reason: "A consent session completes once; start a new consent.",
-      details: [{ path: "/input/state", message: "/input/state was already used" }],
+      details: [{ path: "/input/state", message: "/input/state was already used", code: "consent_session" }],
     });
   const nowMs = ctx.now();
   if (session.expiresAt.getTime() <= nowMs)
     throw invalidField(
       "/input/state",
       `names a consent session that expired at ${session.expiresAt.toISOString()}; start a new consent`,
+      "consent_session",
     );
   let callback: URL;
   try {
     callback = new URL(input.sessionUri);
   } catch {
-    throw invalidField("/input/sessionUri", "is not an absolute URL");
+    throw invalidField("/input/sessionUri", "is not an absolute URL", "format");
   }
   if (endpointOf(callback) !== endpointOf(new URL(session.redirectUri)))
     throw invalidField(
       "/input/sessionUri",
       `is not a redirect to ${session.redirectUri}, the redirect URI this consent was started with`,
+      "redirect_mismatch",
     );
   const redirectedState = callback.searchParams.get("state");
   if (redirectedState !== null && redirectedState !== input.state)
     throw invalidField(
       "/input/sessionUri",
       "carries another state than /input/state: it is not this consent's redirect",
+      "redirect_mismatch",
     );
   const provider = ctx.providers.get(row.service);
   if (!provider)
     throw invalidField(
       "/input/connectionId",
       `names a connection to ${row.service}, whose provider is no longer configured`,
+      "invalid_value",
     );
 
   // Consumed first: a replayed or concurrent completion never reaches the provider.
@@ -186,7 +215,7 @@ export async function completeConsent(ctx: Context, call: CallContext, input: Co
   });
   if (consumed.count !== 1)
     throw new GantryError("conflict", "/input/state names a consent session that was already used or closed.", {
-      details: [{ path: "/input/state", message: "/input/state was already used" }],
+      details: [{ path: "/input/state", message: "/input/state was already used", code: "consent_session" }],
     });
   const codeVerifier = openValue(
     ctx.keys,
@@ -220,55 +249,73 @@ export async function completeConsent(ctx: Context, call: CallContext, input: Co
     throw invalidField(
       "/input/sessionUri",
       `was refused by the ${row.service} provider (${err.error}${err.description ? `: ${err.description}` : ""}); start a new consent`,
+      "provider_refused",
     );
   }
 
   const done = new Date(ctx.now());
-  const detail = { scopes: granted.scopes ?? session.scopes, rotatedPrincipal: row.principalId !== call.keyId };
-  const connected = await ctx.db.$transaction(async (tx) => {
-    await tx.$queryRawUnsafe(`SELECT 1 FROM "${SCHEMA}"."connections" WHERE id = $1 FOR UPDATE`, row.id);
-    const locked = await tx.connection.findFirst({ where: { id: row.id, tenant: call.tenant } });
-    if (!locked || locked.status === "revoked")
-      throw new GantryError(
-        "conflict",
-        `Connection ${row.id} was revoked while consent was given; start a new consent.`,
-        {
-          details: [{ path: "/input/connectionId", message: "/input/connectionId was revoked meanwhile" }],
+  const detail: Record<string, unknown> = {
+    scopes: granted.scopes ?? session.scopes,
+    rotatedPrincipal: row.principalId !== call.keyId,
+  };
+  const timeout = ctx.config.CONNECTIONS_PROVIDER_TIMEOUT_MS * 4 + 5_000;
+  const connected = await ctx.db.$transaction(
+    async (tx) => {
+      await tx.$queryRawUnsafe(`SELECT 1 FROM "${SCHEMA}"."connections" WHERE id = $1 FOR UPDATE`, row.id);
+      const locked = await tx.connection.findFirst({ where: { id: row.id, tenant: call.tenant } });
+      if (!locked || locked.status === "revoked")
+        throw new GantryError(
+          "conflict",
+          `Connection ${row.id} was revoked while consent was given; start a new consent.`,
+          {
+            details: [
+              {
+                path: "/input/connectionId",
+                message: "/input/connectionId was revoked meanwhile",
+                code: "connection_status",
+              },
+            ],
+          },
+        );
+      // Consent given again on a connected account replaces its grant: the old one is revoked at the
+      // provider, so no second live grant outlives this connection's tokens.
+      if (locked.status === "connected") {
+        const previous = await revokeAtProvider(ctx, locked);
+        detail.previousGrantRevoked = previous.providerRevoked;
+        if (previous.providerError) detail.providerError = previous.providerError;
+      }
+      const updated = await tx.connection.update({
+        where: { id: row.id },
+        data: {
+          ...sealTokens(ctx, row, { access: granted.accessToken, refresh: granted.refreshToken ?? null }),
+          tokenType: granted.tokenType,
+          status: "connected",
+          statusReason: null,
+          principalId: session.principalId,
+          scopes: granted.scopes ?? session.scopes,
+          externalRef: granted.externalRef ?? locked.externalRef,
+          credentialExpiresAt: granted.expiresIn ? new Date(done.getTime() + granted.expiresIn * 1000) : null,
+          credentialIssuedAt: done,
+          connectedAt: done,
+          revokedAt: null,
+          updatedAt: done,
+          version: { increment: 1 },
         },
-      );
-    const updated = await tx.connection.update({
-      where: { id: row.id },
-      data: {
-        ...sealTokens(ctx, row, { access: granted.accessToken, refresh: granted.refreshToken ?? null }),
-        tokenType: granted.tokenType,
-        status: "connected",
-        statusReason: null,
-        principalId: session.principalId,
-        scopes: granted.scopes ?? session.scopes,
-        externalRef: granted.externalRef ?? locked.externalRef,
-        credentialExpiresAt: granted.expiresIn ? new Date(done.getTime() + granted.expiresIn * 1000) : null,
-        credentialIssuedAt: done,
-        connectedAt: done,
-        revokedAt: null,
-        updatedAt: done,
-        version: { increment: 1 },
-      },
-    });
-    // Other consents opened for this connection are closed: this one decided.
-    await tx.oauthSession.updateMany({
-      where: { connectionId: row.id, tenant: call.tenant, consumedAt: null },
-      data: { consumedAt: done },
-    });
-    await recordEvent(tx, {
-      connection: row,
-      type: "connected",
-      at: done,
-      principalId: call.keyId,
-      requestId: call.requestId,
-      detail,
-    });
-    return updated;
-  });
+      });
+      // Other consents opened for this connection are closed: this one decided.
+      await closeSessions(tx, locked, done);
+      await recordEvent(tx, {
+        connection: row,
+        type: "connected",
+        at: done,
+        principalId: call.keyId,
+        requestId: call.requestId,
+        detail,
+      });
+      return updated;
+    },
+    { timeout, maxWait: 10_000 },
+  );
   await publish(ctx, "connected", connected, { requestId: call.requestId, detail, at: done });
   return { action: "complete" as const, connection: connectionOut(connected) };
 }

@@ -10,7 +10,7 @@
  * // src/abilities/connection.get.ts
  * export default ability("connection.get", async (input, call, ctx) => …);
  */
-import { abilityOf, type Clock, type Logger, type Nats } from "@gantry/kit";
+import { abilityOf, type Clock, type Logger, type Nats, type SsrfGuard } from "@gantry/kit";
 import type { ConnectionsConfig } from "./config.ts";
 import type { MasterKeys } from "./crypto.ts";
 import type { Connection, PrismaClient } from "./db.ts";
@@ -27,6 +27,8 @@ export interface Context {
   platform: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** The toolkit registry (toolkits/<slug>/: OpenAPI 3 documents, version-pinned tools), loaded at start. */
   toolkits: Registry;
+  /** The kit's SSRF guard every tool execution's request goes through (time and size caps). */
+  guard: SsrfGuard;
   nats: Nats;
   log: Logger;
   now: Clock;

@@ -4,7 +4,7 @@
  * result), the credential source a service uses now, and the refusals the handlers share, worded once.
  * Credentials are never part of any output: the mapping below names every field it emits.
  */
-import { GantryError } from "@gantry/kit";
+import { type DetailCode, GantryError } from "@gantry/kit";
 import type { OutputOf } from "@gantry/proto/catalogue";
 import type { Context } from "./context.ts";
 import type { Connection } from "./db.ts";
@@ -53,10 +53,15 @@ export function connectionNotFound(id: string, path = "/input/connectionId"): Ga
   });
 }
 
-/** 400 naming one input field. */
-export function invalidField(path: string, message: string, extra: Record<string, unknown> = {}): GantryError {
+/** 400 naming one input field, with its detail code (kit/src/errors.ts DETAIL_CODES). */
+export function invalidField(
+  path: string,
+  message: string,
+  code: DetailCode,
+  extra: Record<string, unknown> = {},
+): GantryError {
   return new GantryError("validation_failed", `${path} ${message}`, {
-    details: [{ path, message: `${path} ${message}`, ...extra }],
+    details: [{ path, message: `${path} ${message}`, code, ...extra }],
   });
 }
 
@@ -66,5 +71,5 @@ export function unknownService(ctx: Context, service: string, path = "/input/ser
   const message = known.length
     ? `is "${service}", which is not a configured service; configured: ${known.join(", ")}`
     : `is "${service}", but no ${oauthOnly ? "OAuth provider" : "service"} is configured (CONNECTIONS_PROVIDERS)`;
-  return invalidField(path, message, { code: "enum", params: { allowedValues: known } });
+  return invalidField(path, message, "enum", { params: { allowedValues: known } });
 }

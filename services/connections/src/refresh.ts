@@ -26,6 +26,7 @@ import { NO_TOKENS, openTokens, sealTokens } from "./credentials.ts";
 import { SCHEMA, type Connection } from "./db.ts";
 import { publish, recordEvent } from "./events.ts";
 import { ProviderRefusal } from "./oauth.ts";
+import { sweepAbandoned } from "./sessions.ts";
 
 export type RefreshTrigger = "use" | "sweep" | "forced";
 
@@ -177,7 +178,10 @@ export async function freshForUse(ctx: Context, row: Connection, requestId?: str
   }
 }
 
-/** Refreshes, every `everyMs`, the connections whose tokens are due. Runs in system scope. */
+/**
+ * Refreshes, every `everyMs`, the connections whose tokens are due, then cleans up abandoned consents
+ * (src/sessions.ts). Runs in system scope.
+ */
 export function startRefreshSweep(ctx: Context, everyMs: number): { stop: () => Promise<void> } {
   if (everyMs <= 0) return { stop: async () => {} };
   let running: Promise<void> | undefined;
@@ -200,6 +204,10 @@ export function startRefreshSweep(ctx: Context, everyMs: number): { stop: () => 
         ctx.log.warn({ connectionId: row.id, err: String(err) }, "refresh ahead of expiry failed; retried next round"),
       );
     }
+    if (!stopped)
+      await sweepAbandoned(ctx).catch((err) =>
+        ctx.log.warn({ err: String(err) }, "cleaning up abandoned consents failed; retried next round"),
+      );
   };
   const timer = setInterval(() => {
     if (running) return;

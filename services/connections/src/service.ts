@@ -4,15 +4,23 @@
  * (authorization code + PKCE + state, through oauth4webapi), credentials encrypted at rest (envelope
  * encryption, src/crypto.ts), race-free token refresh (ahead of expiry by a sweep, and on use), the
  * CredentialResolver RPC that payments and content ask for the tenant's or the platform's
- * credential, and connection events on NATS (stream CONNECTIONS).
+ * credential, connection events on NATS (stream CONNECTIONS), and tool execution against providers'
+ * APIs (src/execute.ts) through the kit's SSRF guard built here (`ctx.guard`).
  *
- * `init` checks the configuration (master keys, providers, platform accounts) before anything
- * starts, so a bad entry stops the process with a message naming it. It runs in system scope, and so
- * does the refresh sweep it starts; ability calls run in the caller's tenant scope, and the resolver
+ * `init` checks the configuration (master keys, providers, platform accounts, the toolkit registry
+ * and its base-URL overrides) before anything starts, so a bad entry stops the process with a
+ * message naming it. It runs in system scope, and so does the sweep it starts (refresh ahead of
+ * expiry, abandoned consents); ability calls run in the caller's tenant scope, and the resolver
  * scopes each call to the tenant it names.
  */
-import { createClock, defineService, ensureStream, prismaClient, STREAMS } from "@gantry/kit";
-import { CONNECTIONS_ENV, loadMasterKeys, parsePlatformAccounts, parseProviders } from "./config.ts";
+import { createClock, defineService, ensureStream, prismaClient, SsrfGuard, STREAMS } from "@gantry/kit";
+import {
+  CONNECTIONS_ENV,
+  loadMasterKeys,
+  parsePlatformAccounts,
+  parseProviders,
+  parseToolkitBaseUrls,
+} from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
 import { OAuthProvider } from "./oauth.ts";
@@ -29,7 +37,8 @@ export default defineService({
     const keys = loadMasterKeys(config);
     const providerConfigs = parseProviders(config.CONNECTIONS_PROVIDERS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
     const platform = parsePlatformAccounts(config.CONNECTIONS_PLATFORM_ACCOUNTS);
-    const toolkits = loadRegistry(config.CONNECTIONS_TOOLKITS_DIR ?? DEFAULT_TOOLKITS_DIR);
+    const baseUrls = parseToolkitBaseUrls(config.CONNECTIONS_TOOLKIT_BASE_URLS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
+    const toolkits = loadRegistry(config.CONNECTIONS_TOOLKITS_DIR ?? DEFAULT_TOOLKITS_DIR, baseUrls);
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
     const options = {
       allowHttpLoopback: config.CONNECTIONS_ALLOW_HTTP_LOOPBACK,
@@ -64,6 +73,14 @@ export default defineService({
       providers,
       platform,
       toolkits,
+      // Loopback (and any port) only where http to loopback providers is allowed: tests, local development.
+      guard: new SsrfGuard({
+        allowLoopback: config.CONNECTIONS_ALLOW_HTTP_LOOPBACK,
+        timeoutMs: config.CONNECTIONS_PROVIDER_TIMEOUT_MS,
+        maxBytes: config.CONNECTIONS_TOOL_MAX_RESPONSE_BYTES,
+        maxRedirects: 3,
+        log,
+      }),
       nats,
       log,
       now,

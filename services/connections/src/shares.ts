@@ -54,7 +54,13 @@ function notOwner(connection: Connection, what: string): GantryError {
     `Only the connection's owner (${connection.principalId}) may ${what}; this key is not it.`,
     {
       reason: "Shares are granted and withdrawn by the principal that gave consent for the connection.",
-      details: [{ path: "/input/connectionId", message: `/input/connectionId is owned by ${connection.principalId}` }],
+      details: [
+        {
+          path: "/input/connectionId",
+          message: `/input/connectionId is owned by ${connection.principalId}`,
+          code: "not_owner",
+        },
+      ],
     },
   );
 }
@@ -75,18 +81,33 @@ export async function createShare(ctx: Context, call: CallContext, input: ShareI
       "conflict",
       `Connection ${connection.id} is revoked; a revoked connection cannot be shared.`,
       {
-        details: [{ path: "/input/connectionId", message: "/input/connectionId names a revoked connection" }],
+        details: [
+          {
+            path: "/input/connectionId",
+            message: "/input/connectionId names a revoked connection",
+            code: "connection_status",
+          },
+        ],
       },
     );
   if (input.principalId === connection.principalId)
-    throw invalidField("/input/principalId", "is the connection's owner, who may already use every tool");
+    throw invalidField(
+      "/input/principalId",
+      "is the connection's owner, who may already use every tool",
+      "invalid_value",
+    );
   const nowMs = ctx.now();
   let expiresAt: Date | null = null;
   if (input.expiresAt !== undefined) {
     expiresAt = new Date(input.expiresAt);
-    if (Number.isNaN(expiresAt.getTime())) throw invalidField("/input/expiresAt", "is not an RFC 3339 date-time");
+    if (Number.isNaN(expiresAt.getTime()))
+      throw invalidField("/input/expiresAt", "is not an RFC 3339 date-time", "format");
     if (expiresAt.getTime() <= nowMs)
-      throw invalidField("/input/expiresAt", `must be in the future (now: ${new Date(nowMs).toISOString()})`);
+      throw invalidField(
+        "/input/expiresAt",
+        `must be in the future (now: ${new Date(nowMs).toISOString()})`,
+        "invalid_value",
+      );
   }
   // Every tool id names an existing version exactly (404 naming the item otherwise; never the latest instead).
   for (const [i, toolId] of input.toolIds.entries()) resolveTool(ctx.toolkits, toolId, `/input/toolIds/${i}`);
@@ -141,7 +162,13 @@ export async function revokeShare(
   const share = await ctx.db.connectionShare.findFirst({ where: { id: shareId, connectionId, tenant: call.tenant } });
   if (!share)
     throw new GantryError("not_found", `No share ${shareId} of connection ${connectionId} in this tenant.`, {
-      details: [{ path: "/input/shareId", message: "/input/shareId does not name a share of this connection" }],
+      details: [
+        {
+          path: "/input/shareId",
+          message: "/input/shareId does not name a share of this connection",
+          code: "not_found",
+        },
+      ],
     });
   if (connection.principalId !== call.keyId) throw notOwner(connection, "revoke its shares");
   const nowMs = ctx.now();
@@ -204,7 +231,7 @@ export async function authorizeUse(
   const granting = active.find((s) => s.toolIds.includes(use.toolId));
   if (granting) return { access: "shared", connection, share: granting };
   const refuse = (message: string, path = "/input/connectionId") =>
-    new GantryError("forbidden", message, { details: [{ path, message }] });
+    new GantryError("forbidden", message, { details: [{ path, message, code: "not_shared" }] });
   if (active.length > 0)
     throw refuse(`The share of ${connection.id} with this principal does not include ${use.toolId}.`, "/input/toolId");
   const latest = shares[0];

@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileErrors, validate } from "@readme/openapi-parser";
+import { parseToolkitBaseUrls } from "./config.ts";
 import { DEFAULT_TOOLKITS_DIR, loadRegistry, resolveTool } from "./toolkits.ts";
 
 test("the shipped toolkits: three, each document valid OpenAPI 3", async () => {
@@ -83,4 +84,53 @@ test("a bad toolkit stops the start, naming it and the problem", () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("how tools run is checked at load: auth templates, verify tools, base URL overrides", () => {
+  const registry = loadRegistry(DEFAULT_TOOLKITS_DIR, new Map([["stripe", "http://127.0.0.1:9"]]));
+  const stripe = registry.toolkits.get("stripe")!;
+  assert.deepEqual(stripe.auth, { header: "Authorization", value: "Bearer {secret_key}" });
+  assert.equal(stripe.verify?.tool.id, "stripe.list_charges@1");
+  assert.equal(resolveTool(registry, "stripe.create_refund@1").baseUrl, "http://127.0.0.1:9");
+  assert.equal(resolveTool(registry, "stripe.create_refund@1").bodyEncoding, "form");
+  assert.equal(resolveTool(registry, "github.create_issue@2").bodyEncoding, "json");
+  assert.deepEqual(resolveTool(registry, "github.get_repo@1").parameters, [
+    { name: "owner", in: "path" },
+    { name: "repo", in: "path" },
+  ]);
+  assert.equal(registry.toolkits.get("github")!.auth.value, "Bearer {access_token}");
+  assert.throws(
+    () => loadRegistry(DEFAULT_TOOLKITS_DIR, new Map([["gitlab", "https://x"]])),
+    /CONNECTIONS_TOOLKIT_BASE_URLS.gitlab: no such toolkit/,
+  );
+
+  const dir = mkdtempSync(join(tmpdir(), "gantry-toolkits-"));
+  try {
+    cpSync(join(DEFAULT_TOOLKITS_DIR, "stripe"), join(dir, "stripe"), { recursive: true });
+    const kit = JSON.parse(readFileSync(join(dir, "stripe", "toolkit.json"), "utf8"));
+    const write = (k: unknown) => writeFileSync(join(dir, "stripe", "toolkit.json"), JSON.stringify(k));
+    write({ ...kit, auth: undefined });
+    assert.throws(() => loadRegistry(dir), /toolkits\/stripe: an api_key toolkit must state `auth`/);
+    write({ ...kit, auth: { header: "Authorization", value: "Bearer {password}" } });
+    assert.throws(() => loadRegistry(dir), /auth.value names \{password\}, not one of: secret_key/);
+    write({ ...kit, verify: { tool: "create_refund" } });
+    assert.throws(() => loadRegistry(dir), /verify.tool create_refund is not a GET tool/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("CONNECTIONS_TOOLKIT_BASE_URLS: https, or http on loopback only when allowed", () => {
+  assert.deepEqual(
+    [...parseToolkitBaseUrls('{"stripe": "https://stripe.internal.example/"}', false)],
+    [["stripe", "https://stripe.internal.example"]],
+  );
+  assert.deepEqual(
+    [...parseToolkitBaseUrls('{"stripe": "http://127.0.0.1:12111"}', true)],
+    [["stripe", "http://127.0.0.1:12111"]],
+  );
+  assert.throws(() => parseToolkitBaseUrls('{"stripe": "http://127.0.0.1:12111"}', false), /stripe: must be https/);
+  assert.throws(() => parseToolkitBaseUrls('{"stripe": "http://10.0.0.1"}', true), /stripe: must be https/);
+  assert.throws(() => parseToolkitBaseUrls('{"stripe": 1}', false), /must be a URL string/);
+  assert.throws(() => parseToolkitBaseUrls("[]", false), /must be a JSON object/);
 });

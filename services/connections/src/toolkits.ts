@@ -23,6 +23,15 @@
  *               "versions": [{ "version": 1, "operationId": "issues/create" }] }] }
  * ```
  * A version may name another `document` of the directory and set `deprecated: true`.
+ *
+ * How tools run (src/execute.ts) is described by the toolkit too: `auth` `{header, value}` is the one
+ * header the credential goes in, `value` a template of credential fields (`Bearer {access_token}`
+ * for oauth2, the default; api_key toolkits must state it, e.g. `Bearer {secret_key}`); `headers`
+ * fixed headers (API version, Accept, User-Agent); `idempotencyHeader` the provider's own
+ * idempotency header; `verify` `{tool, arguments}` a GET tool integration.app.connect runs to check
+ * API-key credentials. `baseUrl` can be replaced per toolkit by CONNECTIONS_TOOLKIT_BASE_URLS.
+ * Each tool version also records where its arguments go (path and query parameters; the rest is the
+ * JSON or form body, by the operation's request body media type).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -46,6 +55,13 @@ interface ToolVersionDecl {
   deprecated?: boolean;
 }
 
+/** How a connection's credential goes into a request: one header, its value a template of credential fields. */
+export interface AuthInjection {
+  header: string;
+  /** `{access_token}` (oauth2) or `{<credential field>}` (api_key) are replaced by the credential. */
+  value: string;
+}
+
 interface ToolkitDecl {
   slug: string;
   name: string;
@@ -57,12 +73,24 @@ interface ToolkitDecl {
   logoUrl?: string | null;
   document: string;
   baseUrl: string;
+  /** Default for oauth2: `Authorization: Bearer {access_token}`; api_key toolkits must state it. */
+  auth?: AuthInjection;
+  /** Fixed headers every request of the toolkit carries (API version, Accept, User-Agent). */
+  headers?: Record<string, string>;
+  /** The provider's own idempotency header: a call's idempotencyKey (hashed) is passed through it. */
+  idempotencyHeader?: string;
+  /** A read-only tool (and its arguments) integration.app.connect runs to check API-key credentials. */
+  verify?: { tool: string; arguments?: Record<string, unknown> };
   tools: { name: string; slug: string; description?: string; versions: ToolVersionDecl[] }[];
 }
 
 export interface Tool extends ToolOut {
-  /** The toolkit's API base URL (from toolkit.json). */
+  /** The toolkit's API base URL (toolkit.json, or CONNECTIONS_TOOLKIT_BASE_URLS). */
   baseUrl: string;
+  /** Where each path and query argument goes; every other argument is a body field. */
+  parameters: { name: string; in: "path" | "query" }[];
+  /** How the request body is encoded (the operation's request body media type); null: no body. */
+  bodyEncoding: "json" | "form" | null;
   /** The document (file name) the version is pinned to, and its operationId. */
   document: string;
   operationId: string;
@@ -70,6 +98,10 @@ export interface Tool extends ToolOut {
 
 export interface Toolkit {
   out: ToolkitOut;
+  auth: AuthInjection;
+  headers: Record<string, string>;
+  idempotencyHeader: string | null;
+  verify: { tool: Tool; arguments: Record<string, unknown> } | null;
   /** Every version of every tool, by `name@N`. */
   versions: Map<string, Tool>;
   /** The latest version of each tool, by name. */
@@ -104,6 +136,8 @@ interface Operation {
   path: string;
   summary: string;
   inputSchema: Json;
+  parameters: Tool["parameters"];
+  bodyEncoding: Tool["bodyEncoding"];
 }
 
 /** Finds an operation by operationId and derives its input schema. */
@@ -115,16 +149,23 @@ function operation(doc: Json, operationId: string): Operation | null {
       if (!op || op.operationId !== operationId) continue;
       const properties: Record<string, unknown> = {};
       const required: string[] = [];
+      const parameters: Tool["parameters"] = [];
       const params = [...((item.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])].map(
         (p) => deref(doc, p) as Json,
       );
       for (const p of params) {
         if (p.in !== "path" && p.in !== "query") continue;
         const name = String(p.name);
+        parameters.push({ name, in: p.in });
         properties[name] = { ...((p.schema as Json) ?? {}), ...(p.description ? { description: p.description } : {}) };
         if (p.required || p.in === "path") required.push(name);
       }
       const content = ((deref(doc, op.requestBody) as Json | undefined)?.content ?? {}) as Record<string, Json>;
+      const bodyEncoding = content["application/json"]
+        ? "json"
+        : content["application/x-www-form-urlencoded"]
+          ? "form"
+          : null;
       const body = (content["application/json"] ?? content["application/x-www-form-urlencoded"])?.schema as
         | Json
         | undefined;
@@ -137,6 +178,8 @@ function operation(doc: Json, operationId: string): Operation | null {
         path,
         summary: String(op.summary ?? op.description ?? operationId),
         inputSchema: { type: "object", additionalProperties: false, properties, required },
+        parameters,
+        bodyEncoding: body ? bodyEncoding : null,
       };
     }
   }
@@ -147,8 +190,34 @@ function readJson(file: string): Json {
   return JSON.parse(readFileSync(file, "utf8")) as Json;
 }
 
-/** Loads every `<dir>/<slug>/toolkit.json`; throws ConfigError naming every problem. */
-export function loadRegistry(dir: string = DEFAULT_TOOLKITS_DIR): Registry {
+const HEADER_NAME = /^[A-Za-z0-9-]+$/;
+
+/** The credential fields an injection template names (`{field}`). */
+export function templateFields(value: string): string[] {
+  return [...value.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1] as string);
+}
+
+function checkAuth(decl: ToolkitDecl): AuthInjection {
+  const fields = decl.authScheme === "api_key" ? (decl.credentialFields ?? []) : ["access_token"];
+  const auth =
+    decl.auth ?? (decl.authScheme === "oauth2" ? { header: "Authorization", value: "Bearer {access_token}" } : null);
+  if (!auth) throw new Error("an api_key toolkit must state `auth` (the header its credential goes in)");
+  if (!HEADER_NAME.test(auth.header)) throw new Error(`auth.header "${auth.header}" is not a header name`);
+  const used = templateFields(auth.value);
+  if (used.length === 0) throw new Error("auth.value names no credential field ({field})");
+  for (const f of used)
+    if (!fields.includes(f)) throw new Error(`auth.value names {${f}}, not one of: ${fields.join(", ")}`);
+  return auth;
+}
+
+/**
+ * Loads every `<dir>/<slug>/toolkit.json`; throws ConfigError naming every problem. `baseUrls`
+ * (CONNECTIONS_TOOLKIT_BASE_URLS, checked by config.ts) replaces toolkits' API base URLs.
+ */
+export function loadRegistry(
+  dir: string = DEFAULT_TOOLKITS_DIR,
+  baseUrls: ReadonlyMap<string, string> = new Map(),
+): Registry {
   const toolkits = new Map<string, Toolkit>();
   const problems: string[] = [];
   const entries = readdirSync(dir).filter((d) => statSync(join(dir, d)).isDirectory());
@@ -196,7 +265,9 @@ export function loadRegistry(dir: string = DEFAULT_TOOLKITS_DIR): Registry {
             method: op.method.toUpperCase() as Tool["method"],
             path: op.path,
             inputSchema: op.inputSchema,
-            baseUrl: decl.baseUrl,
+            parameters: op.parameters,
+            bodyEncoding: op.bodyEncoding,
+            baseUrl: baseUrls.get(decl.slug) ?? decl.baseUrl,
             document,
             operationId: v.operationId,
           };
@@ -204,7 +275,22 @@ export function loadRegistry(dir: string = DEFAULT_TOOLKITS_DIR): Registry {
           if (tool.latest) latest.set(t.name, tool);
         }
       }
+      const auth = checkAuth(decl);
+      for (const [name, value] of Object.entries(decl.headers ?? {}))
+        if (!HEADER_NAME.test(name) || typeof value !== "string") throw new Error(`headers.${name} is not a header`);
+      if (decl.idempotencyHeader !== undefined && !HEADER_NAME.test(decl.idempotencyHeader))
+        throw new Error("idempotencyHeader is not a header name");
+      let verify: Toolkit["verify"] = null;
+      if (decl.verify) {
+        const tool = latest.get(decl.verify.tool);
+        if (tool?.method !== "GET") throw new Error(`verify.tool ${decl.verify.tool} is not a GET tool of the toolkit`);
+        verify = { tool, arguments: decl.verify.arguments ?? {} };
+      }
       toolkits.set(decl.slug, {
+        auth,
+        headers: decl.headers ?? {},
+        idempotencyHeader: decl.idempotencyHeader ?? null,
+        verify,
         versions,
         latest,
         out: {
@@ -224,6 +310,8 @@ export function loadRegistry(dir: string = DEFAULT_TOOLKITS_DIR): Registry {
       problems.push(`${at}: ${(err as Error).message}`);
     }
   }
+  for (const slug of baseUrls.keys())
+    if (!toolkits.has(slug)) problems.push(`CONNECTIONS_TOOLKIT_BASE_URLS.${slug}: no such toolkit`);
   if (problems.length) throw new ConfigError(`connections: invalid toolkit registry\n  ${problems.join("\n  ")}`);
   return { toolkits };
 }

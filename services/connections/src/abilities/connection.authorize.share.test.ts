@@ -234,6 +234,13 @@ test("integration.search `connections`: own connections, then active shares (not
   );
   await t.s.call("connection.authorize", { action: "revoke", connectionId: pay, shareId: lasting.share.id }, alice);
   assert.deepEqual((await t.s.call("integration.search", { action: "connections" }, bob)).connections, []);
-  // Tool discovery needs the registry: still 501.
-  await refused(t.s.call("integration.search", { connectionId: pay }, alice), "not_implemented");
+  // Tool discovery on a connection whose service has no toolkit: nothing to run; bob's share is revoked: 403.
+  const tools = await t.s.call("integration.search", { connectionId: pay }, alice);
+  assert.deepEqual(tools, { action: "tools", connectionId: pay, toolkit: "payments", tools: [] });
+  await refused(
+    t.s.call("integration.search", { connectionId: pay }, bob),
+    "forbidden",
+    "/input/connectionId",
+    /revoked/,
+  );
 });

@@ -3,20 +3,77 @@
  * `connections`: the connections the calling principal (API key id) may execute through: its own
  * (not revoked), then those shared with it by an active share (not expired, not revoked, on a
  * connection that is not revoked), each with `access` and, for shared ones, the share (which tools,
- * until when). `tools` (the default) discovers tools on a connection: it needs the tool registry,
- * which is not built yet, and answers 501.
+ * until when).
+ *
+ * `tools` (the default): the tools the principal may run on one connection, whose toolkit is the
+ * connection's service: for the owner the latest version of every tool of the toolkit; for a grantee
+ * exactly the versions its active shares list (a principal without one is refused like an execution:
+ * 403 naming why, 404 for another tenant's connection). With `query`, only tools that match, best
+ * first (src/tool-search.ts); without, every one by name with `score` null.
  */
-import { GantryError } from "@gantry/kit";
-import { ability } from "../context.ts";
-import { connectionOut } from "../records.ts";
-import { shareOut, shareStatus, sharesWith } from "../shares.ts";
+import type { CallContext } from "@gantry/kit";
+import { connectionById } from "../connections.ts";
+import { ability, type Context } from "../context.ts";
+import { connectionNotFound, connectionOut } from "../records.ts";
+import { authorizeUse, shareOut, shareStatus, sharesWith } from "../shares.ts";
+import { queryWords, toolScore } from "../tool-search.ts";
+import { resolveTool, type Tool, toolOut } from "../toolkits.ts";
+
+/** The `tools` variant (the catalogue states the input as a raw oneOf, so it is not typed from it). */
+interface ToolsInput {
+  action?: "tools";
+  connectionId: string;
+  query?: string;
+}
+
+async function searchTools(ctx: Context, call: CallContext, input: ToolsInput) {
+  const connection = await connectionById(ctx, call.tenant, input.connectionId);
+  if (!connection) throw connectionNotFound(input.connectionId);
+  let tools: Tool[];
+  if (connection.principalId === call.keyId) {
+    tools = [...(ctx.toolkits.toolkits.get(connection.service)?.latest.values() ?? [])];
+  } else {
+    const nowMs = ctx.now();
+    const active = (await sharesWith(ctx, call.tenant, call.keyId)).filter(
+      (s) => s.connectionId === connection.id && shareStatus(s, nowMs) === "active",
+    );
+    // No active share: the same refusal (and wording) an execution would get.
+    if (active.length === 0)
+      await authorizeUse(ctx, {
+        tenant: call.tenant,
+        principalId: call.keyId,
+        connectionId: connection.id,
+        toolId: "",
+      });
+    const ids = [...new Set(active.flatMap((s) => s.toolIds))];
+    tools = ids.flatMap((id) => {
+      try {
+        return [resolveTool(ctx.toolkits, id)];
+      } catch {
+        return []; // a version the registry no longer ships cannot run either
+      }
+    });
+  }
+  const query = input.query ? queryWords(input.query) : [];
+  const ranked = tools
+    .map((t) => ({ tool: t, score: input.query ? toolScore(t, query) : null }))
+    .filter((r) => r.score === null || r.score > 0)
+    .sort(
+      (a, b) =>
+        (b.score ?? 0) - (a.score ?? 0) || a.tool.name.localeCompare(b.tool.name) || a.tool.version - b.tool.version,
+    );
+  return {
+    action: "tools" as const,
+    connectionId: connection.id,
+    toolkit: connection.service,
+    tools: ranked.map((r) => ({ ...toolOut(r.tool), score: r.score })),
+  };
+}
 
 export default ability("integration.search", async (input, call, ctx) => {
-  // The catalogue states this input as a raw oneOf (validated by the kit); only `action` is read here.
+  // The catalogue states this input as a raw oneOf (validated by the kit).
   if ((input as { action?: string }).action !== "connections")
-    throw new GantryError("not_implemented", "integration.search `tools` is declared but not wired yet.", {
-      reason: "Tool discovery needs the toolkit registry (integration.app.toolkits), which is not built yet.",
-    });
+    return searchTools(ctx, call, input as unknown as ToolsInput);
   const nowMs = ctx.now();
   const owned = await ctx.db.connection.findMany({
     where: { tenant: call.tenant, principalId: call.keyId, status: { not: "revoked" } },

@@ -1,9 +1,10 @@
 /**
  * The consent flow through the whole stack (gateway + keys + connections as separate processes, real
  * API keys, results checked against the catalogue by the gateway): the principal that completes a
- * consent is the key the gateway authenticated, so a second key of the same tenant is refused; the
- * abilities this service does not do yet answer 501; the CredentialResolver answers the tenant's token
- * over gRPC; no token, code or state reaches any process's log.
+ * consent is the key the gateway authenticated, so a second key of the same tenant is refused; every
+ * ability of the area answers (none 501); a Stripe tool runs through the gateway against stripe-mock
+ * with the Idempotency-Key header; the CredentialResolver answers the tenant's token over gRPC; no
+ * token, key, code or state reaches any process's log.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,21 +13,26 @@ import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import type { ResolvedCredential } from "@gantry/kit";
 import { type AuthServer, startAuthServer } from "./auth-server.ts";
+import { STRIPE_MOCK_SKIP, type StripeMock, startStripeMock } from "./providers.ts";
 
 let t: TestStack;
 let auth: AuthServer;
 let alice: string;
 let bob: string;
 let beta: string;
+let stripe: StripeMock | null;
+const STRIPE_KEY = "sk_test_51GatewayTestKeyNotARealOne987654321";
 
 before(async () => {
   auth = await startAuthServer();
+  stripe = await startStripeMock();
   t = await startTestStack({
     services: ["keys", "connections"],
     healthTimeoutMs: 120_000,
     env: {
       CONNECTIONS_ALLOW_HTTP_LOOPBACK: "true",
       CONNECTIONS_PROVIDERS: JSON.stringify({ payments: auth.providerConfig() }),
+      CONNECTIONS_TOOLKIT_BASE_URLS: JSON.stringify(stripe ? { stripe: stripe.url } : {}),
       LOG_LEVEL: "debug",
     },
   });
@@ -41,6 +47,7 @@ before(async () => {
 after(async () => {
   await t?.stop();
   await auth?.stop();
+  await stripe?.stop();
 });
 
 async function ok(ability: string, input: unknown, key: string): Promise<any> {
@@ -108,43 +115,56 @@ test("start → consent at the provider → complete through the gateway; only t
   assert.ok(!logs.includes(resolved.access_token), "the access token appears in the logs");
 });
 
-test("the connection and integration abilities not wired yet answer 501, honestly", async () => {
-  const cases: Array<[string, unknown]> = [
-    ["integration.app.connect", { toolkit: "github" }],
-    ["integration.app.connections", {}],
-    ["integration.app.execute", { tool: "GITHUB_CREATE_ISSUE", arguments: {} }],
+test("every connection and integration ability is wired: none answers 501", async () => {
+  const cases: Array<[string, unknown, number]> = [
+    ["integration.app.connect", { toolkit: "stripe" }, 400], // no credentials
+    ["integration.app.connections", {}, 200],
+    ["integration.app.execute", { tool: "GITHUB_CREATE_ISSUE", arguments: {} }, 404], // no github account
     [
       "integration.execute",
       { connectionId: "con_01AAAAAAAAAAAAAAAAAAAAAAAA", toolId: "github.create_issue@1", arguments: {} },
+      400, // arguments miss owner, repo, title
     ],
-    ["integration.search", { connectionId: "con_01AAAAAAAAAAAAAAAAAAAAAAAA" }],
+    ["integration.search", { connectionId: "con_01AAAAAAAAAAAAAAAAAAAAAAAA" }, 404],
+    ["integration.search", { action: "connections" }, 200],
+    [
+      "connection.authorize",
+      { action: "share", connectionId: "con_01AAAAAAAAAAAAAAAAAAAAAAAA", principalId: "key_x", toolIds: ["a.b@1"] },
+      404,
+    ],
+    ["integration.app.toolkits", {}, 200],
+    ["integration.app.tools", { toolkit: "github" }, 200],
   ];
-  for (const [ability, input] of cases) {
+  for (const [ability, input, status] of cases) {
     const res = await t.call(ability, { input }, alice);
-    assert.equal(res.status, 501, `${ability} → ${res.status}`);
+    assert.equal(res.status, status, `${ability} → ${res.status} ${JSON.stringify(res.body)}`);
   }
-  // Shares are built: a share of a connection that is not the tenant's is 404, not 501.
-  const share = await t.call(
-    "connection.authorize",
-    {
-      input: {
-        action: "share",
-        connectionId: "con_01AAAAAAAAAAAAAAAAAAAAAAAA",
-        principalId: "key_x",
-        toolIds: ["a.b@1"],
-      },
-    },
+});
+
+test("a Stripe tool through the gateway (stripe-mock): Idempotency-Key replays, the key is in no log", {
+  skip: STRIPE_MOCK_SKIP,
+}, async () => {
+  const connected = await ok(
+    "integration.app.connect",
+    { toolkit: "stripe", credentials: { secret_key: STRIPE_KEY } },
     alice,
   );
-  assert.equal(share.status, 404);
-  const listing = await t.call("integration.search", { input: { action: "connections" } }, alice);
-  assert.equal(listing.status, 200);
-  // The registry is built: toolkits and tools answer.
-  for (const [ability, input] of [
-    ["integration.app.toolkits", {}],
-    ["integration.app.tools", { toolkit: "github" }],
-  ] as const) {
-    const res = await t.call(ability, { input }, alice);
-    assert.equal(res.status, 200, `${ability} → ${res.status}`);
-  }
+  const input = {
+    connectionId: connected.connection.id,
+    toolId: "stripe.create_refund@1",
+    arguments: { charge: "ch_gateway", amount: 1200 },
+  };
+  const first = await t.call("integration.execute", { input }, alice).set("Idempotency-Key", "refund-gw-1");
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.equal(first.body.result.body.object, "refund");
+  const again = await t.call("integration.execute", { input }, alice).set("Idempotency-Key", "refund-gw-1");
+  assert.equal(again.status, 200);
+  assert.equal(again.headers["idempotent-replayed"], "true");
+  assert.equal(again.body.result.body.id, first.body.result.body.id);
+  // Bob (same tenant, another key) has no share: 403.
+  const byBob = await t.call("integration.execute", { input }, bob);
+  assert.equal(byBob.status, 403);
+  const logs = t.stack.logs();
+  assert.ok(logs.includes("tool executed"), "the execution was logged");
+  assert.ok(!logs.includes(STRIPE_KEY), "the Stripe secret key appears in the logs");
 });

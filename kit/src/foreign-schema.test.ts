@@ -1,0 +1,40 @@
+/**
+ * foreignValidator: third-party schemas (OpenAPI extensions, unknown formats) compile; problems are
+ * field-named details under the caller's root, with codes from the closed DETAIL_CODES.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { isDetailCode } from "./errors.ts";
+import { foreignValidator } from "./foreign-schema.ts";
+
+const schema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["charge"],
+  properties: {
+    charge: { type: "string", maxLength: 5000, "x-stripeBypassValidation": true },
+    amount: { type: "integer", multipleOf: 5 },
+    created: { type: "integer", format: "unix-time" },
+  },
+};
+
+test("a provider's schema with extensions and unknown formats compiles and validates", () => {
+  const check = foreignValidator(schema, "/input/arguments");
+  assert.deepEqual(check({ charge: "ch_1", amount: 10, created: 1700000000 }), []);
+  const details = check({ amount: "x", bogus: 1 });
+  assert.deepEqual(details.map((d) => d.path).sort(), [
+    "/input/arguments/amount",
+    "/input/arguments/bogus",
+    "/input/arguments/charge",
+  ]);
+  for (const d of details) {
+    assert.ok(isDetailCode(d.code), String(d.code));
+    assert.ok(d.message.startsWith(d.path));
+  }
+});
+
+test("a keyword outside DETAIL_CODES is reported as invalid_value", () => {
+  const [detail] = foreignValidator(schema, "/input/arguments")({ charge: "c", amount: 7 });
+  assert.equal(detail?.path, "/input/arguments/amount");
+  assert.equal(detail?.code, "invalid_value");
+});
