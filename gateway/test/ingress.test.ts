@@ -45,7 +45,12 @@ before(async () => {
       if (req.route === "files" && req.path === "/art_1/report.pdf")
         return {
           status: 200,
-          headers: { "content-type": "application/pdf", "content-disposition": 'attachment; filename="report.pdf"' },
+          headers: {
+            "content-type": "application/pdf",
+            "content-disposition": 'attachment; filename="report.pdf"',
+            "content-security-policy": "default-src 'none'",
+            "access-control-allow-origin": "*",
+          },
           body: Buffer.from("%PDF-1.7\n\x00\xff binary"),
         };
       throw new GantryError("not_found", `No ${req.route} endpoint ${req.path}.`);
@@ -117,6 +122,8 @@ describe("ingress: /v1/webhooks/{service}/… and /v1/files/{service}/…", () =
       .expect(200);
     assert.equal(res.headers["content-type"], "application/pdf");
     assert.match(res.headers["content-disposition"], /report\.pdf/);
+    assert.equal(res.headers["content-security-policy"], "default-src 'none'");
+    assert.equal(res.headers["access-control-allow-origin"], undefined, "a service cannot open the API's origin");
     assert.ok((res.body as Buffer).equals(Buffer.from("%PDF-1.7\n\x00\xff binary")));
     assert.equal(seen.at(-1)!.query, "expires=1&sig=x");
     const head = await request(t.url).head("/v1/files/payments/art_1/report.pdf").expect(200);

@@ -20,7 +20,9 @@ import {
   type AreaService,
   type CallContext,
   checkResult,
+  GantryError,
   type grpc,
+  ingressClient,
   makeClient,
   repoRoot,
   runService,
@@ -46,8 +48,16 @@ export interface ServiceHarness<Ctx> {
     input: InputOf<Id> | Record<string, unknown>,
     caller?: Partial<CallContext>,
   ) => Promise<any>;
+  /**
+   * GET a link the service handed out (`<baseUrl>/v1/files/<service>/…`) as the gateway would serve
+   * it: through the service's HttpIngress (kit/src/ingress.ts). Answers a fetch `Response`.
+   */
+  fetchFile: (url: string | URL, method?: "GET" | "HEAD") => Promise<Response>;
   stop: () => Promise<void>;
 }
+
+/** The gateway base URL harness calls carry (`CallContext.baseUrl`), so links a service builds are absolute. */
+export const HARNESS_BASE_URL = "http://gantry.test";
 
 let requests = 0;
 
@@ -101,6 +111,7 @@ export async function startService<Ctx = unknown>(
         products: [],
         admin: false,
         subTenants: false,
+        baseUrl: HARNESS_BASE_URL,
         ...caller,
       };
       const res = await unary<object, { result_json: string }>(client, "Execute", {
@@ -111,6 +122,41 @@ export async function startService<Ctx = unknown>(
       const result = JSON.parse(res.result_json);
       checkResult(id, result);
       return result;
+    },
+    fetchFile: async (url, method = "GET") => {
+      const u = new URL(url);
+      const prefix = `/v1/files/${name}`;
+      if (u.origin !== HARNESS_BASE_URL || !u.pathname.startsWith(`${prefix}/`))
+        throw new Error(`${url} is not a ${name} file link under ${HARNESS_BASE_URL}${prefix}/`);
+      const files = ingressClient(`127.0.0.1:${running.port}`);
+      try {
+        const res = await files.handle(
+          {
+            route: "files",
+            method,
+            path: u.pathname.slice(prefix.length),
+            query: u.search.replace(/^\?/, ""),
+            headers: {},
+            body: Buffer.alloc(0),
+            request_id: `req_harness_${++requests}`,
+            remote_addr: "127.0.0.1",
+          },
+          30_000,
+        );
+        return new Response(method === "HEAD" ? null : new Uint8Array(res.body), {
+          status: res.status,
+          headers: res.headers,
+        });
+      } catch (err) {
+        if (err instanceof GantryError)
+          return new Response(JSON.stringify({ error: err.message, code: err.code }), {
+            status: err.httpStatus,
+            headers: { "content-type": "application/json" },
+          });
+        throw err;
+      } finally {
+        files.close();
+      }
     },
     stop: async () => {
       client.close();

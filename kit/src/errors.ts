@@ -82,6 +82,10 @@ export const DETAIL_CODES = {
   key_revoked: "The key is revoked.",
   key_expired: "The key has expired.",
   legacy_key: "A legacy key cannot be rotated or revoked through the API.",
+  // content service
+  product_not_allowed: "guide.publish: the product is not on the calling key's product allow-list (fail-closed).",
+  model_not_configured:
+    "document.summarize: `method: model` needs a model endpoint, and this deployment configures none.",
   // connections service
   not_applicable: "The field does not apply to this case (e.g. `credentials` for an OAuth toolkit); omit it.",
   provider_refused:

@@ -19,6 +19,11 @@ export interface CallContext {
   subTenants: boolean;
   runId?: string;
   verticalId?: string;
+  /**
+   * The public base URL of the gateway that took the call (its PUBLIC_URL, else the request's
+   * protocol and Host), for links a service hands out: `${baseUrl}/v1/files/<service>/…`.
+   */
+  baseUrl?: string;
 }
 
 /** `gantry.ability.v1.CallContext` as @grpc/proto-loader presents it (keepCase). */
@@ -34,6 +39,7 @@ export interface GrpcCallContext {
   sub_tenants: boolean;
   run_id: string;
   vertical_id: string;
+  base_url: string;
 }
 
 export function toGrpcContext(c: CallContext): GrpcCallContext {
@@ -49,6 +55,7 @@ export function toGrpcContext(c: CallContext): GrpcCallContext {
     sub_tenants: c.subTenants,
     run_id: c.runId ?? "",
     vertical_id: c.verticalId ?? "",
+    base_url: c.baseUrl ?? "",
   };
 }
 
@@ -65,6 +72,7 @@ export function fromGrpcContext(c: GrpcCallContext): CallContext {
     subTenants: c.sub_tenants,
     runId: c.run_id || undefined,
     verticalId: c.vertical_id || undefined,
+    baseUrl: c.base_url || undefined,
   };
 }
 

@@ -62,7 +62,7 @@ function theme() {
     [],
     {
       description:
-        "Per-tenant theme. Every key is optional; omitted keys use the tenant's stored theme, then Gantry's neutral default.",
+        "Per-tenant theme. Every key is optional; omitted keys use Gantry's neutral default (brand #1e3a5f, accent #2563eb, no logo, firm name, tagline or site). Links and the logo must be http(s); other schemes are dropped.",
     },
   );
 }
@@ -169,11 +169,17 @@ function sender(description: string) {
 
 // ---- Results ----------------------------------------------------------------------------------
 
-/** Overall status of a sent message: `sent` (every recipient accepted), `partially_sent`, `failed` (none). */
-export const MESSAGE_STATUSES = ["sent", "partially_sent", "failed"] as const;
+/**
+ * Overall status of a sent message: `sent` (every recipient accepted), `partially_sent`, `failed` (none),
+ * `captured` (no SMTP server is configured: stored in the outbox, not delivered).
+ */
+export const MESSAGE_STATUSES = ["sent", "partially_sent", "failed", "captured"] as const;
 
-/** Per-recipient status: the SMTP server (or SMS provider) `accepted` or `rejected` it, or sending `failed`. */
-export const RECIPIENT_STATUSES = ["accepted", "rejected", "failed"] as const;
+/**
+ * Per-recipient status: the SMTP server (or SMS provider) `accepted` or `rejected` it, or sending
+ * `failed`; `captured` when the message went to the outbox.
+ */
+export const RECIPIENT_STATUSES = ["accepted", "rejected", "failed", "captured"] as const;
 
 const SHA256_HEX = "^[0-9a-f]{64}$";
 
@@ -209,8 +215,12 @@ function message(description: string) {
       tenant: str("Tenant that sent the message."),
       channel: enumOf("Channel it was sent on.", ["email", "sms"]),
       status: enumOf(
-        "sent: every recipient accepted; partially_sent: some accepted, some not (see `recipients`); failed: none accepted.",
+        "sent: every recipient accepted; partially_sent: some accepted, some not (see `recipients`); failed: none accepted; captured: NOT delivered — no SMTP server is configured, so the message was stored in the outbox (see `transport`).",
         MESSAGE_STATUSES,
+      ),
+      transport: enumOf(
+        "`smtp`: handed to an SMTP server; `outbox`: no SMTP server is configured (no email connection or platform account, no CONTENT_SMTP_URL), so the message was only stored, never delivered.",
+        ["smtp", "outbox"],
       ),
       from: str("Sender actually used (the given one, or the connection's or platform's default)."),
       subject: nullableStr("Email subject; null for SMS."),
@@ -221,12 +231,12 @@ function message(description: string) {
             address: str("Email address, or E.164 number for SMS."),
             field: enumOf("Which recipient field it came from (`to` for SMS).", ["to", "cc", "bcc"]),
             status: enumOf(
-              "accepted: the server took it for delivery (not proof of arrival in the inbox); rejected: the server refused this recipient; failed: it could not be offered (connection or provider error).",
+              "accepted: the server took it for delivery (not proof of arrival in the inbox); rejected: the server refused this recipient; failed: it could not be offered (connection or provider error); captured: stored in the outbox, not delivered.",
               RECIPIENT_STATUSES,
             ),
             responseCode: nullable(
               int("Code."),
-              "SMTP reply code for this recipient (e.g. 250, 550) or the SMS provider's HTTP status; null when none was received.",
+              "SMTP reply code for this recipient (e.g. 250, 550) or the SMS provider's HTTP status; null when none was received. For an accepted recipient it is the server's reply to the message data (when it took responsibility); for a rejected one, its reply to RCPT TO.",
             ),
             response: nullableStr(
               'The server\'s reply text for this recipient (e.g. "250 2.1.5 OK"); null when none was received.',
@@ -293,13 +303,14 @@ function skillProps() {
 export const abilities = [
   {
     id: "document.generate",
-    summary: "Render Markdown into a styled PDF or HTML document with the tenant's theme; returns a download URL.",
+    summary:
+      "Render Markdown into a styled PDF (headless Chromium) or HTML document with the tenant's theme; stores it and returns a signed download URL that expires.",
     inputSource: "ours",
     input: object(
       {
         title: line("Document title (cover line and file metadata).", 200),
         markdown: text(
-          "Document body in Markdown: headings, lists, tables, code blocks, links, images by https URL.",
+          "Document body in Markdown: headings, lists, tables, code blocks, links, images by https URL (kept in HTML; PDFs load nothing from the network, so remote images are left out). Raw HTML is shown as text; links other than http, https and mailto are stripped. A rendered file over the service's size limit (20 MB by default) is refused with 413.",
           500_000,
         ),
         format: oneOfValues("Output format.", ["pdf", "html"], "pdf"),
@@ -343,7 +354,16 @@ export const abilities = [
     input: object(
       {
         text: text("The text to summarize.", 200_000),
-        length: oneOfValues("Summary length.", ["short", "medium", "long"], "medium"),
+        length: oneOfValues(
+          "Summary length, as a sentence budget over the n sentences of the text: short = ceil(10% of n), 1 to 3 sentences; medium = ceil(20% of n), 3 to 7; long = ceil(35% of n), 5 to 15; never more than n.",
+          ["short", "medium", "long"],
+          "medium",
+        ),
+        method: oneOfValues(
+          "`extractive` (default): sentences chosen from the text by the deterministic ranker, each with its offsets; `model`: written by the OpenAI-compatible model endpoint the deployment configures (CONTENT_SUMMARY_MODEL_URL), refused with 400 `model_not_configured` when there is none.",
+          ["extractive", "model"],
+          "extractive",
+        ),
       },
       ["text"],
     ),
@@ -528,10 +548,14 @@ export const abilities = [
       {
         to: recipients("One recipient address, or a list of up to 50."),
         subject: line("Email subject.", 200),
-        markdown: text("Body in Markdown; headings, lists, tables, code blocks and links render.", 200_000),
+        markdown: text(
+          "Body in Markdown; headings, lists, tables, code blocks and links render. Raw HTML is shown as text; links other than http, https and mailto (e.g. `javascript:`) are stripped (their text stays). Also sent as the plain-text part.",
+          200_000,
+        ),
         from: sender("Sender; a default sender applies when omitted."),
         replyTo: email("Reply-to address."),
         brand: colour("Brand colour as hex `#RRGGBB`.", "#1e3a5f"),
+        idempotencyKey: idempotencyKey("the message (it is sent once)"),
       },
       ["to", "subject", "markdown"],
     ),

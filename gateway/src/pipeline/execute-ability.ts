@@ -122,6 +122,7 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       subTenants: key.sub_tenants,
       runId: envelope.context.runId,
       verticalId: envelope.context.verticalId,
+      baseUrl: request.baseUrl,
     };
     // The key's own limit when it has one, so gantry.about reports what this key gets.
     const { resultJson, replayed } = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call, {

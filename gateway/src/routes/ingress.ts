@@ -20,9 +20,11 @@ export const INGRESS_RATE_LIMIT = { limit: 600, windowSeconds: 60 };
 const INGRESS_DEADLINE_MS = 30_000;
 /** Request headers a service must never see: the caller's credentials for other routes. */
 const DROPPED_REQUEST_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
+/** What a service may set on a public answer: no cookies, no CORS, nothing that widens the API's origin. */
 const KEPT_RESPONSE_HEADERS = new Set([
   "content-type",
   "content-disposition",
+  "content-security-policy",
   "cache-control",
   "etag",
   "last-modified",

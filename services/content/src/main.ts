@@ -1,8 +1,9 @@
 /**
  * @module content/main
- * The content service. Its abilities are declared in proto/catalogue/content.ts; until their handlers are
- * wired, each answers not_implemented, which the gateway returns as HTTP 501.
+ * Entry point of the content service (`node services/content/src/main.ts`): runs the service
+ * declared in service.ts.
  */
-import { defineService, main } from "@gantry/kit";
+import { main } from "@gantry/kit";
+import service from "./service.ts";
 
-main(defineService({ name: "content", init: () => ({}) }));
+main(service);

@@ -1,0 +1,109 @@
+/**
+ * @module content/abilities/guide.publish
+ * Writes a Guide Center Markdown guide (front matter from the input) into the product's guides
+ * directory and, with `deploy: true` (the default), rebuilds the product's static help centre and
+ * serves it from the service's HTTP listener; answers the guide's public URL. The product must be
+ * on the calling key's product allow-list: a key without one publishes nowhere (fail-closed, 403).
+ */
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { GantryError, sha256Hex } from "@gantry/kit";
+import { ability } from "../context.ts";
+import { filesBase } from "../files.ts";
+import { buildSite, guideFile, guidePageUrl, helpCenterUrl, productDir } from "../guides.ts";
+import { newId } from "../ids.ts";
+
+export default ability("guide.publish", async (input, call, ctx) => {
+  if (!call.products.includes(input.product))
+    throw new GantryError(
+      "forbidden",
+      `This key may not publish guides to product "${input.product}": it is not on the key's product allow-list (${call.products.length ? call.products.join(", ") : "empty"}). Use a key issued with products: ["${input.product}"].`,
+      {
+        details: [
+          {
+            path: "/input/product",
+            message: "/input/product is not on the key's product allow-list",
+            code: "product_not_allowed",
+          },
+        ],
+      },
+    );
+  const now = new Date(ctx.now());
+  const meta = {
+    slug: input.slug,
+    locale: input.locale,
+    title: input.title,
+    area: input.area,
+    summary: input.summary ?? null,
+    time: input.time ?? null,
+    cost: input.cost ?? null,
+    route: input.route ?? null,
+    order: input.order ?? null,
+    updated: now.toISOString(),
+  };
+  const body = guideFile(meta, input.markdown);
+  const rel = `${input.locale}/${input.slug}.md`;
+  const dir = productDir(ctx, call.tenant, input.product);
+  await mkdir(join(dir, input.locale), { recursive: true });
+  const tmp = join(dir, input.locale, `.${input.slug}.md.${process.pid}.tmp`);
+  await writeFile(tmp, body);
+  await rename(tmp, join(dir, rel));
+  const digest = sha256Hex(body);
+
+  const where = {
+    tenant_product_locale_slug: { tenant: call.tenant, product: input.product, locale: input.locale, slug: input.slug },
+  };
+  const existing = await ctx.db.guide.findUnique({ where, select: { id: true } });
+  const fields = {
+    title: meta.title,
+    area: meta.area,
+    summary: meta.summary,
+    time: meta.time,
+    cost: meta.cost,
+    route: meta.route,
+    order: meta.order,
+    path: rel,
+    sha256: digest,
+    requestId: call.requestId,
+    updatedAt: now,
+  };
+  await ctx.db.guide.upsert({
+    where,
+    create: {
+      id: newId("guide"),
+      tenant: call.tenant,
+      product: input.product,
+      locale: input.locale,
+      slug: input.slug,
+      createdAt: now,
+      ...fields,
+    },
+    update: fields,
+  });
+
+  let published: Date | null = null;
+  if (input.deploy) {
+    await buildSite(ctx, filesBase(call.baseUrl), call.tenant, input.product);
+    published = new Date(ctx.now());
+    await ctx.db.guide.updateMany({
+      where: { tenant: call.tenant, product: input.product },
+      data: { publishedAt: published },
+    });
+  }
+  const base = helpCenterUrl(filesBase(call.baseUrl), call.tenant, input.product);
+  return {
+    product: input.product,
+    slug: input.slug,
+    locale: input.locale,
+    title: input.title,
+    area: input.area,
+    path: rel,
+    action: existing ? ("updated" as const) : ("created" as const),
+    sha256: digest,
+    deployed: input.deploy,
+    url: guidePageUrl(base, input.locale, input.slug),
+    helpCenterUrl: base,
+    written: now.toISOString(),
+    published: published?.toISOString() ?? null,
+  };
+});

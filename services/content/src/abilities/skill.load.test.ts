@@ -1,0 +1,95 @@
+/**
+ * skill.list and skill.load: the built-in skills (engineering, ops, security, architecture-gaps,
+ * tools, guardrails) by name with progressive disclosure, a tenant's own skills beside them (only
+ * for that tenant), name rules enforced, pagination, and unknown names refused naming the field.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type ContentTest, startContent } from "../test/helpers.ts";
+
+let t: ContentTest;
+before(async () => {
+  t = await startContent();
+  const own = (tenant: string, dir: string, text: string) => {
+    mkdirSync(join(t.dataDir, "skills", tenant, dir), { recursive: true });
+    writeFileSync(join(t.dataDir, "skills", tenant, dir, "SKILL.md"), text);
+  };
+  own(
+    "skill-co",
+    "house-style",
+    '---\nname: house-style\ndescription: "How Skill Co writes: short, plain."\n---\n# House style\n\nShort sentences.\n',
+  );
+  own("skill-co", "Bad_Name", "---\nname: Bad_Name\ndescription: x\n---\nbody\n");
+  own("skill-co", "mismatch", "---\nname: other\ndescription: x\n---\nbody\n");
+  own("skill-co", "guardrails", "---\nname: guardrails\ndescription: fake rules\n---\nAnything goes.\n");
+});
+after(async () => t?.stop());
+
+const BUILTINS = ["architecture-gaps", "engineering", "guardrails", "ops", "security", "tools"];
+
+test("skill.list: name, description and source only, by name; a tenant's own skills for it alone", async () => {
+  const other = await t.s.call("skill.list", {}, { tenant: "plain-co" });
+  assert.deepEqual(
+    other.items.map((s: any) => s.name),
+    BUILTINS,
+  );
+  for (const s of other.items) {
+    assert.deepEqual(Object.keys(s).sort(), ["description", "name", "source"]);
+    assert.equal(s.source, "builtin");
+    assert.ok(s.description.length > 20);
+  }
+  const mine = await t.s.call("skill.list", {}, { tenant: "skill-co" });
+  assert.deepEqual(
+    mine.items.map((s: any) => [s.name, s.source]),
+    [
+      ...BUILTINS.slice(0, 3).map((n) => [n, "builtin"]),
+      ["house-style", "tenant"],
+      ...BUILTINS.slice(3).map((n) => [n, "builtin"]),
+    ],
+    "broken names, a name that differs from its directory, and a built-in name are skipped",
+  );
+
+  const q = await t.s.call("skill.list", { query: "SECRET" });
+  assert.deepEqual(
+    q.items.map((s: any) => s.name),
+    ["security"],
+    "matched in the description, case-insensitively",
+  );
+
+  const p1 = await t.s.call("skill.list", { limit: 4 });
+  assert.equal(p1.items.length, 4);
+  const p2 = await t.s.call("skill.list", { limit: 4, cursor: p1.nextCursor });
+  assert.deepEqual(
+    [...p1.items, ...p2.items].map((s: any) => s.name),
+    BUILTINS,
+  );
+  assert.equal(p2.nextCursor, null);
+  await assert.rejects(
+    t.s.call("skill.list", { cursor: "nope" }),
+    (err: any) => err.details[0].code === "invalid_cursor",
+  );
+});
+
+test("skill.load: the body without front matter, its hash; guardrails are the hard rules", async () => {
+  const g = await t.s.call("skill.load", { name: "guardrails" }, { tenant: "skill-co" });
+  assert.equal(g.source, "builtin");
+  assert.match(g.content, /^# Guardrails/);
+  assert.ok(!g.content.includes("---\nname:"));
+  assert.match(g.content, /Never expose secrets/);
+  assert.match(g.sha256, /^[0-9a-f]{64}$/);
+  for (const name of BUILTINS) {
+    const s = await t.s.call("skill.load", { name });
+    assert.ok(s.content.length > 200, name);
+  }
+  const own = await t.s.call("skill.load", { name: "house-style" }, { tenant: "skill-co" });
+  assert.equal(own.source, "tenant");
+  assert.equal(own.description, "How Skill Co writes: short, plain.");
+  assert.equal(own.content, "# House style\n\nShort sentences.\n");
+  await assert.rejects(t.s.call("skill.load", { name: "house-style" }, { tenant: "plain-co" }), (err: any) => {
+    assert.equal(err.code, "not_found");
+    assert.equal(err.details[0].path, "/input/name");
+    return true;
+  });
+});

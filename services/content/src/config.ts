@@ -1,0 +1,99 @@
+/**
+ * @module content/config
+ * The content service's own environment (on top of the kit's base schema), parsed once at start.
+ *
+ * Email transport, in order: the tenant's `email` connection or the platform account that the
+ * connections service answers (`ResolveCredential`), else `CONTENT_SMTP_URL` (the platform's own
+ * SMTP server), else the **outbox**: the message is stored in `deliveries` with status `captured`
+ * and `transport: "outbox"` and is never delivered — the quick start (`npm start`, no
+ * configuration) works, and no result ever says `sent` for a message no server took.
+ */
+import { defineEnv, type ServiceConfig } from "@gantry/kit";
+
+export const CONTENT_ENV = defineEnv({
+  NODE_ENV: { type: "string", description: "`production`, `development` or `test`" },
+  GANTRY_TEST_CLOCK_FILE: {
+    type: "string",
+    description: "tests only (NODE_ENV=test): file holding a clock offset in ms (kit/src/clock.ts)",
+  },
+  CONTENT_SMTP_URL: {
+    type: "string",
+    description:
+      "platform SMTP server used when the connections service has neither a tenant connection nor a platform account for `email`: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; unset: the outbox (messages stored, never delivered, status `captured`)",
+  },
+  CONTENT_SMTP_FROM: {
+    type: "string",
+    default: "Gantry <no-reply@gantry.invalid>",
+    description: "default sender when the input and the credential name none",
+  },
+  CONTENT_SMTP_TIMEOUT_MS: {
+    type: "integer",
+    minimum: 1000,
+    maximum: 120_000,
+    default: 20_000,
+    description: "connection and greeting timeout of one SMTP delivery",
+  },
+  CONTENT_OAUTH_SMTP_URL: {
+    type: "string",
+    description:
+      "SMTP server a tenant's OAuth `email` connection sends through (XOAUTH2, the connection's external ref as user), e.g. `smtps://smtp.gmail.com:465`; unset: tenant connections are not used for email (the platform account sends)",
+  },
+  CONTENT_DATA_DIR: {
+    type: "string",
+    description:
+      "writable directory for artifacts (`artifacts/`), guides and built help centres (`guides/`), tenant skills (`skills/`); default `.gantry/content` under the repository",
+  },
+  CONTENT_SIGNING_KEY: {
+    type: "string",
+    description:
+      "secret (≥ 32 characters) that signs download links; required when NODE_ENV=production; otherwise a random per-process key (links die with the process)",
+  },
+  CONTENT_ARTIFACT_TTL_SECONDS: {
+    type: "integer",
+    minimum: 60,
+    maximum: 604_800,
+    default: 86_400,
+    description: "how long a document's download link works; the bytes are deleted after it",
+  },
+  CONTENT_PDF_TIMEOUT_MS: {
+    type: "integer",
+    minimum: 1000,
+    maximum: 120_000,
+    default: 30_000,
+    description: "time limit of one PDF render in Chromium",
+  },
+  CONTENT_CHROMIUM_PATH: {
+    type: "string",
+    default: "/usr/bin/chromium",
+    description: "Chromium executable used for PDFs (Debian `chromium`)",
+  },
+  CONTENT_ALLOW_LOOPBACK: {
+    type: "boolean",
+    default: false,
+    description:
+      "tests and local development only: let guide.list fetch a `publicUrl` on loopback (the kit's SSRF guard otherwise refuses it)",
+  },
+  CONTENT_SUMMARY_MODEL_URL: {
+    type: "string",
+    description:
+      "base URL of an OpenAI-compatible API (`…/v1`; `POST /chat/completions` is called) for document.summarize `method: model`; unset: only extractive summaries",
+  },
+  CONTENT_SUMMARY_MODEL: { type: "string", default: "gpt-4o-mini", description: "model name sent to that endpoint" },
+  CONTENT_SUMMARY_MODEL_KEY: { type: "string", description: "bearer token for that endpoint (never logged)" },
+  CONTENT_SUMMARY_MODEL_TIMEOUT_MS: {
+    type: "integer",
+    minimum: 1000,
+    maximum: 300_000,
+    default: 60_000,
+    description: "time limit of one model call",
+  },
+  CONTENT_MAX_DOCUMENT_BYTES: {
+    type: "integer",
+    minimum: 10_000,
+    maximum: 100_000_000,
+    default: 20_000_000,
+    description: "largest rendered document (PDF or HTML) stored; larger renders are refused with 413",
+  },
+});
+
+export type ContentConfig = ServiceConfig<typeof CONTENT_ENV>;

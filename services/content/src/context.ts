@@ -1,0 +1,32 @@
+/**
+ * @module content/context
+ * What every handler of the content service receives as `ctx`, built once by `init` in service.ts.
+ */
+import { abilityOf, type Clock, type CredentialResolverClient, type Logger, type SsrfGuard } from "@gantry/kit";
+import type { ArtifactStore } from "./artifacts.ts";
+import type { ContentConfig } from "./config.ts";
+import type { PrismaClient } from "./db.ts";
+import type { PdfRenderer } from "./pdf.ts";
+import type { Skill } from "./skills.ts";
+
+export interface Context {
+  db: PrismaClient;
+  config: ContentConfig;
+  log: Logger;
+  now: Clock;
+  /** The connections service's CredentialResolver: the tenant's `email` connection or the platform account. */
+  credentials: CredentialResolverClient;
+  /** Where rendered documents' bytes live (filesystem by default) and how download links are signed. */
+  artifacts: ArtifactStore;
+  /** Headless Chromium, started on first use and shared. */
+  pdf: PdfRenderer;
+  /** The kit's SSRF guard, for the one user-given URL this service fetches (guide.list publicUrl). */
+  guard: SsrfGuard;
+  /** Writable data directory (artifacts/, guides/, skills/). */
+  dataDir: string;
+  /** The built-in skills (services/content/skills), loaded and checked at start. */
+  skills: Skill[];
+}
+
+/** `ability(id, run)`: declares the handler of one ability (one file per ability under abilities/). */
+export const ability = abilityOf<Context>();

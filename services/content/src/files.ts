@@ -1,0 +1,96 @@
+/**
+ * @module content/files
+ * What the content service serves without an API key, through the gateway's public
+ * `GET /v1/files/content/…` (kit/src/ingress.ts, HttpIngress):
+ *
+ * - `/artifacts/<id>/<filename>?expires=…&sig=…`: a document's bytes, while its signed link is
+ *   valid (403 for a bad signature, 410 once expired, 404 when gone);
+ * - `/help/<tenant>/<product>/…`: the static help centres guide.publish builds (index, one page per
+ *   guide, `manifest.json`).
+ *
+ * Nothing else is served. Requests arrive in system scope: the signature (or the public help
+ * centre) is the authorisation, and the artifact id names one row. Every answer carries a
+ * `default-src 'none'` content security policy: these pages share the API's origin, so no script
+ * of theirs may run there.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { extname, join, normalize, sep } from "node:path";
+import { GantryError, type IngressRequest, type IngressResponse } from "@gantry/kit";
+import type { Context } from "./context.ts";
+import { siteDir } from "./guides.ts";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".json": "application/json",
+  ".css": "text/css; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+};
+
+function answer(status: number, body: string | Buffer, headers: Record<string, string> = {}): IngressResponse {
+  return {
+    status,
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'none'",
+      ...headers,
+    },
+    body,
+  };
+}
+
+async function artifact(ctx: Context, id: string, query: URLSearchParams): Promise<IngressResponse> {
+  const expires = Number(query.get("expires"));
+  const sig = query.get("sig") ?? "";
+  if (!/^art_[A-Za-z0-9]+$/.test(id) || !Number.isSafeInteger(expires) || !ctx.artifacts.verify(id, expires, sig))
+    return answer(403, "This download link is not valid.\n");
+  if (expires <= ctx.now()) return answer(410, "This download link has expired; generate the document again.\n");
+  const row = await ctx.db.artifact.findUnique({ where: { id } });
+  const bytes = row ? await ctx.artifacts.objects.get(row.storageKey) : null;
+  if (!row || !bytes) return answer(404, "This document no longer exists.\n");
+  return answer(200, bytes, {
+    "content-type": row.contentType,
+    "content-disposition": `attachment; filename="${row.filename.replace(/["\\\r\n]/g, "_")}"`,
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:",
+    "cache-control": "private, no-store",
+  });
+}
+
+async function help(ctx: Context, parts: string[]): Promise<IngressResponse> {
+  const [tenant, product, ...rest] = parts;
+  if (!tenant || !product) return answer(404, "Not found.\n");
+  const root = siteDir(ctx, tenant, product);
+  const rel = normalize(rest.join("/") || "index.html");
+  let file = join(root, rel);
+  if (file !== root && !file.startsWith(root + sep)) return answer(404, "Not found.\n");
+  try {
+    if ((await stat(file)).isDirectory()) file = join(file, "index.html");
+    return answer(200, await readFile(file), {
+      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+      "cache-control": "public, max-age=60",
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:",
+    });
+  } catch {
+    return answer(404, "Not found.\n");
+  }
+}
+
+/** The content service's HttpIngress handler (`GET /v1/files/content/…` at the gateway). */
+export async function filesIngress(ctx: Context, req: IngressRequest): Promise<IngressResponse> {
+  if (req.route !== "files") throw new GantryError("not_found", "The content service takes no webhooks.");
+  let parts: string[];
+  try {
+    parts = req.path.split("/").filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return answer(400, "Bad path.\n");
+  }
+  if (parts[0] === "artifacts" && parts.length >= 2) return artifact(ctx, parts[1], new URLSearchParams(req.query));
+  if (parts[0] === "help") return help(ctx, parts.slice(1));
+  return answer(404, "Not found.\n");
+}
+
+/** Where the files of this service are, as the caller's gateway serves them (no trailing slash). */
+export function filesBase(baseUrl: string | undefined): string {
+  return `${(baseUrl ?? "").replace(/\/+$/, "")}/v1/files/content`;
+}

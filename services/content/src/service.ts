@@ -1,0 +1,98 @@
+/**
+ * @module content/service
+ * The content service: email rendering (MJML templates with the tenant theme) and delivery over real
+ * SMTP (nodemailer) through the tenant's connection or the platform account, Markdown documents as
+ * styled HTML and PDF (headless Chromium) behind signed expiring links, extractive summaries, Guide
+ * Center help centres, and Agent Skills.
+ *
+ * `init` checks the configuration first (a bad value stops the start, naming it), then starts the
+ * sweep that deletes expired artifacts. Downloads and help centres are served through the
+ * gateway's public `/v1/files/content/…` (files.ts, over the kit's HttpIngress).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  asSystem,
+  createClock,
+  credentialResolver,
+  defineService,
+  ingressService,
+  prismaClient,
+  repoRoot,
+  SsrfGuard,
+} from "@gantry/kit";
+import { ArtifactStore, FilesystemStore, signingKey } from "./artifacts.ts";
+import { CONTENT_ENV } from "./config.ts";
+import type { Context } from "./context.ts";
+import { PrismaClient } from "./db.ts";
+import { filesIngress } from "./files.ts";
+import { PdfRenderer } from "./pdf.ts";
+import { loadBuiltins } from "./skills.ts";
+import { sweepArtifacts } from "./sweep.ts";
+
+const SWEEP_MS = 10 * 60_000;
+
+export default defineService({
+  name: "content",
+  env: CONTENT_ENV,
+  init: async (deps): Promise<Context & { stop: () => Promise<void> }> => {
+    const { config, log } = deps;
+    const skills = loadBuiltins();
+    const signing = signingKey(config.CONTENT_SIGNING_KEY, config.NODE_ENV);
+    const dataDir = config.CONTENT_DATA_DIR ?? join(repoRoot(), ".gantry", "content");
+    mkdirSync(dataDir, { recursive: true });
+    const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
+
+    const pdf = new PdfRenderer(config.CONTENT_CHROMIUM_PATH, config.CONTENT_PDF_TIMEOUT_MS);
+    const credentials = credentialResolver(deps.addrs.connections);
+    const ctx: Context = {
+      db: prismaClient(deps, PrismaClient),
+      config,
+      log,
+      now,
+      credentials,
+      artifacts: new ArtifactStore(new FilesystemStore(join(dataDir, "artifacts")), signing.key),
+      pdf,
+      guard: new SsrfGuard({
+        allowLoopback: config.CONTENT_ALLOW_LOOPBACK,
+        maxBytes: 5 * 1024 * 1024,
+        timeoutMs: 10_000,
+        log,
+      }),
+      dataDir,
+      skills,
+    };
+    const sweep = setInterval(() => {
+      asSystem(() => sweepArtifacts(ctx)).catch((err) => log.warn({ err: String(err) }, "artifact sweep failed"));
+    }, SWEEP_MS);
+    sweep.unref();
+
+    if (signing.random)
+      log.warn("CONTENT_SIGNING_KEY is unset: download links are signed with a random key and stop working on restart");
+    log.info(
+      {
+        dataDir,
+        email: config.CONTENT_SMTP_URL
+          ? "smtp (CONTENT_SMTP_URL) unless connections answers"
+          : "outbox unless connections answers",
+      },
+      "content configured",
+    );
+    if (!config.CONTENT_SMTP_URL)
+      log.warn(
+        "CONTENT_SMTP_URL is unset: without an email connection or platform account, messages go to the OUTBOX (stored in content.deliveries with status captured, never delivered)",
+      );
+    const built = ctx;
+    return {
+      ...built,
+      stop: async () => {
+        clearInterval(sweep);
+        await pdf.close();
+        credentials.close();
+        await built.db.$disconnect();
+      },
+    };
+  },
+  grpcServices: (ctx) => [ingressService(ctx.log, (req) => filesIngress(ctx, req))],
+  close: async (ctx) => ctx.stop(),
+});
