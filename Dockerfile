@@ -14,8 +14,9 @@
 #   docker run --rm gantry:0.1.0 new-key         # print a fresh gk_… key (for GANTRY_ADMIN_KEY)
 #   docker exec <container> gantry health        # the container's own health check (HEALTHCHECK)
 #
-# The `web` target adds Debian's Chromium for the web service (headless browsing is isolated
-# there); every other process runs the default (last) target:
+# The `web` target adds Debian's Chromium for the two services that drive a browser: web (headless
+# browsing) and content (document.generate prints PDFs); every other process runs the default
+# (last) target:
 #
 #   docker build --target web -t gantry-web:0.1.0 .
 #
@@ -127,8 +128,8 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 CMD ["/us
 ENTRYPOINT ["/usr/local/bin/gantry"]
 
 # ---------------------------------------------------------------------------------------------
-# The web service with headless Chromium (Debian's package; Playwright's own browser download
-# is not used). Build with --target web.
+# The web and content services with headless Chromium (Debian's package; Playwright's own browser
+# download is not used). Build with --target web; SERVICE=content selects content.
 FROM runtime AS web
 USER 0:0
 # Debian's chromium follows the distribution's security updates; pinning a version would break
