@@ -324,7 +324,14 @@ function specFieldTables(markdown: string): Map<string, Map<string, boolean>> {
 }
 
 /** Fields we add to a spec table, with the reason (documented in decisions.ts). */
-const SPEC_EXTENSIONS: Record<string, string[]> = { "key.list": ["limit", "cursor", "includeEvents"] };
+/**
+ * Optional fields we add to a spec table, each for a reason a user would give: pagination on a list,
+ * an idempotency key where a retry could send an email twice.
+ */
+const SPEC_EXTENSIONS: Record<string, string[]> = {
+  "key.list": ["limit", "cursor", "includeEvents"],
+  "message.send_markdown": ["idempotencyKey"],
+};
 
 test("spec §4.3 field tables: exactly those top-level fields with those required flags", () => {
   const tables = specFieldTables(readFileSync(vendoredSpecPath, "utf8"));
@@ -355,7 +362,8 @@ test("spec §4.3 inline shapes: fields and required flags", () => {
     "connection.revoke": { required: ["service"], optional: [] },
     "contact.create": { required: ["name"], optional: ["phone", "email", "company", "metadata", "idempotencyKey"] },
     "decision.record": { required: ["title", "why"], optional: ["supersedes"] },
-    "document.summarize": { required: ["text"], optional: ["length"] },
+    // `method` (ours): `extractive` (default, the spec's behaviour) or `model` when one is configured.
+    "document.summarize": { required: ["text"], optional: ["length", "method"] },
     "event.emit": { required: ["event"], optional: ["payload"] },
     "guide.list": { required: ["product"], optional: ["locale", "publicUrl"] },
     "integration.execute": { required: ["connectionId", "toolId", "arguments"], optional: ["idempotencyKey"] },
