@@ -8,6 +8,7 @@ import type { GatewayDeps } from "./deps.ts";
 import { requestId } from "./pipeline/request-id.ts";
 import { abilityRoute, executeRoute } from "./routes/abilities.ts";
 import { healthRoute } from "./routes/health.ts";
+import { receiptKeysRoute } from "./routes/receipt-keys.ts";
 import { mountIngress } from "./routes/ingress.ts";
 import { mountDeveloperSurfaces } from "./routes/developer-surfaces.ts";
 import { sendError } from "./respond.ts";
@@ -22,6 +23,7 @@ export function createApp(deps: GatewayDeps) {
   app.post("/v1/abilities/:id", abilityRoute(deps));
   app.post("/abilities/execute", executeRoute(deps));
   app.get("/health", healthRoute(deps));
+  app.get("/.well-known/jwks.json", receiptKeysRoute(deps));
   mountDeveloperSurfaces(app, deps);
   mountIngress(app, deps);
   app.get("/metrics", async (_req, res) => {

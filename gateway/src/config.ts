@@ -57,6 +57,12 @@ export const GATEWAY_ENV = {
     default: false,
     description: "check every result against its ability's output schema (tests; a mismatch answers 500)",
   },
+  GANTRY_RUN_REQUIRED: {
+    type: "string",
+    default: "{}",
+    description:
+      'abilities each tenant may call only under a trust run (context.runId), as JSON {"<tenant>": ["payout.*", "message.send"]}; applies to its sub-tenants too',
+  },
   ...serviceAddrEnv(),
 } as const;
 

@@ -13,6 +13,7 @@ import type { AuditPublisher } from "./audit.ts";
 import type { Metrics } from "./metrics.ts";
 import type { UsageReporter } from "./usage.ts";
 import type { LiveStatus } from "./discovery/live-status.ts";
+import type { PermitGate } from "./pipeline/run-permit.ts";
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   metrics: Metrics;
   usage: UsageReporter;
   health: Map<AreaService, HealthClient>;
+  /** The trust service's permit gate: calls carrying `context.runId` (pipeline/run-permit.ts). */
+  permits: PermitGate;
   /** The HttpIngress client of a service (webhooks, signed file links), made on first use. */
   ingress: (service: AreaService) => IngressClient;
   now: () => number;

@@ -33,6 +33,7 @@ import { MetaExecutor, metaHandlers } from "./meta/index.ts";
 import { AuditPublisher } from "./audit.ts";
 import { createMetrics } from "./metrics.ts";
 import { UsageReporter } from "./usage.ts";
+import { PermitGate, parseRunRequired } from "./pipeline/run-permit.ts";
 import { version } from "./version.ts";
 import type { GatewayDeps } from "./deps.ts";
 
@@ -93,6 +94,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     }
     return client;
   };
+  const permits = new PermitGate(addrs.trust, config.UPSTREAM_TIMEOUT_MS, parseRunRequired(config.GANTRY_RUN_REQUIRED));
   const defaultRateLimit = { limit: config.RATE_LIMIT_DEFAULT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
 
   const deps: GatewayDeps = {
@@ -109,6 +111,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     usage,
     health,
     ingress,
+    permits,
     now,
   };
 
@@ -139,6 +142,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
       keySub.unsubscribe();
       await limiter.close();
       dispatcher.close();
+      permits.close();
       for (const h of health.values()) h.close();
       for (const c of ingressClients.values()) c.close();
       keysClient.close();

@@ -360,6 +360,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // a local stack gets one of its own, kept with its data so stored credentials stay readable.
     if (!process.env.CONNECTIONS_MASTER_KEY && !opts.env?.CONNECTIONS_MASTER_KEY)
       shared.CONNECTIONS_MASTER_KEY = localMasterKey(dataDir);
+    // Likewise the trust service's receipt-signing key: kept with the data, so receipts the stack
+    // signed stay verifiable across restarts.
+    if (!process.env.TRUST_SIGNING_KEY && !opts.env?.TRUST_SIGNING_KEY)
+      shared.TRUST_SIGNING_KEY = localMasterKey(dataDir, "trust-signing-key");
     for (const [k, v] of Object.entries(opts.env ?? {})) {
       if (v === undefined) delete shared[k];
       else shared[k] = v;
@@ -457,9 +461,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 }
 
-/** The local stack's connections master key (`<dataDir>/connections-master-key`, made once, mode 0600). */
-function localMasterKey(dataDir: string): string {
-  const file = path.join(dataDir, "connections-master-key");
+/** A key of the local stack (`<dataDir>/<name>`: base64 of 32 random bytes, made once, mode 0600): the connections master key, the trust signing key. */
+function localMasterKey(dataDir: string, name = "connections-master-key"): string {
+  const file = path.join(dataDir, name);
   try {
     const existing = fs.readFileSync(file, "utf8").trim();
     if (existing) return existing;

@@ -151,10 +151,10 @@ const localData = [
   s.postgresDir,
   local("nats") ? path.join(dataDir, "nats") : undefined,
   s.postgresDir || local("nats") ? adminKeyFile : undefined,
-  // Stored credentials are sealed under it: it goes with the cluster.
-  s.postgresDir && fs.existsSync(path.join(dataDir, "connections-master-key"))
-    ? path.join(dataDir, "connections-master-key")
-    : undefined,
+  // Stored credentials are sealed under one, receipts signed with the other: they go with the cluster.
+  ...["connections-master-key", "trust-signing-key"].map((name) =>
+    s.postgresDir && fs.existsSync(path.join(dataDir, name)) ? path.join(dataDir, name) : undefined,
+  ),
 ].filter((p): p is string => p !== undefined);
 const lines = [
   "",

@@ -102,7 +102,7 @@ export async function startService<Ctx = unknown>(
     port: running.port,
     call: async (id, input, caller = {}) => {
       const call: CallContext = {
-        requestId: `req_harness_${++requests}`,
+        requestId: `req_harness${++requests}`,
         tenant: "acme",
         keyTenant: caller.tenant ?? "acme",
         keyId: "key_harness",
@@ -138,7 +138,7 @@ export async function startService<Ctx = unknown>(
             query: u.search.replace(/^\?/, ""),
             headers: {},
             body: Buffer.alloc(0),
-            request_id: `req_harness_${++requests}`,
+            request_id: `req_harness${++requests}`,
             remote_addr: "127.0.0.1",
           },
           30_000,

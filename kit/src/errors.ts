@@ -148,6 +148,18 @@ export const DETAIL_CODES = {
   recipient_currency: "The payout's currency is not the one the recipient receives.",
   recipient_provider: "A batch item's recipient belongs to another provider or mode than the batch's first item.",
   duplicate_reference: "The item's `reference` repeats an earlier item's in the same batch.",
+  // trust service and the gateway's permit step (calls carrying context.runId)
+  run_not_found: "`context.runId` names no run of this tenant.",
+  run_expired: "The run has expired; its unused permits can no longer be used (create a new run with trust.preflight).",
+  run_other_key: "The run belongs to another API key; call with the key that created it.",
+  run_required: "This tenant requires calls to this ability to be made under a trust run (`context.runId`).",
+  permit_used: "The permit for this ability and input was already used: a permit runs one call (a replay is refused).",
+  permit_input_mismatch:
+    "The run has a permit for this ability, but for another input (the SHA-256 of the canonical JSON differs; the message names this input's).",
+  permit_missing: "The run has no permit for this ability.",
+  receipt_not_found: "A cited receipt is not a receipt of this tenant made under a run.",
+  receipt_required: "An `observed` claim must cite at least one receipt.",
+  action_invalid: "A permitted action's input does not match its ability's input schema (`ability`).",
 } as const satisfies Record<string, string>;
 
 export type DetailCode = keyof typeof DETAIL_CODES;

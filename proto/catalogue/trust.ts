@@ -171,7 +171,9 @@ function run(description: string) {
       ),
       keyId: str("API key (`key_…`) that created the run; calls under it must use this key."),
       created: timestamp("When the run was created (RFC 3339)."),
-      expires: timestamp("When the run and its unused permits expire (RFC 3339)."),
+      expires: timestamp(
+        "When the run and its unused permits expire (RFC 3339): the deployment's run lifetime after creation (TRUST_RUN_TTL_SECONDS, 1 hour by default).",
+      ),
       permits: list(
         "One single-use permit per action, in input order.",
         fields(
@@ -446,7 +448,7 @@ export const abilities = [
     output: fields(
       {
         started: list(
-          "Phases this call started, in plan order (a replay with the same idempotencyKey returns the first result).",
+          "Phases this call started, in plan order (a replay with the same idempotencyKey starts nothing and returns the phases the first call started, with the plan as it is now).",
           str("A phase id."),
         ),
         plan: plan("The plan after the start; started phases are `in_progress` and carry their `runId`."),

@@ -1,8 +1,8 @@
 /**
  * @module gateway/pipeline/execute-ability
  * The policy pipeline of one ability call, in order: authenticate → read body → resolve ability →
- * scope → rate limit → envelope → tenant → refuse NUL characters → validate → dispatch → outcome →
- * audit + metrics.
+ * scope → rate limit → envelope → tenant → refuse NUL characters → validate → trust-run permit →
+ * dispatch → outcome → receipt (calls under a run) → audit + metrics.
  *
  * It knows nothing of Express or MCP: it takes a plain description of the call and returns its
  * outcome (status, body, response headers), so `POST /v1/abilities/{id}`, `POST /abilities/execute`
@@ -19,6 +19,7 @@ import { enforceRateLimit } from "./rate-limit.ts";
 import { refuseNulCharacters } from "./nul-characters.ts";
 import { notImplementedReason, unknownAbilityError } from "./unknown-ability.ts";
 import { applyIdempotencyHeader } from "./idempotency-header.ts";
+import { checkRunPermit, type ConsumedPermit, recordRunReceipt } from "./run-permit.ts";
 import {
   errorBody,
   resultEnvelopeJson,
@@ -62,6 +63,9 @@ interface CallState {
   tenant?: string;
   ability?: string;
   inputHash?: string;
+  /** The trust-run permit the call consumed (run-permit.ts); its receipt is recorded after the call. */
+  permit?: ConsumedPermit;
+  resultJson?: string;
 }
 
 /** Runs the whole policy pipeline for one call and returns its outcome; audit and metrics included. */
@@ -110,6 +114,14 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
     const inputJson = JSON.stringify(envelope.input);
     state.inputHash = hash("sha256", inputJson, "hex");
 
+    // Consumed before dispatch, so of concurrent calls holding one permit exactly one runs.
+    state.permit = await checkRunPermit(
+      deps.permits,
+      { tenant: state.tenant, keyId: key.id, runId: envelope.context.runId, requestId },
+      ability,
+      envelope.input,
+    );
+
     const call: CallContext = {
       requestId,
       tenant: state.tenant,
@@ -130,6 +142,7 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       rateLimit,
     });
     if (replayed) headers["Idempotent-Replayed"] = "true";
+    state.resultJson = resultJson;
     status = 200;
     return {
       ok: true,
@@ -156,6 +169,17 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
     }
     return { ok: false, status, ability: state.ability, requestId, body, headers };
   } finally {
+    // Awaited, so the receipt is readable (trust.status) as soon as the caller has the answer.
+    if (state.permit)
+      await recordRunReceipt(deps.permits, deps.log, {
+        tenant: state.tenant!,
+        requestId,
+        permit: state.permit,
+        ability: state.ability!,
+        resultJson: state.resultJson,
+        status,
+        atMs: deps.now(),
+      });
     const durationMs = performance.now() - started;
     const label = state.ability ?? "unknown";
     deps.metrics.requests.inc({ ability: label, status });

@@ -1,8 +1,9 @@
 /**
  * @module trust/main
- * The trust service. Its abilities are declared in proto/catalogue/trust.ts; until their handlers are
- * wired, each answers not_implemented, which the gateway returns as HTTP 501.
+ * Entry point of the trust service (`node services/trust/src/main.ts`): runs the service declared in
+ * service.ts.
  */
-import { defineService, main } from "@gantry/kit";
+import { main } from "@gantry/kit";
+import service from "./service.ts";
 
-main(defineService({ name: "trust", init: () => ({}) }));
+main(service);

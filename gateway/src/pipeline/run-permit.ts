@@ -1,0 +1,216 @@
+/**
+ * @module gateway/pipeline/run-permit
+ * The trust-run permit step (issue 17), between validation and dispatch: a call carrying
+ * `context.runId` runs only if the trust service consumes, atomically, the run's unused permit for
+ * exactly this ability and input (SHA-256 of the RFC 8785 canonical JSON of the validated input,
+ * defaults applied: what is hashed is exactly what runs). Unknown or another tenant's run → 404;
+ * expired run, another key, a replay, another input, no permit for the ability → 403, each with its
+ * own detail code (`run_expired`, `run_other_key`, `permit_used`, `permit_input_mismatch`,
+ * `permit_missing`). After the call, whatever its outcome, the trust service records its signed
+ * receipt ({@link recordRunReceipt}).
+ *
+ * The trust service's own abilities are not permit-gated: they read `context.runId` themselves
+ * (trust.publish attaches the answer to the run).
+ *
+ * `GANTRY_RUN_REQUIRED` lets a tenant require a run for chosen abilities (`payout.*`,
+ * `message.send`): a call to one of them without `context.runId` is refused with 403
+ * `run_required`. It applies to the tenant and its sub-tenants; checking it costs no RPC.
+ */
+import { canonicalJson, GantryError, type grpc, makeClient, sha256Hex, unary } from "@gantry/kit";
+import { TRUST_PROTO } from "@gantry/proto/paths";
+import type { AbilityDef } from "@gantry/proto/catalogue/types.ts";
+import type { Logger } from "@gantry/kit";
+
+/** A permit the gate consumed for the call. */
+export interface ConsumedPermit {
+  runId: string;
+  permitId: string;
+  inputHash: string;
+}
+
+/** The gateway's client of the trust service's PermitGate. */
+export class PermitGate {
+  private readonly client: grpc.Client;
+  private readonly timeoutMs: number;
+  /** Ability patterns (`payout.*`, `message.send`, `*`) requiring a run, by tenant (GANTRY_RUN_REQUIRED). */
+  private readonly required: ReadonlyMap<string, readonly string[]>;
+
+  constructor(addr: string, timeoutMs: number, required: ReadonlyMap<string, readonly string[]> = new Map()) {
+    this.client = makeClient<grpc.Client>(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr);
+    this.timeoutMs = timeoutMs;
+    this.required = required;
+  }
+
+  async consume(req: {
+    tenant: string;
+    keyId: string;
+    runId: string;
+    ability: string;
+    inputHash: string;
+    requestId: string;
+  }): Promise<{ runId: string; permitId: string }> {
+    const res = await unary<object, { run_id: string; permit_id: string }>(
+      this.client,
+      "ConsumePermit",
+      {
+        tenant: req.tenant,
+        key_id: req.keyId,
+        run_id: req.runId,
+        ability: req.ability,
+        input_hash: req.inputHash,
+        request_id: req.requestId,
+      },
+      { deadlineMs: this.timeoutMs },
+    );
+    return { runId: res.run_id, permitId: res.permit_id };
+  }
+
+  async record(req: {
+    tenant: string;
+    requestId: string;
+    permit: ConsumedPermit;
+    ability: string;
+    resultHash: string | undefined;
+    status: number;
+    atMs: number;
+  }): Promise<void> {
+    await unary(
+      this.client,
+      "RecordReceipt",
+      {
+        tenant: req.tenant,
+        request_id: req.requestId,
+        run_id: req.permit.runId,
+        permit_id: req.permit.permitId,
+        ability: req.ability,
+        input_hash: req.permit.inputHash,
+        result_hash: req.resultHash ?? "",
+        status: req.status,
+        at_ms: req.atMs,
+      },
+      { deadlineMs: this.timeoutMs },
+    );
+  }
+
+  /** The JWKS of the receipt-signing keys, as JSON text. */
+  async jwksJson(): Promise<string> {
+    return (await unary<object, { jwks_json: string }>(this.client, "GetJwks", {}, { deadlineMs: this.timeoutMs }))
+      .jwks_json;
+  }
+
+  /** Whether the tenant (or a tenant it nests under) requires a run for this ability. */
+  requiresRun(tenant: string, ability: string): boolean {
+    if (this.required.size === 0) return false;
+    const parts = tenant.split("/");
+    for (let i = parts.length; i > 0; i--) {
+      const patterns = this.required.get(parts.slice(0, i).join("/"));
+      if (patterns?.some((p) => p === "*" || p === ability || (p.endsWith(".*") && ability.startsWith(p.slice(0, -1)))))
+        return true;
+    }
+    return false;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** Parses GANTRY_RUN_REQUIRED: `{"<tenant>": ["payout.*", "message.send"]}`. */
+export function parseRunRequired(text: string): Map<string, string[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error("GANTRY_RUN_REQUIRED is not JSON");
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new Error('GANTRY_RUN_REQUIRED must be a JSON object {"<tenant>": ["<ability or area.*>", …]}');
+  const out = new Map<string, string[]>();
+  for (const [tenant, patterns] of Object.entries(value)) {
+    if (
+      !Array.isArray(patterns) ||
+      !patterns.every((p) => typeof p === "string" && /^(\*|[a-z][a-z0-9_.]*(\.\*)?)$/.test(p))
+    )
+      throw new Error(`GANTRY_RUN_REQUIRED["${tenant}"] must be a list of ability ids or "area.*" patterns`);
+    out.set(tenant, patterns);
+  }
+  return out;
+}
+
+/**
+ * The permit step: consumes the call's permit when it carries a run (returns it), refuses a call
+ * the tenant's policy requires a run for, and lets every other call through (undefined).
+ */
+export async function checkRunPermit(
+  gate: PermitGate,
+  call: { tenant: string; keyId: string; runId: string | undefined; requestId: string },
+  ability: AbilityDef,
+  input: unknown,
+): Promise<ConsumedPermit | undefined> {
+  if (ability.service === "trust") return undefined;
+  if (call.runId === undefined) {
+    if (gate.requiresRun(call.tenant, ability.id))
+      throw new GantryError("forbidden", `This tenant requires ${ability.id} to be called under a trust run.`, {
+        reason: "Create a run with a permit for this exact call (trust.preflight), then send its id as context.runId.",
+        details: [{ path: "/context/runId", message: "A run is required for this ability", code: "run_required" }],
+      });
+    return undefined;
+  }
+  const inputHash = sha256Hex(canonicalJson(input));
+  try {
+    const permit = await gate.consume({
+      tenant: call.tenant,
+      keyId: call.keyId,
+      runId: call.runId,
+      ability: ability.id,
+      inputHash,
+      requestId: call.requestId,
+    });
+    return { ...permit, inputHash };
+  } catch (err) {
+    // Fail closed: without the trust service no call under a run runs.
+    if (err instanceof GantryError && err.code === "unavailable" && !err.reason)
+      throw new GantryError("unavailable", "The trust service is unavailable; calls under a run cannot run now.", {
+        reason: "Its permits are checked by the trust service, which is not reachable. Retry shortly.",
+        retryAfterMs: 1_000,
+        cause: err,
+      });
+    throw err;
+  }
+}
+
+/**
+ * Records the receipt of a call that consumed a permit. The call has already happened, so a failure
+ * to record is logged, not turned into a failure of the call.
+ */
+export async function recordRunReceipt(
+  gate: PermitGate,
+  log: Logger,
+  req: {
+    tenant: string;
+    requestId: string;
+    permit: ConsumedPermit;
+    ability: string;
+    resultJson: string | undefined;
+    status: number;
+    atMs: number;
+  },
+): Promise<void> {
+  try {
+    const resultHash = req.resultJson === undefined ? undefined : sha256Hex(canonicalJson(JSON.parse(req.resultJson)));
+    await gate.record({
+      tenant: req.tenant,
+      requestId: req.requestId,
+      permit: req.permit,
+      ability: req.ability,
+      resultHash,
+      status: req.status,
+      atMs: req.atMs,
+    });
+  } catch (err) {
+    log.error(
+      { requestId: req.requestId, runId: req.permit.runId, permitId: req.permit.permitId, err: String(err) },
+      "receipt not recorded",
+    );
+  }
+}

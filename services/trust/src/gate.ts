@@ -1,0 +1,105 @@
+/**
+ * @module trust/gate
+ * The PermitGate gRPC service (proto/gantry/trust/v1/trust.proto) the gateway calls for every ability
+ * call that carries `context.runId`: ConsumePermit before dispatch, RecordReceipt after it, and
+ * GetJwks for the public keys route. Each call runs in the named tenant's scope (`withTenant`), and
+ * queries also match the tenant exactly, so a parent tenant never uses a sub-tenant's run.
+ */
+import { GantryError, type grpc, lookupService, toGrpcError, translateDbError, withTenant } from "@gantry/kit";
+import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
+import { TRUST_PROTO } from "@gantry/proto/paths";
+import type { Context } from "./context.ts";
+import { consumePermit } from "./permits.ts";
+import { recordReceipt } from "./receipts.ts";
+import { jwks } from "./signing.ts";
+
+interface ConsumePermitRequest {
+  tenant: string;
+  key_id: string;
+  run_id: string;
+  ability: string;
+  input_hash: string;
+  request_id: string;
+}
+
+interface RecordReceiptRequest {
+  tenant: string;
+  request_id: string;
+  run_id: string;
+  permit_id: string;
+  ability: string;
+  input_hash: string;
+  result_hash: string;
+  status: number;
+  at_ms: number;
+}
+
+const TENANT_RE = new RegExp(TENANT_PATTERN);
+const HASH_RE = /^[0-9a-f]{64}$/;
+
+function checkTenant(tenant: string): void {
+  if (!tenant || tenant.length > 128 || !TENANT_RE.test(tenant))
+    throw new GantryError("invalid_request", "tenant must be a tenant id (e.g. acme, acme/shop1)");
+}
+
+function checkHash(value: string, name: string): void {
+  if (!HASH_RE.test(value)) throw new GantryError("invalid_request", `${name} must be a SHA-256 hex digest`);
+}
+
+function unaryHandler<Req, Res>(ctx: Context, name: string, fn: (req: Req) => Promise<Res>) {
+  return (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
+    fn(call.request).then(
+      (res) => callback(null, res),
+      (thrown) => {
+        const err = translateDbError(thrown) ?? thrown;
+        const gerr = err instanceof GantryError ? err : null;
+        if (!gerr || gerr.httpStatus >= 500) ctx.log.error({ err: String(gerr?.cause ?? err) }, `${name} failed`);
+        callback(toGrpcError(err) as grpc.ServiceError);
+      },
+    );
+  };
+}
+
+export function permitGateService(ctx: Context) {
+  const Service = lookupService(TRUST_PROTO, "gantry.trust.v1.PermitGate");
+  const impl: grpc.UntypedServiceImplementation = {
+    ConsumePermit: unaryHandler(ctx, "ConsumePermit", async (req: ConsumePermitRequest) => {
+      checkTenant(req.tenant);
+      checkHash(req.input_hash, "input_hash");
+      const permit = await withTenant(req.tenant, () =>
+        consumePermit(ctx, {
+          tenant: req.tenant,
+          keyId: req.key_id,
+          runId: req.run_id,
+          ability: req.ability,
+          inputHash: req.input_hash,
+          requestId: req.request_id,
+        }),
+      );
+      return { run_id: permit.runId, permit_id: permit.permitId };
+    }),
+    RecordReceipt: unaryHandler(ctx, "RecordReceipt", async (req: RecordReceiptRequest) => {
+      checkTenant(req.tenant);
+      checkHash(req.input_hash, "input_hash");
+      if (req.result_hash) checkHash(req.result_hash, "result_hash");
+      if (!req.request_id || !req.run_id || !req.ability)
+        throw new GantryError("invalid_request", "request_id, run_id and ability are required");
+      const receipt = await withTenant(req.tenant, () =>
+        recordReceipt(ctx, {
+          tenant: req.tenant,
+          requestId: req.request_id,
+          runId: req.run_id,
+          permitId: req.permit_id || null,
+          ability: req.ability,
+          inputHash: req.input_hash,
+          resultHash: req.result_hash || null,
+          status: req.status,
+          at: new Date(req.at_ms || ctx.now()),
+        }),
+      );
+      return { request_id: receipt.requestId, log_index: receipt.logIndex };
+    }),
+    GetJwks: unaryHandler(ctx, "GetJwks", async () => ({ jwks_json: JSON.stringify(jwks(ctx.keys.publicKeys)) })),
+  };
+  return { service: Service.service, impl };
+}

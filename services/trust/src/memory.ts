@@ -1,0 +1,42 @@
+/**
+ * @module trust/memory
+ * The memory service, called over gRPC by ability id for the caller (never by reading its tables):
+ * `decision.list` for the decisions a plan must respect, `lesson.record` for the lessons plan.learn
+ * appends to the lessons inbox. The call keeps the caller's context (tenant, key, request id), so
+ * memory scopes and records it as the caller's.
+ */
+import { type CallContext, type grpc, makeClient, toGrpcContext, unary } from "@gantry/kit";
+import type { InputOf, OutputOf } from "@gantry/proto/catalogue";
+import { ABILITY_PROTO } from "@gantry/proto/paths";
+
+export class MemoryClient {
+  private readonly client: grpc.Client;
+  private readonly timeoutMs: number;
+
+  constructor(addr: string, timeoutMs = 10_000) {
+    this.client = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
+    this.timeoutMs = timeoutMs;
+  }
+
+  private async execute<R>(ability: string, input: unknown, call: CallContext): Promise<R> {
+    const res = await unary<object, { result_json: string }>(
+      this.client,
+      "Execute",
+      { ability, context: toGrpcContext({ ...call, runId: undefined }), input_json: JSON.stringify(input) },
+      { deadlineMs: this.timeoutMs },
+    );
+    return JSON.parse(res.result_json) as R;
+  }
+
+  decisions(call: CallContext, input: InputOf<"decision.list">): Promise<OutputOf<"decision.list">> {
+    return this.execute("decision.list", input, call);
+  }
+
+  recordLesson(call: CallContext, input: InputOf<"lesson.record">): Promise<OutputOf<"lesson.record">> {
+    return this.execute("lesson.record", input, call);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

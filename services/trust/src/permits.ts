@@ -1,0 +1,168 @@
+/**
+ * @module trust/permits
+ * Runs and their single-use permits. A permit is bound to an ability and the SHA-256 of the RFC 8785
+ * canonical JSON of the exact input, after the ability's schema applied its defaults: the same
+ * bytes the gateway hashes before dispatch, so what was permitted is exactly what runs.
+ *
+ * `consumePermit` is the gateway's check (PermitGate.ConsumePermit): one
+ * `UPDATE … WHERE status = 'issued' … RETURNING`, so of any number of concurrent calls holding the
+ * same permit exactly one gets it. When none is consumed it says why, most specific first.
+ */
+import { canonicalJson, GantryError, sha256Hex, validateInput } from "@gantry/kit";
+import { abilityById } from "@gantry/proto/catalogue";
+import type { Context } from "./context.ts";
+import type { Prisma, Run } from "./db.ts";
+import { newId } from "./ids.ts";
+
+/** SHA-256 (hex) of the canonical JSON of an input. */
+export function inputHash(input: unknown): string {
+  return sha256Hex(canonicalJson(input));
+}
+
+export interface Action {
+  ability: string;
+  input: Record<string, unknown>;
+}
+
+/** Checks each action against its ability's schema (defaults applied) and returns its input hash. */
+export function actionHashes(actions: readonly Action[]): string[] {
+  return actions.map((action, i) => {
+    const path = `/input/actions/${i}`;
+    if (!abilityById.has(action.ability))
+      throw new GantryError("invalid_request", `actions[${i}].ability "${action.ability}" is not an ability id.`, {
+        details: [{ path: `${path}/ability`, message: "No ability has this id", code: "unknown_ability_id" }],
+      });
+    const input = structuredClone(action.input);
+    try {
+      validateInput(action.ability, input);
+    } catch (err) {
+      if (!(err instanceof GantryError)) throw err;
+      throw new GantryError(
+        "invalid_request",
+        `actions[${i}].input is not a valid input of ${action.ability}: a permit for it could never be used. ${err.message}`,
+        {
+          details: (err.details ?? []).map((d) => ({
+            ...d,
+            path: `${path}/input${d.path.replace(/^\/input/, "")}`,
+            code: "action_invalid",
+            ability: action.ability,
+          })),
+        },
+      );
+    }
+    return inputHash(input);
+  });
+}
+
+export async function createRun(
+  ctx: Context,
+  tenant: string,
+  fields: { task: string; keyId: string; requestId: string; actions: readonly Action[] },
+  db: Prisma.TransactionClient = ctx.db,
+): Promise<Run> {
+  const hashes = actionHashes(fields.actions);
+  const now = ctx.now();
+  const id = newId("run", now);
+  const run = await db.run.create({
+    data: {
+      id,
+      tenant,
+      task: fields.task,
+      keyId: fields.keyId,
+      requestId: fields.requestId,
+      createdAt: new Date(now),
+      expiresAt: new Date(now + ctx.config.TRUST_RUN_TTL_SECONDS * 1000),
+    },
+  });
+  if (fields.actions.length)
+    await db.permit.createMany({
+      data: fields.actions.map((a, i) => ({
+        id: newId("permit", now),
+        tenant,
+        runId: id,
+        position: i,
+        ability: a.ability,
+        inputHash: hashes[i]!,
+        status: "issued",
+      })),
+    });
+  return run;
+}
+
+/** The tenant's run, or 404 naming `path` (another tenant's run is as unknown as a missing one). */
+export async function runOf(ctx: Context, tenant: string, runId: string, path: string): Promise<Run> {
+  const run = await ctx.db.run.findFirst({ where: { id: runId, tenant } });
+  if (!run)
+    throw new GantryError("not_found", `No run ${runId} exists for this tenant.`, {
+      reason: "Send a run id trust.preflight returned to this tenant.",
+      details: [{ path, message: "No run of this tenant has this id", code: "run_not_found" }],
+    });
+  return run;
+}
+
+export interface PermitRequest {
+  tenant: string;
+  keyId: string;
+  runId: string;
+  ability: string;
+  inputHash: string;
+  requestId: string;
+}
+
+function refuse(r: { code: string; message: string; reason: string }): GantryError {
+  return new GantryError("forbidden", r.message, {
+    reason: r.reason,
+    details: [{ path: "/context/runId", message: r.message, code: r.code }],
+  });
+}
+
+/** Consumes the permit for exactly this call, or throws 404/403 with a detail code naming why not. */
+export async function consumePermit(ctx: Context, req: PermitRequest): Promise<{ runId: string; permitId: string }> {
+  const run = await runOf(ctx, req.tenant, req.runId, "/context/runId");
+  if (run.keyId !== req.keyId)
+    throw refuse({
+      code: "run_other_key",
+      message: `Run ${run.id} belongs to another API key.`,
+      reason: `Call under this run with the key that created it (${run.keyId}).`,
+    });
+  const now = ctx.now();
+  if (run.expiresAt.getTime() <= now)
+    throw refuse({
+      code: "run_expired",
+      message: `Run ${run.id} expired at ${run.expiresAt.toISOString()}.`,
+      reason: "Create a new run with trust.preflight for the actions still to do.",
+    });
+  // SKIP LOCKED: a second identical permit of the same run is taken by a concurrent call rather
+  // than making it wait for, and then lose, the first one.
+  const rows = await ctx.db.$queryRaw<{ id: string }[]>`
+    UPDATE "trust"."permits" SET status = 'used', used_at = ${new Date(now)}, request_id = ${req.requestId}
+    WHERE status = 'issued' AND id = (
+      SELECT id FROM "trust"."permits"
+      WHERE run_id = ${run.id} AND tenant = ${req.tenant} AND ability = ${req.ability}
+        AND input_hash = ${req.inputHash} AND status = 'issued'
+      ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`;
+  if (rows[0]) return { runId: run.id, permitId: rows[0].id };
+
+  const permits = await ctx.db.permit.findMany({
+    where: { runId: run.id, tenant: req.tenant, ability: req.ability },
+    select: { inputHash: true, status: true },
+  });
+  if (permits.some((p) => p.inputHash === req.inputHash))
+    throw refuse({
+      code: "permit_used",
+      message: `The permit of run ${run.id} for ${req.ability} with this input was already used.`,
+      reason: "A permit runs one call; a replay is refused. Create a new run to do it again.",
+    });
+  if (permits.length)
+    throw refuse({
+      code: "permit_input_mismatch",
+      message: `Run ${run.id} permits ${req.ability} only with another input (input hash ${req.inputHash} matches none of its permits).`,
+      reason: "Send exactly the input given to trust.preflight (compared by the SHA-256 of its canonical JSON).",
+    });
+  throw refuse({
+    code: "permit_missing",
+    message: `Run ${run.id} has no permit for ${req.ability}.`,
+    reason: "Create a run whose actions include this ability and input.",
+  });
+}
