@@ -108,6 +108,8 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * Remove an entry when the action is built: its 501 then fails the run again.
  */
 export const PARTIALLY_WIRED: Readonly<Record<string, string>> = {
+  "web.research": "no search provider in the fuzz stack (WEB_SEARXNG_URL unset): answers 501 by design",
+  "research.verify": "action `search` without a search provider (WEB_SEARXNG_URL unset) answers 501 by design",
   "message.send": "channel `sms` has no SMS provider adapter yet: answers 501 by design (email is live)",
 };
 

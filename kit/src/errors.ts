@@ -160,6 +160,11 @@ export const DETAIL_CODES = {
   receipt_not_found: "A cited receipt is not a receipt of this tenant made under a run.",
   receipt_required: "An `observed` claim must cite at least one receipt.",
   action_invalid: "A permitted action's input does not match its ability's input schema (`ability`).",
+  // web service
+  url_refused: "The URL is refused by the SSRF guard (`rule`: scheme, credentials, port, or a non-public address).",
+  host_not_found: "The URL's host does not resolve (no such DNS name).",
+  invalid_selector: "Not a valid CSS selector.",
+  not_registered: "The page is not on the registry of official pages; only registered pages can be captured.",
 } as const satisfies Record<string, string>;
 
 export type DetailCode = keyof typeof DETAIL_CODES;

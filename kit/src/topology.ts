@@ -29,7 +29,7 @@ export const AREA_SERVICES: readonly ServiceSpec[] = [
   { name: "content", defaultPort: 50055, addrEnv: "CONTENT_ADDR", database: true },
   { name: "trust", defaultPort: 50056, addrEnv: "TRUST_ADDR", database: true },
   { name: "workspace", defaultPort: 50057, addrEnv: "WORKSPACE_ADDR", database: true },
-  { name: "web", defaultPort: 50058, addrEnv: "WEB_ADDR", database: false },
+  { name: "web", defaultPort: 50058, addrEnv: "WEB_ADDR", database: true },
 ];
 
 export const GATEWAY_DEFAULT_PORT = 8080;

@@ -88,6 +88,26 @@ function observation() {
   );
 }
 
+/** One axe-core rule result: the rule, its impact, and where on the page. */
+function axeRule() {
+  return fields(
+    {
+      id: str("axe-core rule id (e.g. `image-alt`)."),
+      impact: nullable(
+        enumOf("Impact.", ["minor", "moderate", "serious", "critical"]),
+        "Impact as axe-core rates it, or null when it gives none.",
+      ),
+      help: str("What the rule asks for."),
+      helpUrl: str("axe-core's page on the rule.", { format: "uri" }),
+      tags: list("WCAG criteria and other tags of the rule (e.g. `wcag2a`, `wcag111`).", str("A tag.")),
+      nodes: int("Elements affected."),
+      targets: list("CSS selectors of the first affected elements (at most 5).", str("A selector.")),
+    },
+    [],
+    { description: "An axe-core rule result." },
+  );
+}
+
 /** One check result of qa.browser_check, per check type. */
 function checkResult() {
   const common = {
@@ -150,6 +170,43 @@ function checkResult() {
         [],
         { title: "no_console_errors", description: "Console result." },
       ),
+      fields(
+        {
+          ...common,
+          type: enumOf("The check type.", ["accessibility"]),
+          minImpact: enumOf("Lowest impact that fails the check.", ["minor", "moderate", "serious", "critical"]),
+          violations: list("Rules the page breaks (axe-core `violations`), most severe first.", axeRule()),
+          needsReview: list(
+            "Rules axe-core could not decide and a person should check (axe-core `incomplete`); they never fail the check.",
+            axeRule(),
+          ),
+          engine: str("The axe-core version that ran."),
+        },
+        [],
+        { title: "accessibility", description: "Accessibility result." },
+      ),
+      fields(
+        {
+          ...common,
+          type: enumOf("The check type.", ["broken_links"]),
+          checked: int("Links checked."),
+          found: int("Distinct http(s) links on the page."),
+          broken: list(
+            "Links that failed, in page order.",
+            fields(
+              {
+                url: str("The link (absolute).", { format: "uri" }),
+                status: nullableInt("HTTP status it answered (≥ 400), or null when no response came."),
+                error: nullableStr("Why no response came (refused by the SSRF guard, unreachable, timeout), or null."),
+              },
+              [],
+              { description: "A broken link." },
+            ),
+          ),
+        },
+        [],
+        { title: "broken_links", description: "Broken-links result." },
+      ),
     ],
     { description: "One check result, by `type`." },
   );
@@ -164,14 +221,26 @@ export const abilities = [
       {
         url: url("Page to load (http or https; private and link-local addresses are refused)."),
         format: oneOfValues("Content format returned.", ["markdown", "text", "html"], "markdown"),
-        waitUntil: oneOfValues("When the page counts as loaded.", ["load", "domcontentloaded", "networkidle"], "load"),
+        renderer: oneOfValues(
+          "`auto`: over HTTP, and in headless Chromium when the page needs JavaScript (little text and scripts); `http` or `browser`: always that way.",
+          ["auto", "http", "browser"],
+          "auto",
+        ),
+        waitUntil: oneOfValues(
+          "When the page counts as loaded (browser rendering only).",
+          ["load", "domcontentloaded", "networkidle"],
+          "load",
+        ),
         maxChars: integer(
           "Truncate the returned content to this many characters (the result says when it did).",
           1000,
           200_000,
           50_000,
         ),
-        screenshot: flag("Also return a PNG screenshot of the viewport.", false),
+        screenshot: flag(
+          "Also return a PNG screenshot of the viewport (the page is then rendered in the browser).",
+          false,
+        ),
         viewport: viewport(),
         timeoutMs: timeoutMs(),
       },
@@ -195,7 +264,7 @@ export const abilities = [
         ),
         resolvedIp: str("IP address connected to for `finalUrl` (a public unicast address: the guard refused others)."),
         renderer: enumOf(
-          "`http`: fetched over HTTP and extracted; `browser`: rendered in headless Chromium (the page needed JavaScript or a screenshot was asked for).",
+          "`http`: fetched over HTTP and extracted; `browser`: rendered in headless Chromium (the page needed JavaScript, `renderer` asked for it, or a screenshot was asked for).",
           ["http", "browser"],
         ),
         contentType: nullableStr("Content-Type of the final response, or null."),
@@ -333,7 +402,7 @@ export const abilities = [
           {
             action: constant("`capture`: capture registered official pages.", "capture"),
             urls: array(
-              "Pages to capture; each must be on the registry of official pages (others are refused).",
+              "Pages to capture; each must be on the registry of official pages, which the operator keeps per tenant (others are refused with 400).",
               url("An official page."),
               10,
               1,
@@ -414,13 +483,13 @@ export const abilities = [
   {
     id: "qa.browser_check",
     summary:
-      "Load a page in headless Chromium and run checks (status, text, selector, console errors); returns results and a screenshot.",
+      "Load a page in headless Chromium and run checks (status, text, selector, console errors, accessibility with axe-core, broken links); returns results and timings.",
     inputSource: "ours",
     input: object(
       {
         url: url("Page to check."),
         checks: array(
-          "Checks to run. Omitted: the page answers 2xx and logs no console errors.",
+          "Checks to run. Omitted: the page answers 200 and logs no console errors.",
           {
             type: "object",
             description: "One check, selected by `type`.",
@@ -461,13 +530,40 @@ export const abilities = [
                 ["type"],
                 { title: "no_console_errors", description: "Clean console." },
               ),
+              object(
+                {
+                  type: constant(
+                    "`accessibility`: axe-core (WCAG 2.0/2.1/2.2 A and AA rules) finds no violation at or above `minImpact`.",
+                    "accessibility",
+                  ),
+                  minImpact: oneOfValues("Lowest impact that fails the check. Omitted means `serious`.", [
+                    "minor",
+                    "moderate",
+                    "serious",
+                    "critical",
+                  ]),
+                },
+                ["type"],
+                { title: "accessibility", description: "Accessibility (axe-core)." },
+              ),
+              object(
+                {
+                  type: constant(
+                    "`broken_links`: the page's http(s) links answer below 400 (checked through the SSRF guard; links to non-public addresses count as broken).",
+                    "broken_links",
+                  ),
+                  maxLinks: integer("Check at most this many links, in page order. Omitted means 50.", 1, 200),
+                },
+                ["type"],
+                { title: "broken_links", description: "Links that do not work." },
+              ),
             ],
           },
           50,
           1,
         ),
         viewport: viewport(),
-        screenshot: flag("Return a full-page PNG screenshot.", true),
+        screenshot: flag("Return a full-page PNG screenshot (cut at 10 000 px of height).", true),
         timeoutMs: timeoutMs(),
       },
       ["url"],

@@ -1,8 +1,9 @@
 /**
  * @module web/main
- * The web service. Its abilities are declared in proto/catalogue/web.ts; until their handlers are
- * wired, each answers not_implemented, which the gateway returns as HTTP 501.
+ * Entry point of the web service (`node services/web/src/main.ts`): runs the service declared in
+ * service.ts.
  */
-import { defineService, main } from "@gantry/kit";
+import { main } from "@gantry/kit";
+import service from "./service.ts";
 
-main(defineService({ name: "web", init: () => ({}) }));
+main(service);

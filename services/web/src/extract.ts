@@ -1,0 +1,179 @@
+/**
+ * @module web/extract
+ * A fetched or rendered page to clean content: jsdom parses the HTML (scripts never run here — the
+ * browser path runs them before handing over its DOM), Mozilla Readability keeps the main content,
+ * turndown writes it as Markdown. The plain text keeps block boundaries (paragraphs, headings, list
+ * items on their own lines) so passages and their offsets stay readable; it is what research and
+ * verify quote and hash. When Readability finds no article, the whole `<body>` is used instead.
+ */
+import { Readability } from "@mozilla/readability";
+import { JSDOM, VirtualConsole } from "jsdom";
+import TurndownService from "turndown";
+
+export interface Extracted {
+  title: string | null;
+  byline: string | null;
+  excerpt: string | null;
+  siteName: string | null;
+  lang: string | null;
+  published: string | null;
+  html: string;
+  text: string;
+  markdown: string;
+  links: { url: string; text: string }[];
+  /** The document has scripts (a hint that it may need a browser). */
+  hasScripts: boolean;
+}
+
+const BLOCK = new Set([
+  "ADDRESS",
+  "ARTICLE",
+  "ASIDE",
+  "BLOCKQUOTE",
+  "BR",
+  "DD",
+  "DIV",
+  "DL",
+  "DT",
+  "FIGCAPTION",
+  "FIGURE",
+  "FOOTER",
+  "FORM",
+  "H1",
+  "H2",
+  "H3",
+  "H4",
+  "H5",
+  "H6",
+  "HEADER",
+  "HR",
+  "LI",
+  "MAIN",
+  "NAV",
+  "OL",
+  "P",
+  "PRE",
+  "SECTION",
+  "TABLE",
+  "TD",
+  "TH",
+  "TR",
+  "UL",
+]);
+const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "svg"]);
+
+const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+turndown.remove(["script", "style", "noscript", "template"]);
+
+function clean(value: string | null | undefined): string | null {
+  const v = value?.replace(/\s+/g, " ").trim();
+  return v ? v : null;
+}
+
+/** Text of a subtree with one line per block and whitespace inside a line collapsed. */
+export function blockText(root: Node): string {
+  const lines: string[] = [];
+  let line = "";
+  const flush = () => {
+    const t = line.replace(/\s+/g, " ").trim();
+    if (t) lines.push(t);
+    line = "";
+  };
+  const walk = (node: Node) => {
+    if (node.nodeType === 3) {
+      line += node.nodeValue ?? "";
+      return;
+    }
+    if (node.nodeType !== 1) return;
+    const name = (node as Element).tagName;
+    if (SKIP.has(name)) return;
+    const block = BLOCK.has(name);
+    if (block) flush();
+    for (const child of Array.from(node.childNodes)) walk(child);
+    if (block) flush();
+  };
+  walk(root);
+  flush();
+  return lines.join("\n");
+}
+
+function linksOf(root: Element): { url: string; text: string }[] {
+  const seen = new Set<string>();
+  const out: { url: string; text: string }[] = [];
+  for (const a of Array.from(root.querySelectorAll("a[href]"))) {
+    let href: URL;
+    try {
+      href = new URL((a as HTMLAnchorElement).href);
+    } catch {
+      continue;
+    }
+    if (href.protocol !== "http:" && href.protocol !== "https:") continue;
+    href.hash = "";
+    if (seen.has(href.href)) continue;
+    seen.add(href.href);
+    out.push({ url: href.href, text: clean(a.textContent) ?? "" });
+  }
+  return out;
+}
+
+function meta(doc: Document, ...names: string[]): string | null {
+  for (const n of names) {
+    const el = doc.querySelector(`meta[property="${n}"], meta[name="${n}"], meta[itemprop="${n}"]`);
+    const v = clean(el?.getAttribute("content"));
+    if (v) return v;
+  }
+  return null;
+}
+
+/** Extracts the main content of an HTML document fetched from `url`. */
+export function extractHtml(html: string, url: string): Extracted {
+  // A silent virtual console: page CSS and markup errors are not ours to log.
+  const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() });
+  try {
+    const doc = dom.window.document;
+    const hasScripts = doc.querySelector("script") !== null;
+    const lang = clean(doc.documentElement.getAttribute("lang"));
+    const published =
+      meta(doc, "article:published_time", "datePublished", "date", "dc.date", "DC.date.issued") ??
+      clean(doc.querySelector("time[datetime]")?.getAttribute("datetime"));
+    const docTitle = clean(doc.title);
+    const article = new Readability<Element>(doc.cloneNode(true) as Document, {
+      serializer: (el) => el as Element,
+    }).parse();
+    const root: Element = article?.content ?? doc.body ?? doc.documentElement;
+    if (!article) for (const el of Array.from(root.querySelectorAll("script, style, noscript, template"))) el.remove();
+    return {
+      title: clean(article?.title) ?? docTitle,
+      byline: clean(article?.byline) ?? meta(doc, "author"),
+      excerpt: clean(article?.excerpt) ?? meta(doc, "description", "og:description"),
+      siteName: clean(article?.siteName) ?? meta(doc, "og:site_name"),
+      lang: clean(article?.lang) ?? lang,
+      published: clean(article?.publishedTime) ?? published,
+      html: root.innerHTML.trim(),
+      text: blockText(root),
+      markdown: turndown.turndown(root as unknown as HTMLElement).trim(),
+      links: linksOf(root),
+      hasScripts,
+    };
+  } finally {
+    dom.window.close();
+  }
+}
+
+/** A text (non-HTML) body as content: the same in every format. */
+export function extractText(body: string): Extracted {
+  const text = body.replace(/\r\n?/g, "\n").trim();
+  return {
+    title: null,
+    byline: null,
+    excerpt: null,
+    siteName: null,
+    lang: null,
+    published: null,
+    html: text,
+    text,
+    markdown: text,
+    links: [],
+    hasScripts: false,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * @module web/screenshots
+ * Screenshots as artifacts: the PNG is stored per tenant (`screenshots`, `art_…`) and handed out as
+ * a signed, expiring link, `<gateway>/v1/files/web/screenshots/<id>.png?expires=<unix ms>&sig=<hex>`,
+ * served through the gateway's public files route (kit/src/ingress.ts) without an API key. `sig` is
+ * HMAC-SHA256 over `<id>.<expires>` with WEB_SIGNING_KEY, compared in constant time: a link cannot
+ * be extended or pointed at another screenshot. Expired rows are never served (410) and are deleted
+ * when the tenant stores its next screenshot.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IngressRequest, IngressResponse } from "@gantry/kit";
+import type { Page } from "playwright-core";
+import type { Context } from "./context.ts";
+import { newId } from "./ids.ts";
+
+/** Full-page screenshots are cut at this height (px), so one stays a reasonable download. */
+export const MAX_FULL_PAGE_HEIGHT = 10_000;
+
+export class LinkSigner {
+  readonly #key: Buffer;
+  constructor(key: string | undefined) {
+    this.#key = key ? Buffer.from(key, "utf8") : randomBytes(32);
+  }
+  sign(id: string, expires: number): string {
+    return createHmac("sha256", this.#key).update(`${id}.${expires}`).digest("hex");
+  }
+  verify(id: string, expires: number, sig: string): boolean {
+    const want = Buffer.from(this.sign(id, expires), "hex");
+    const got = Buffer.from(/^[0-9a-f]{64}$/.test(sig) ? sig : "", "hex");
+    return got.length === want.length && timingSafeEqual(got, want);
+  }
+}
+
+function pngSize(png: Buffer): { width: number; height: number } {
+  // IHDR: width and height are the big-endian words at bytes 16 and 20.
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+/** Takes a PNG of `page` (the viewport, or the full page up to MAX_FULL_PAGE_HEIGHT), stores it, answers the catalogue's screenshot object. */
+export async function takeScreenshot(
+  ctx: Context,
+  page: Page,
+  tenant: string,
+  baseUrl: string | undefined,
+  fullPage: boolean,
+) {
+  let png: Buffer;
+  if (fullPage) {
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    const width = page.viewportSize()?.width ?? 1366;
+    png = await page.screenshot({
+      type: "png",
+      fullPage: true,
+      clip: { x: 0, y: 0, width, height: Math.max(1, Math.min(height, MAX_FULL_PAGE_HEIGHT)) },
+    });
+  } else png = await page.screenshot({ type: "png" });
+  const now = ctx.now();
+  const id = newId("screenshot", now);
+  const expires = now + ctx.config.WEB_SCREENSHOT_TTL_SECONDS * 1000;
+  const sha256 = createHash("sha256").update(png).digest("hex");
+  const { width, height } = pngSize(png);
+  await ctx.db.screenshot.deleteMany({ where: { tenant, expiresAt: { lt: new Date(now) } } });
+  await ctx.db.screenshot.create({
+    data: {
+      id,
+      tenant,
+      png: new Uint8Array(png),
+      sha256,
+      width,
+      height,
+      createdAt: new Date(now),
+      expiresAt: new Date(expires),
+    },
+  });
+  const base = `${(baseUrl ?? "").replace(/\/+$/, "")}/v1/files/web/screenshots`;
+  return {
+    id,
+    url: `${base}/${id}.png?expires=${expires}&sig=${ctx.signer.sign(id, expires)}`,
+    contentType: "image/png",
+    width,
+    height,
+    bytes: png.length,
+    sha256,
+    expires: new Date(expires).toISOString(),
+  };
+}
+
+function answer(status: number, body: string | Buffer, headers: Record<string, string> = {}): IngressResponse {
+  return {
+    status,
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'none'",
+      ...headers,
+    },
+    body,
+  };
+}
+
+/** `GET /v1/files/web/screenshots/<id>.png?expires=…&sig=…` (system scope: the signature is the authorisation). */
+export async function filesIngress(ctx: Context, req: IngressRequest): Promise<IngressResponse> {
+  const m = /^\/screenshots\/(art_[A-Za-z0-9]+)\.png$/.exec(req.path);
+  if (req.route !== "files" || !m) return answer(404, "Not found.\n");
+  const id = m[1];
+  const query = new URLSearchParams(req.query);
+  const expires = Number(query.get("expires"));
+  if (!Number.isSafeInteger(expires) || !ctx.signer.verify(id, expires, query.get("sig") ?? ""))
+    return answer(403, "This screenshot link is not valid.\n");
+  if (expires <= ctx.now()) return answer(410, "This screenshot link has expired; take the screenshot again.\n");
+  const row = await ctx.db.screenshot.findUnique({ where: { id } });
+  if (!row) return answer(404, "This screenshot no longer exists.\n");
+  return answer(200, Buffer.from(row.png), { "content-type": "image/png", "cache-control": "private, no-store" });
+}

@@ -1,0 +1,67 @@
+/**
+ * @module web/service
+ * The web service: reads public pages for agents (HTTP first, headless Chromium when a page needs
+ * JavaScript), researches questions over a search provider, and checks pages in a real browser.
+ * Every fetch of a caller-given URL goes through the kit's one SSRF guard — over HTTP directly, and
+ * for the browser through the guard's filtering proxy (kit/src/ssrf-proxy.ts). Captures of registered
+ * official pages (research.verify) are stored per tenant in the schema `web`.
+ */
+import { createClock, defineService, ingressService, prismaClient, SsrfGuard } from "@gantry/kit";
+import { BrowserPool } from "./browser.ts";
+import { WEB_ENV } from "./config.ts";
+import type { Context } from "./context.ts";
+import { PrismaClient } from "./db.ts";
+import { parseRegistry } from "./registry.ts";
+import { RobotsCache } from "./robots.ts";
+import { filesIngress, LinkSigner } from "./screenshots.ts";
+import { SearxngProvider } from "./search.ts";
+
+export default defineService({
+  name: "web",
+  env: WEB_ENV,
+  init: (deps): Context => {
+    const { config, log } = deps;
+    // Fails fast, before anything starts.
+    const registry = parseRegistry(config.WEB_OFFICIAL_PAGES);
+    if (config.WEB_ALLOW_LOOPBACK)
+      log.warn(
+        "WEB_ALLOW_LOOPBACK is on: pages may be fetched from loopback addresses (tests and local development only)",
+      );
+    const guard = new SsrfGuard({ allowLoopback: config.WEB_ALLOW_LOOPBACK, maxBytes: config.WEB_MAX_BYTES, log });
+    const search = config.WEB_SEARXNG_URL
+      ? new SearxngProvider(config.WEB_SEARXNG_URL, config.WEB_SEARCH_TIMEOUT_MS, config.WEB_USER_AGENT)
+      : null;
+    if (!config.WEB_SIGNING_KEY)
+      log.warn(
+        "WEB_SIGNING_KEY is unset: screenshot links are signed with a random per-process key (they stop working when the process ends and on other replicas)",
+      );
+    log.info(
+      { searchProvider: search?.name ?? null, chromium: config.WEB_CHROMIUM_PATH, officialPages: [...registry.keys()] },
+      "web configured",
+    );
+    return {
+      db: prismaClient(deps, PrismaClient),
+      config,
+      registry,
+      guard,
+      robots: new RobotsCache(guard, config.WEB_USER_AGENT),
+      browser: new BrowserPool({
+        executablePath: config.WEB_CHROMIUM_PATH,
+        concurrency: config.WEB_BROWSER_CONCURRENCY,
+        guard,
+        userAgent: config.WEB_USER_AGENT,
+        log,
+      }),
+      search,
+      signer: new LinkSigner(config.WEB_SIGNING_KEY),
+      log,
+      now: createClock(),
+    };
+  },
+  // Screenshot links: GET /v1/files/web/screenshots/<id>.png through the gateway.
+  grpcServices: (ctx) => [ingressService(ctx.log, (req) => filesIngress(ctx, req))],
+  close: async (ctx) => {
+    await ctx.browser.close();
+    await ctx.db.$disconnect();
+  },
+});
