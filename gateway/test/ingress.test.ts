@@ -148,7 +148,7 @@ describe("ingress: /v1/webhooks/{service}/… and /v1/files/{service}/…", () =
       body: Buffer.alloc(INGRESS_BODY_LIMIT_BYTES + 1, 0x61),
     });
     assert.equal(res.status, 413);
-    const body = await res.json();
+    const body = (await res.json()) as { code: string };
     assert.equal(body.code, "payload_too_large");
     assert.equal(seen.length, before);
   });
