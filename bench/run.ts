@@ -517,7 +517,9 @@ async function main(): Promise<void> {
         `  idle stack: ${(idle.rssBytes / MiB).toFixed(0)} MiB RSS, ${(idle.pssBytes / MiB).toFixed(0)} MiB PSS over ${idleMem.pids} processes`,
       );
 
-      const plan = await planWorkloads(gw.url, ts, key, log);
+      // Enough single-use permits for contact.get:run at up to 4,000 req/s over its warm-up and run.
+      const permits = Math.ceil((durationSec + warmupSec * (slicesPerPair + 1) + 2) * 4_000);
+      const plan = await planWorkloads(gw.url, ts, key, log, { permits });
       for (const [id, why] of plan.skipped) skipped.push({ id: `gantry:${id}`, why });
       const resolve = (name: string): Workload | undefined => plan.workloads.get(name);
       const hopAbility = resolve("hop")?.ability;
@@ -578,8 +580,12 @@ async function main(): Promise<void> {
           "hop",
           "key.inspect",
           "contact.get",
+          "contact.get:run",
           "contact.create",
           "memory.search",
+          "payment.initiate",
+          "web.browse",
+          "web.browse:browser",
         ];
         for (const name of list) {
           const w = resolve(name) ?? (name === hopAbility ? resolve("hop") : undefined);
@@ -588,14 +594,20 @@ async function main(): Promise<void> {
               skipped.push({ id: `gantry:${name}`, why: "not planned (not in the default set)" });
             continue;
           }
-          gwSpecs.set(w.ability, {
-            id: `gantry:${w.ability}`,
+          const target = w.name ?? w.ability;
+          const envelopes = w.envelopes?.().map((e) => JSON.stringify(e));
+          gwSpecs.set(target, {
+            id: `gantry:${target}`,
             group: "gantry",
-            label: `Gantry full chain: ${w.ability}`,
+            label: `Gantry full chain: ${target}`,
             ability: w.ability,
             note: `the real gateway (${opts["gateway-main"]}): bearer key auth (cached), scope, per-key rate limit (RATE_LIMIT_DEFAULT=10⁹), body + input validation, audit record to JetStream (persisted by the keys service), metrics; ${w.note}.`,
             expectStatus: w.expectStatus,
-            load: { url: `${gwNow.url}/v1/abilities/${w.ability}`, ...jsonPost(`Bearer ${key.key}`, w.input) },
+            load: {
+              url: `${gwNow.url}/v1/abilities/${w.ability}`,
+              ...jsonPost(`Bearer ${key.key}`, w.input),
+              ...(envelopes ? { bodies: envelopes } : {}),
+            },
             procs: allProcs,
             front: () => gwNow.pid,
             processesLabel: "whole stack: gateway, 8 services, Postgres, NATS",

@@ -8,6 +8,7 @@
 import path from "node:path";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import { AREA_SERVICES, type AreaService, type CallContext } from "@gantry/kit";
 import { abilityById, catalogue } from "@gantry/proto/catalogue";
 import { REPO_ROOT } from "../../infra/runner/stack.ts";
@@ -30,6 +31,13 @@ export interface Workload {
   expectStatus: number;
   /** Why this ability is measured / what its answer means. */
   note: string;
+  /**
+   * The target's name when an ability is measured more than one way (`web.browse:browser`,
+   * `contact.get:run`); default the ability id.
+   */
+  name?: string;
+  /** Request envelopes sent in turn instead of `{input}` (e.g. each naming another trust run). */
+  envelopes?: () => unknown[];
 }
 
 export const RATE_LIMIT_HIGH = "1000000000";
@@ -41,8 +49,17 @@ export async function startGantryStack(): Promise<{ ts: TestStack; seconds: numb
     healthTimeoutMs: 120_000,
     // Measured as production runs: no result-contract check (tests turn it on). The memory target
     // seeds lexical-hash-v1 vectors by SQL, so it keeps that embedder (and its published figures
-    // stay comparable); the sentence model's cost is its own question.
-    env: { RATE_LIMIT_DEFAULT: RATE_LIMIT_HIGH, LOG_LEVEL: "info", GANTRY_CHECK_RESULTS: "0", EMBEDDER: "lexical" },
+    // stay comparable); the sentence model's cost is its own question. web.research is switched
+    // off so "the hop" (full pipeline, one gRPC hop, a 501) stays measurable now that every
+    // ability is wired; web.browse reads the bench's own page on loopback.
+    env: {
+      RATE_LIMIT_DEFAULT: RATE_LIMIT_HIGH,
+      LOG_LEVEL: "info",
+      GANTRY_CHECK_RESULTS: "0",
+      EMBEDDER: "lexical",
+      GANTRY_DISABLED_ABILITIES: "web.research",
+      WEB_ALLOW_LOOPBACK: "true",
+    },
   });
   return { ts, seconds: (performance.now() - t0) / 1000 };
 }
@@ -141,8 +158,67 @@ export async function wiredAbilities(ts: TestStack): Promise<Map<string, boolean
   return out;
 }
 
+/** trust.preflight's limit of actions per run. */
+export const PERMITS_PER_RUN = 50;
+
+/**
+ * Envelopes that each name another trust run holding permits for exactly `input`: `permits` in all,
+ * in runs of {@link PERMITS_PER_RUN}. Sent in turn, each request consumes one permit; a run is
+ * reused once per round. Made with 8 preflight calls in flight.
+ */
+async function runBoundEnvelopes(
+  gatewayUrl: string,
+  key: string,
+  ability: string,
+  input: unknown,
+  permits: number,
+): Promise<unknown[]> {
+  const runs = Math.ceil(permits / PERMITS_PER_RUN);
+  const actions = Array.from({ length: PERMITS_PER_RUN }, () => ({ ability, input }));
+  const envelopes: unknown[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < runs) {
+      next++;
+      const run = await call(gatewayUrl, key, "trust.preflight", { task: `bench ${ability}`, actions });
+      const runId = (run.body.result as Record<string, unknown> | undefined)?.runId;
+      if (run.status !== 200 || typeof runId !== "string")
+        throw new Error(`trust.preflight answered ${run.status} (${String(run.body.code ?? "")})`);
+      envelopes.push({ input, context: { runId } });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return envelopes;
+}
+
+let page: Promise<string> | undefined;
+
+/**
+ * The page web.browse reads in the bench: a plain article (about 6 KB of HTML) served by this
+ * process on loopback, the same bytes every time. Started on first use; it lives as long as the run.
+ */
+export function benchPage(): Promise<string> {
+  page ??= new Promise((resolve) => {
+    const paragraphs = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `<p>Paragraph ${i + 1} of the bench article. Northwind Studio ships invoices on the first of the month; the ledger balances to zero across every account after each payment, and refunds post their own entries. Customers reach support by email or chat.</p>`,
+    ).join("\n");
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench article</title></head><body><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header><article><h1>How Northwind closes its books</h1><p class="byline">By Ada Obi</p>${paragraphs}</article><footer>© Northwind</footer></body></html>`;
+    const server = http.createServer((req, res) => {
+      if (req.url === "/article") res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
+      else res.writeHead(404).end();
+    });
+    server.listen(0, "127.0.0.1", () => {
+      server.unref();
+      resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/article`);
+    });
+  });
+  return page;
+}
+
 /** Abilities preferred as "the hop" (an unwired ability: full pipeline + gRPC hop, then 501), in order. */
-const HOP_PREFERENCE = ["web.browse", "web.research", "qa.browser_check", "trust.status", "payment.status"];
+const HOP_PREFERENCE = ["web.research", "web.browse", "qa.browser_check", "trust.status", "payment.status"];
 
 /**
  * Picks the abilities to measure through the full chain. Each is probed once; one that does not
@@ -154,6 +230,7 @@ export async function planWorkloads(
   ts: TestStack,
   key: BenchKey,
   log: (l: string) => void,
+  opts: { permits: number } = { permits: 20_000 },
 ): Promise<{ workloads: Map<string, Workload>; skipped: Map<string, string> }> {
   const workloads = new Map<string, Workload>();
   const skipped = new Map<string, string>();
@@ -181,7 +258,13 @@ export async function planWorkloads(
     else skipped.set("hop", `${hop} answered ${probe.status} (${String(probe.body.code ?? "")}) instead of 501`);
   } else skipped.set("hop", "every ability is wired; key.inspect is the hop to compare");
 
-  const candidates: Array<{ ability: string; input: () => Promise<unknown>; note: string }> = [
+  const candidates: Array<{
+    ability: string;
+    name?: string;
+    input: () => Promise<unknown>;
+    envelopes?: (input: unknown) => Promise<unknown[]>;
+    note: string;
+  }> = [
     { ability: "key.inspect", input: async () => ({}), note: "keys service, Postgres read" },
     {
       ability: "contact.get",
@@ -219,11 +302,42 @@ export async function planWorkloads(
       },
       note: "memory service, vector search",
     },
+    {
+      ability: "payment.initiate",
+      input: async () => ({ amount: 12.5, currency: "USD", description: "Bench order" }),
+      note: "payments service, sandbox provider (the default): a payment, its first state and a NATS event per call",
+    },
+    {
+      ability: "web.browse",
+      input: async () => ({ url: await benchPage(), format: "markdown", renderer: "http" }),
+      note: "web service, HTTP path: a 6 KB article on loopback fetched through the kit's SSRF guard (loopback allowed for the bench, which logs a warning per request), Readability + turndown to Markdown",
+    },
+    {
+      ability: "web.browse",
+      name: "web.browse:browser",
+      input: async () => ({ url: await benchPage(), format: "markdown", renderer: "browser" }),
+      note: "web service, browser path: the same page in headless Chromium (a new context per page, its traffic through the SSRF proxy), then Readability + turndown",
+    },
+    {
+      ability: "contact.get",
+      name: "contact.get:run",
+      input: async () => {
+        const created = await call(gatewayUrl, key.key, "contact.create", { name: "Bench Permit" });
+        const id = (created.body.result as Record<string, unknown> | undefined)?.id;
+        if (created.status !== 200 || typeof id !== "string")
+          throw new Error(`contact.create for its fixture answered ${created.status}`);
+        return { id };
+      },
+      envelopes: (input) => runBoundEnvelopes(gatewayUrl, key.key, "contact.get", input, opts.permits),
+      note: `contact.get under a trust run (context.runId): the gateway's permit step consumes a single-use permit in the trust service before dispatch and records a signed receipt after (${opts.permits} permits in runs of ${PERMITS_PER_RUN}, one envelope per run, sent in turn); compare with contact.get`,
+    },
   ];
+
   for (const c of candidates) {
+    const name = c.name ?? c.ability;
     if (wired.get(c.ability) !== true) {
       skipped.set(
-        c.ability,
+        name,
         wired.has(c.ability) ? "not wired yet (its service answers 501)" : "its service did not answer Describe",
       );
       continue;
@@ -231,15 +345,24 @@ export async function planWorkloads(
     try {
       const input = await c.input();
       const probe = await call(gatewayUrl, key.key, c.ability, input);
-      if (probe.status === 200)
-        workloads.set(c.ability, { ability: c.ability, input, expectStatus: 200, note: c.note });
-      else
+      if (probe.status !== 200) {
         skipped.set(
-          c.ability,
+          name,
           `probe answered ${probe.status} (${String(probe.body.code ?? "")}: ${String(probe.body.error ?? "").slice(0, 120)})`,
         );
+        continue;
+      }
+      const envelopes = c.envelopes ? await c.envelopes(input) : undefined;
+      workloads.set(name, {
+        ability: c.ability,
+        name,
+        input,
+        expectStatus: 200,
+        note: c.note,
+        ...(envelopes ? { envelopes: () => envelopes } : {}),
+      });
     } catch (err) {
-      skipped.set(c.ability, (err as Error).message);
+      skipped.set(name, (err as Error).message);
     }
   }
   for (const [k, why] of skipped) log(`skip gantry:${k}: ${why}`);
