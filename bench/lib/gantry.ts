@@ -181,7 +181,7 @@ async function runBoundEnvelopes(
     while (next < runs) {
       next++;
       const run = await call(gatewayUrl, key, "trust.preflight", { task: `bench ${ability}`, actions });
-      const runId = (run.body.result as Record<string, unknown> | undefined)?.runId;
+      const runId = (run.body.result as Record<string, unknown> | undefined)?.id;
       if (run.status !== 200 || typeof runId !== "string")
         throw new Error(`trust.preflight answered ${run.status} (${String(run.body.code ?? "")})`);
       envelopes.push({ input, context: { runId } });
