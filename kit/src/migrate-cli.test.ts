@@ -56,12 +56,6 @@ test("migrate all covers every service with tables", async () => {
   for (const schema of ["keys", "memory", "workspace"]) assert.match(res.out, new RegExp(`"schema":"${schema}"`));
 });
 
-test("a service without tables has nothing to do and needs no database", async () => {
-  const res = await run(["web"], {});
-  assert.equal(res.code, 0, res.out);
-  assert.match(res.out, /no migrations/);
-});
-
 test("usage errors exit 64 and name the services", async () => {
   const none = await run([], {});
   assert.equal(none.code, 64);
