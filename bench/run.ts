@@ -608,6 +608,7 @@ async function main(): Promise<void> {
               ...jsonPost(`Bearer ${key.key}`, w.input),
               ...(envelopes ? { bodies: envelopes } : {}),
             },
+            ...(w.connections ? { connections: w.connections } : {}),
             procs: allProcs,
             front: () => gwNow.pid,
             processesLabel: "whole stack: gateway, 8 services, Postgres, NATS",

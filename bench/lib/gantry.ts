@@ -38,6 +38,8 @@ export interface Workload {
   name?: string;
   /** Request envelopes sent in turn instead of `{input}` (e.g. each naming another trust run). */
   envelopes?: () => unknown[];
+  /** Connections for this target instead of `--connections` (a browser serves a few pages at a time). */
+  connections?: number;
 }
 
 export const RATE_LIMIT_HIGH = "1000000000";
@@ -263,6 +265,7 @@ export async function planWorkloads(
     name?: string;
     input: () => Promise<unknown>;
     envelopes?: (input: unknown) => Promise<unknown[]>;
+    connections?: number;
     note: string;
   }> = [
     { ability: "key.inspect", input: async () => ({}), note: "keys service, Postgres read" },
@@ -316,7 +319,10 @@ export async function planWorkloads(
       ability: "web.browse",
       name: "web.browse:browser",
       input: async () => ({ url: await benchPage(), format: "markdown", renderer: "browser" }),
-      note: "web service, browser path: the same page in headless Chromium (a new context per page, its traffic through the SSRF proxy), then Readability + turndown",
+      // The web service renders WEB_BROWSER_CONCURRENCY pages at once (default 2); more connections
+      // would only queue past the load generator's timeout.
+      connections: 4,
+      note: "web service, browser path: the same page in headless Chromium (a new context per page, its traffic through the SSRF proxy), then Readability + turndown; 4 connections",
     },
     {
       ability: "contact.get",
@@ -360,6 +366,7 @@ export async function planWorkloads(
         expectStatus: 200,
         note: c.note,
         ...(envelopes ? { envelopes: () => envelopes } : {}),
+        ...(c.connections ? { connections: c.connections } : {}),
       });
     } catch (err) {
       skipped.set(name, (err as Error).message);
