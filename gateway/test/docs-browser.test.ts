@@ -12,9 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@gantry/kit";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? CHROMIUM_PATH;
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
 
@@ -43,16 +44,7 @@ before(async () => {
   browser = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: [...CHROMIUM_ARGS],
     viewport: { width: 1360, height: 1000 },
   });
   page = browser.pages()[0] ?? (await browser.newPage());

@@ -364,6 +364,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // signed stay verifiable across restarts.
     if (!process.env.TRUST_SIGNING_KEY && !opts.env?.TRUST_SIGNING_KEY)
       shared.TRUST_SIGNING_KEY = localMasterKey(dataDir, "trust-signing-key");
+    // And the keys that sign download and screenshot links, so links survive a restart.
+    for (const [variable, file] of [
+      ["CONTENT_SIGNING_KEY", "content-signing-key"],
+      ["WEB_SIGNING_KEY", "web-signing-key"],
+    ] as const)
+      if (!process.env[variable] && !opts.env?.[variable]) shared[variable] = localMasterKey(dataDir, file);
     for (const [k, v] of Object.entries(opts.env ?? {})) {
       if (v === undefined) delete shared[k];
       else shared[k] = v;
@@ -461,7 +467,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 }
 
-/** A key of the local stack (`<dataDir>/<name>`: base64 of 32 random bytes, made once, mode 0600): the connections master key, the trust signing key. */
+/** A key of the local stack (`<dataDir>/<name>`: base64 of 32 random bytes, made once, mode 0600): the connections master key, the trust, content and web signing keys. */
 function localMasterKey(dataDir: string, name = "connections-master-key"): string {
   const file = path.join(dataDir, name);
   try {

@@ -152,7 +152,7 @@ const localData = [
   local("nats") ? path.join(dataDir, "nats") : undefined,
   s.postgresDir || local("nats") ? adminKeyFile : undefined,
   // Stored credentials are sealed under one, receipts signed with the other: they go with the cluster.
-  ...["connections-master-key", "trust-signing-key"].map((name) =>
+  ...["connections-master-key", "trust-signing-key", "content-signing-key", "web-signing-key"].map((name) =>
     s.postgresDir && fs.existsSync(path.join(dataDir, name)) ? path.join(dataDir, name) : undefined,
   ),
 ].filter((p): p is string => p !== undefined);

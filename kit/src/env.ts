@@ -8,6 +8,11 @@ import { defineEnv, type EnvVar } from "./config.ts";
 import { AREA_SERVICES, type AddrEnv } from "./topology.ts";
 
 export const BASE_ENV = defineEnv({
+  NODE_ENV: {
+    type: "string",
+    description:
+      "`production` (the image's default), `development` or `test`; production refuses development fallbacks (a missing CONNECTIONS_MASTER_KEY, TRUST_SIGNING_KEY, CONTENT_SIGNING_KEY or WEB_SIGNING_KEY)",
+  },
   GRPC_HOST: { type: "string", default: "0.0.0.0", description: "interface the gRPC server binds" },
   DATABASE_URL: {
     type: "string",

@@ -30,3 +30,5 @@ export * from "./prng.ts";
 export * from "./ssrf.ts";
 export * from "./credential-resolver.ts";
 export * from "./ingress.ts";
+export * from "./chromium.ts";
+export * from "./signed-links.ts";

@@ -45,6 +45,29 @@ export interface IngressResponse {
 
 export type IngressHandler = (req: IngressRequest) => Promise<IngressResponse>;
 
+/**
+ * A public answer: plain text unless `headers` say otherwise, never sniffed, not cached, and under a
+ * `default-src 'none'` content security policy (it shares the API's origin, so nothing in it may
+ * run there). A file's own headers override these.
+ */
+export function publicAnswer(
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): IngressResponse {
+  return {
+    status,
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'none'",
+      ...headers,
+    },
+    body,
+  };
+}
+
 /** The `HttpIngress` gRPC service answering with `handle`; register it through `grpcServices`. */
 export function ingressService(
   log: Logger,

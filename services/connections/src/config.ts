@@ -21,11 +21,6 @@ import { SERVICE_KEY_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { decodeMasterKey, developmentMasterKey, type MasterKeys } from "./crypto.ts";
 
 export const CONNECTIONS_ENV = defineEnv({
-  NODE_ENV: {
-    type: "string",
-    description:
-      "`production` (default in the image), `development` or `test`; only the last two allow a missing master key",
-  },
   GANTRY_TEST_CLOCK_FILE: {
     type: "string",
     description: "tests only (NODE_ENV=test): file holding a clock offset in ms (kit/src/clock.ts)",

@@ -9,10 +9,9 @@
  * artifact, it is compared in constant time, and it stops working at `expires` (and the sweep
  * deletes the bytes then).
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { ConfigError } from "@gantry/kit";
+import { LinkSigner } from "@gantry/kit";
 
 export interface ObjectStore {
   put(key: string, bytes: Buffer): Promise<void>;
@@ -57,43 +56,16 @@ export class FilesystemStore implements ObjectStore {
 }
 
 export class ArtifactStore {
-  readonly #key: Buffer;
   readonly objects: ObjectStore;
+  readonly signer: LinkSigner;
 
   constructor(objects: ObjectStore, key: Buffer) {
     this.objects = objects;
-    this.#key = key;
+    this.signer = new LinkSigner(key);
   }
 
-  #sig(id: string, expires: number): string {
-    return createHmac("sha256", this.#key).update(`${id}.${expires}`).digest("hex");
-  }
-
-  /** The signed download URL of an artifact under `base` (files.ts `filesBase`), valid until `expires` (unix ms). */
+  /** The signed download URL of an artifact under `base` (kit `filesBase`), valid until `expires` (unix ms). */
   url(base: string, id: string, filename: string, expires: number): string {
-    return `${base}/artifacts/${id}/${encodeURIComponent(filename)}?expires=${expires}&sig=${this.#sig(id, expires)}`;
+    return `${base}/artifacts/${id}/${encodeURIComponent(filename)}?expires=${expires}&sig=${this.signer.sign(id, expires)}`;
   }
-
-  /** Whether `sig` is the signature of (id, expires); constant-time. */
-  verify(id: string, expires: number, sig: string): boolean {
-    const want = Buffer.from(this.#sig(id, expires), "hex");
-    const got = Buffer.from(/^[0-9a-f]{64}$/.test(sig) ? sig : "", "hex");
-    return got.length === want.length && timingSafeEqual(got, want);
-  }
-}
-
-/** The signing key: CONTENT_SIGNING_KEY, required in production; elsewhere a random per-process key. */
-export function signingKey(
-  configured: string | undefined,
-  nodeEnv: string | undefined,
-): { key: Buffer; random: boolean } {
-  if (configured) {
-    if (configured.length < 32) throw new ConfigError("content: CONTENT_SIGNING_KEY must be at least 32 characters");
-    return { key: Buffer.from(configured, "utf8"), random: false };
-  }
-  if (nodeEnv === "production")
-    throw new ConfigError(
-      "content: CONTENT_SIGNING_KEY is required when NODE_ENV=production (download links must survive restarts and agree across replicas)",
-    );
-  return { key: randomBytes(32), random: true };
 }

@@ -11,7 +11,6 @@
 import { defineEnv, type ServiceConfig } from "@gantry/kit";
 
 export const CONTENT_ENV = defineEnv({
-  NODE_ENV: { type: "string", description: "`production`, `development` or `test`" },
   GANTRY_TEST_CLOCK_FILE: {
     type: "string",
     description: "tests only (NODE_ENV=test): file holding a clock offset in ms (kit/src/clock.ts)",

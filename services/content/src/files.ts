@@ -15,7 +15,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
-import { GantryError, type IngressRequest, type IngressResponse } from "@gantry/kit";
+import { GantryError, type IngressRequest, type IngressResponse, publicAnswer } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { siteDir } from "./guides.ts";
 
@@ -26,30 +26,20 @@ const TYPES: Record<string, string> = {
   ".md": "text/markdown; charset=utf-8",
 };
 
-function answer(status: number, body: string | Buffer, headers: Record<string, string> = {}): IngressResponse {
-  return {
-    status,
-    headers: {
-      "content-type": "text/plain; charset=utf-8",
-      "x-content-type-options": "nosniff",
-      "cache-control": "no-store",
-      "content-security-policy": "default-src 'none'",
-      ...headers,
-    },
-    body,
-  };
-}
-
 async function artifact(ctx: Context, id: string, query: URLSearchParams): Promise<IngressResponse> {
   const expires = Number(query.get("expires"));
   const sig = query.get("sig") ?? "";
-  if (!/^art_[A-Za-z0-9]+$/.test(id) || !Number.isSafeInteger(expires) || !ctx.artifacts.verify(id, expires, sig))
-    return answer(403, "This download link is not valid.\n");
-  if (expires <= ctx.now()) return answer(410, "This download link has expired; generate the document again.\n");
+  if (
+    !/^art_[A-Za-z0-9]+$/.test(id) ||
+    !Number.isSafeInteger(expires) ||
+    !ctx.artifacts.signer.verify(id, expires, sig)
+  )
+    return publicAnswer(403, "This download link is not valid.\n");
+  if (expires <= ctx.now()) return publicAnswer(410, "This download link has expired; generate the document again.\n");
   const row = await ctx.db.artifact.findUnique({ where: { id } });
   const bytes = row ? await ctx.artifacts.objects.get(row.storageKey) : null;
-  if (!row || !bytes) return answer(404, "This document no longer exists.\n");
-  return answer(200, bytes, {
+  if (!row || !bytes) return publicAnswer(404, "This document no longer exists.\n");
+  return publicAnswer(200, bytes, {
     "content-type": row.contentType,
     "content-disposition": `attachment; filename="${row.filename.replace(/["\\\r\n]/g, "_")}"`,
     "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:",
@@ -59,20 +49,20 @@ async function artifact(ctx: Context, id: string, query: URLSearchParams): Promi
 
 async function help(ctx: Context, parts: string[]): Promise<IngressResponse> {
   const [tenant, product, ...rest] = parts;
-  if (!tenant || !product) return answer(404, "Not found.\n");
+  if (!tenant || !product) return publicAnswer(404, "Not found.\n");
   const root = siteDir(ctx, tenant, product);
   const rel = normalize(rest.join("/") || "index.html");
   let file = join(root, rel);
-  if (file !== root && !file.startsWith(root + sep)) return answer(404, "Not found.\n");
+  if (file !== root && !file.startsWith(root + sep)) return publicAnswer(404, "Not found.\n");
   try {
     if ((await stat(file)).isDirectory()) file = join(file, "index.html");
-    return answer(200, await readFile(file), {
+    return publicAnswer(200, await readFile(file), {
       "content-type": TYPES[extname(file)] ?? "application/octet-stream",
       "cache-control": "public, max-age=60",
       "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:",
     });
   } catch {
-    return answer(404, "Not found.\n");
+    return publicAnswer(404, "Not found.\n");
   }
 }
 
@@ -83,14 +73,9 @@ export async function filesIngress(ctx: Context, req: IngressRequest): Promise<I
   try {
     parts = req.path.split("/").filter(Boolean).map(decodeURIComponent);
   } catch {
-    return answer(400, "Bad path.\n");
+    return publicAnswer(400, "Bad path.\n");
   }
   if (parts[0] === "artifacts" && parts.length >= 2) return artifact(ctx, parts[1], new URLSearchParams(req.query));
   if (parts[0] === "help") return help(ctx, parts.slice(1));
-  return answer(404, "Not found.\n");
-}
-
-/** Where the files of this service are, as the caller's gateway serves them (no trailing slash). */
-export function filesBase(baseUrl: string | undefined): string {
-  return `${(baseUrl ?? "").replace(/\/+$/, "")}/v1/files/content`;
+  return publicAnswer(404, "Not found.\n");
 }

@@ -30,7 +30,7 @@ export function siteDir(ctx: Pick<Context, "dataDir">, tenant: string, product: 
   return join(productDir(ctx, tenant, product), "site");
 }
 
-/** Base URL of a product's help centre under `files` (files.ts `filesBase`), with a trailing slash. */
+/** Base URL of a product's help centre under `files` (kit `filesBase`), with a trailing slash. */
 export function helpCenterUrl(files: string, tenant: string, product: string): string {
   return `${files}/help/${encodeURIComponent(tenant)}/${product}/`;
 }

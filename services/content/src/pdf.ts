@@ -7,18 +7,7 @@
  * `<img src>`); remote images are therefore not embedded in PDFs.
  */
 import { type Browser, chromium } from "playwright-core";
-import { GantryError } from "@gantry/kit";
-
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { CHROMIUM_ARGS, GantryError } from "@gantry/kit";
 
 export class PdfRenderer {
   #browser: Promise<Browser> | null = null;
@@ -32,7 +21,11 @@ export class PdfRenderer {
 
   #launch(): Promise<Browser> {
     if (!this.#browser) {
-      const launching = chromium.launch({ executablePath: this.executablePath, args: ARGS, headless: true });
+      const launching = chromium.launch({
+        executablePath: this.executablePath,
+        args: [...CHROMIUM_ARGS],
+        headless: true,
+      });
       this.#browser = launching;
       launching.then(
         (b) =>

@@ -17,11 +17,12 @@ import {
   credentialResolver,
   defineService,
   ingressService,
+  linkSigningKey,
   prismaClient,
   repoRoot,
   SsrfGuard,
 } from "@gantry/kit";
-import { ArtifactStore, FilesystemStore, signingKey } from "./artifacts.ts";
+import { ArtifactStore, FilesystemStore } from "./artifacts.ts";
 import { CONTENT_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
@@ -38,7 +39,7 @@ export default defineService({
   init: async (deps): Promise<Context & { stop: () => Promise<void> }> => {
     const { config, log } = deps;
     const skills = loadBuiltins();
-    const signing = signingKey(config.CONTENT_SIGNING_KEY, config.NODE_ENV);
+    const signing = linkSigningKey("content", "CONTENT_SIGNING_KEY", config.CONTENT_SIGNING_KEY, config.NODE_ENV);
     const dataDir = config.CONTENT_DATA_DIR ?? join(repoRoot(), ".gantry", "content");
     mkdirSync(dataDir, { recursive: true });
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });

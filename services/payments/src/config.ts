@@ -9,7 +9,6 @@
 import { defineEnv, type ServiceConfig } from "@gantry/kit";
 
 export const PAYMENTS_ENV = defineEnv({
-  NODE_ENV: { type: "string", description: "`production` (default in the image), `development` or `test`" },
   PAYMENTS_PROVIDER_A_URL: {
     type: "string",
     pattern: "^https?://",

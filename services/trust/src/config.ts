@@ -14,11 +14,6 @@ import { ConfigError, defineEnv, type ServiceConfig } from "@gantry/kit";
 import { publicKeyFromRaw, keyIdOf, type SigningKeys, signingKey } from "./signing.ts";
 
 export const TRUST_ENV = defineEnv({
-  NODE_ENV: {
-    type: "string",
-    description:
-      "`production` (default in the image), `development` or `test`; only the last two allow a missing TRUST_SIGNING_KEY",
-  },
   GANTRY_TEST_CLOCK_FILE: {
     type: "string",
     description: "tests only (NODE_ENV=test): file holding a clock offset in ms (kit/src/clock.ts)",

@@ -11,7 +11,7 @@
  * non-proxied UDP. A browser that crashes or disconnects is replaced on the next use; `close()` ends
  * Chromium and the proxy (no orphaned processes).
  */
-import type { Logger, SsrfGuard } from "@gantry/kit";
+import { CHROMIUM_ARGS, type Logger, type SsrfGuard } from "@gantry/kit";
 import { type SsrfProxy, startSsrfProxy } from "@gantry/kit/ssrf-proxy.ts";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
@@ -29,16 +29,11 @@ export const VIEWPORTS = {
 export type ViewportName = keyof typeof VIEWPORTS;
 
 const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
+  ...CHROMIUM_ARGS,
   "--disable-dev-shm-usage",
+  // WebRTC would otherwise reach peers over UDP around the filtering proxy.
   "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+  // Loopback too goes through the proxy, which decides (Chromium bypasses it for loopback by default).
   "--proxy-bypass-list=<-loopback>",
 ];
 

@@ -41,7 +41,7 @@ export const WEB_ENV = defineEnv({
     type: "string",
     minLength: 32,
     description:
-      "secret (≥ 32 characters) that signs screenshot links; unset: a random per-process key (links die with the process and work only on the replica that made them)",
+      "secret (≥ 32 characters) that signs screenshot links; required when NODE_ENV=production, elsewhere unset means a random per-process key (links die with the process)",
   },
   WEB_SCREENSHOT_TTL_SECONDS: {
     type: "integer",

@@ -5,13 +5,12 @@
  * (Chromium started lazily, its traffic through the guard's filtering proxy), the search provider
  * (null when none is configured), the logger and the clock.
  */
-import { abilityOf, type Clock, type Logger, type SsrfGuard } from "@gantry/kit";
+import { abilityOf, type Clock, type LinkSigner, type Logger, type SsrfGuard } from "@gantry/kit";
 import type { BrowserPool } from "./browser.ts";
 import type { WebConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
 import type { Registry } from "./registry.ts";
 import type { RobotsCache } from "./robots.ts";
-import type { LinkSigner } from "./screenshots.ts";
 import type { SearchProvider } from "./search.ts";
 
 export interface Context {

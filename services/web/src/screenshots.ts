@@ -7,29 +7,14 @@
  * be extended or pointed at another screenshot. Expired rows are never served (410) and are deleted
  * when the tenant stores its next screenshot.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { IngressRequest, IngressResponse } from "@gantry/kit";
+import { createHash } from "node:crypto";
+import { filesBase, type IngressRequest, type IngressResponse, publicAnswer } from "@gantry/kit";
 import type { Page } from "playwright-core";
 import type { Context } from "./context.ts";
 import { newId } from "./ids.ts";
 
 /** Full-page screenshots are cut at this height (px), so one stays a reasonable download. */
 export const MAX_FULL_PAGE_HEIGHT = 10_000;
-
-export class LinkSigner {
-  readonly #key: Buffer;
-  constructor(key: string | undefined) {
-    this.#key = key ? Buffer.from(key, "utf8") : randomBytes(32);
-  }
-  sign(id: string, expires: number): string {
-    return createHmac("sha256", this.#key).update(`${id}.${expires}`).digest("hex");
-  }
-  verify(id: string, expires: number, sig: string): boolean {
-    const want = Buffer.from(this.sign(id, expires), "hex");
-    const got = Buffer.from(/^[0-9a-f]{64}$/.test(sig) ? sig : "", "hex");
-    return got.length === want.length && timingSafeEqual(got, want);
-  }
-}
 
 function pngSize(png: Buffer): { width: number; height: number } {
   // IHDR: width and height are the big-endian words at bytes 16 and 20.
@@ -72,7 +57,7 @@ export async function takeScreenshot(
       expiresAt: new Date(expires),
     },
   });
-  const base = `${(baseUrl ?? "").replace(/\/+$/, "")}/v1/files/web/screenshots`;
+  const base = `${filesBase(baseUrl, "web")}/screenshots`;
   return {
     id,
     url: `${base}/${id}.png?expires=${expires}&sig=${ctx.signer.sign(id, expires)}`,
@@ -85,31 +70,17 @@ export async function takeScreenshot(
   };
 }
 
-function answer(status: number, body: string | Buffer, headers: Record<string, string> = {}): IngressResponse {
-  return {
-    status,
-    headers: {
-      "content-type": "text/plain; charset=utf-8",
-      "x-content-type-options": "nosniff",
-      "cache-control": "no-store",
-      "content-security-policy": "default-src 'none'",
-      ...headers,
-    },
-    body,
-  };
-}
-
 /** `GET /v1/files/web/screenshots/<id>.png?expires=…&sig=…` (system scope: the signature is the authorisation). */
 export async function filesIngress(ctx: Context, req: IngressRequest): Promise<IngressResponse> {
   const m = /^\/screenshots\/(art_[A-Za-z0-9]+)\.png$/.exec(req.path);
-  if (req.route !== "files" || !m) return answer(404, "Not found.\n");
+  if (req.route !== "files" || !m) return publicAnswer(404, "Not found.\n");
   const id = m[1];
   const query = new URLSearchParams(req.query);
   const expires = Number(query.get("expires"));
   if (!Number.isSafeInteger(expires) || !ctx.signer.verify(id, expires, query.get("sig") ?? ""))
-    return answer(403, "This screenshot link is not valid.\n");
-  if (expires <= ctx.now()) return answer(410, "This screenshot link has expired; take the screenshot again.\n");
+    return publicAnswer(403, "This screenshot link is not valid.\n");
+  if (expires <= ctx.now()) return publicAnswer(410, "This screenshot link has expired; take the screenshot again.\n");
   const row = await ctx.db.screenshot.findUnique({ where: { id } });
-  if (!row) return answer(404, "This screenshot no longer exists.\n");
-  return answer(200, Buffer.from(row.png), { "content-type": "image/png", "cache-control": "private, no-store" });
+  if (!row) return publicAnswer(404, "This screenshot no longer exists.\n");
+  return publicAnswer(200, Buffer.from(row.png), { "content-type": "image/png", "cache-control": "private, no-store" });
 }

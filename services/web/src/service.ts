@@ -6,14 +6,22 @@
  * for the browser through the guard's filtering proxy (kit/src/ssrf-proxy.ts). Captures of registered
  * official pages (research.verify) are stored per tenant in the schema `web`.
  */
-import { createClock, defineService, ingressService, prismaClient, SsrfGuard } from "@gantry/kit";
+import {
+  createClock,
+  defineService,
+  ingressService,
+  LinkSigner,
+  linkSigningKey,
+  prismaClient,
+  SsrfGuard,
+} from "@gantry/kit";
 import { BrowserPool } from "./browser.ts";
 import { WEB_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
 import { parseRegistry } from "./registry.ts";
 import { RobotsCache } from "./robots.ts";
-import { filesIngress, LinkSigner } from "./screenshots.ts";
+import { filesIngress } from "./screenshots.ts";
 import { SearxngProvider } from "./search.ts";
 
 export default defineService({
@@ -31,7 +39,8 @@ export default defineService({
     const search = config.WEB_SEARXNG_URL
       ? new SearxngProvider(config.WEB_SEARXNG_URL, config.WEB_SEARCH_TIMEOUT_MS, config.WEB_USER_AGENT)
       : null;
-    if (!config.WEB_SIGNING_KEY)
+    const signing = linkSigningKey("web", "WEB_SIGNING_KEY", config.WEB_SIGNING_KEY, config.NODE_ENV);
+    if (signing.random)
       log.warn(
         "WEB_SIGNING_KEY is unset: screenshot links are signed with a random per-process key (they stop working when the process ends and on other replicas)",
       );
@@ -53,7 +62,7 @@ export default defineService({
         log,
       }),
       search,
-      signer: new LinkSigner(config.WEB_SIGNING_KEY),
+      signer: new LinkSigner(signing.key),
       log,
       now: createClock(),
     };

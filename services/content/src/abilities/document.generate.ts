@@ -6,10 +6,9 @@
  * larger than CONTENT_MAX_DOCUMENT_BYTES is refused (413) and nothing is stored.
  */
 import { createHash } from "node:crypto";
-import { GantryError, sha256Hex } from "@gantry/kit";
+import { GantryError, sha256Hex, filesBase } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { documentHtml } from "../document.ts";
-import { filesBase } from "../files.ts";
 import { newId } from "../ids.ts";
 import { markdownToHtml } from "../markdown.ts";
 import { resolveTheme } from "../theme.ts";
@@ -81,7 +80,7 @@ export default ability("document.generate", async (input, call, ctx) => {
     bytes: bytes.length,
     pages,
     sha256: digest,
-    url: ctx.artifacts.url(filesBase(call.baseUrl), id, filename, expires),
+    url: ctx.artifacts.url(filesBase(call.baseUrl, "content"), id, filename, expires),
     expires: new Date(expires).toISOString(),
     created: new Date(created).toISOString(),
   };

@@ -6,9 +6,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { GantryError, SsrfBlockedError, SsrfFetchError } from "@gantry/kit";
+import { GantryError, SsrfBlockedError, SsrfFetchError, filesBase } from "@gantry/kit";
 import { ability } from "../context.ts";
-import { filesBase } from "../files.ts";
 import { type GuideMeta, helpCenterUrl, indexOrder, type Manifest, siteDir } from "../guides.ts";
 
 type Entry = GuideMeta & { url: string };
@@ -69,7 +68,7 @@ export default ability("guide.list", async (input, call, ctx) => {
       if (!manifest || !Array.isArray(manifest.guides)) throw invalidManifest(url);
     }
   } else {
-    base = helpCenterUrl(filesBase(call.baseUrl), call.tenant, input.product);
+    base = helpCenterUrl(filesBase(call.baseUrl, "content"), call.tenant, input.product);
     try {
       manifest = JSON.parse(await readFile(join(siteDir(ctx, call.tenant, input.product), "manifest.json"), "utf8"));
     } catch {

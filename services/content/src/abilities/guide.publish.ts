@@ -7,9 +7,8 @@
  */
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { GantryError, sha256Hex } from "@gantry/kit";
+import { GantryError, sha256Hex, filesBase } from "@gantry/kit";
 import { ability } from "../context.ts";
-import { filesBase } from "../files.ts";
 import { buildSite, guideFile, guidePageUrl, helpCenterUrl, productDir } from "../guides.ts";
 import { newId } from "../ids.ts";
 
@@ -83,14 +82,14 @@ export default ability("guide.publish", async (input, call, ctx) => {
 
   let published: Date | null = null;
   if (input.deploy) {
-    await buildSite(ctx, filesBase(call.baseUrl), call.tenant, input.product);
+    await buildSite(ctx, filesBase(call.baseUrl, "content"), call.tenant, input.product);
     published = new Date(ctx.now());
     await ctx.db.guide.updateMany({
       where: { tenant: call.tenant, product: input.product },
       data: { publishedAt: published },
     });
   }
-  const base = helpCenterUrl(filesBase(call.baseUrl), call.tenant, input.product);
+  const base = helpCenterUrl(filesBase(call.baseUrl, "content"), call.tenant, input.product);
   return {
     product: input.product,
     slug: input.slug,
