@@ -13,6 +13,7 @@ export * from "./data/idempotency.ts";
 export * from "./call-outcome.ts";
 export * from "./data/ids.ts";
 export * from "./data/pagination.ts";
+export * from "./data/prepared.ts";
 export * from "./data/transaction.ts";
 export * from "./logger.ts";
 export * from "./grpc.ts";

@@ -1,20 +1,23 @@
 /**
  * @module workspace/context
  * What every handler of the service receives as `ctx` besides its input and call: the Prisma client
- * (over the kit's tenant-scoped pool, so every query is held to the call's tenant by row-level
- * security), the parsed configuration, NATS, the logger, the workflow endpoints, where the vertical
+ * and the pool under it (the kit's tenant-scoped pool, so every query is held to the call's tenant
+ * by row-level security), the parsed configuration, NATS, the logger, the workflow endpoints, where the vertical
  * manifests are, and the clock. Built once by `init` in service.ts.
  *
  * @example
  * // src/abilities/contact.get.ts
  * export default ability("contact.get", async (input, call, ctx) => …);
  */
+import type pg from "pg";
 import { abilityOf, type Logger, type Nats } from "@gantry/kit";
 import type { PrismaClient } from "./db.ts";
 import type { WorkflowEndpoint, WorkspaceConfig } from "./config.ts";
 
 export interface Context {
   db: PrismaClient;
+  /** The same tenant-scoped pool, for the hot reads written as prepared statements (src/reads.ts). */
+  pool: pg.Pool;
   config: WorkspaceConfig;
   nats: Nats;
   log: Logger;

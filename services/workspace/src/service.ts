@@ -45,7 +45,8 @@ export default defineService({
     }
     // Started last, so a failure above leaves nothing running.
     const deliverer = startWorkflowDeliverer({ db, config, nats, log, endpoints, now });
-    return { db, config, nats, log, endpoints, verticalsDir, now, deliverer };
+    if (!deps.pool) throw new Error("workspace: no database pool (DATABASE_URL)");
+    return { db, pool: deps.pool, config, nats, log, endpoints, verticalsDir, now, deliverer };
   },
   close: async (ctx) => {
     await ctx.deliverer.stop();

@@ -5,9 +5,10 @@
 import { ability } from "../context.ts";
 import { contactOut } from "../records.ts";
 import { notFound } from "../errors.ts";
+import { contactById } from "../reads.ts";
 
 export default ability("contact.get", async (input, call, ctx) => {
-  const row = await ctx.db.contact.findFirst({ where: { id: input.id, tenant: call.tenant } });
+  const [row] = await contactById(ctx.pool, input.id, call.tenant);
   if (!row) throw notFound("contact", input.id);
   return contactOut(row);
 });
