@@ -32,6 +32,22 @@ export async function connectionForService(ctx: Context, tenant: string, service
 }
 
 /** A connection of the caller's tenant by id, or null (another tenant's looks like none). */
+/** lastUsed is kept to the minute: one write per connection per minute, not one per use. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** Records that a connection's credential was used now (resolved for a service, or a tool ran). */
+export async function markUsed(ctx: Context, connection: Pick<Connection, "id" | "tenant">): Promise<void> {
+  const now = ctx.now();
+  await ctx.db.connection.updateMany({
+    where: {
+      id: connection.id,
+      tenant: connection.tenant,
+      OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_GRANULARITY_MS) } }],
+    },
+    data: { lastUsedAt: new Date(now) },
+  });
+}
+
 export function connectionById(ctx: Context, tenant: string, id: string): Promise<Connection | null> {
   return ctx.db.connection.findFirst({ where: { id, tenant } });
 }

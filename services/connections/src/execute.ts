@@ -37,6 +37,7 @@ import {
 } from "@gantry/kit";
 import { foreignValidator } from "@gantry/kit/foreign-schema.ts";
 import type { OutputOf } from "@gantry/proto/catalogue";
+import { markUsed } from "./connections.ts";
 import type { Context } from "./context.ts";
 import { openTokens } from "./credentials.ts";
 import { type Connection, SCHEMA } from "./db.ts";
@@ -268,19 +269,6 @@ async function callProvider(ctx: Context, call: CallContext, p: ProviderCall): P
     "tool executed",
   );
   return out;
-}
-
-/** lastUsed is kept to the minute: one write per connection per minute, not one per use. */
-async function markUsed(ctx: Context, connection: Connection): Promise<void> {
-  const now = ctx.now();
-  await ctx.db.connection.updateMany({
-    where: {
-      id: connection.id,
-      tenant: connection.tenant,
-      OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - 60_000) } }],
-    },
-    data: { lastUsedAt: new Date(now) },
-  });
 }
 
 /** Validates, authorizes, injects the credential, calls the provider (once per idempotencyKey) and records it. */

@@ -23,15 +23,13 @@ import {
 } from "@gantry/kit";
 import { SERVICE_KEY_PATTERN, TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
-import { connectionForService } from "./connections.ts";
+import { connectionForService, markUsed } from "./connections.ts";
 import type { Context } from "./context.ts";
 import { openTokens } from "./credentials.ts";
 import { freshForUse } from "./refresh.ts";
 
 const TENANT_RE = new RegExp(TENANT_PATTERN);
 const SERVICE_RE = new RegExp(SERVICE_KEY_PATTERN);
-/** lastUsed is kept to the minute: one write per connection per minute, not one per use. */
-const LAST_USED_GRANULARITY_MS = 60_000;
 
 export async function resolveCredential(
   ctx: Context,
@@ -44,15 +42,7 @@ export async function resolveCredential(
     row = await freshForUse(ctx, row, requestId);
     const tokens = row.status === "connected" ? openTokens(ctx, row) : null;
     if (tokens) {
-      const now = ctx.now();
-      await ctx.db.connection.updateMany({
-        where: {
-          id: row.id,
-          tenant,
-          OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_GRANULARITY_MS) } }],
-        },
-        data: { lastUsedAt: new Date(now) },
-      });
+      await markUsed(ctx, row);
       return {
         credential_source: "tenant",
         service,
