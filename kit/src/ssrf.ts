@@ -127,6 +127,20 @@ export class SsrfFetchError extends Error {
   }
 }
 
+/**
+ * The system error code (`ENOTFOUND`, `ECONNREFUSED`, …) behind a failed guarded fetch: the first
+ * errno code down the cause chain, past the guard's own `EFETCH` wrapper.
+ */
+export function networkErrorCode(err: unknown): string | undefined {
+  let cause: unknown = err;
+  for (let i = 0; i < 5 && cause instanceof Error; i++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && code !== "EFETCH") return code;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
 /** How ipaddr.js classifies an address, or `invalid`. */
 export function addressRange(address: string): string {
   const bare = address.replace(/^\[|\]$/g, "");

@@ -11,7 +11,7 @@
  * - no connection, or the connection failed: 502 `upstream_failed`, stage in the message;
  * - no complete response in time: 504 `timeout`, stage in the message.
  */
-import { GantryError, SsrfBlockedError, SsrfFetchError } from "@gantry/kit";
+import { GantryError, networkErrorCode, SsrfBlockedError, SsrfFetchError } from "@gantry/kit";
 
 export type Stage = "robots" | "connect" | "response" | "body" | "render";
 
@@ -31,16 +31,6 @@ export class PageFailure extends Error {
   }
 }
 
-function errnoCode(err: unknown): string | undefined {
-  let cause: unknown = err;
-  for (let i = 0; i < 5 && cause instanceof Error; i++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (typeof code === "string" && code !== "EFETCH") return code;
-    cause = cause.cause;
-  }
-  return undefined;
-}
-
 /** Turns whatever a page fetch threw into a PageFailure (or rethrows a bug as is). */
 export function pageFailure(err: unknown, asked: string, stage: Stage = "connect"): PageFailure {
   if (err instanceof PageFailure) return err;
@@ -58,7 +48,7 @@ export function pageFailure(err: unknown, asked: string, stage: Stage = "connect
   if (err instanceof SsrfFetchError) {
     const at = err.stage === "connect" && stage === "robots" ? "robots" : err.stage;
     if (err.code === "ETIMEDOUT") return new PageFailure("timeout", at, `${err.url}: ${err.message} (stage: ${at})`);
-    const code = errnoCode(err);
+    const code = networkErrorCode(err);
     if (code === "ENOTFOUND" && sameOrigin(err.url, asked))
       return new PageFailure("not_found", at, `url: the host of ${asked} does not resolve (DNS: no such name)`);
     return new PageFailure("unreachable", at, `${err.message} (stage: ${at})`);

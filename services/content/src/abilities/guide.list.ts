@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { GantryError, SsrfBlockedError, SsrfFetchError, filesBase } from "@gantry/kit";
+import { filesBase, GantryError, networkErrorCode, SsrfBlockedError, SsrfFetchError } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { type GuideMeta, helpCenterUrl, indexOrder, type Manifest, siteDir } from "../guides.ts";
 
@@ -14,16 +14,6 @@ type Entry = GuideMeta & { url: string };
 
 function invalidManifest(url: string): GantryError {
   return new GantryError("upstream_failed", `${url} is not a Guide Center manifest (JSON with a guides list).`);
-}
-
-function errnoCode(err: unknown): string | undefined {
-  let cause: unknown = err;
-  for (let i = 0; i < 5 && cause instanceof Error; i++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (typeof code === "string" && code !== "EFETCH") return code;
-    cause = cause.cause;
-  }
-  return undefined;
 }
 
 /**
@@ -40,7 +30,7 @@ function fetchFailure(err: unknown, base: string): GantryError {
     );
   if (err instanceof SsrfFetchError && err.code === "ETIMEDOUT")
     return new GantryError("timeout", `The help centre at ${base} did not answer in time.`, { cause: err });
-  if (errnoCode(err) === "ENOTFOUND")
+  if (networkErrorCode(err) === "ENOTFOUND")
     return invalid(`/input/publicUrl: the host of ${base} does not resolve (DNS: no such name).`, "host_not_found");
   return new GantryError("upstream_failed", `The help centre at ${base} could not be reached.`, { cause: err });
 }
