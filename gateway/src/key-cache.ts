@@ -5,10 +5,9 @@
  * a second on every gateway; the TTL is only the fallback if a notice is lost. Unknown keys are
  * remembered briefly so a flood of made-up keys does not become a flood of lookups.
  */
-import { GantryError, unary, type KeyRecord, type Logger } from "@gantry/kit";
+import { GantryError, type KeyRecord, type Logger, type RpcClient } from "@gantry/kit";
 
 export type { KeyRecord };
-import type { grpc } from "@gantry/kit";
 
 interface Entry {
   record: KeyRecord | null;
@@ -21,14 +20,14 @@ const MAX_ENTRIES = 100_000;
 export class KeyCache {
   private readonly byHash = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
-  private readonly client: grpc.Client;
+  private readonly client: RpcClient;
   private readonly ttlMs: number;
   private readonly log: Logger;
   private readonly now: () => number;
   /** Bumped by every eviction: a lookup that overlapped one may carry the state from before it. */
   private evictions = 0;
 
-  constructor(client: grpc.Client, ttlMs: number, log: Logger, now: () => number = Date.now) {
+  constructor(client: RpcClient, ttlMs: number, log: Logger, now: () => number = Date.now) {
     this.client = client;
     this.ttlMs = ttlMs;
     this.log = log;
@@ -56,8 +55,7 @@ export class KeyCache {
     const evictionsBefore = this.evictions;
     let record: KeyRecord | null;
     try {
-      record = await unary<{ secret_sha256: string; legacy_only: boolean }, KeyRecord>(
-        this.client,
+      record = await this.client.unary<{ secret_sha256: string; legacy_only: boolean }, KeyRecord>(
         "ResolveKey",
         { secret_sha256: hash, legacy_only: legacyOnly },
         { deadlineMs: 5_000 },

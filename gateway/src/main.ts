@@ -21,7 +21,6 @@ import {
   makeClient,
   warmValidators,
   type AreaService,
-  type grpc,
 } from "@gantry/kit";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createApp } from "./app.ts";
@@ -52,7 +51,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     max_age: 7 * 24 * 3600 * 1e9,
   });
 
-  const keysClient = makeClient<grpc.Client>(KEYS_PROTO, "gantry.keys.v1.KeyResolver", addrs.keys);
+  const keysClient = makeClient(KEYS_PROTO, "gantry.keys.v1.KeyResolver", addrs.keys);
   const keys = new KeyCache(keysClient, config.KEY_CACHE_TTL_MS, log, now);
   // Revocation and rotation notices evict at once; the 30 s TTL is only the fallback.
   const keySub = nats.nc.subscribe("keys.key.*", {

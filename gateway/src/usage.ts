@@ -3,15 +3,15 @@
  * Collects which keys were used and reports them to the keys service every few seconds in one
  * batch, so `lastUsed` stays fresh without a database write per request.
  */
-import { unary, type grpc, type Logger } from "@gantry/kit";
+import type { Logger, RpcClient } from "@gantry/kit";
 
 export class UsageReporter {
   private readonly seen = new Map<string, { last: number; count: number; source: string }>();
   private readonly timer: NodeJS.Timeout;
-  private readonly client: grpc.Client;
+  private readonly client: RpcClient;
   private readonly log: Logger;
 
-  constructor(client: grpc.Client, log: Logger, intervalMs = 5_000) {
+  constructor(client: RpcClient, log: Logger, intervalMs = 5_000) {
     this.client = client;
     this.log = log;
     this.timer = setInterval(() => void this.flush(), intervalMs);
@@ -36,7 +36,7 @@ export class UsageReporter {
     }));
     this.seen.clear();
     try {
-      await unary(this.client, "ReportUsage", { usage }, { deadlineMs: 5_000 });
+      await this.client.unary("ReportUsage", { usage }, { deadlineMs: 5_000 });
     } catch (err) {
       // Put the batch back so legacy request counts are not lost; lastUsed merges by maximum.
       for (const u of usage) {

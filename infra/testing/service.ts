@@ -21,14 +21,12 @@ import {
   type CallContext,
   checkResult,
   GantryError,
-  type grpc,
   ingressClient,
   makeClient,
   repoRoot,
   runService,
   type ServiceDefinition,
   toGrpcContext,
-  unary,
 } from "@gantry/kit";
 import type { AbilityId, InputOf } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
@@ -88,11 +86,7 @@ export async function startService<Ctx = unknown>(
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const client = makeClient<grpc.Client>(
-    ABILITY_PROTO,
-    "gantry.ability.v1.AbilityService",
-    `127.0.0.1:${running.port}`,
-  );
+  const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `127.0.0.1:${running.port}`);
   const db = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
   db.on("error", () => {});
   return {
@@ -114,7 +108,7 @@ export async function startService<Ctx = unknown>(
         baseUrl: HARNESS_BASE_URL,
         ...caller,
       };
-      const res = await unary<object, { result_json: string }>(client, "Execute", {
+      const res = await client.unary<object, { result_json: string }>("Execute", {
         ability: id,
         input_json: JSON.stringify(input),
         context: toGrpcContext(call),

@@ -13,7 +13,7 @@
  * if (cred.credential_source === "platform") use(cred.credentials.secret_key);
  */
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
-import { type grpc, makeClient, unary } from "./grpc.ts";
+import { makeClient } from "./grpc.ts";
 
 /** `gantry.connections.v1.ResolveCredentialRequest` (keepCase). */
 export interface ResolveCredentialRequest {
@@ -52,11 +52,10 @@ export interface CredentialResolverClient {
 const RESOLVE_DEADLINE_MS = 15_000;
 
 export function credentialResolver(addr: string): CredentialResolverClient {
-  const client = makeClient<grpc.Client>(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", addr);
+  const client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", addr);
   return {
     resolve: (tenant, service, requestId) =>
-      unary<ResolveCredentialRequest, ResolvedCredential>(
-        client,
+      client.unary<ResolveCredentialRequest, ResolvedCredential>(
         "ResolveCredential",
         { tenant, service, request_id: requestId ?? "" },
         { deadlineMs: RESOLVE_DEADLINE_MS },

@@ -6,7 +6,7 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { protoPath } from "grpc-health-check";
-import { CHANNEL_OPTIONS } from "./grpc.ts";
+import { RpcClient } from "./grpc-client.ts";
 
 export type HealthStatus = "SERVING" | "NOT_SERVING" | "UNKNOWN" | "SERVICE_UNKNOWN" | "DOWN";
 
@@ -23,21 +23,39 @@ function healthCtor(): grpc.ServiceClientConstructor {
   return HealthCtor;
 }
 
+/**
+ * The service side of `grpc.health.v1.Health/Check` for the whole server (service name ""),
+ * registered on the kit's `RpcServer`; `set` flips it (NOT_SERVING while starting and stopping).
+ */
+export function healthService(initial: HealthStatus = "NOT_SERVING"): {
+  service: grpc.ServiceDefinition;
+  impl: grpc.UntypedServiceImplementation;
+  set: (status: HealthStatus) => void;
+} {
+  let current = initial;
+  const impl: grpc.UntypedServiceImplementation = {
+    Check: (call: { request: { service?: string } }, callback: grpc.sendUnaryData<{ status: HealthStatus }>) => {
+      if (call.request.service) callback({ code: grpc.status.NOT_FOUND, details: "unknown service" });
+      else callback(null, { status: current });
+    },
+  };
+  return { service: healthCtor().service, impl, set: (s) => (current = s) };
+}
+
 export class HealthClient {
-  private readonly client: grpc.Client;
+  private readonly client: RpcClient;
 
   constructor(addr: string) {
-    this.client = new (healthCtor())(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.client = new RpcClient(healthCtor(), addr);
   }
 
   check(timeoutMs = 1_000): Promise<HealthStatus> {
-    return new Promise((resolve) => {
-      (this.client as unknown as { Check: (...args: unknown[]) => unknown }).Check(
-        { service: "" },
-        { deadline: new Date(Date.now() + timeoutMs) },
-        (err: grpc.ServiceError | null, res: { status: HealthStatus }) => resolve(err ? "DOWN" : res.status),
+    return this.client
+      .unary<object, { status: HealthStatus }>("Check", { service: "" }, { deadlineMs: timeoutMs })
+      .then(
+        (res) => res.status,
+        () => "DOWN",
       );
-    });
   }
 
   close(): void {

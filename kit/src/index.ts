@@ -17,6 +17,8 @@ export * from "./data/prepared.ts";
 export * from "./data/transaction.ts";
 export * from "./logger.ts";
 export * from "./grpc.ts";
+export * from "./grpc-client.ts";
+export * from "./grpc-server.ts";
 export * from "./migrate.ts";
 export * from "./nats.ts";
 export * from "./topology.ts";

@@ -20,7 +20,7 @@
  */
 import { INGRESS_PROTO } from "@gantry/proto/paths";
 import { GantryError } from "./errors.ts";
-import { type grpc, lookupService, makeClient, toGrpcError, unary } from "./grpc.ts";
+import { type grpc, lookupService, makeClient, toGrpcError } from "./grpc.ts";
 import type { Logger } from "./logger.ts";
 import { asSystem } from "./tenancy.ts";
 
@@ -111,9 +111,9 @@ export interface IngressClient {
 }
 
 export function ingressClient(addr: string): IngressClient {
-  const client = makeClient<grpc.Client>(INGRESS_PROTO, "gantry.ingress.v1.HttpIngress", addr);
+  const client = makeClient(INGRESS_PROTO, "gantry.ingress.v1.HttpIngress", addr);
   return {
-    handle: (req, deadlineMs) => unary(client, "Handle", req, { deadlineMs }),
+    handle: (req, deadlineMs) => client.unary("Handle", req, { deadlineMs }),
     close: () => client.close(),
   };
 }

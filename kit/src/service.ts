@@ -17,7 +17,6 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { HealthImplementation } from "grpc-health-check";
 import pg from "pg";
 import { type AbilityId, abilitiesOfService, abilityById } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
@@ -28,7 +27,9 @@ import { translateDbError } from "./data/db-errors.ts";
 import { sweepIdempotency } from "./data/idempotency.ts";
 import { BASE_ENV, serviceAddrEnv } from "./env.ts";
 import { GantryError } from "./errors.ts";
-import { grpc, lookupService, toGrpcError } from "./grpc.ts";
+import { type grpc, lookupService, toGrpcError } from "./grpc.ts";
+import { RpcServer } from "./grpc-server.ts";
+import { healthService } from "./health.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { prepareSchema } from "./migrate.ts";
 import { connectNats, type Nats } from "./nats.ts";
@@ -223,7 +224,7 @@ export async function runService<Ctx, E extends EnvSchema>(
     return withCallOutcome(() => withTenant(call.tenant, () => handler.run(input as never, call, ctx)));
   };
 
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
+  const server = new RpcServer();
   const AbilityService = lookupService(ABILITY_PROTO, "gantry.ability.v1.AbilityService");
   server.addService(AbilityService.service, {
     Execute: (
@@ -274,15 +275,11 @@ export async function runService<Ctx, E extends EnvSchema>(
     },
   });
   for (const extra of def.grpcServices?.(ctx, deps) ?? []) server.addService(extra.service, extra.impl);
-  const health = new HealthImplementation({ "": "NOT_SERVING" });
-  health.addToServer(server);
+  const health = healthService();
+  server.addService(health.service, health.impl);
 
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${values.GRPC_HOST}:${values.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
-  health.setStatus("", "SERVING");
+  const port = await server.listen(String(values.GRPC_HOST), Number(values.GRPC_PORT));
+  health.set("SERVING");
   log.info({ port, wired: handlers.size, owned: owned.length }, `${def.name} service listening`);
 
   const sweep = pool ? startIdempotencySweep(pool, def.name, log) : undefined;
@@ -290,18 +287,9 @@ export async function runService<Ctx, E extends EnvSchema>(
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      health.setStatus("", "NOT_SERVING");
+      health.set("NOT_SERVING");
       if (sweep) clearInterval(sweep);
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, 5_000);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      });
+      await server.shutdown(5_000);
       await def.close?.(ctx, deps).catch((err) => log.warn({ err: String(err) }, "close hook failed"));
       await nats.nc.drain().catch(() => {});
       await pool?.end().catch(() => {});

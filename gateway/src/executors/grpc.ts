@@ -9,28 +9,26 @@ import {
   GantryError,
   makeClient,
   toGrpcContext,
-  unary,
   type AreaService,
   type CallContext,
-  type grpc,
+  type RpcClient,
 } from "@gantry/kit";
 import type { AbilityExecutor, ExecuteOutput, WiredAbility } from "./types.ts";
 
 export class GrpcExecutor implements AbilityExecutor {
   private readonly service: AreaService;
-  private readonly client: grpc.Client;
+  private readonly client: RpcClient;
   private readonly timeoutMs: number;
 
   constructor(service: AreaService, addr: string, timeoutMs: number) {
     this.service = service;
     this.timeoutMs = timeoutMs;
-    this.client = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
+    this.client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
   }
 
   async execute(ability: string, inputJson: string, call: CallContext): Promise<ExecuteOutput> {
     try {
-      const res = await unary<object, { result_json: string; replayed?: boolean }>(
-        this.client,
+      const res = await this.client.unary<object, { result_json: string; replayed?: boolean }>(
         "Execute",
         { ability, context: toGrpcContext(call), input_json: inputJson },
         { deadlineMs: this.timeoutMs },
@@ -50,12 +48,7 @@ export class GrpcExecutor implements AbilityExecutor {
 
   async describe(): Promise<WiredAbility[] | null> {
     try {
-      const res = await unary<object, { abilities: WiredAbility[] }>(
-        this.client,
-        "Describe",
-        {},
-        { deadlineMs: 1_000 },
-      );
+      const res = await this.client.unary<object, { abilities: WiredAbility[] }>("Describe", {}, { deadlineMs: 1_000 });
       return res.abilities;
     } catch {
       return null;

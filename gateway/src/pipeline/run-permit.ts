@@ -16,7 +16,7 @@
  * `message.send`): a call to one of them without `context.runId` is refused with 403
  * `run_required`. It applies to the tenant and its sub-tenants; checking it costs no RPC.
  */
-import { canonicalJson, GantryError, type grpc, makeClient, sha256Hex, unary } from "@gantry/kit";
+import { canonicalJson, GantryError, makeClient, sha256Hex, type RpcClient } from "@gantry/kit";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { AbilityDef } from "@gantry/proto/catalogue/types.ts";
 import type { Logger } from "@gantry/kit";
@@ -30,13 +30,13 @@ export interface ConsumedPermit {
 
 /** The gateway's client of the trust service's PermitGate. */
 export class PermitGate {
-  private readonly client: grpc.Client;
+  private readonly client: RpcClient;
   private readonly timeoutMs: number;
   /** Ability patterns (`payout.*`, `message.send`, `*`) requiring a run, by tenant (GANTRY_RUN_REQUIRED). */
   private readonly required: ReadonlyMap<string, readonly string[]>;
 
   constructor(addr: string, timeoutMs: number, required: ReadonlyMap<string, readonly string[]> = new Map()) {
-    this.client = makeClient<grpc.Client>(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr);
+    this.client = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr);
     this.timeoutMs = timeoutMs;
     this.required = required;
   }
@@ -49,8 +49,7 @@ export class PermitGate {
     inputHash: string;
     requestId: string;
   }): Promise<{ runId: string; permitId: string }> {
-    const res = await unary<object, { run_id: string; permit_id: string }>(
-      this.client,
+    const res = await this.client.unary<object, { run_id: string; permit_id: string }>(
       "ConsumePermit",
       {
         tenant: req.tenant,
@@ -74,8 +73,7 @@ export class PermitGate {
     status: number;
     atMs: number;
   }): Promise<void> {
-    await unary(
-      this.client,
+    await this.client.unary(
       "RecordReceipt",
       {
         tenant: req.tenant,
@@ -94,7 +92,7 @@ export class PermitGate {
 
   /** The JWKS of the receipt-signing keys, as JSON text. */
   async jwksJson(): Promise<string> {
-    return (await unary<object, { jwks_json: string }>(this.client, "GetJwks", {}, { deadlineMs: this.timeoutMs }))
+    return (await this.client.unary<object, { jwks_json: string }>("GetJwks", {}, { deadlineMs: this.timeoutMs }))
       .jwks_json;
   }
 

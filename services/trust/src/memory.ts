@@ -5,22 +5,21 @@
  * appends to the lessons inbox. The call keeps the caller's context (tenant, key, request id), so
  * memory scopes and records it as the caller's.
  */
-import { type CallContext, type grpc, makeClient, toGrpcContext, unary } from "@gantry/kit";
+import { type CallContext, makeClient, toGrpcContext, type RpcClient } from "@gantry/kit";
 import type { InputOf, OutputOf } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 
 export class MemoryClient {
-  private readonly client: grpc.Client;
+  private readonly client: RpcClient;
   private readonly timeoutMs: number;
 
   constructor(addr: string, timeoutMs = 10_000) {
-    this.client = makeClient<grpc.Client>(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
+    this.client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
     this.timeoutMs = timeoutMs;
   }
 
   private async execute<R>(ability: string, input: unknown, call: CallContext): Promise<R> {
-    const res = await unary<object, { result_json: string }>(
-      this.client,
+    const res = await this.client.unary<object, { result_json: string }>(
       "Execute",
       { ability, context: toGrpcContext({ ...call, runId: undefined }), input_json: JSON.stringify(input) },
       { deadlineMs: this.timeoutMs },

@@ -9,14 +9,14 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { canonicalJson, type grpc, makeClient, sha256Hex, unary } from "@gantry/kit";
+import { canonicalJson, makeClient, sha256Hex, type RpcClient } from "@gantry/kit";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
 
 let s: ServiceHarness<Context>;
 let server: Server;
-let gate: grpc.Client;
+let gate: RpcClient;
 let answer: { status: number; content: string };
 const requests: { url: string; auth: string | undefined; body: any }[] = [];
 
@@ -72,7 +72,7 @@ before(async () => {
     TRUST_PLAN_MODEL: "planner-1",
     TRUST_PLAN_MODEL_API_KEY: "model-key",
   });
-  gate = makeClient<grpc.Client>(TRUST_PROTO, "gantry.trust.v1.PermitGate", `127.0.0.1:${s.port}`);
+  gate = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", `127.0.0.1:${s.port}`);
 });
 after(async () => {
   gate?.close();
@@ -112,7 +112,7 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
 
   // The gateway's part: consume the permit, record the receipt.
   const consume = (requestId: string, hash: string) =>
-    unary<object, { permit_id: string }>(gate, "ConsumePermit", {
+    gate.unary<object, { permit_id: string }>("ConsumePermit", {
       tenant: "acme",
       key_id: "key_harness",
       run_id: runId,
@@ -124,7 +124,7 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
     code: "forbidden",
   });
   const permit = await consume("req_1ada", inputHash);
-  await unary(gate, "RecordReceipt", {
+  await gate.unary("RecordReceipt", {
     tenant: "acme",
     request_id: "req_1ada",
     run_id: runId,

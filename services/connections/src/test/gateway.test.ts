@@ -8,7 +8,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { type grpc, makeClient, unary } from "@gantry/kit";
+import { makeClient } from "@gantry/kit";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import type { ResolvedCredential } from "@gantry/kit";
@@ -80,12 +80,12 @@ test("start → consent at the provider → complete through the gateway; only t
   assert.equal(again.status, 409);
 
   // What payments and content get over gRPC from the connections process: the tenant's token.
-  const client = makeClient<grpc.Client>(
+  const client = makeClient(
     CONNECTIONS_PROTO,
     "gantry.connections.v1.CredentialResolver",
     t.stack.env.CONNECTIONS_ADDR,
   );
-  const resolved = await unary<object, ResolvedCredential>(client, "ResolveCredential", {
+  const resolved = await client.unary<object, ResolvedCredential>("ResolveCredential", {
     tenant: "acme",
     service: "payments",
   });

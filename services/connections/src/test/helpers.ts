@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { type CallContext, decodeJson, type grpc, makeClient, unary } from "@gantry/kit";
+import { type CallContext, decodeJson, makeClient, type RpcClient } from "@gantry/kit";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import type { Context } from "../context.ts";
@@ -62,7 +62,7 @@ export async function startConnections(
   };
   const s = await startService<Context>("connections", env);
   const port = s.port;
-  const clients = new Map<number, grpc.Client>();
+  const clients = new Map<number, RpcClient>();
   const nc: NatsConnection = await connect({ servers: s.env.NATS_URL });
   const messages: ConnectionMessage[] = [];
   const sub = nc.subscribe("connections.>");
@@ -84,14 +84,10 @@ export async function startConnections(
     resolve: (tenant, service, at = port) => {
       let client = clients.get(at);
       if (!client) {
-        client = makeClient<grpc.Client>(
-          CONNECTIONS_PROTO,
-          "gantry.connections.v1.CredentialResolver",
-          `127.0.0.1:${at}`,
-        );
+        client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", `127.0.0.1:${at}`);
         clients.set(at, client);
       }
-      return unary<object, ResolvedCredential>(client, "ResolveCredential", {
+      return client.unary<object, ResolvedCredential>("ResolveCredential", {
         tenant,
         service,
         request_id: "req_test",

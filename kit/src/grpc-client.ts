@@ -1,0 +1,363 @@
+/**
+ * @module kit/grpc-client
+ * The one gRPC client every Gantry process uses for unary calls: plain gRPC over HTTP/2 (any gRPC
+ * server answers it; ours are grpc-js servers), written on `node:http2` because grpc-js's client
+ * spent about 130 µs of CPU per call on a hop whose HTTP/2 work costs under 60 µs: its interceptor,
+ * filter, resolver and retry layers run on every call (docs/benchmarks.md, *Findings*). What we
+ * need of them is kept: deadlines (`grpc-timeout` and a local timer), status and trailers,
+ * reconnection with backoff, keepalive pings, and load balancing.
+ *
+ * **Replicas.** An address is `host:port`, a comma-separated list of them, or a DNS name whose
+ * lookup returns several addresses (a Kubernetes headless Service: every ready pod). Calls rotate
+ * over the replicas (round robin), a replica that refused a connection sits out a backoff, and a
+ * call that could not reach its replica (nothing was sent) is tried on the next one. Names are
+ * looked up again every 30 s and after a failed connection, so pods that come and go are followed.
+ * One HTTP/2 connection per replica carries every concurrent call to it.
+ */
+import dns from "node:dns/promises";
+import http2 from "node:http2";
+import net from "node:net";
+import type * as grpc from "@grpc/grpc-js";
+import { codeFromGrpcStatus, GantryError, isErrorCode, type WireError } from "./errors.ts";
+
+/** The trailer a Gantry server puts a `GantryError` in (JSON; binary metadata is base64 on the wire). */
+export const ERROR_TRAILER = "gantry-error-bin";
+
+const RESOLVE_EVERY_MS = 30_000;
+const PING_EVERY_MS = 30_000;
+const PING_TIMEOUT_MS = 10_000;
+const BACKOFF_MIN_MS = 100;
+const BACKOFF_MAX_MS = 2_000;
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export interface CallOptions {
+  /** Milliseconds the call may take, end to end (default 30 s). */
+  deadlineMs?: number;
+}
+
+interface Target {
+  /** `host:port` or a socket path, for errors and for comparing lookups. */
+  key: string;
+  authority: string;
+  socketPath?: string;
+}
+
+/** One replica: a lazily opened HTTP/2 connection, reopened after it closes. */
+class Replica {
+  session?: http2.ClientHttp2Session;
+  /** Until when a replica that refused a connection is passed over. */
+  restUntil = 0;
+  private backoffMs = BACKOFF_MIN_MS;
+  private active = 0;
+  private pinger?: NodeJS.Timeout;
+  private readonly opened = new WeakSet<http2.ClientHttp2Session>();
+
+  readonly target: Target;
+  private readonly onFailure: () => void;
+
+  constructor(target: Target, onFailure: () => void) {
+    this.target = target;
+    this.onFailure = onFailure;
+  }
+
+  connect(): http2.ClientHttp2Session {
+    const live = this.session;
+    if (live && !live.closed && !live.destroyed) return live;
+    const { authority, socketPath } = this.target;
+    const session = http2.connect(authority, {
+      ...(socketPath ? { createConnection: () => net.connect(socketPath) } : {}),
+      settings: { enablePush: false },
+      maxSessionMemory: 64,
+    });
+    this.session = session;
+    session.unref();
+    session.once("connect", () => {
+      this.opened.add(session);
+      this.backoffMs = BACKOFF_MIN_MS;
+      this.restUntil = 0;
+      // A replica that vanished without closing its connection (a lost node) is noticed by a ping,
+      // not by every call waiting out its deadline.
+      this.pinger = setInterval(() => {
+        if (session.closed || session.destroyed) return;
+        const timer = setTimeout(() => session.destroy(), PING_TIMEOUT_MS).unref();
+        session.ping((err) => {
+          clearTimeout(timer);
+          if (err) session.destroy();
+        });
+      }, PING_EVERY_MS).unref();
+    });
+    session.on("error", () => {
+      if (this.opened.has(session)) return; // an open connection that broke: "close" drops it
+      this.restUntil = Date.now() + this.backoffMs;
+      this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS);
+      this.onFailure();
+    });
+    // A server that is shutting down sends GOAWAY: calls in flight finish, new ones open a new connection.
+    session.on("goaway", () => this.drop(session));
+    session.on("close", () => this.drop(session));
+    return session;
+  }
+
+  /** Whether `session` ever connected (if not, nothing sent on it reached the server). */
+  reached(session: http2.ClientHttp2Session): boolean {
+    return this.opened.has(session);
+  }
+
+  /** Keeps the process alive only while a call is in flight, as grpc-js does. */
+  hold(session: http2.ClientHttp2Session): () => void {
+    if (this.active++ === 0) session.ref();
+    return () => {
+      if (--this.active === 0 && !session.destroyed) session.unref();
+    };
+  }
+
+  private drop(session: http2.ClientHttp2Session): void {
+    if (this.session !== session) return;
+    this.session = undefined;
+    this.active = 0;
+    clearInterval(this.pinger);
+  }
+
+  close(): void {
+    clearInterval(this.pinger);
+    this.session?.close();
+    this.session = undefined;
+  }
+}
+
+function parseTarget(entry: string): { host: string; port: number } | Target {
+  if (entry.startsWith("unix:")) {
+    const socketPath = entry.replace(/^unix:(\/\/)?/, "");
+    return { key: entry, authority: "http://localhost", socketPath };
+  }
+  const bare = entry.replace(/^dns:\/\/\/?/, "");
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(bare);
+  if (!m) throw new Error(`not a gRPC address: "${entry}" (expected host:port, a list of them, or unix:/path)`);
+  return { host: m[1] ?? m[2], port: Number(m[3]) };
+}
+
+function ipTarget(ip: string, port: number): Target {
+  const host = net.isIPv6(ip) ? `[${ip}]` : ip;
+  return { key: `${host}:${port}`, authority: `http://${host}:${port}` };
+}
+
+export class RpcClient {
+  private replicas: Replica[] = [];
+  private next = 0;
+  private readonly names: Array<{ host: string; port: number }> = [];
+  private resolvedAt = 0;
+  private resolving?: Promise<void>;
+  private closed = false;
+  private readonly methods: grpc.ServiceDefinition;
+
+  /**
+   * @param service the generated service (kit `lookupService`), for method paths and codecs
+   * @param addr `host:port`, `a:1,b:2`, a name with several DNS records, or `unix:/path`
+   */
+  constructor(service: grpc.ServiceClientConstructor, addr: string) {
+    this.methods = service.service;
+    const targets: Target[] = [];
+    for (const entry of addr
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const t = parseTarget(entry);
+      if ("key" in t) targets.push(t);
+      else if (net.isIP(t.host) || t.host === "localhost") targets.push(ipTarget(t.host, t.port));
+      else {
+        // Until the first lookup answers, the name itself is the one replica (the OS resolves it).
+        this.names.push(t);
+        targets.push({ key: `${t.host}:${t.port}`, authority: `http://${t.host}:${t.port}` });
+      }
+    }
+    if (targets.length === 0) throw new Error(`no gRPC address given ("${addr}")`);
+    this.replicas = targets.map((t) => new Replica(t, () => this.refresh(1_000)));
+    this.refresh(0);
+  }
+
+  /** Looks the names up again when the last lookup is older than `minAgeMs`. */
+  private refresh(minAgeMs: number): void {
+    if (this.names.length === 0 || this.resolving || this.closed) return;
+    if (Date.now() - this.resolvedAt < minAgeMs) return;
+    this.resolvedAt = Date.now();
+    this.resolving = Promise.all(
+      this.names.map(async ({ host, port }) =>
+        (await dns.lookup(host, { all: true })).map((a) => ipTarget(a.address, port)),
+      ),
+    )
+      .then((lists) => {
+        const fixed = this.replicas.filter((r) => !this.names.some((n) => r.target.key === `${n.host}:${n.port}`));
+        const wanted = [...new Map(lists.flat().map((t) => [t.key, t])).values()];
+        if (wanted.length === 0 || this.closed) return;
+        const keep = new Map(this.replicas.map((r) => [r.target.key, r]));
+        const next = [...fixed, ...wanted.map((t) => keep.get(t.key) ?? new Replica(t, () => this.refresh(1_000)))];
+        for (const r of this.replicas) if (!next.includes(r)) r.close();
+        this.replicas = [...new Set(next)];
+      })
+      .catch(() => {
+        // A failed lookup keeps the replicas we have; the next failure or period tries again.
+      })
+      .finally(() => {
+        this.resolving = undefined;
+      });
+  }
+
+  /** The next replica in turn, passing over those resting after a refused connection (unless all are). */
+  private pick(exclude?: Replica): Replica {
+    if (Date.now() - this.resolvedAt >= RESOLVE_EVERY_MS) this.refresh(RESOLVE_EVERY_MS);
+    const n = this.replicas.length;
+    const now = Date.now();
+    for (let i = 0; i < n; i++) {
+      const r = this.replicas[this.next++ % n];
+      if (r !== exclude && r.restUntil <= now) return r;
+    }
+    return this.replicas[this.next++ % n];
+  }
+
+  /** One unary call; a failure is a `GantryError` (the server's own, or one for the transport). */
+  unary<Req, Res>(method: string, request: Req, opts: CallOptions = {}): Promise<Res> {
+    const def = this.methods[method];
+    if (!def) return Promise.reject(new TypeError(`no method ${method} in this service`));
+    if (this.closed) return Promise.reject(new GantryError("unavailable", "the client is closed"));
+    const message = def.requestSerialize(request);
+    const frame = Buffer.allocUnsafe(5 + message.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(message.length, 1);
+    frame.set(message, 5);
+    const deadlineMs = Math.max(1, Math.ceil(opts.deadlineMs ?? 30_000));
+    const deadline = Date.now() + deadlineMs;
+    return new Promise<Res>((resolve, reject) => {
+      const attempt = (replica: Replica, triesLeft: number) => {
+        const session = replica.connect();
+        const release = replica.hold(session);
+        const left = deadline - Date.now();
+        let stream: http2.ClientHttp2Stream;
+        try {
+          stream = session.request(
+            {
+              ":method": "POST",
+              ":path": def.path,
+              "content-type": "application/grpc",
+              te: "trailers",
+              "grpc-timeout": `${Math.max(1, left)}m`,
+            },
+            { endStream: false },
+          );
+        } catch (err) {
+          release();
+          reject(new GantryError("unavailable", `cannot start a call to ${replica.target.key}`, { cause: err }));
+          return;
+        }
+        let status: string | undefined;
+        let details = "";
+        let errorTrailer: string | undefined;
+        let httpStatus = 0;
+        let timedOut = false;
+        let size = 0;
+        const chunks: Buffer[] = [];
+        const readStatus = (h: http2.IncomingHttpHeaders) => {
+          if (h["grpc-status"] === undefined) return;
+          status = String(h["grpc-status"]);
+          details = String(h["grpc-message"] ?? "");
+          const bin = h[ERROR_TRAILER];
+          errorTrailer = Array.isArray(bin) ? bin[0] : bin;
+        };
+        const timer = setTimeout(() => {
+          timedOut = true;
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+        }, left);
+        stream.on("response", (h) => {
+          httpStatus = Number(h[":status"]);
+          readStatus(h); // trailers-only: an error answered without a message
+        });
+        stream.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_MESSAGE_BYTES + 5) stream.close(http2.constants.NGHTTP2_CANCEL);
+          else chunks.push(chunk);
+        });
+        stream.on("trailers", readStatus);
+        stream.on("error", () => {
+          // Reported on "close", which always follows.
+        });
+        stream.on("close", () => {
+          clearTimeout(timer);
+          release();
+          if (status === "0") {
+            const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+            if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) {
+              reject(new GantryError("internal", `${method}: malformed or compressed response message`));
+              return;
+            }
+            try {
+              resolve(def.responseDeserialize(body.subarray(5)) as Res);
+            } catch (err) {
+              reject(new GantryError("internal", `${method}: undecodable response`, { cause: err }));
+            }
+            return;
+          }
+          if (status !== undefined) {
+            reject(statusError(Number(status), decodeMessage(details), errorTrailer));
+            return;
+          }
+          if (timedOut) {
+            reject(new GantryError("timeout", `${method} did not answer within ${deadlineMs} ms`));
+            return;
+          }
+          // Nothing came back. If the connection never opened, nothing was sent: another replica may take it.
+          if (!replica.reached(session) && triesLeft > 0 && this.replicas.length > 1) {
+            attempt(this.pick(replica), triesLeft - 1);
+            return;
+          }
+          const why = httpStatus && httpStatus !== 200 ? `HTTP ${httpStatus}` : "the connection failed";
+          reject(new GantryError("unavailable", `${method} to ${replica.target.key}: ${why}`));
+        });
+        stream.end(frame);
+      };
+      attempt(this.pick(), this.replicas.length - 1);
+    });
+  }
+
+  /** The replicas calls currently rotate over (`host:port`), for tests and diagnostics. */
+  get targets(): string[] {
+    return this.replicas.map((r) => r.target.key);
+  }
+
+  /** Resolves once pending name lookups have answered (tests). */
+  async settled(): Promise<void> {
+    await this.resolving;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const r of this.replicas) r.close();
+  }
+}
+
+/** grpc-message is percent-encoded (gRPC over HTTP/2 spec). */
+function decodeMessage(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** A non-OK status as a `GantryError`: the server's own when it sent one, else by the gRPC code. */
+export function statusError(grpcCode: number, details: string, errorTrailer?: string | Buffer): GantryError {
+  if (errorTrailer !== undefined) {
+    try {
+      const raw = typeof errorTrailer === "string" ? Buffer.from(errorTrailer, "base64") : errorTrailer;
+      const wire = JSON.parse(raw.toString("utf8")) as WireError;
+      if (isErrorCode(wire.code)) {
+        return new GantryError(wire.code, wire.message, {
+          reason: wire.reason,
+          details: wire.details,
+          retryAfterMs: wire.retryAfterMs,
+        });
+      }
+    } catch {
+      // fall through: judged by its status alone
+    }
+  }
+  return new GantryError(codeFromGrpcStatus(grpcCode), details || `gRPC status ${grpcCode}`);
+}

@@ -1,0 +1,171 @@
+/**
+ * @module kit/grpc-server
+ * The one gRPC server of every area service: unary gRPC over HTTP/2 on `node:http2`, serving
+ * grpc-js service definitions and handlers (`(call, callback)`, as `@grpc/grpc-js` has them) so
+ * that handlers and contracts are unchanged. grpc-js's server spent about 56 µs of CPU on a unary
+ * call that costs about 30 µs here (docs/benchmarks.md, *Findings*); every hop pays it.
+ *
+ * What it does not do, because nothing here uses it: streaming methods (answered UNIMPLEMENTED),
+ * compression (a compressed request is refused), TLS (the services sit inside the cluster network;
+ * see the chart's NetworkPolicy). Any gRPC client can call it: kubelet's gRPC probe, grpcurl,
+ * grpc-js, grpc-go.
+ */
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import type * as grpc from "@grpc/grpc-js";
+import { status as GrpcStatus } from "@grpc/grpc-js";
+
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+type UnaryHandler = (call: { request: unknown }, callback: (err: unknown, value?: unknown) => void) => void;
+
+interface Route {
+  method: grpc.MethodDefinition<unknown, unknown>;
+  handler: UnaryHandler;
+}
+
+/** Headers of a response that carries a status and no message ("Trailers-Only"). */
+function statusOnly(code: number, message: string, extra: http2.OutgoingHttpHeaders = {}): http2.OutgoingHttpHeaders {
+  return {
+    ":status": 200,
+    "content-type": "application/grpc",
+    "grpc-status": String(code),
+    "grpc-message": encodeURIComponent(message),
+    ...extra,
+  };
+}
+
+/** A handler's error (`toGrpcError`'s shape) as status headers; binary metadata goes base64. */
+function errorHeaders(err: unknown): http2.OutgoingHttpHeaders {
+  const e = (err ?? {}) as Partial<grpc.StatusObject>;
+  const extra: http2.OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(e.metadata?.getMap() ?? {})) {
+    extra[k] = Buffer.isBuffer(v) ? v.toString("base64") : String(v);
+  }
+  const code = typeof e.code === "number" && e.code !== GrpcStatus.OK ? e.code : GrpcStatus.UNKNOWN;
+  return statusOnly(code, e.details ?? "", extra);
+}
+
+export class RpcServer {
+  private readonly routes = new Map<string, Route>();
+  private readonly sessions = new Set<http2.ServerHttp2Session>();
+  private readonly server: http2.Http2Server;
+
+  constructor() {
+    this.server = http2.createServer({ maxSessionMemory: 64 });
+    this.server.on("session", (session) => {
+      this.sessions.add(session);
+      session.on("close", () => this.sessions.delete(session));
+      session.on("error", () => {});
+    });
+    this.server.on("stream", (stream, headers) => this.serve(stream, headers));
+  }
+
+  /** Serves the unary methods of `service` with `impl` (keyed by method name, as for grpc-js). */
+  addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {
+    for (const [name, method] of Object.entries(service)) {
+      const handler = impl[name] as UnaryHandler | undefined;
+      if (!handler || method.requestStream || method.responseStream) continue;
+      this.routes.set(method.path, { method: method as grpc.MethodDefinition<unknown, unknown>, handler });
+    }
+  }
+
+  private serve(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
+    stream.on("error", () => {});
+    const route = this.routes.get(String(headers[":path"]));
+    const type = String(headers["content-type"] ?? "");
+    if (!type.startsWith("application/grpc")) {
+      stream.respond({ ":status": 415 }, { endStream: true });
+      return;
+    }
+    if (!route) {
+      stream.respond(statusOnly(GrpcStatus.UNIMPLEMENTED, `unknown method ${headers[":path"]}`), { endStream: true });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_MESSAGE_BYTES + 5) chunks.push(chunk);
+    });
+    stream.on("end", () => {
+      if (stream.closed) return;
+      if (size > MAX_MESSAGE_BYTES + 5) {
+        this.fail(stream, GrpcStatus.RESOURCE_EXHAUSTED, `request larger than ${MAX_MESSAGE_BYTES} bytes`);
+        return;
+      }
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      if (body.length < 5 || body.readUInt32BE(1) !== body.length - 5) {
+        this.fail(stream, GrpcStatus.INTERNAL, "expected exactly one length-prefixed message");
+        return;
+      }
+      if (body[0] !== 0) {
+        this.fail(stream, GrpcStatus.UNIMPLEMENTED, "compressed messages are not accepted");
+        return;
+      }
+      let request: unknown;
+      try {
+        request = route.method.requestDeserialize(body.subarray(5));
+      } catch {
+        this.fail(stream, GrpcStatus.INTERNAL, "the request message does not decode");
+        return;
+      }
+      let answered = false;
+      const callback = (err: unknown, value?: unknown) => {
+        if (answered || stream.closed || stream.destroyed) return;
+        answered = true;
+        if (err) {
+          stream.respond(errorHeaders(err), { endStream: true });
+          return;
+        }
+        const message = route.method.responseSerialize(value);
+        const frame = Buffer.allocUnsafe(5 + message.length);
+        frame[0] = 0;
+        frame.writeUInt32BE(message.length, 1);
+        frame.set(message, 5);
+        stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+        stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+        stream.end(frame);
+      };
+      try {
+        route.handler({ request }, callback);
+      } catch {
+        callback({ code: GrpcStatus.INTERNAL, details: "internal error" });
+      }
+    });
+  }
+
+  private fail(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+    if (!stream.headersSent) stream.respond(statusOnly(code, message), { endStream: true });
+    else stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+  }
+
+  /** Listens on `host:port` (0: any free port) and resolves with the port. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(port, host, () => {
+        this.server.off("error", reject);
+        resolve((this.server.address() as AddressInfo).port);
+      });
+    });
+  }
+
+  /**
+   * Stops taking connections and tells clients to go elsewhere (GOAWAY); calls in flight finish.
+   * After `graceMs` what is left is cut off.
+   */
+  shutdown(graceMs = 5_000): Promise<void> {
+    return new Promise((resolve) => {
+      const force = setTimeout(() => {
+        for (const s of this.sessions) s.destroy();
+      }, graceMs);
+      force.unref();
+      this.server.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+      for (const s of this.sessions) s.close();
+    });
+  }
+}
