@@ -1,8 +1,9 @@
 /**
  * `npm run bench` end to end, in miniature, so the bench cannot rot between the runs that write
  * docs/benchmarks.md: the ceiling, a Gantry stack, the passthrough floor and the full chain on the
- * hop ability (interleaved), and `gantry.about`, 1 s each, nothing written to docs/. It asserts what
- * the run reports, never how fast anything was (speed is the bench's job, not the tests').
+ * hop ability (interleaved), and `gantry.about`, 1 s each, nothing written to docs/; and the
+ * scale-out group (two gateways and two workspace replicas vs one and one). It asserts what the run
+ * reports, never how fast anything was (speed is the bench's job, not the tests').
  * express-gateway is left out: installing it needs the npm registry.
  */
 import { test } from "node:test";
@@ -13,7 +14,8 @@ import os from "node:os";
 import path from "node:path";
 import type { BenchReport } from "./lib/report.ts";
 
-test("a one-second bench run measures every asked-for target and reports it", { timeout: 240_000 }, async () => {
+/** `npm run bench` in miniature (1 s per target, nothing written to docs/): its report and what it printed. */
+async function runBench(targets: string): Promise<{ report: BenchReport; printed: string }> {
   const json = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-run-")), "run.json");
   const args = [
     "--duration",
@@ -23,7 +25,7 @@ test("a one-second bench run measures every asked-for target and reports it", { 
     "--slices",
     "2",
     "--targets",
-    "ceiling,passthrough:hop,gantry:hop,gantry:gantry.about",
+    targets,
     "--no-cold-start",
     "--no-profile",
     "--no-write",
@@ -41,8 +43,11 @@ test("a one-second bench run measures every asked-for target and reports it", { 
     child.on("close", resolve);
   });
   assert.equal(code, 0, out.join("").slice(-3000));
+  return { report: JSON.parse(fs.readFileSync(json, "utf8")) as BenchReport, printed: out.join("") };
+}
 
-  const report = JSON.parse(fs.readFileSync(json, "utf8")) as BenchReport;
+test("a one-second bench run measures every asked-for target and reports it", { timeout: 240_000 }, async () => {
+  const { report, printed } = await runBench("ceiling,passthrough:hop,gantry:hop,gantry:gantry.about");
   const byId = new Map(report.rows.map((r) => [r.id, r]));
   const hop = report.rows.find((r) => r.group === "passthrough")?.ability;
   assert.ok(hop, `a passthrough row; rows: ${[...byId.keys()].join(", ")}`);
@@ -63,7 +68,39 @@ test("a one-second bench run measures every asked-for target and reports it", { 
     byId.get(`gantry:${hop}`)!.load.responses,
     "the unwired hop answers 501",
   );
-  const printed = out.join("");
   assert.match(printed, /target: full chain vs passthrough floor, same ability/);
   assert.match(printed, /### Throughput and latency/);
+});
+
+test("the scale-out group measures 1 gateway × 1 replica and 2 × 2, and the calls reach both replicas", {
+  timeout: 180_000,
+}, async () => {
+  const { report, printed } = await runBench("scaleout");
+  assert.deepEqual(report.skipped, [], "nothing skipped");
+  assert.deepEqual(
+    report.rows.map((r) => [r.id, r.scaleout]),
+    [
+      ["scaleout:1x1", { gateways: 1, replicas: 1 }],
+      ["scaleout:2x2", { gateways: 2, replicas: 2 }],
+    ],
+  );
+  for (const r of report.rows) {
+    assert.ok(r.load.responses > 0, `${r.id} answered`);
+    assert.equal(r.unexpected, undefined, `${r.id}: ${r.unexpected}`);
+    assert.equal(r.slices, 2, `${r.id} ran in alternating slices`);
+  }
+  // Every process of the 2 × 2 configuration did work: the load reached both gateways, and each
+  // gateway's calls reached both workspace replicas.
+  const wide = report.rows[1].cpu.byProcess;
+  for (const name of ["gateway", "gateway-2", "workspace", "workspace-2", "redis"]) {
+    const p = wide.find((x) => x.name === name);
+    assert.ok(p && p.cores > 0, `${name} worked: ${JSON.stringify(wide)}`);
+  }
+  assert.equal(
+    report.rows[0].cpu.byProcess.filter((p) => p.name.startsWith("workspace")).length,
+    1,
+    "1 × 1 counts one replica",
+  );
+  assert.match(printed, /### Scale-out/);
+  assert.match(printed, /target: scale-out: contact\.get, 2 gateways × 2 replicas vs 1 gateway × 1 replica/);
 });

@@ -10,6 +10,9 @@
  *   gantry           the real gateway, full policy chain (auth, scope, rate limit set high, validation,
  *                    audit, metrics) on gantry.about, an unwired ability (hop + 501) and the wired
  *                    abilities that answer 200 (key.inspect, contact.get, contact.create, memory.search)
+ *   scaleout         contact.get through 2 gateway processes and 2 workspace replicas (Redis rate
+ *                    limits, round robin over the replicas) vs 1 gateway and 1 replica, interleaved,
+ *                    with CPU by process (bench/lib/scaleout.ts)
  * plus the cold start of `npm start`, whole-stack idle RSS, and a `--cpu-prof` profile of the gateway.
  *
  * Not in the default run (`--targets memory`, see bench/lib/memory.ts):
@@ -46,9 +49,11 @@ import {
   type Workload,
 } from "./lib/gantry.ts";
 import { summarizeProfile } from "./lib/profile.ts";
+import { runSplitLoad, startScaleout } from "./lib/scaleout.ts";
 import {
   renderMarkdown,
   renderSvg,
+  renderScaleoutSvg,
   writeDoc,
   writeMemoryDoc,
   checks,
@@ -75,9 +80,9 @@ const HELP = `Usage: npm run bench -- [options]
   --duration <s>          measured seconds per target (default 10)
   --connections <n>       concurrent connections (default 64)
   --warmup <s>            warm-up seconds per target, discarded (default 1)
-  --targets <list>        comma-separated: ceiling, express-gateway, passthrough, gantry, memory,
-                          or one ability: gantry:<id>, passthrough:<id> (<id> may be "hop", the
-                          unwired ability picked at run time). Default: the first four groups
+  --targets <list>        comma-separated: ceiling, express-gateway, passthrough, gantry, scaleout,
+                          memory, or one ability: gantry:<id>, passthrough:<id> (<id> may be "hop",
+                          the unwired ability picked at run time). Default: the first five groups
                           (memory takes 3-4 minutes more at the default sizes: ask for it).
   --memory-sizes <list>   memory group: memories per collection, one collection each
                           (default 1000,10000,100000)
@@ -106,7 +111,7 @@ const { values: opts } = parseArgs({
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "64" },
     warmup: { type: "string", default: "1" },
-    targets: { type: "string", default: "ceiling,express-gateway,passthrough,gantry" },
+    targets: { type: "string", default: "ceiling,express-gateway,passthrough,gantry,scaleout" },
     "profile-duration": { type: "string", default: "6" },
     slices: { type: "string", default: "2" },
     "wait-quiet": { type: "string", default: "0" },
@@ -151,7 +156,7 @@ const wanted = opts.targets
   .split(",")
   .map((t) => t.trim())
   .filter(Boolean);
-const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry", "memory"]);
+const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry", "scaleout", "memory"]);
 for (const t of wanted) {
   const [g, ability] = t.split(":", 2);
   if (
@@ -181,8 +186,11 @@ interface Proc {
 }
 
 /** What a target is (as its report row names it) and how to load and watch it. */
-interface MeasureSpec extends Pick<TargetRow, "id" | "group" | "label" | "ability" | "note" | "expectStatus"> {
+interface MeasureSpec
+  extends Pick<TargetRow, "id" | "group" | "label" | "ability" | "note" | "expectStatus" | "scaleout"> {
   load: Omit<LoadSpec, "connections" | "durationSec" | "warmupSec">;
+  /** Load these URLs at once instead of `load.url`, the connections split between them (scaleout). */
+  splitOver?: string[];
   /** Every process involved (peak RSS, CPU, settle). */
   procs: () => Proc[];
   /** The process that speaks HTTP to the load generator. */
@@ -233,7 +241,9 @@ async function measureSlice(spec: MeasureSpec, seconds: number, warm: number): P
   const sampler = new RssSampler([pids, [spec.front()]]);
   await sampler.start();
   const conns = spec.connections ?? connections;
-  if (warm > 0) await runLoad({ ...spec.load, connections: conns, durationSec: warm, warmupSec: 0 });
+  const run = (l: LoadSpec, t?: (sorted: Float64Array) => void) =>
+    spec.splitOver ? runSplitLoad(l, spec.splitOver, t) : runLoad(l, t);
+  if (warm > 0) await run({ ...spec.load, connections: conns, durationSec: warm, warmupSec: 0 });
   if (warm > 0 && spec.settleAfterWarmup) await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
   const cpu = new CpuMeter(pids);
   const lines0 = spec.lines();
@@ -242,7 +252,7 @@ async function measureSlice(spec: MeasureSpec, seconds: number, warm: number): P
   let load: LoadResult;
   let peaks: number[];
   try {
-    load = await runLoad({ ...spec.load, connections: conns, durationSec: seconds, warmupSec: 0 }, (t) => (times = t));
+    load = await run({ ...spec.load, connections: conns, durationSec: seconds, warmupSec: 0 }, (t) => (times = t));
   } finally {
     peaks = await sampler.stop();
   }
@@ -284,6 +294,7 @@ function toRow(spec: MeasureSpec, slices: Slice[]): TargetRow {
     logLines: slices.reduce((t, s) => t + s.lines, 0),
     unexpected,
     ...(slices.length > 1 ? { slices: slices.length } : {}),
+    ...(spec.scaleout ? { scaleout: spec.scaleout } : {}),
   };
   log(
     `  ${spec.label}${slices.length > 1 ? ` (${slices.length} slices)` : ""}: ${Math.round(load.rps).toLocaleString("en-US")} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, peak RSS ${(peakRss / MiB).toFixed(0)} MiB` +
@@ -332,11 +343,15 @@ const jsonPost = (key: string | undefined, input: unknown) => ({
  */
 function publish(report: BenchReport): void {
   for (const c of checks(report))
-    log(`target: ${c.what}: ${c.measured} (wanted ${c.target}) → ${c.met ? "met" : "NOT met"}`);
+    log(
+      `target: ${c.what}: ${c.measured} (wanted ${c.target})${c.met === undefined ? "" : ` → ${c.met ? "met" : "NOT met"}`}`,
+    );
   const docs = path.join(REPO_ROOT, "docs");
   if (report.rows.length > 0) {
     if (opts.write) {
       fs.writeFileSync(path.join(docs, "benchmarks.svg"), renderSvg(report));
+      const scaleout = renderScaleoutSvg(report);
+      if (scaleout) fs.writeFileSync(path.join(docs, "benchmarks-scaleout.svg"), scaleout);
       writeDoc(path.join(docs, "benchmarks.md"), report, "benchmarks.svg");
       log(`wrote docs/benchmarks.md and docs/benchmarks.svg (${Math.round(report.totalSec)} s in all)`);
     } else {
@@ -716,7 +731,43 @@ async function main(): Promise<void> {
   }
   await stopAll();
 
-  // ---- (5) memory: search at 1k/10k/100k memories, save throughput -----------------------------
+  // ---- (5) scale-out: 2 gateways × 2 workspace replicas vs 1 × 1, interleaved --------------------
+  if (wants("scaleout")) {
+    let setup: Awaited<ReturnType<typeof startScaleout>> | undefined;
+    try {
+      setup = await startScaleout(log, path.resolve(REPO_ROOT, opts["gateway-main"]), children);
+    } catch (err) {
+      log(`skip scaleout: ${(err as Error).message}`);
+      skipped.push({ id: "scaleout", why: (err as Error).message.split("\n")[0] });
+    }
+    if (setup) {
+      try {
+        log("scale-out: contact.get, interleaved");
+        const specs = setup.targets.map(
+          (t): MeasureSpec => ({
+            id: t.id,
+            group: "scaleout",
+            label: t.label,
+            ability: "contact.get",
+            note: t.note,
+            expectStatus: 200,
+            scaleout: t.shape,
+            load: { url: t.urls[0], ...jsonPost(t.authorization, t.input) },
+            splitOver: t.urls,
+            procs: t.procs,
+            front: t.front,
+            processesLabel: t.processesLabel,
+            lines: t.lines,
+          }),
+        );
+        rows.push(...(await measureInterleaved(specs, slicesPerPair)));
+      } finally {
+        await setup.stop();
+      }
+    }
+  }
+
+  // ---- (6) memory: search at 1k/10k/100k memories, save throughput -----------------------------
   let memory: MemoryReport | undefined;
   if (wants("memory")) memory = await memoryGroup(children);
 

@@ -6,6 +6,9 @@
  *    OpenAPI schemas (strict: unknown fields fail), and the rendered manifests hold what issue 8
  *    asks for: a Deployment + Service per area service and the gateway, gRPC and HTTP probes,
  *    migration hook Jobs, HPAs, PDBs, NetworkPolicies, locked-down pods, Secrets vs ConfigMaps;
+ *    and what issue 19's scale-out asks for: a headless Service per area service that every
+ *    caller's `*_ADDR` names (client-side round robin over every pod), replica counts as set, and
+ *    the gateway replicas sharing rate limits through Redis;
  *  - the chart's refusals (bad values fail the render with a message naming the value);
  *  - the Dockerfile (hadolint) and infra/compose.yaml (the compose-spec JSON Schema).
  */
@@ -250,7 +253,19 @@ for (const set of VALUE_SETS) {
         assert.deepEqual(c.args, [s.name], "the image entry point runs the service named in args");
         assert.equal(c.ports[0].containerPort, s.defaultPort);
         assert.deepEqual(svc.spec.selector, dep.spec.selector.matchLabels);
+        // The headless twin: its DNS name answers with every ready pod's IP, so a caller's gRPC
+        // client balances calls over the pods instead of riding one connection to one of them.
+        const headless = r.find("Service", `${FULLNAME}-${s.name}-headless`);
+        assert.ok(headless, `headless Service ${s.name}`);
+        assert.equal(headless.spec.clusterIP, "None");
+        assert.notEqual(headless.spec.publishNotReadyAddresses, true, "only ready pods are called");
+        assert.deepEqual(headless.spec.selector, dep.spec.selector.matchLabels);
+        assert.deepEqual(
+          headless.spec.ports.map((p: Obj) => [p.name, p.port, p.targetPort, p.appProtocol]),
+          [["grpc", s.defaultPort, "grpc", "kubernetes.io/h2c"]],
+        );
       }
+      assert.equal(r.find("Service", `${FULLNAME}-gateway-headless`), undefined, "the gateway is HTTP: no twin");
       const gw = r.find("Service", `${FULLNAME}-gateway`)!;
       assert.equal(gw.spec.ports[0].targetPort, "http");
       assert.equal(
@@ -278,7 +293,7 @@ for (const set of VALUE_SETS) {
         const cm = r.find("ConfigMap", `${FULLNAME}-${w}`);
         assert.ok(cm, `ConfigMap ${w}`);
         for (const s of AREA_SERVICES)
-          assert.equal(cm.data[s.addrEnv], `${FULLNAME}-${s.name}:${s.defaultPort}`, `${w} ${s.addrEnv}`);
+          assert.equal(cm.data[s.addrEnv], `${FULLNAME}-${s.name}-headless:${s.defaultPort}`, `${w} ${s.addrEnv}`);
         assert.match(cm.data.NATS_URL, /^nats:\/\//);
         if (w === "gateway") assert.equal(cm.data.PORT, String(GATEWAY_DEFAULT_PORT));
         else assert.equal(cm.data.GRPC_PORT, String(AREA_SERVICES.find((s) => s.name === w)!.defaultPort));
@@ -519,6 +534,24 @@ for (const set of VALUE_SETS) {
         assert.equal(egressTo(np("migrations"), values.postgres.port).length, 1, "migration Jobs reach Postgres");
     });
 
+    test("gateway replicas share rate limits through Redis whenever there can be more than one", () => {
+      const r = render();
+      const gw = workload(values, "gateway");
+      const most = gw.autoscaling.enabled ? gw.autoscaling.maxReplicas : gw.replicas;
+      if (most <= 1) return;
+      assert.equal(values.redis.enabled, true, `${most} gateway replicas and no Redis`);
+      const cm = r.find("ConfigMap", `${FULLNAME}-gateway`)!;
+      const env = r.find("Deployment", `${FULLNAME}-gateway`)!.spec.template.spec.containers[0].env ?? [];
+      if (values.redis.bundled.enabled) {
+        assert.equal(cm.data.REDIS_URL, `redis://${FULLNAME}-redis:${values.redis.port}`);
+        assert.ok(r.find("Deployment", `${FULLNAME}-redis`), "the bundled Redis runs");
+      } else
+        assert.deepEqual(env.find((e: Obj) => e.name === "REDIS_URL")?.valueFrom?.secretKeyRef, {
+          name: values.secrets.existingSecret || FULLNAME,
+          key: "REDIS_URL",
+        });
+    });
+
     test("the Ingress, when enabled, routes to the gateway only", () => {
       const r = render();
       const ingresses = r.all("Ingress");
@@ -531,6 +564,54 @@ for (const set of VALUE_SETS) {
     });
   });
 }
+
+test("scale-out as the bench measures it: 2 gateways, 2 workspace pods, every caller sees every pod", () => {
+  requireTools();
+  const r = helmTemplate([
+    "--set",
+    "gateway.autoscaling.enabled=false",
+    "--set",
+    "gateway.replicas=2",
+    "--set",
+    "services.workspace.autoscaling.enabled=false",
+    "--set",
+    "services.workspace.replicas=2",
+  ]);
+  assert.equal(r.code, 0, r.out);
+  const docs = parseDocs(r.stdout);
+  const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata?.name === name);
+  assert.equal(find("Deployment", `${FULLNAME}-gateway`)!.spec.replicas, 2);
+  assert.equal(find("Deployment", `${FULLNAME}-workspace`)!.spec.replicas, 2);
+  assert.equal(find("HorizontalPodAutoscaler", `${FULLNAME}-workspace`), undefined);
+  assert.equal(find("HorizontalPodAutoscaler", `${FULLNAME}-keys`)?.spec.maxReplicas, 4, "the others still autoscale");
+  assert.equal(find("Service", `${FULLNAME}-workspace-headless`)!.spec.clusterIP, "None");
+  const gw = find("ConfigMap", `${FULLNAME}-gateway`)!.data;
+  assert.equal(gw.WORKSPACE_ADDR, `${FULLNAME}-workspace-headless:50057`);
+  assert.equal(gw.REDIS_URL, `redis://${FULLNAME}-redis:6379`, "Redis is on by default");
+  const v = kubeconform(r.stdout);
+  assert.equal(v.code, 0, v.problems.join("\n"));
+});
+
+test("NOTES.txt warns when gateway replicas would each count rate limits on their own", () => {
+  requireTools();
+  assert.match(
+    renderNotes(["--set", "redis.enabled=false"]),
+    /WARNING: redis\.enabled is false while the gateway runs more than one replica/,
+  );
+  assert.doesNotMatch(renderNotes([]), /WARNING/);
+  assert.doesNotMatch(
+    renderNotes([
+      "--set",
+      "redis.enabled=false",
+      "--set",
+      "gateway.autoscaling.enabled=false",
+      "--set",
+      "gateway.replicas=1",
+    ]),
+    /WARNING/,
+    "one gateway needs no shared counter",
+  );
+});
 
 describe("the chart refuses bad values with a message naming them", () => {
   const refuse = (args: string[], pattern: RegExp) => {

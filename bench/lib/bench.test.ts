@@ -1,8 +1,8 @@
 /**
  * Unit tests of the bench's pure parts: the profile summary (time window, self and inclusive time),
  * the report (target checks, doc blocks that keep hand-written text, one history line per run), the
- * /proc readers, the RSS sampler thread, merging slices, and the memory group's floor (same ranking
- * as the service's partition) and block. bench/run.test.ts runs the bench itself, in miniature.
+ * /proc readers, the RSS sampler thread, merging slices and concurrent runs, the scale-out section,
+ * and the memory group's floor (same ranking as the service's partition) and block. bench/run.test.ts runs the bench itself, in miniature.
  *
  * Run: npm test -- bench
  */
@@ -12,7 +12,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { categorize, summarizeProfile } from "./profile.ts";
-import { checks, historyRow, perCpuSecond, renderSvg, writeDoc, type BenchReport, type TargetRow } from "./report.ts";
+import {
+  checks,
+  historyRow,
+  perCpuSecond,
+  renderMarkdown,
+  renderScaleoutSvg,
+  renderSvg,
+  writeDoc,
+  type BenchReport,
+  type TargetRow,
+} from "./report.ts";
+import { mergeConcurrent } from "./scaleout.ts";
 import { CpuMeter, RssSampler, memoryOf, processTrees, rssBytes } from "./proc-stats.ts";
 import { spawnSync } from "node:child_process";
 import { mergeLoads, type LoadResult } from "./load.ts";
@@ -240,6 +251,86 @@ test("mergeLoads adds slices up and takes percentiles over every response", () =
   assert.equal(m.errors, 2);
   assert.equal(m.bytesPerResponse, 200);
   assert.equal(mergeLoads([fast]), fast.load, "one slice is its own result");
+});
+
+test("mergeConcurrent adds up runs that happened at once: rates add, seconds are the longest run's", () => {
+  const run = (times: number[], seconds: number) => ({
+    times: Float64Array.from(times).sort(),
+    load: {
+      responses: times.length,
+      rps: times.length / seconds,
+      p50: NaN,
+      p90: NaN,
+      p99: NaN,
+      max: NaN,
+      statuses: { "200": times.length },
+      errors: 0,
+      timeouts: 0,
+      bytesPerResponse: 100,
+      seconds,
+    },
+  });
+  // Two gateways loaded for the same 2 s: 100 responses each, one of them slower.
+  const a = run(
+    Array.from({ length: 100 }, (_, i) => 1 + i / 100),
+    2,
+  );
+  const b = run(
+    Array.from({ length: 100 }, (_, i) => 10 + i / 10),
+    2.1,
+  );
+  const { load: m, times } = mergeConcurrent([a, b]);
+  assert.equal(m.responses, 200);
+  assert.equal(m.rps, 50 + 100 / 2.1, "the rates of runs side by side add up");
+  assert.equal(m.seconds, 2.1);
+  assert.equal(m.p99, 19.7, "percentiles over every response of both");
+  assert.deepEqual(m.statuses, { "200": 200 });
+  assert.equal(times.length, 200);
+  assert.ok(
+    times.every((t, i) => i === 0 || times[i - 1] <= t),
+    "sorted, for slices merged later",
+  );
+});
+
+test("the scale-out section reports the ratio, CPU per response by part and the cores the machine had", () => {
+  const scaled = (id: string, gateways: number, replicas: number, rps: number, p99: number): TargetRow => ({
+    ...row(id, "scaleout", rps, p99, 0),
+    scaleout: { gateways, replicas },
+    cpu: {
+      byProcess: [
+        ...Array.from({ length: gateways }, (_, i) => ({
+          name: i ? `gateway-${i + 1}` : "gateway",
+          cores: 0.8 / gateways,
+        })),
+        ...Array.from({ length: replicas }, (_, i) => ({
+          name: i ? `workspace-${i + 1}` : "workspace",
+          cores: 0.5 / replicas,
+        })),
+        { name: "keys", cores: 0.02 },
+        { name: "postgres", cores: 0.2 },
+        { name: "nats", cores: 0.03 },
+        { name: "redis", cores: 0.05 },
+      ],
+      loadGenerator: 0.3,
+      other: 0.1,
+    },
+  });
+  const rep = report([scaled("scaleout:1x1", 1, 1, 2_000, 50), scaled("scaleout:2x2", 2, 2, 1_900, 80)]);
+  const md = renderMarkdown(rep, "benchmarks.svg");
+  assert.match(md, /### Scale-out/);
+  assert.match(md, /!\[[^\]]*\]\(benchmarks-scaleout\.svg\)/);
+  // 2 × 2: 0.8 cores of gateways / 1,900 req/s = 421 µs per response, workspace 0.5 / 1,900 = 263 µs.
+  assert.match(
+    md,
+    /\| 2 gateways × 2 replicas \| 1,900 \| 0\.95× \| [\d.]+ \| 80\.0 \| 1\.60× \| 421 \| 263 \| 158 \| 2\.00 \| 200 \|/,
+  );
+  assert.match(md, /cores were 100% busy during it .*the cores are the ceiling here/);
+  const check = checks(rep).find((c) => c.what.startsWith("scale-out"));
+  assert.equal(check?.measured, "0.95× req/s, 1.60× p99; 2.0 of 2 cores busy");
+  assert.equal(check?.met, undefined, "reported, not judged: the issue asks for the measurement");
+  assert.match(renderScaleoutSvg(rep) ?? "", /2 cores<\/text>/);
+  assert.equal(renderScaleoutSvg(report(ROWS)), undefined, "no scale-out rows, no chart");
+  assert.doesNotMatch(renderMarkdown(report(ROWS), "benchmarks.svg"), /### Scale-out/);
 });
 
 test("RssSampler keeps sampling while the load generator's thread is busy", async () => {

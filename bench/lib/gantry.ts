@@ -14,6 +14,7 @@ import { abilityById, catalogue } from "@gantry/proto/catalogue";
 import { REPO_ROOT } from "../../infra/runner/stack.ts";
 import { freePort } from "../../infra/runner/ports.ts";
 import { httpHealthy } from "../../infra/runner/health.ts";
+import type { StackOptions } from "../../infra/runner/stack.ts";
 import { startTestStack, type TestStack } from "../../infra/testing/stack.ts";
 import { Dispatcher } from "../../gateway/src/dispatch.ts";
 import { startChild, type Child } from "./child.ts";
@@ -44,9 +45,13 @@ export interface Workload {
 
 export const RATE_LIMIT_HIGH = "1000000000";
 
-export async function startGantryStack(): Promise<{ ts: TestStack; seconds: number }> {
+/** `shape`: which services, replicas, Redis (the scale-out group); default every service, once. */
+export async function startGantryStack(
+  shape: Pick<StackOptions, "services" | "replicas" | "redis"> = {},
+): Promise<{ ts: TestStack; seconds: number }> {
   const t0 = performance.now();
   const ts = await startTestStack({
+    ...shape,
     gateways: 0,
     healthTimeoutMs: 120_000,
     // Measured as production runs: no result-contract check (tests turn it on). The memory target
@@ -66,20 +71,24 @@ export async function startGantryStack(): Promise<{ ts: TestStack; seconds: numb
   return { ts, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** Starts `node gateway/src/main.ts` (or `main`) against the stack; `nodeOptions` e.g. `--cpu-prof`. */
+/**
+ * Starts `node gateway/src/main.ts` (or `main`) against the stack; `nodeOptions` e.g. `--cpu-prof`;
+ * `env` overrides the stack's (e.g. one replica's address), `name` labels its output.
+ */
 export async function startGateway(
   ts: TestStack,
   nodeOptions?: string,
   main = "gateway/src/main.ts",
+  { env: extra = {}, name = "gateway" }: { env?: Record<string, string>; name?: string } = {},
 ): Promise<Child & { url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, ...ts.stack.env, PORT: String(port), HOST: "127.0.0.1" };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...ts.stack.env, ...extra, PORT: String(port), HOST: "127.0.0.1" };
   if (!ts.stack.env.REDIS_URL) delete env.REDIS_URL;
   delete env.NODE_TEST_CONTEXT;
   if (nodeOptions) env.NODE_OPTIONS = [process.env.NODE_OPTIONS, nodeOptions].filter(Boolean).join(" ");
   const child = await startChild({
-    name: "gateway",
+    name,
     command: process.execPath,
     args: [main],
     cwd: REPO_ROOT,

@@ -10,7 +10,7 @@ import type { ProfileSummary } from "./profile.ts";
 import { renderMemoryMarkdown, type MemoryReport } from "./memory-report.ts";
 import { fmtInt, fmtX } from "./format.ts";
 
-export type Group = "ceiling" | "peer" | "passthrough" | "gantry";
+export type Group = "ceiling" | "peer" | "passthrough" | "gantry" | "scaleout";
 
 export interface TargetRow {
   /** `ceiling`, `express-gateway`, `passthrough:<ability>`, `gantry:<ability>` */
@@ -39,6 +39,8 @@ export interface TargetRow {
   unexpected?: string;
   /** Measured in this many slices, alternating with the target it is compared with (`--slices`). */
   slices?: number;
+  /** Scale-out rows (`scaleout:<gateways>x<replicas>`): how many gateway processes and service replicas. */
+  scaleout?: { gateways: number; replicas: number };
 }
 
 export interface BenchReport {
@@ -87,9 +89,9 @@ export function perCpuSecond(r: TargetRow): number {
   return c > 0 ? r.load.rps / c : NaN;
 }
 
-/** CPU microseconds per response in the HTTP front process (first in `byProcess`). */
+/** CPU microseconds per response in the HTTP front process (first in `byProcess`; every gateway of a scale-out row). */
 export function frontMicros(r: TargetRow): number {
-  const c = r.cpu.byProcess[0]?.cores ?? 0;
+  const c = r.scaleout ? coresOf(r, (n) => n.startsWith("gateway")) : (r.cpu.byProcess[0]?.cores ?? 0);
   return r.load.rps > 0 ? (c / r.load.rps) * 1e6 : NaN;
 }
 
@@ -151,6 +153,14 @@ export function checks(rep: BenchReport): Check[] {
       met: x >= 0.75,
     });
   }
+  const so = scaleoutPair(rep);
+  if (so)
+    out.push({
+      what: `scale-out: contact.get, ${shapeName(so.wide)} vs ${shapeName(so.base)}`,
+      target: "measured",
+      measured: `${fmtX(so.wide.load.rps / so.base.load.rps)} req/s, ${fmtX(so.wide.load.p99 / so.base.load.p99)} p99; ${busyCores(so.wide).toFixed(1)} of ${rep.machine.nproc} cores busy`,
+      met: undefined,
+    });
   const { npmStartFirstSec: first, npmStartRestartSec: again } = rep.coldStart;
   if (again !== undefined)
     out.push({
@@ -238,6 +248,7 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
       L.push(`After: ${rep.idleAfter.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
     L.push("");
   }
+  L.push(...renderScaleoutMarkdown(rep, chartFile.replace(/\.svg$/, "-scaleout.svg")));
   L.push("### Cold start");
   L.push("");
   L.push("| what | seconds |");
@@ -250,9 +261,10 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
     L.push(
       `| \`npm start\` until \`GET /health\` = 200, data dir kept (a restart) | ${rep.coldStart.npmStartRestartSec.toFixed(1)} |`,
     );
-  L.push(
-    `| bench stack (\`startStack\`, ephemeral Postgres, every service; gateway started after) | ${rep.coldStart.benchStackSec.toFixed(1)} |`,
-  );
+  if (Number.isFinite(rep.coldStart.benchStackSec))
+    L.push(
+      `| bench stack (\`startStack\`, ephemeral Postgres, every service; gateway started after) | ${rep.coldStart.benchStackSec.toFixed(1)} |`,
+    );
   if (rep.coldStart.firstCallMs !== undefined) {
     L.push(
       `| first \`gantry.about\` call after the gateway is healthy (key lookup, first validation) | ${(rep.coldStart.firstCallMs / 1000).toFixed(3)} |`,
@@ -396,6 +408,7 @@ const COLORS: Record<Group, string> = {
   peer: "#e07b39",
   passthrough: "#6c8ebf",
   gantry: "#2f855a",
+  scaleout: "#805ad5",
 };
 
 function esc(s: string): string {
@@ -455,18 +468,180 @@ export function renderSvg(rep: BenchReport): string {
   });
   const ly = top + rows.length * rowH + 24;
   let lx = 12;
-  for (const [g, label] of [
+  const legend: Array<[Group, string]> = [
     ["ceiling", "ceiling: bare node:http"],
     ["peer", "express-gateway 1.16"],
     ["passthrough", "Gantry passthrough floor (HTTP → gRPC only)"],
     ["gantry", "Gantry full chain"],
-  ] as Array<[Group, string]>) {
+  ];
+  if (rows.some((r) => r.group === "scaleout")) legend.push(["scaleout", "scale-out"]);
+  for (const [g, label] of legend) {
     s.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${COLORS[g]}"/>`);
     s.push(`<text x="${lx + 16}" y="${ly}">${esc(label)}</text>`);
     lx += 30 + label.length * 6.4;
   }
   s.push(
     `<text x="12" y="${ly + 20}" fill="#555">Ratios measured side by side on one shared 2-core machine (the load generator uses one core); ⇥ = bar cut, off scale. See docs/benchmarks.md.</text>`,
+  );
+  s.push("</svg>");
+  return s.join("\n");
+}
+
+// ---- scale-out -------------------------------------------------------------------------------
+
+const shapeName = (r: TargetRow) =>
+  r.scaleout
+    ? `${r.scaleout.gateways} gateway${r.scaleout.gateways === 1 ? "" : "s"} × ${r.scaleout.replicas} replica${r.scaleout.replicas === 1 ? "" : "s"}`
+    : r.label;
+
+/** The baseline (fewest processes) and the widest scale-out row, when the run has both. */
+function scaleoutPair(rep: BenchReport): { base: TargetRow; wide: TargetRow; all: TargetRow[] } | undefined {
+  const all = rep.rows.filter((r) => r.scaleout);
+  if (all.length < 2) return undefined;
+  const size = (r: TargetRow) => r.scaleout!.gateways + r.scaleout!.replicas;
+  const sorted = [...all].sort((a, b) => size(a) - size(b));
+  return { base: sorted[0], wide: sorted[sorted.length - 1], all };
+}
+
+/** Cores the whole machine used during a row's run: its processes, the load generator and everything else. */
+function busyCores(r: TargetRow): number {
+  return involvedCores(r) + r.cpu.loadGenerator + r.cpu.other;
+}
+
+/** Where a scale-out row's CPU went, by part of the stack (replicas and gateways summed). */
+const SCALEOUT_PARTS: Array<{ part: string; color: string; cores: (r: TargetRow) => number }> = [
+  { part: "gateways", color: "#2f855a", cores: (r) => coresOf(r, (n) => n.startsWith("gateway")) },
+  { part: "workspace", color: "#805ad5", cores: (r) => coresOf(r, (n) => n.startsWith("workspace")) },
+  { part: "keys", color: "#6c8ebf", cores: (r) => coresOf(r, (n) => n === "keys") },
+  { part: "Postgres", color: "#336791", cores: (r) => coresOf(r, (n) => n === "postgres") },
+  { part: "NATS + Redis", color: "#c05621", cores: (r) => coresOf(r, (n) => n === "nats" || n === "redis") },
+  { part: "load generator", color: "#9aa5b1", cores: (r) => r.cpu.loadGenerator },
+  { part: "rest of the machine", color: "#d6dbe0", cores: (r) => r.cpu.other },
+];
+
+function coresOf(r: TargetRow, match: (name: string) => boolean): number {
+  return r.cpu.byProcess.filter((p) => match(p.name)).reduce((n, p) => n + p.cores, 0);
+}
+
+/** µs of CPU per response spent by the processes `match` selects. */
+function microsPerCall(r: TargetRow, match: (name: string) => boolean): number {
+  return r.load.rps > 0 ? (coresOf(r, match) / r.load.rps) * 1e6 : NaN;
+}
+
+/** The scale-out section of the results block (empty when the run had no scale-out rows). */
+export function renderScaleoutMarkdown(rep: BenchReport, chartFile: string): string[] {
+  const pair = scaleoutPair(rep);
+  if (!pair) return [];
+  const { base, wide, all } = pair;
+  const nproc = rep.machine.nproc;
+  const L: string[] = [];
+  L.push("### Scale-out: more gateways and service replicas");
+  L.push("");
+  L.push(`![Scale-out: contact.get throughput and where the cores went](${chartFile})`);
+  L.push("");
+  L.push(
+    `contact.get (one gRPC hop and a Postgres read by id) through ${shapeName(wide)} vs ${shapeName(base)}, measured in alternating slices on one stack (keys, workspace × ${wide.scaleout!.replicas}, Postgres, NATS, Redis). The same ${rep.options.connections} connections in total: split evenly over the gateways (one autocannon run per gateway, at once), as a load balancer would. Every gateway counts rate limits in the shared Redis; the gateways' gRPC client rotates calls over the workspace replicas their \`WORKSPACE_ADDR\` lists. CPU is per response, by part of the stack (replicas and gateways summed), and the cores the whole machine used (its processes, the load generator, the rest) out of its ${nproc}.`,
+  );
+  L.push("");
+  L.push(
+    `| configuration | req/s | × baseline | p50 ms | p99 ms | p99 × baseline | gateway CPU µs/response | workspace CPU µs/response | keys + Postgres + NATS + Redis µs/response | cores busy (of ${nproc}) | status |`,
+  );
+  L.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+  for (const r of all) {
+    const rest = microsPerCall(r, (n) => ["keys", "postgres", "nats", "redis"].includes(n));
+    L.push(
+      `| ${shapeName(r)}${r.unexpected ? ` ⚠ ${r.unexpected}` : ""} | ${fmtInt(r.load.rps)} | ${fmtX(r.load.rps / base.load.rps)} | ${fmtMs(r.load.p50)} | ${fmtMs(r.load.p99)} | ${fmtX(r.load.p99 / base.load.p99)} | ${fmtInt(microsPerCall(r, (n) => n.startsWith("gateway")))} | ${fmtInt(microsPerCall(r, (n) => n.startsWith("workspace")))} | ${fmtInt(rest)} | ${busyCores(r).toFixed(2)} | ${statuses(r)} |`,
+    );
+  }
+  L.push("");
+  L.push(`| configuration | ${SCALEOUT_PARTS.map((p) => `${p.part} (cores)`).join(" | ")} |`);
+  L.push(`|---|${SCALEOUT_PARTS.map(() => "---:").join("|")}|`);
+  for (const r of all) L.push(`| ${shapeName(r)} | ${SCALEOUT_PARTS.map((p) => p.cores(r).toFixed(2)).join(" | ")} |`);
+  L.push("");
+  const x = wide.load.rps / base.load.rps;
+  const busy = busyCores(wide);
+  const perCall = (r: TargetRow) => fmtInt(1e6 / perCpuSecond(r));
+  L.push(
+    `${shapeName(wide)} served **${fmtX(x)}** the throughput of ${shapeName(base)} at ${fmtX(wide.load.p99 / base.load.p99)} its p99; ` +
+      `its processes spent ${perCall(wide)} µs of CPU per response together (${perCall(base)} µs for ${shapeName(base)}). ` +
+      (busy >= 0.9 * nproc
+        ? `The machine's ${nproc} cores were ${fmtPct(busy / nproc)} busy during it (Gantry's processes ${involvedCores(wide).toFixed(2)}, the load generator ${wide.cpu.loadGenerator.toFixed(2)}, the rest of the machine ${wide.cpu.other.toFixed(2)}): the cores are the ceiling here, and the added gateway and replica share them with the first ones` +
+          (wide.cpu.other >= 0.3
+            ? "; other work on the machine took its share too, and that share moves, so this ratio says less than the CPU per response"
+            : "") +
+          ". Scaling out adds throughput where the added processes get cores of their own (more nodes), not on this machine."
+        : `The machine's ${nproc} cores were ${fmtPct(busy / nproc)} busy during it: CPU was left over, so the ratio is the processes' own.`),
+  );
+  L.push("");
+  return L;
+}
+
+/**
+ * The scale-out chart: throughput per configuration, and where the machine's cores went (stacked,
+ * with the machine's core count marked), so the reader sees the CPU ceiling. Undefined without scale-out rows.
+ */
+export function renderScaleoutSvg(rep: BenchReport): string | undefined {
+  const pair = scaleoutPair(rep);
+  if (!pair) return undefined;
+  const rows = pair.all;
+  const nproc = rep.machine.nproc;
+  const labelW = 190;
+  const panelW = 260;
+  const gap = 90;
+  const rowH = 30;
+  const top = 70;
+  const width = labelW + panelW * 2 + gap + 70;
+  const legendY = top + rows.length * rowH + 26;
+  const height = legendY + 44;
+  const s: string[] = [];
+  s.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
+  s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
+  s.push(
+    `<text x="12" y="22" font-size="15" font-weight="bold">Scale-out: contact.get through more gateways and workspace replicas</text>`,
+  );
+  s.push(
+    `<text x="12" y="40" fill="#444">${esc(rep.date.slice(0, 16).replace("T", " "))} UTC · ${nproc} cores · ${rep.options.connections} connections in total · commit ${esc(rep.commit)}</text>`,
+  );
+  const maxRps = Math.max(...rows.map((r) => r.load.rps), 1e-9);
+  const x1 = labelW;
+  const x2 = labelW + panelW + gap;
+  s.push(`<text x="${x1}" y="${top - 10}" font-weight="bold">Throughput, req/s (p99 in brackets)</text>`);
+  s.push(`<text x="${x2}" y="${top - 10}" font-weight="bold">Cores used, by part (of ${nproc})</text>`);
+  const coreScale = panelW / Math.max(nproc, ...rows.map(busyCores));
+  rows.forEach((r, i) => {
+    const y = top + i * rowH;
+    s.push(`<text x="${labelW - 8}" y="${y + 19}" text-anchor="end">${esc(shapeName(r))}</text>`);
+    // The widest bar leaves room for its label before the next panel.
+    const w = Math.max(1, (r.load.rps / maxRps) * panelW * 0.62);
+    s.push(`<rect x="${x1}" y="${y + 5}" width="${w.toFixed(1)}" height="${rowH - 10}" fill="#4a5568"/>`);
+    s.push(`<text x="${(x1 + w + 4).toFixed(1)}" y="${y + 19}">${fmtInt(r.load.rps)} (${fmtMs(r.load.p99)} ms)</text>`);
+    let at = x2;
+    for (const p of SCALEOUT_PARTS) {
+      const pw = Math.max(0, p.cores(r)) * coreScale;
+      if (pw < 0.5) continue;
+      s.push(
+        `<rect x="${at.toFixed(1)}" y="${y + 5}" width="${pw.toFixed(1)}" height="${rowH - 10}" fill="${p.color}"><title>${esc(p.part)} ${p.cores(r).toFixed(2)} cores</title></rect>`,
+      );
+      at += pw;
+    }
+  });
+  const limitX = x2 + nproc * coreScale;
+  s.push(
+    `<line x1="${limitX.toFixed(1)}" y1="${top - 2}" x2="${limitX.toFixed(1)}" y2="${top + rows.length * rowH + 2}" stroke="#c53030" stroke-width="2" stroke-dasharray="4 3"/>`,
+  );
+  s.push(
+    `<text x="${(limitX + 4).toFixed(1)}" y="${top + rows.length * rowH + 2}" fill="#c53030">${nproc} cores</text>`,
+  );
+  let lx = 12;
+  for (const p of SCALEOUT_PARTS) {
+    s.push(`<rect x="${lx}" y="${legendY - 10}" width="12" height="12" fill="${p.color}"/>`);
+    s.push(`<text x="${lx + 16}" y="${legendY}">${esc(p.part)}</text>`);
+    lx += 30 + p.part.length * 6.4;
+  }
+  s.push(
+    `<text x="12" y="${legendY + 22}" fill="#555">Measured in alternating slices on one shared machine; the load is split evenly over the gateways. See docs/benchmarks.md.</text>`,
   );
   s.push("</svg>");
   return s.join("\n");

@@ -1,7 +1,8 @@
 /**
  * The local runner: dependencies really start (Postgres answers SQL, NATS takes connections with
- * JetStream, Redis answers PING), stop() and a killed runner leave no process behind, and the
- * supervisor restarts crashed processes (but not stopped ones).
+ * JetStream, Redis answers PING), stop() and a killed runner leave no process behind, the
+ * supervisor restarts crashed processes (but not stopped ones), and a service asked for in two
+ * replicas runs as two processes that each answer at an address of the service's `*_ADDR` list.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { HealthClient } from "@gantry/kit/health.ts";
 import { startStack, REPO_ROOT, type Stack } from "./stack.ts";
 import { LogSink, ManagedProcess, Watchdog } from "./supervisor.ts";
 import { which } from "./binaries.ts";
@@ -21,6 +23,7 @@ const STACK_MODULE = pathToFileURL(fileURLToPath(new URL("./stack.ts", import.me
 const hasRedis = Boolean(process.env.REDIS_SERVER_BIN || which("redis-server"));
 const hasKeys = fs.existsSync(path.join(REPO_ROOT, "services/keys/src/main.ts"));
 const hasGateway = fs.existsSync(path.join(REPO_ROOT, "gateway/src/main.ts"));
+const hasWorkspace = fs.existsSync(path.join(REPO_ROOT, "services/workspace/src/main.ts"));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -328,5 +331,55 @@ describe("services in a stack", { skip: hasKeys ? false : "services/keys/src/mai
     await stack.startService("keys");
     await stack.waitHealthy("keys", 30_000);
     assert.ok(stack.pid("keys"));
+  });
+});
+
+describe("replicas of a service", {
+  skip: hasWorkspace ? false : "services/workspace/src/main.ts does not exist yet",
+}, () => {
+  test("two replicas each run and answer at their own address; the service's *_ADDR lists both; stop() stops both", async () => {
+    const stack = await startStack({
+      port: 0,
+      services: ["workspace"],
+      replicas: { workspace: 2 },
+      gateways: 0,
+      quiet: true,
+    });
+    let pids: number[] = [];
+    try {
+      assert.deepEqual(
+        stack.names().filter((n) => n.startsWith("workspace")),
+        ["workspace", "workspace-2"],
+      );
+      pids = ["workspace", "workspace-2"].map((n) => stack.pid(n)!);
+      assert.ok(pids.every((p) => typeof p === "number") && pids[0] !== pids[1], "two processes");
+
+      const addrs = stack.env.WORKSPACE_ADDR.split(",");
+      assert.equal(addrs.length, 2, stack.env.WORKSPACE_ADDR);
+      assert.ok(addrs.every((a) => /^127\.0\.0\.1:\d+$/.test(a)) && addrs[0] !== addrs[1], stack.env.WORKSPACE_ADDR);
+      for (const addr of addrs) {
+        const health = new HealthClient(addr);
+        try {
+          assert.equal(await health.check(5_000), "SERVING", addr);
+        } finally {
+          health.close();
+        }
+      }
+      assert.match(stack.env.KEYS_ADDR, /^127\.0\.0\.1:\d+$/, "a service without replicas keeps one address");
+    } finally {
+      await stack.stop();
+    }
+    for (const pid of pids) assert.equal(groupAlive(pid), false, `process group ${pid} is gone`);
+  });
+
+  test("a replica count for a service the stack does not start, or below 1, is refused", async () => {
+    await assert.rejects(
+      startStack({ port: 0, services: [], replicas: { workspace: 2 }, gateways: 0, quiet: true }),
+      /replicas: 'workspace' is not a service this stack starts/,
+    );
+    await assert.rejects(
+      startStack({ port: 0, services: ["workspace"], replicas: { workspace: 0 }, gateways: 0, quiet: true }),
+      /replicas: 'workspace' needs a whole number ≥ 1 \(got 0\)/,
+    );
   });
 });

@@ -1,8 +1,9 @@
 /**
  * @module infra/runner/stack
  * Starts a whole local Gantry: dependencies (Postgres, NATS, optionally Redis: local instances
- * unless URLs are given), the eight area services and one or more gateways, each as a separate,
- * supervised process. Used by `npm start` ({@link ./start.ts}) and by integration tests.
+ * unless URLs are given), the eight area services (optionally several replicas of one) and one or
+ * more gateways, each as a separate, supervised process. Used by `npm start` ({@link ./start.ts})
+ * and by integration tests.
  *
  * Order: dependencies (in parallel) → area services (in parallel, each until its gRPC health
  * check answers SERVING) → gateways (until `GET /health` answers 200). A crashed process is
@@ -61,6 +62,12 @@ export interface StackOptions {
   services?: readonly AreaService[];
   /** How many gateways to start (default 1; 0 for none). */
   gateways?: number;
+  /**
+   * Processes per area service (default 1). Replica k > 1 runs as `<service>-k` on a port of its
+   * own with the same environment, and the service's `*_ADDR` becomes the comma-separated list of
+   * every replica's `host:port`, which callers' gRPC clients rotate over.
+   */
+  replicas?: Partial<Record<AreaService, number>>;
   /** Don't echo process output (it is still captured for `logs()`). */
   quiet?: boolean;
   /** Receives every output line instead of the default echo (`name | line`). */
@@ -89,7 +96,10 @@ export interface Stack {
    * directory under /var/tmp when the `postgres` user cannot reach `dataDir` (a private home).
    */
   postgresDir?: string;
-  /** Names of the managed processes (`postgres`, `nats`, `redis`, services, `gateway`, `gateway-2`, …). */
+  /**
+   * Names of the managed processes (`postgres`, `nats`, `redis`, services and their replicas
+   * (`workspace`, `workspace-2`, …), `gateway`, `gateway-2`, …).
+   */
   names: () => string[];
   /** Everything the processes (and the runner) printed, one `name | line` per line. */
   logs: () => string;
@@ -112,6 +122,11 @@ export interface Stack {
 }
 
 const SERVICE_NAMES = AREA_SERVICES.map((s) => s.name);
+
+/** Process names of a service's replicas: `workspace`, `workspace-2`, … */
+function replicaNames(service: AreaService, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i === 0 ? service : `${service}-${i + 1}`));
+}
 
 /** Preferred local ports of the dependencies for `npm start` (any free port when taken). */
 const DEP_PORTS = { postgres: 54320, nats: 4222, redis: 6379 };
@@ -157,10 +172,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (!mainExists(`services/${name}/src/main.ts`))
       throw new Error(`service '${name}' has no services/${name}/src/main.ts yet`);
   }
+  const replicaCount = new Map<AreaService, number>();
+  for (const [name, n] of Object.entries(opts.replicas ?? {}) as Array<[AreaService, number | undefined]>) {
+    if (n === undefined) continue;
+    if (!services.includes(name)) throw new Error(`replicas: '${name}' is not a service this stack starts`);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`replicas: '${name}' needs a whole number ≥ 1 (got ${n})`);
+    replicaCount.set(name, n);
+  }
+  const serviceProcs = services.flatMap((s) => replicaNames(s, replicaCount.get(s) ?? 1));
   const gatewayCount = opts.gateways ?? (mainExists("gateway/src/main.ts") ? 1 : 0);
   if (gatewayCount > 0 && !mainExists("gateway/src/main.ts")) throw new Error("gateway/src/main.ts does not exist yet");
 
-  const width = Math.max(8, ...services.map((s) => s.length), gatewayCount > 1 ? 9 : 7);
+  const width = Math.max(8, ...serviceProcs.map((s) => s.length), gatewayCount > 1 ? 9 : 7);
   const sink = new LogSink(opts.onLine ?? (opts.quiet ? undefined : defaultEcho(width)));
   const note = (line: string) => sink.write("runner", line);
   const watchdog = new Watchdog();
@@ -201,7 +224,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stopped ??= (async () => {
       const tiers = [
         [...procs.values()].filter((p) => p.name.startsWith("gateway")),
-        [...procs.values()].filter((p) => SERVICE_NAMES.includes(p.name as AreaService)),
+        [...procs.values()].filter((p) => serviceProcs.includes(p.name)),
         [...procs.values()].filter((p) => ["redis", "nats", "postgres"].includes(p.name)),
       ];
       for (const tier of tiers) await Promise.all(tier.map((p) => p.stop()));
@@ -347,15 +370,24 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (depFailure) throw depFailure.reason;
 
     // ---- shared environment -------------------------------------------------------------
-    const grpcPorts = new Map<AreaService, number>();
-    for (const s of AREA_SERVICES) grpcPorts.set(s.name, await port(s.defaultPort));
+    // One port per replica; a service this stack does not start keeps one address all the same.
+    const grpcPorts = new Map<AreaService, number[]>();
+    for (const s of AREA_SERVICES) {
+      const ports = [await port(s.defaultPort)];
+      for (let i = 1; i < (replicaCount.get(s.name) ?? 1); i++) ports.push(await port(0));
+      grpcPorts.set(s.name, ports);
+    }
     const shared: Record<string, string> = {
       DATABASE_URL: databaseUrl,
       NATS_URL: natsUrl,
       LOG_LEVEL: logLevel,
     };
     if (redisUrl) shared.REDIS_URL = redisUrl;
-    for (const s of AREA_SERVICES) shared[s.addrEnv] = `127.0.0.1:${grpcPorts.get(s.name)}`;
+    for (const s of AREA_SERVICES)
+      shared[s.addrEnv] = grpcPorts
+        .get(s.name)!
+        .map((p) => `127.0.0.1:${p}`)
+        .join(",");
     // The connections service refuses to start without a master key outside development and test;
     // a local stack gets one of its own, kept with its data so stored credentials stay readable.
     if (!process.env.CONNECTIONS_MASTER_KEY && !opts.env?.CONNECTIONS_MASTER_KEY)
@@ -382,22 +414,25 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
 
     // ---- area services ------------------------------------------------------------------
-    for (const name of services) {
-      const grpcPort = grpcPorts.get(name)!;
-      const probe = new HealthClient(`127.0.0.1:${grpcPort}`);
-      probes.push(probe);
-      add({
-        name,
-        command: process.execPath,
-        args: [`services/${name}/src/main.ts`],
-        cwd: REPO_ROOT,
-        env: childEnv({ GRPC_PORT: String(grpcPort) }),
-        endpoint: `gRPC health 127.0.0.1:${grpcPort}`,
-        health: async () => (await probe.check()) === "SERVING",
-      });
+    for (const service of services) {
+      const grpcPortList = grpcPorts.get(service)!;
+      for (const [i, name] of replicaNames(service, grpcPortList.length).entries()) {
+        const grpcPort = grpcPortList[i];
+        const probe = new HealthClient(`127.0.0.1:${grpcPort}`);
+        probes.push(probe);
+        add({
+          name,
+          command: process.execPath,
+          args: [`services/${service}/src/main.ts`],
+          cwd: REPO_ROOT,
+          env: childEnv({ GRPC_PORT: String(grpcPort) }),
+          endpoint: `gRPC health 127.0.0.1:${grpcPort}`,
+          health: async () => (await probe.check()) === "SERVING",
+        });
+      }
     }
     await waitAll(
-      services.map((n) => procs.get(n)!),
+      serviceProcs.map((n) => procs.get(n)!),
       healthTimeoutMs,
     );
 

@@ -194,8 +194,9 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- $_ := set $env $k (include "gantry.str" $v) -}}
 {{- end -}}
 {{- $_ := set $env "NATS_URL" (include "gantry.natsUrl" $root) -}}
+{{- /* The headless Services (service.yaml): every ready pod of a service, for client-side round robin. */ -}}
 {{- range $name, $svc := $root.Values.services -}}
-{{- $_ := set $env (printf "%s_ADDR" (upper $name)) (printf "%s-%s:%d" $fullname $name (int $svc.port)) -}}
+{{- $_ := set $env (printf "%s_ADDR" (upper $name)) (printf "%s-%s-headless:%d" $fullname $name (int $svc.port)) -}}
 {{- end -}}
 {{- if $w.http -}}
 {{- $_ := set $env "PORT" (toString (int $w.port)) -}}
