@@ -575,7 +575,7 @@ async function main(): Promise<void> {
             group: "passthrough",
             label: `passthrough floor: ${w.ability}`,
             ability: w.ability,
-            note: `bench/servers/passthrough.ts: the gateway's Express 5 app settings, request id, JSON body reader, \`Dispatcher\` (gRPC to ${owner}) and response writer; no auth, rate limit, validation, audit or metrics. ${w.note}.`,
+            note: `bench/servers/passthrough.ts: the gateway's bare node:http ability route, request id, JSON body reader, \`Dispatcher\` (gRPC to ${owner}) and response writer; no auth, rate limit, validation, audit or metrics. ${w.note}.`,
             expectStatus: w.expectStatus,
             load: { url: `${ptNow.url}/v1/abilities/${w.ability}`, ...jsonPost(undefined, w.input) },
             procs: () => [

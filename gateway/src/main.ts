@@ -4,7 +4,7 @@
  * (gRPC executors and the gateway's own), live status, audit publisher, HTTP server, graceful
  * shutdown. Every shared piece is built here once and passed on in GatewayDeps.
  */
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { KEYS_PROTO } from "@gantry/proto/paths";
 import {
   AREA_SERVICES,
@@ -24,6 +24,7 @@ import {
 } from "@gantry/kit";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createApp } from "./app.ts";
+import { abilityFastPath } from "./routes/abilities.ts";
 import { KeyCache } from "./key-cache.ts";
 import { createRateLimiter } from "./rate-limit/index.ts";
 import { Dispatcher } from "./dispatch.ts";
@@ -116,8 +117,16 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
 
   warmValidators();
   const app = createApp(deps);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  const fastPath = abilityFastPath(deps);
+  const server: Server = createServer((req, res) => {
+    if (!fastPath(req, res)) app(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   server.keepAliveTimeout = 65_000;
   const address = server.address();

@@ -36,6 +36,29 @@ describe("200", () => {
     assert.match(res.headers["x-request-id"], /^req_[0-9A-Za-z]{22}$/);
     assert.match(res.headers["content-type"], /application\/json/);
   });
+
+  test("the exact path (answered without Express) and the spellings Express routes answer alike", async () => {
+    // POST /v1/abilities/{id} is served on the bare node:http request; a trailing slash, a query
+    // string or other letter case fall through to Express's route. A user must not see a difference.
+    const answers = [];
+    for (const path of ["/v1/abilities/key.inspect", "/v1/abilities/key.inspect/", "/V1/Abilities/key.inspect"]) {
+      const res = await request(t.url)
+        .post(path)
+        .set("Authorization", `Bearer ${t.adminKey}`)
+        .send({ input: {} })
+        .expect(200);
+      assert.match(res.headers["x-request-id"], /^req_[0-9A-Za-z]{22}$/);
+      assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
+      assert.equal(Number(res.headers["content-length"]), Buffer.byteLength(res.text));
+      assert.match(res.headers["ratelimit-policy"] ?? "", /"per-key";q=\d+/, path);
+      answers.push({ ...res.body, duration: 0 });
+    }
+    assert.deepEqual(answers[1], answers[0]);
+    assert.deepEqual(answers[2], answers[0]);
+    const unknown = await t.call("no.such_ability", { input: {} }).expect(404);
+    assert.equal(unknown.body.code, "unknown_ability");
+    assert.match(unknown.headers["x-request-id"], /^req_/);
+  });
 });
 
 describe("400", () => {

@@ -5,10 +5,10 @@
  * the position. The HTTP adapters call it (the ability routes hand it to the pipeline as its body
  * reader, so it runs only after authentication); the pipeline itself never sees the request.
  */
-import type { Request } from "express";
+import type { IncomingMessage } from "node:http";
 import { GantryError } from "@gantry/kit";
 
-export async function readJsonBody(req: Request, maxBytes: number): Promise<{ value: unknown; raw: string }> {
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<{ value: unknown; raw: string }> {
   const type = req.headers["content-type"];
   if (type !== undefined && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
     throw new GantryError("unsupported_media_type", `Content-Type must be application/json (got "${type}").`);
@@ -24,7 +24,7 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<{ va
 }
 
 /** The body as received, read up to `maxBytes` (over it → 413, and the read stops there). */
-export async function readRawBody(req: Request, maxBytes: number): Promise<Buffer> {
+export async function readRawBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? NaN);
   if (declared > maxBytes) {
     req.resume();
@@ -34,17 +34,31 @@ export async function readRawBody(req: Request, maxBytes: number): Promise<Buffe
       { reason: "Send less data per call, or split the work into several calls." },
     );
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      req.resume();
-      throw new GantryError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`, {
-        reason: "Send less data per call, or split the work into several calls.",
-      });
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  // Events rather than `for await`: the async iterator cost a few per cent of the gateway's CPU per call.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.off("data", onData);
+        req.resume();
+        reject(
+          new GantryError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`, {
+            reason: "Send less data per call, or split the work into several calls.",
+          }),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    const closed = () =>
+      reject(new GantryError("invalid_request", "The client closed the request before its body arrived."));
+    req.once("error", closed);
+    req.once("close", () => {
+      if (!req.complete) closed();
+    });
+  });
 }
