@@ -170,6 +170,39 @@ test("checks judge the issue's targets on the measured ratios", () => {
   assert.equal(perCpuSecond(ROWS[1]), 2_000);
 });
 
+test("the hot-path targets of issue 19: real abilities vs the peer and gantry.about, service CPU, idle RSS", () => {
+  const get: TargetRow = {
+    ...row("gantry:contact.get", "gantry", 3_000, 25, 0, "contact.get"),
+    cpu: {
+      byProcess: [
+        { name: "gateway", cores: 0.75 },
+        { name: "workspace", cores: 0.39 },
+        { name: "postgres", cores: 0.15 },
+      ],
+      loadGenerator: 0.2,
+      other: 0,
+    },
+  };
+  const rep = report([
+    ...ROWS,
+    get,
+    row("gantry:contact.create", "gantry", 2_100, 40, 1, "contact.create"),
+    row("gantry:key.inspect", "gantry", 1_900, 40, 1, "key.inspect"),
+  ]);
+  rep.idle = { rssBytes: 900 << 20, pssBytes: 600 << 20, byProcess: [{ name: "gateway", rssBytes: 900 << 20 }] };
+  const byWhat = Object.fromEntries(checks(rep).map((c) => [c.what, c]));
+  const thr = byWhat["contact.get (full chain: one hop, one Postgres read) throughput vs express-gateway"];
+  assert.equal(thr.met, false); // 1.5×
+  assert.equal(byWhat["contact.get p99 vs express-gateway"].met, true); // 25 / 60
+  assert.equal(byWhat["contact.get throughput vs gantry.about (no hop)"].measured, "67%");
+  assert.equal(byWhat["contact.create throughput vs express-gateway"].met, true);
+  assert.equal(byWhat["key.inspect throughput vs express-gateway"].met, false);
+  const cpu = byWhat["workspace service CPU per contact.get (a by-id read), from the process's CPU time"];
+  // 0.39 cores / 3,000 responses per second = 130 µs per read.
+  assert.equal(cpu.measured, "130 µs (Postgres: 50 µs, gateway: 250 µs)");
+  assert.equal(cpu.met, true);
+  assert.equal(byWhat["whole stack idle RSS after start (1 processes)"].met, true);
+});
 test("writeDoc keeps hand-written text and writes one history line per run", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-doc-"));
   const doc = path.join(dir, "benchmarks.md");

@@ -153,6 +153,7 @@ export function checks(rep: BenchReport): Check[] {
       met: x >= 0.75,
     });
   }
+  out.push(...hotPathChecks(rep));
   const so = scaleoutPair(rep);
   if (so)
     out.push({
@@ -176,6 +177,71 @@ export function checks(rep: BenchReport): Check[] {
       measured: `${first.toFixed(1)} s`,
       met: first < 10,
     });
+  return out;
+}
+
+/** Issue 19's targets: real abilities against the peer and against gantry.about, service CPU, idle RSS. */
+function hotPathChecks(rep: BenchReport): Check[] {
+  const row = (id: string) => rep.rows.find((r) => r.id === id);
+  const eg = row("express-gateway");
+  const about = row("gantry:gantry.about");
+  const get = row("gantry:contact.get");
+  const out: Check[] = [];
+  if (eg && get) {
+    const x = get.load.rps / eg.load.rps;
+    out.push({
+      what: "contact.get (full chain: one hop, one Postgres read) throughput vs express-gateway",
+      target: "≥ 2×",
+      measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(get) / perCpuSecond(eg))})`,
+      met: x >= 2,
+    });
+    const p = get.load.p99 / eg.load.p99;
+    out.push({
+      what: "contact.get p99 vs express-gateway",
+      target: "≤ 0.5×",
+      measured: `${fmtX(p)} (${fmtMs(get.load.p99)} vs ${fmtMs(eg.load.p99)} ms)`,
+      met: p <= 0.5,
+    });
+  }
+  if (about && get) {
+    const x = get.load.rps / about.load.rps;
+    out.push({
+      what: "contact.get throughput vs gantry.about (no hop)",
+      target: "≥ 60%",
+      measured: fmtPct(x),
+      met: x >= 0.6,
+    });
+  }
+  for (const id of ["contact.create", "key.inspect"]) {
+    const r = row(`gantry:${id}`);
+    if (!eg || !r) continue;
+    const x = r.load.rps / eg.load.rps;
+    out.push({
+      what: `${id} throughput vs express-gateway`,
+      target: "≥ 1×",
+      measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(r) / perCpuSecond(eg))})`,
+      met: x >= 1,
+    });
+  }
+  if (get) {
+    const named = (name: string) => (n: string) => n === name || n.startsWith(`${name}-`);
+    const us = microsPerCall(get, named("workspace"));
+    out.push({
+      what: "workspace service CPU per contact.get (a by-id read), from the process's CPU time",
+      target: "≤ 150 µs",
+      measured: `${us.toFixed(0)} µs (Postgres: ${microsPerCall(get, named("postgres")).toFixed(0)} µs, gateway: ${frontMicros(get).toFixed(0)} µs)`,
+      met: us <= 150,
+    });
+  }
+  if (rep.idle) {
+    const mib = rep.idle.rssBytes / MiB;
+    out.push({
+      what: `whole stack idle RSS after start (${rep.idle.byProcess.length} processes)`,
+      target: "≤ 1024 MiB",
+      measured: `${mib.toFixed(0)} MiB (PSS ${fmtMiB(rep.idle.pssBytes)} MiB)`,
+      met: mib <= 1024,
+    });
+  }
   return out;
 }
 
