@@ -242,23 +242,27 @@ test("the /proc readers see this process", async () => {
   assert.ok((used.byRoot.get(process.pid) ?? 0) > 0.05, `cores ${used.byRoot.get(process.pid)}`);
 });
 
+/** A measured run of `times` (ms) over `seconds`, as runLoad returns it with its latencies. */
+const timedRun = (times: number[], seconds: number, statuses: Record<string, number>, bytes = 100, errors = 0) => ({
+  times: Float64Array.from(times).sort(),
+  load: {
+    responses: times.length,
+    rps: times.length / seconds,
+    p50: NaN,
+    p90: NaN,
+    p99: NaN,
+    max: NaN,
+    statuses,
+    errors,
+    timeouts: 0,
+    bytesPerResponse: bytes,
+    seconds,
+  },
+});
+
 test("mergeLoads adds slices up and takes percentiles over every response", () => {
-  const slice = (times: number[], seconds: number, statuses: Record<string, number>, bytes: number) => ({
-    times: Float64Array.from(times).sort(),
-    load: {
-      responses: times.length,
-      rps: times.length / seconds,
-      p50: NaN,
-      p90: NaN,
-      p99: NaN,
-      max: NaN,
-      statuses,
-      errors: 1,
-      timeouts: 0,
-      bytesPerResponse: bytes,
-      seconds,
-    },
-  });
+  const slice = (times: number[], seconds: number, statuses: Record<string, number>, bytes: number) =>
+    timedRun(times, seconds, statuses, bytes, 1);
   // 100 fast responses in the first slice, 100 slow ones in the second: the merged median sits
   // between them and the merged p99 is a slow one; neither slice alone says that.
   const fast = slice(
@@ -287,22 +291,7 @@ test("mergeLoads adds slices up and takes percentiles over every response", () =
 });
 
 test("mergeConcurrent adds up runs that happened at once: rates add, seconds are the longest run's", () => {
-  const run = (times: number[], seconds: number) => ({
-    times: Float64Array.from(times).sort(),
-    load: {
-      responses: times.length,
-      rps: times.length / seconds,
-      p50: NaN,
-      p90: NaN,
-      p99: NaN,
-      max: NaN,
-      statuses: { "200": times.length },
-      errors: 0,
-      timeouts: 0,
-      bytesPerResponse: 100,
-      seconds,
-    },
-  });
+  const run = (times: number[], seconds: number) => timedRun(times, seconds, { "200": times.length });
   // Two gateways loaded for the same 2 s: 100 responses each, one of them slower.
   const a = run(
     Array.from({ length: 100 }, (_, i) => 1 + i / 100),

@@ -148,19 +148,24 @@ export async function runLoad(spec: LoadSpec, times?: (sorted: Float64Array) => 
   };
 }
 
-/**
- * One result from several runs of the same spec (the slices of an interleaved comparison): counts
- * and seconds add up, percentiles come from every latency of every slice.
- */
-export function mergeLoads(parts: ReadonlyArray<{ load: LoadResult; times: Float64Array }>): LoadResult {
-  if (parts.length === 1) return parts[0].load;
+/** Every latency of every part, sorted. */
+export function allTimes(parts: ReadonlyArray<{ times: Float64Array }>): Float64Array {
   const all = new Float64Array(parts.reduce((n, p) => n + p.times.length, 0));
   let at = 0;
   for (const p of parts) {
     all.set(p.times, at);
     at += p.times.length;
   }
-  all.sort();
+  return all.sort();
+}
+
+/**
+ * One result from several runs of the same spec (the slices of an interleaved comparison): counts
+ * and seconds add up, percentiles come from every latency of every slice.
+ */
+export function mergeLoads(parts: ReadonlyArray<{ load: LoadResult; times: Float64Array }>): LoadResult {
+  if (parts.length === 1) return parts[0].load;
+  const all = allTimes(parts);
   const n = all.length;
   const statuses: Record<string, number> = {};
   for (const p of parts)

@@ -17,7 +17,7 @@
  */
 import type { Child } from "./child.ts";
 import { call, insertBenchKey, startGantryStack, startGateway } from "./gantry.ts";
-import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./load.ts";
+import { allTimes, mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./load.ts";
 
 /** One configuration measured: how many gateway processes, and how many workspace replicas they call. */
 export interface ScaleoutShape {
@@ -212,13 +212,7 @@ export function mergeConcurrent(parts: ReadonlyArray<{ load: LoadResult; times: 
   load: LoadResult;
   times: Float64Array;
 } {
-  const all = new Float64Array(parts.reduce((n, p) => n + p.times.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    all.set(p.times, at);
-    at += p.times.length;
-  }
-  all.sort();
+  const all = allTimes(parts);
   const load = {
     ...mergeLoads(parts),
     rps: parts.reduce((t, p) => t + p.load.rps, 0),
