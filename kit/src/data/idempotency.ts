@@ -25,9 +25,18 @@
  *   CONSTRAINT "idempotency_records_pkey" PRIMARY KEY ("tenant", "ability", "key"));
  * ```
  *
+ * A creation that is one INSERT … RETURNING can skip Prisma's interactive transaction with
+ * `idempotentInsert`: the statement runs as a prepared statement on the service's tenant-scoped
+ * pool, and the idempotency row rides in the same statement (a data-modifying CTE), so the pair is
+ * still atomic, the concurrent-first-use race ends the same way, and a first use costs two round
+ * trips (the lookup and the insert) instead of five.
+ *
  * @example
- * const { result } = await idempotentCreate({ db, schema: "workspace", call, ability: "contact.create", input,
- *   recordId: id, create: (tx) => tx.contact.create({ … }), replay: (id) => readContact(id) });
+ * const { result } = await idempotentCreate({ db, schema: "workspace", call, ability: "lead.create", input,
+ *   recordId: id, create: (tx) => tx.lead.create({ … }), replay: (id) => readLead(id) });
+ * const { result } = await idempotentInsert({ pool, schema: "workspace", call, ability: "contact.create", input,
+ *   recordId: id, insert: { name: "workspace.insert_contact", text: "INSERT … RETURNING …", values },
+ *   result: (row) => contactOut(row), replay: (id) => readContact(id) });
  */
 import type pg from "pg";
 import { GantryError, type ErrorDetail } from "../errors.ts";
@@ -35,6 +44,7 @@ import type { CallContext } from "../wire.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { isUniqueViolation } from "./db-errors.ts";
 import { markReplayed } from "../call-outcome.ts";
+import { runPrepared } from "./prepared.ts";
 
 export const IDEMPOTENCY_RETENTION_DAYS = 30;
 
@@ -101,22 +111,32 @@ function mismatch(ability: string, key: string, fields: string[]): GantryError {
 
 const table = (schema: string) => `"${schema.replaceAll('"', '""')}"."idempotency_records"`;
 
+/** The first use's idempotency row: its key and what a replay compares against. */
+interface FirstUse {
+  key: string;
+  inputHash: string;
+  /** The input without the key, as JSON (the `input` column). */
+  body: string;
+}
+
 /**
- * Runs `create` exactly once per (tenant, ability, idempotencyKey). Without a key it runs `create`
- * in a transaction. Returns `{result, created}`; `created` is false on a replay.
+ * The protocol both forms share: a call without a key just creates; with one, a stored row for the
+ * key answers (replay or mismatch), otherwise `createFirst` writes the row and the record together
+ * and a unique violation there means a concurrent first use won, whose row then answers.
  */
-export async function idempotentCreate<Tx extends RawQueries, T>(
-  opts: IdempotentCreate<Tx, T>,
-): Promise<{ result: T; created: boolean }> {
-  const { db, call, ability, input, recordId } = opts;
+async function once<T>(opts: {
+  ability: string;
+  input: object;
+  find: (key: string) => Promise<Row | undefined>;
+  replay: (recordId: string) => Promise<T>;
+  create: () => Promise<T>;
+  createFirst: (first: FirstUse) => Promise<T>;
+}): Promise<{ result: T; created: boolean }> {
+  const { ability, input } = opts;
   const key = (input as { idempotencyKey?: unknown }).idempotencyKey;
-  if (typeof key !== "string" || !key) {
-    return { result: await db.$transaction((tx) => opts.create(tx), opts.txOptions), created: true };
-  }
+  if (typeof key !== "string" || !key) return { result: await opts.create(), created: true };
   const body = withoutKey(input);
   const inputHash = sha256Hex(canonicalJson(body));
-  const select = `SELECT input_hash, input, record_id FROM ${table(opts.schema)} WHERE tenant = $1 AND ability = $2 AND key = $3`;
-  const find = async () => (await db.$queryRawUnsafe<Row[]>(select, call.tenant, ability, key))[0];
 
   const resolve = async (row: Row) => {
     if (row.input_hash !== inputHash) {
@@ -127,28 +147,111 @@ export async function idempotentCreate<Tx extends RawQueries, T>(
     return { result, created: false };
   };
 
-  const existing = await find();
+  const existing = await opts.find(key);
   if (existing) return resolve(existing);
   try {
-    const result = await db.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO ${table(opts.schema)} (tenant, ability, key, input_hash, input, record_id, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())`,
-        call.tenant,
-        ability,
-        key,
-        inputHash,
-        JSON.stringify(body),
-        recordId,
-      );
-      return opts.create(tx);
-    }, opts.txOptions);
-    return { result, created: true };
+    return { result: await opts.createFirst({ key, inputHash, body: JSON.stringify(body) }), created: true };
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    const winner = await find();
+    const winner = await opts.find(key);
     if (!winner) throw err;
     return resolve(winner);
   }
+}
+
+/**
+ * Runs `create` exactly once per (tenant, ability, idempotencyKey). Without a key it runs `create`
+ * in a transaction. Returns `{result, created}`; `created` is false on a replay.
+ */
+export async function idempotentCreate<Tx extends RawQueries, T>(
+  opts: IdempotentCreate<Tx, T>,
+): Promise<{ result: T; created: boolean }> {
+  const { db, call, ability, recordId } = opts;
+  const select = `SELECT input_hash, input, record_id FROM ${table(opts.schema)} WHERE tenant = $1 AND ability = $2 AND key = $3`;
+  return once({
+    ability,
+    input: opts.input,
+    find: async (key) => (await db.$queryRawUnsafe<Row[]>(select, call.tenant, ability, key))[0],
+    replay: opts.replay,
+    create: () => db.$transaction((tx) => opts.create(tx), opts.txOptions),
+    createFirst: (first) =>
+      db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO ${table(opts.schema)} (tenant, ability, key, input_hash, input, record_id, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())`,
+          call.tenant,
+          ability,
+          first.key,
+          first.inputHash,
+          first.body,
+          recordId,
+        );
+        return opts.create(tx);
+      }, opts.txOptions),
+  });
+}
+
+export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
+  /** The service's tenant-scoped pool (kit `TenantPool`): row-level security holds both rows to the call's tenant. */
+  pool: pg.Pool;
+  /** Postgres schema of the service (its `idempotency_records` table lives there). */
+  schema: string;
+  call: CallContext;
+  ability: string;
+  input: object;
+  /** The id the new record will get. */
+  recordId: string;
+  /**
+   * The creation: one INSERT … RETURNING (a single statement, so atomic on its own), with a
+   * prepared-statement name unique to its text and its parameters as `$1…$n`.
+   */
+  insert: { name: string; text: string; values: unknown[] };
+  /** The result, from the row the INSERT returned. */
+  result: (row: R) => T;
+  /** Reads what a previous call created (same tenant), for a replay. */
+  replay: (recordId: string) => Promise<T>;
+}
+
+/**
+ * `idempotentCreate` for a creation that is one INSERT … RETURNING: same semantics, no interactive
+ * transaction. Without a key the statement runs alone; with one, the idempotency row is inserted by
+ * the same statement, so a concurrent first use waits on it and fails with a unique violation, and
+ * neither row exists unless both do.
+ */
+export async function idempotentInsert<R extends pg.QueryResultRow, T>(
+  opts: IdempotentInsert<R, T>,
+): Promise<{ result: T; created: boolean }> {
+  const { pool, call, ability, insert } = opts;
+  const records = table(opts.schema);
+  const run = async (name: string, text: string, values: unknown[]) => {
+    const [row] = await runPrepared<R>(pool, name, text, values);
+    if (!row) throw new Error(`${insert.name} returned no row`);
+    return opts.result(row);
+  };
+  const n = insert.values.length;
+  return once({
+    ability,
+    input: opts.input,
+    find: async (key) =>
+      (
+        await runPrepared<Row>(
+          pool,
+          `${opts.schema}.idempotency_find`,
+          `SELECT input_hash, input, record_id FROM ${records} WHERE tenant = $1 AND ability = $2 AND key = $3`,
+          [call.tenant, ability, key],
+        )
+      )[0],
+    replay: opts.replay,
+    create: () => run(insert.name, insert.text, insert.values),
+    createFirst: (first) =>
+      run(
+        `${insert.name}+idempotency`,
+        `WITH idempotency AS (
+           INSERT INTO ${records} (tenant, ability, key, input_hash, input, record_id, created_at)
+           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now()))
+         ${insert.text}`,
+        [...insert.values, call.tenant, ability, first.key, first.inputHash, first.body, opts.recordId],
+      ),
+  });
 }
 
 /** Deletes idempotency rows older than the retention; returns how many. Run in system scope. */

@@ -10,6 +10,15 @@
  * clause is there only so the index is used. Columns are aliased to the Prisma model's field names
  * so rows feed the same output mappers.
  *
+ * The statement runs as a pg "submittable" (the extension point pg-cursor uses) rather than pg's
+ * own `Query`, which on every execution copies its config property by property, asks Postgres to
+ * describe the result again and rebuilds the row parsers from that description. Here the first
+ * execution in the process describes the result and the statement keeps its column names and
+ * parsers (a prepared statement's result shape is fixed by its text); later executions send only
+ * Bind, Execute and Sync. Values are serialised and columns parsed by pg's own functions, so rows
+ * are exactly what `pool.query` returns. It relies on pg's `Connection` methods and its
+ * per-connection record of parsed statements (prepared.test.ts covers both).
+ *
  * @example
  * const contactById = preparedQuery<Contact, [id: string, tenant: string]>(
  *   "workspace.contact_by_id",
@@ -17,9 +26,152 @@
  * );
  * const [row] = await contactById(ctx.pool, input.id, call.tenant);
  */
-import type pg from "pg";
+import { createRequire } from "node:module";
+import pg from "pg";
+
+const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
+  prepareValue: (value: unknown) => unknown;
+};
+
+type Parser = (text: string) => unknown;
+
+/** A statement's result shape, learnt from its first execution. */
+interface Shape {
+  names: string[];
+  parsers: Parser[];
+}
+
+/** What this module uses of pg's (internal) `Connection`. */
+interface Connection {
+  stream: { cork?: () => void; uncork?: () => void };
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  parse(msg: { name: string; text: string }): void;
+  bind(msg: { statement: string; values: unknown[]; valueMapper: (value: unknown) => unknown }): void;
+  describe(msg: { type: "P"; name: string }): void;
+  execute(msg: { portal: string }): void;
+  sync(): void;
+  sendCopyFail(message: string): void;
+}
+
+/** The shapes of every statement run so far, by name; a name stands for one text only. */
+const statements = new Map<string, { text: string; shape?: Shape }>();
+
+function statementOf(name: string, text: string): { text: string; shape?: Shape } {
+  const known = statements.get(name);
+  if (known && known.text !== text) throw new Error(`prepared statement ${name} is already defined with another text`);
+  if (known) return known;
+  const statement = { text };
+  statements.set(name, statement);
+  return statement;
+}
+
+/** One execution, handed to `pool.query`; pg's client calls these methods as the messages arrive. */
+class Execution<Row> {
+  readonly name: string;
+  readonly text: string;
+  /** Set by the client from `pool.query`'s callback. */
+  callback?: (err: Error | null, rows?: Row[]) => void;
+  readonly #statement: { text: string; shape?: Shape };
+  readonly #values: unknown[];
+  readonly #rows: Row[] = [];
+  #failed: Error | undefined;
+
+  constructor(name: string, statement: { text: string; shape?: Shape }, values: unknown[]) {
+    this.name = name;
+    this.text = statement.text;
+    this.#statement = statement;
+    this.#values = values;
+  }
+
+  submit(connection: Connection): Error | null {
+    const parsed = connection.parsedStatements[this.name] ?? connection.submittedNamedStatements[this.name];
+    if (parsed !== undefined && parsed !== this.text) {
+      return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
+    }
+    connection.stream.cork?.();
+    try {
+      if (parsed === undefined) {
+        connection.parse({ name: this.name, text: this.text });
+        connection.submittedNamedStatements[this.name] = this.text;
+      }
+      connection.bind({ statement: this.name, values: this.#values, valueMapper: prepareValue });
+      if (!this.#statement.shape) connection.describe({ type: "P", name: "" });
+      connection.execute({ portal: "" });
+      connection.sync();
+    } catch (err) {
+      // A value pg cannot serialise: nothing was bound, so close the exchange and report it.
+      connection.sync();
+      this.#failed = err as Error;
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(msg: { fields: Array<{ name: string; dataTypeID: number }> }): void {
+    this.#statement.shape = {
+      names: msg.fields.map((f) => f.name),
+      parsers: msg.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, "text") as Parser),
+    };
+  }
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    if (this.#failed) return;
+    const { names, parsers } = this.#statement.shape!;
+    const row: Record<string, unknown> = {};
+    try {
+      for (let i = 0; i < msg.fields.length; i++) {
+        const value = msg.fields[i];
+        row[names[i]] = value === null ? null : parsers[i](value);
+      }
+    } catch (err) {
+      // Thrown here it would surface in the socket's data handler; it answers the call instead.
+      this.#failed = err as Error;
+      return;
+    }
+    this.#rows.push(row as Row);
+  }
+
+  handleError(err: Error): void {
+    this.#finish(err);
+  }
+
+  handleReadyForQuery(): void {
+    this.#finish(this.#failed ?? null);
+  }
+
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(connection: Connection): void {
+    connection.sendCopyFail("No source stream defined");
+  }
+  handleCopyData(): void {}
+
+  #finish(err: Error | null): void {
+    const callback = this.callback;
+    this.callback = undefined;
+    if (err) callback?.(err);
+    else callback?.(null, this.#rows);
+  }
+}
+
+/**
+ * Runs the named statement on a connection of `pool` (a `TenantPool`: the connection carries the
+ * caller's scope) and returns its rows. `name` must always come with the same `text`.
+ */
+export function runPrepared<Row extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<Row[]> {
+  const execution = new Execution<Row>(name, statementOf(name, text), values);
+  // pg's pool checks the connection out, hands it the submittable and releases it on its callback.
+  return pool.query(execution as unknown as pg.QueryConfig) as unknown as Promise<Row[]>;
+}
 
 export function preparedQuery<Row extends pg.QueryResultRow, Values extends unknown[]>(name: string, text: string) {
-  return async (pool: pg.Pool, ...values: Values): Promise<Row[]> =>
-    (await pool.query<Row>({ name, text, values })).rows;
+  return (pool: pg.Pool, ...values: Values): Promise<Row[]> => runPrepared<Row>(pool, name, text, values);
 }
