@@ -21,6 +21,7 @@ import {
 } from "@gantry/kit";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import type { Context } from "./context.ts";
+import type { KeyView } from "./records.ts";
 import service, { type KEYS_ENV } from "./service.ts";
 import keyRevoke from "./abilities/key.revoke.ts";
 import keyInspect from "./abilities/key.inspect.ts";
@@ -154,6 +155,21 @@ describe("the keys service's own context", () => {
       (err: { code?: string }) => err.code === "not_found",
     );
     assert.deepEqual(await globexRows(), before);
+  });
+
+  test("key.inspect's predecessor comes only from keys the scope sees", async () => {
+    // Not a state key.rotate makes (a rotation stays in its tenant): it shows the one-statement read's
+    // lookup of `rotated_to` is held to the scope as much as the key itself.
+    await t.db.query(`UPDATE keys.api_keys SET rotated_to = $1 WHERE id = $2`, [ids.acme[1], ids.globex[0]]);
+    try {
+      const r = (await withTenant("acme", () =>
+        keyInspect.run({}, acmeCall({ keyId: ids.acme[1] }), svc.ctx),
+      )) as KeyView;
+      assert.equal(r.id, ids.acme[1]);
+      assert.equal(r.rotatedFrom, null);
+    } finally {
+      await t.db.query(`UPDATE keys.api_keys SET rotated_to = NULL WHERE id = $1`, [ids.globex[0]]);
+    }
   });
 
   test("key.inspect cannot be pointed at another tenant's key", async () => {

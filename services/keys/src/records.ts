@@ -14,6 +14,8 @@ import { isLegacyId, type LegacyKey } from "./legacy.ts";
 
 export type ApiKeyRow = NonNullable<Awaited<ReturnType<PrismaClient["apiKey"]["findFirst"]>>>;
 export type KeyEventRow = NonNullable<Awaited<ReturnType<PrismaClient["keyEvent"]["findFirst"]>>>;
+/** The columns of a key that its view shows (`rowView`): never the secret's hash. */
+export type KeyViewRow = Omit<ApiKeyRow, "secretHash" | "origin">;
 
 /**
  * Runs a key.* handler in the scope its caller may see. The kit runs every call in its tenant's
@@ -80,7 +82,7 @@ export function statusOf(row: Pick<ApiKeyRow, "status" | "expiresAt">, now: numb
   return "active";
 }
 
-export function rowView(row: ApiKeyRow, now: number, rotatedFrom: string | null = null): KeyView {
+export function rowView(row: KeyViewRow, now: number, rotatedFrom: string | null = null): KeyView {
   return {
     id: row.id,
     tenant: row.tenant,

@@ -4,11 +4,20 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
+import { runService, withTenant, type CallContext } from "@gantry/kit";
 import { expandScopes } from "@gantry/proto/catalogue";
+import type { KeyView } from "../records.ts";
+import service from "../service.ts";
 import { startKeysStack, type KeysTestStack } from "../testing.ts";
+import keyInspect from "./key.inspect.ts";
 
 const t: KeysTestStack = await startKeysStack();
-after(async () => t.stop());
+// The service in-process too, for what a gateway never lets through (a key past its expiry).
+const svc = await runService(service, { ...t.stack.env, GRPC_PORT: "0", GRPC_HOST: "127.0.0.1" });
+after(async () => {
+  await svc.stop();
+  await t.stop();
+});
 
 test("any authenticated key may call it, even one without key.* scopes", async () => {
   const k = await t.issue({
@@ -75,4 +84,49 @@ test("a sub-tenant call reports the acting tenant beside the key's", async () =>
 test("input must be empty", async () => {
   const res = await t.call("key.inspect", { input: { id: "key_other" } }).expect(400);
   assert.equal(res.body.details[0].path, "/input/id");
+});
+
+test("the trail shows the latest 50 events, oldest first, ties in the order they were recorded", async () => {
+  const k = await t.issue({ name: "long trail", tenant: "acme", scopes: ["key.inspect"] });
+  // 59 more after `issued`, one a second; the last two share a time.
+  const base = Date.parse(k.created);
+  await t.db.query(
+    `INSERT INTO keys.key_events (key_id, kind, reason, at)
+     SELECT $1, 'rotated', 'r' || i, $2::timestamptz + least(i, 58) * interval '1 second'
+       FROM generate_series(1, 59) i ORDER BY i`,
+    [k.id, new Date(base)],
+  );
+  const res = await t.call("key.inspect", { input: {} }, k.key).expect(200);
+  const events = res.body.result.events as Array<{ kind: string; at: string; reason: string }>;
+  assert.equal(events.length, 50);
+  assert.deepEqual(
+    events.map((e) => e.reason),
+    Array.from({ length: 50 }, (_, i) => `r${i + 10}`),
+  );
+  assert.equal(events[0].at, new Date(base + 10_000).toISOString());
+  assert.equal(events[49].at, new Date(base + 58_000).toISOString());
+});
+
+test("a key read past its expiry reports it expired, its trail ending with the expiry, recorded once", async () => {
+  const expiresAt = new Date(Date.now() - 3_600_000);
+  const { id } = await t.insertKey({ tenant: "acme", name: "lapsed", scopes: ["key.inspect"], expiresAt });
+  const call: CallContext = {
+    requestId: "req_lapsed",
+    tenant: "acme",
+    keyTenant: "acme",
+    keyId: id,
+    scopes: ["key.inspect"],
+    collections: [],
+    products: [],
+    admin: false,
+    subTenants: false,
+  };
+  for (let i = 0; i < 2; i++) {
+    const r = (await withTenant("acme", () => keyInspect.run({}, call, svc.ctx))) as KeyView;
+    assert.equal(r.status, "expired");
+    assert.equal(r.expires, expiresAt.toISOString());
+    assert.deepEqual(r.events, [
+      { kind: "expired", at: expiresAt.toISOString(), reason: "expiry reached", actorKeyId: null, requestId: null },
+    ]);
+  }
 });

@@ -19,10 +19,11 @@
  */
 import { GantryError } from "@gantry/kit";
 import { OPEN_ABILITIES, expandScopes } from "@gantry/proto/catalogue";
-import { ability } from "../context.ts";
+import { ability, type Context } from "../context.ts";
 import { recordExpired } from "../expiry.ts";
 import { isLegacyId } from "../legacy.ts";
-import { asCallingKey, eventsOf, legacyView, predecessorsOf, rowView } from "../records.ts";
+import { eventTupleView, keyForInspect, type InspectRow } from "../reads.ts";
+import { asCallingKey, legacyView, rowView } from "../records.ts";
 
 export default ability("key.inspect", (_input, call, ctx) =>
   asCallingKey(call, async () => {
@@ -34,15 +35,40 @@ export default ability("key.inspect", (_input, call, ctx) =>
       const view = legacyView(k, usage?.lastUsedAt ?? null);
       return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: [] };
     }
-    const row = await ctx.db.apiKey.findFirst({ where: { id: call.keyId } });
+    const row = await inspectRow(ctx, call.keyId);
     if (!row) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
-    await recordExpired(ctx, [row.id]);
-    const [events, from] = await Promise.all([eventsOf(ctx, [row.id]), predecessorsOf(ctx, [row.id])]);
-    const view = rowView(row, ctx.now(), from.get(row.id) ?? null);
-    return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: events.get(row.id) ?? [] };
+    const view = rowView(row, ctx.now(), row.rotatedFrom);
+    return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: (row.events ?? []).map(eventTupleView) };
   }),
 );
 
-function abilitiesOf(scopes: string[]): string[] {
-  return [...new Set([...expandScopes(scopes), ...OPEN_ABILITIES])].sort();
+/**
+ * The key, its predecessor and its trail. A key whose expiry has passed gets its `expired` event
+ * first (expiry.ts) and is read again so the trail shows it, whoever recorded it (another reader or
+ * the sweep may have, after the first read). The second round trip is rare: gateways refuse a key
+ * past its expiry, so only a call racing it gets here.
+ */
+async function inspectRow(ctx: Context, id: string): Promise<InspectRow | undefined> {
+  const [row] = await keyForInspect(ctx.pool, id);
+  if (row?.status !== "active" || !row.expiresAt || row.expiresAt.getTime() > ctx.now()) return row;
+  await recordExpired(ctx, [row.id]);
+  return (await keyForInspect(ctx.pool, id))[0];
+}
+
+/**
+ * What `scopes` let a key call. The catalogue is fixed for the life of the process, so the answer
+ * depends on the scopes alone; keys calling repeatedly hold few distinct scope lists.
+ */
+const abilitiesByScopes = new Map<string, readonly string[]>();
+const ABILITIES_CACHE_MAX = 1_000;
+
+function abilitiesOf(scopes: string[]): readonly string[] {
+  const cacheKey = JSON.stringify(scopes);
+  let abilities = abilitiesByScopes.get(cacheKey);
+  if (!abilities) {
+    abilities = Object.freeze([...new Set([...expandScopes(scopes), ...OPEN_ABILITIES])].sort());
+    if (abilitiesByScopes.size >= ABILITIES_CACHE_MAX) abilitiesByScopes.clear();
+    abilitiesByScopes.set(cacheKey, abilities);
+  }
+  return abilities;
 }
