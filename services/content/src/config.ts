@@ -61,6 +61,13 @@ export const CONTENT_ENV = defineEnv({
     default: 30_000,
     description: "time limit of one PDF render in Chromium",
   },
+  CONTENT_PDF_IDLE_MS: {
+    type: "integer",
+    minimum: 0,
+    default: 60_000,
+    description:
+      "Chromium is ended after this long without a PDF render and started again by the next one (0: keep it running)",
+  },
   CONTENT_CHROMIUM_PATH: {
     type: "string",
     default: "/usr/bin/chromium",

@@ -18,7 +18,7 @@
  * when the server takes responsibility for it. A connection or protocol failure fails every
  * recipient not yet answered.
  */
-import { createTransport } from "nodemailer";
+import type { createTransport as CreateTransport } from "nodemailer";
 import { GantryError, type CallContext } from "@gantry/kit";
 import type { Context } from "./context.ts";
 
@@ -121,19 +121,24 @@ interface SmtpError extends Error {
 
 const lower = (a: string) => a.toLowerCase();
 
+// Loaded on the first delivery (≈ 20 MiB): the outbox, the default, never needs it.
+let nodemailer: Promise<typeof CreateTransport> | undefined;
+const loadNodemailer = () => (nodemailer ??= import("nodemailer").then((m) => m.createTransport));
+
 /** Sends one message over SMTP; never throws for a server's refusal (it is an answer per recipient). */
 export async function deliver(
   route: Extract<Route, { kind: "smtp" }>,
   mail: Envelope,
   timeoutMs: number,
 ): Promise<SendOutcome> {
+  const createTransport = await loadNodemailer();
   const transport = createTransport({
     url: route.url,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
     ...(route.oauth ? { auth: { type: "OAuth2", user: route.oauth.user, accessToken: route.oauth.accessToken } } : {}),
-  } as Parameters<typeof createTransport>[0]);
+  } as Parameters<typeof CreateTransport>[0]);
   const answers = new Map<string, RecipientAnswer>();
   const all = [...mail.to, ...mail.cc, ...mail.bcc].map(lower);
   const rejectedFrom = (errs: SmtpError[] | undefined) => {

@@ -5,27 +5,33 @@
  * context and page, closed afterwards. The page may load nothing from the network: every request
  * other than `data:` is aborted, so a document cannot make the service fetch a URL (no SSRF through
  * `<img src>`); remote images are therefore not embedded in PDFs.
+ *
+ * playwright-core (≈ 75 MiB once loaded) is imported on the first render, not with the service, and
+ * Chromium is ended once no render has run for `idleMs` (the next render starts it again).
  */
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { CHROMIUM_ARGS, GantryError } from "@gantry/kit";
 
 export class PdfRenderer {
   #browser: Promise<Browser> | null = null;
+  #rendering = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
   readonly executablePath: string;
   readonly timeoutMs: number;
+  readonly idleMs: number;
 
-  constructor(executablePath: string, timeoutMs: number) {
+  /** `idleMs`: end Chromium after this long without a render (0: keep it running). */
+  constructor(executablePath: string, timeoutMs: number, idleMs = 0) {
     this.executablePath = executablePath;
     this.timeoutMs = timeoutMs;
+    this.idleMs = idleMs;
   }
 
   #launch(): Promise<Browser> {
     if (!this.#browser) {
-      const launching = chromium.launch({
-        executablePath: this.executablePath,
-        args: [...CHROMIUM_ARGS],
-        headless: true,
-      });
+      const launching = import("playwright-core").then(({ chromium }) =>
+        chromium.launch({ executablePath: this.executablePath, args: [...CHROMIUM_ARGS], headless: true }),
+      );
       this.#browser = launching;
       launching.then(
         (b) =>
@@ -42,6 +48,19 @@ export class PdfRenderer {
 
   /** Renders a complete HTML document to A4 PDF bytes; answers the page count too. */
   async render(html: string): Promise<{ pdf: Buffer; pages: number }> {
+    clearTimeout(this.#idleTimer);
+    this.#rendering++;
+    try {
+      return await this.#render(html);
+    } finally {
+      if (--this.#rendering === 0 && this.idleMs > 0) {
+        this.#idleTimer = setTimeout(() => void this.close(), this.idleMs);
+        this.#idleTimer.unref();
+      }
+    }
+  }
+
+  async #render(html: string): Promise<{ pdf: Buffer; pages: number }> {
     let browser: Browser;
     try {
       browser = await this.#launch();
@@ -84,7 +103,9 @@ export class PdfRenderer {
     }
   }
 
+  /** Ends Chromium; a later render starts it again. */
   async close(): Promise<void> {
+    clearTimeout(this.#idleTimer);
     const b = this.#browser;
     this.#browser = null;
     if (b) await (await b.catch(() => null))?.close().catch(() => {});

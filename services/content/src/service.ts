@@ -44,7 +44,11 @@ export default defineService({
     mkdirSync(dataDir, { recursive: true });
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
 
-    const pdf = new PdfRenderer(config.CONTENT_CHROMIUM_PATH, config.CONTENT_PDF_TIMEOUT_MS);
+    const pdf = new PdfRenderer(
+      config.CONTENT_CHROMIUM_PATH,
+      config.CONTENT_PDF_TIMEOUT_MS,
+      config.CONTENT_PDF_IDLE_MS,
+    );
     const credentials = credentialResolver(deps.addrs.connections);
     const ctx: Context = {
       db: prismaClient(deps, PrismaClient),

@@ -51,6 +51,13 @@ export const MEMORY_ENV = defineEnv({
     description:
       "embedding model: sentence (default; use-lite-512-v1, the Universal Sentence Encoder Lite shipped in an npm package: offline, matches by meaning; falls back to lexical with a warning if it cannot load), lexical (lexical-hash-v1, built in: shared words, plurals and typos only, not meaning), openai (OpenAI-compatible /v1/embeddings) or ollama (/api/embed)",
   },
+  EMBEDDER_IDLE_MS: {
+    type: "integer",
+    minimum: 0,
+    default: 60_000,
+    description:
+      "sentence: the model's worker thread (≈ 85 MiB) is ended after this long without an embedding and started again by the next one (≈ 0.4 s); 0 keeps it loaded",
+  },
   EMBEDDING_URL: {
     type: "string",
     pattern: "^https?://",

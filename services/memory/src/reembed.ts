@@ -74,7 +74,7 @@ const nats: Nats | undefined = await Promise.race([
   );
   return undefined;
 });
-const store = createStore(config, { pool, nats, log });
+const store = await createStore(config, { pool, nats, log });
 // No fallback: re-embedding with lexical-hash-v1 because the sentence model failed to load would
 // silently downgrade every collection it touches.
 const embedder = await loadEmbedder(config, { log, fallback: false }).catch((err) =>

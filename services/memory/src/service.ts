@@ -23,7 +23,7 @@ export default defineService({
   init: async (deps): Promise<Context> => {
     if (!deps.pool) throw new Error("memory service started without a database (DATABASE_URL)");
     const embedder = await loadEmbedder(deps.config, { log: deps.log });
-    const store = createStore(deps.config, { pool: deps.pool, nats: deps.nats, log: deps.log });
+    const store = await createStore(deps.config, { pool: deps.pool, nats: deps.nats, log: deps.log });
     await store.start();
     warnOtherModels(store, embedder, deps.log);
     const maxAge = deps.config.LESSONS_MAX_AGE_DAYS * 86_400 * 1e9;

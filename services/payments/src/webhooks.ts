@@ -146,7 +146,7 @@ export async function webhookIngress(ctx: Context, req: IngressRequest): Promise
       );
     let event: Stripe.Event;
     try {
-      const stripe = stripeClient(
+      const stripe = await stripeClient(
         c.PAYMENTS_PROVIDER_A_URL ?? "https://api.stripe.com",
         "sk_webhook_verification_only",
       );

@@ -37,7 +37,7 @@ const ctx = {
   config: { WEB_USER_AGENT: userAgent },
   guard,
   robots: new RobotsCache(guard, userAgent),
-  browser: new BrowserPool({ executablePath: values.chromium, concurrency, guard, userAgent, log }),
+  browser: new BrowserPool({ executablePath: values.chromium, concurrency, guard, userAgent, log, idleMs: 0 }),
   search: null,
   log,
   now: createClock(),

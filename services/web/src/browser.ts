@@ -10,10 +10,15 @@
  * service workers are blocked (they would fetch outside the page's lifetime); WebRTC may not use
  * non-proxied UDP. A browser that crashes or disconnects is replaced on the next use; `close()` ends
  * Chromium and the proxy (no orphaned processes).
+ *
+ * Chromium (≈ 500 MiB over its processes after a burst of pages) is ended once no page has been open
+ * for `idleMs`, and started again by the next page: memory goes back after a burst, at the cost of
+ * one browser start (≈ 0.5 s) for the first page after a quiet spell. playwright-core itself (≈ 75
+ * MiB) is imported on the first page, not with the service.
  */
 import { CHROMIUM_ARGS, type Logger, type SsrfGuard } from "@gantry/kit";
 import { type SsrfProxy, startSsrfProxy } from "@gantry/kit/ssrf-proxy.ts";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 
 export const VIEWPORTS = {
   desktop: { viewport: { width: 1366, height: 768 }, isMobile: false, hasTouch: false, deviceScaleFactor: 1 },
@@ -43,6 +48,8 @@ export interface BrowserPoolOptions {
   guard: SsrfGuard;
   userAgent: string;
   log: Pick<Logger, "warn" | "info">;
+  /** End Chromium after this long without an open page (0: keep it running). */
+  idleMs: number;
 }
 
 export interface PageSession {
@@ -62,6 +69,7 @@ export class BrowserPool {
   readonly #waiting: (() => void)[] = [];
   readonly #sessions = new Set<{ blocked: PageSession["blocked"] }>();
   #closed = false;
+  #idleTimer: NodeJS.Timeout | undefined;
   private readonly options: BrowserPoolOptions;
 
   constructor(options: BrowserPoolOptions) {
@@ -151,6 +159,7 @@ export class BrowserPool {
 
   async #acquire(deadlineMs: number): Promise<void> {
     if (this.#closed) throw new BrowserUnavailableError("the browser pool is closed");
+    clearTimeout(this.#idleTimer);
     if (this.#active < this.options.concurrency) {
       this.#active++;
       return;
@@ -174,6 +183,21 @@ export class BrowserPool {
     const next = this.#waiting.shift();
     if (next) next();
     else this.#active--;
+    if (this.#active === 0 && this.options.idleMs > 0 && !this.#closed) {
+      clearTimeout(this.#idleTimer);
+      this.#idleTimer = setTimeout(() => void this.#endIdle(), this.options.idleMs);
+      this.#idleTimer.unref();
+    }
+  }
+
+  async #endIdle(): Promise<void> {
+    const running = this.#browser;
+    if (this.#active > 0 || !running) return;
+    // Forgotten first, so a page asked for while it closes starts a new browser.
+    this.#browser = null;
+    const { browser, proxy } = await running.catch(() => ({ browser: null, proxy: null }));
+    await browser?.close().catch(() => {});
+    await proxy?.close().catch(() => {});
   }
 
   #launch(): Promise<{ browser: Browser; proxy: SsrfProxy }> {
@@ -185,6 +209,7 @@ export class BrowserPool {
         },
       });
       try {
+        const { chromium } = await import("playwright-core");
         const browser = await chromium.launch({
           executablePath: this.options.executablePath,
           args: [...ARGS, `--proxy-server=${proxy.url}`],
@@ -212,6 +237,7 @@ export class BrowserPool {
   /** Closes Chromium and the proxy; pages still open are ended. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#idleTimer);
     const running = this.#browser;
     this.#browser = null;
     if (!running) return;

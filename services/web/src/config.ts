@@ -25,6 +25,13 @@ export const WEB_ENV = defineEnv({
     default: 2,
     description: "pages rendered at once by the browser pool; further pages wait for a slot",
   },
+  WEB_BROWSER_IDLE_MS: {
+    type: "integer",
+    minimum: 0,
+    default: 60_000,
+    description:
+      "Chromium is ended after this long without an open page and started again by the next one (0: keep it running)",
+  },
   WEB_MAX_BYTES: {
     type: "integer",
     minimum: 65_536,

@@ -5,10 +5,13 @@
  * turndown writes it as Markdown. The plain text keeps block boundaries (paragraphs, headings, list
  * items on their own lines) so passages and their offsets stay readable; it is what research and
  * verify quote and hash. When Readability finds no article, the whole `<body>` is used instead.
+ *
+ * The three libraries (jsdom alone holds ≈ 100 MiB once loaded) are imported on the first
+ * extraction, not with the service.
  */
-import { Readability } from "@mozilla/readability";
-import { JSDOM, VirtualConsole } from "jsdom";
-import TurndownService from "turndown";
+import type { Readability as ReadabilityClass } from "@mozilla/readability";
+import type { JSDOM as JSDOMClass, VirtualConsole as VirtualConsoleClass } from "jsdom";
+import type TurndownService from "turndown";
 
 export interface Extracted {
   title: string | null;
@@ -62,8 +65,29 @@ const BLOCK = new Set([
 ]);
 const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "svg"]);
 
-const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
-turndown.remove(["script", "style", "noscript", "template"]);
+interface Libraries {
+  JSDOM: typeof JSDOMClass;
+  VirtualConsole: typeof VirtualConsoleClass;
+  Readability: typeof ReadabilityClass;
+  turndown: TurndownService;
+}
+
+let libraries: Promise<Libraries> | undefined;
+function loadLibraries(): Promise<Libraries> {
+  libraries ??= Promise.all([import("jsdom"), import("@mozilla/readability"), import("turndown")]).then(
+    ([jsdom, readability, { default: Turndown }]) => {
+      const turndown = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+      turndown.remove(["script", "style", "noscript", "template"]);
+      return {
+        JSDOM: jsdom.JSDOM,
+        VirtualConsole: jsdom.VirtualConsole,
+        Readability: readability.Readability,
+        turndown,
+      };
+    },
+  );
+  return libraries;
+}
 
 function clean(value: string | null | undefined): string | null {
   const v = value?.replace(/\s+/g, " ").trim();
@@ -126,7 +150,8 @@ function meta(doc: Document, ...names: string[]): string | null {
 }
 
 /** Extracts the main content of an HTML document fetched from `url`. */
-export function extractHtml(html: string, url: string): Extracted {
+export async function extractHtml(html: string, url: string): Promise<Extracted> {
+  const { JSDOM, VirtualConsole, Readability, turndown } = await loadLibraries();
   // A silent virtual console: page CSS and markup errors are not ours to log.
   const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() });
   try {

@@ -156,7 +156,7 @@ async function loadOverHttp(ctx: Context, href: string, asked: string, left: () 
     const contentType = res.headers.get("content-type");
     const body = new TextDecoder(charsetOf(contentType)).decode(res.body);
     let extracted: Extracted;
-    if (isHtml(contentType, body)) extracted = extractHtml(body, res.url);
+    if (isHtml(contentType, body)) extracted = await extractHtml(body, res.url);
     else if (isText(contentType)) extracted = extractText(body);
     else
       throw new PageFailure(
@@ -262,7 +262,7 @@ async function loadInBrowser(ctx: Context, opts: LoadOptions, timeoutMs: number)
         resolvedIp: session.addressOf(finalUrl) ?? "",
         renderer: "browser" as const,
         contentType: headers["content-type"] ?? null,
-        extracted: extractHtml(html, finalUrl),
+        extracted: await extractHtml(html, finalUrl),
         bodyTruncated: false,
         fetched: new Date(ctx.now()),
       };

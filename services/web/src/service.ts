@@ -60,6 +60,7 @@ export default defineService({
         guard,
         userAgent: config.WEB_USER_AGENT,
         log,
+        idleMs: config.WEB_BROWSER_IDLE_MS,
       }),
       search,
       signer: new LinkSigner(signing.key),

@@ -6,9 +6,14 @@
  * and site link. Deterministic: no dates, ids or randomness enter the markup, so the same input is
  * byte-equal output (a test proves it).
  */
-import mjml2html from "mjml";
+import type mjml2htmlFn from "mjml";
 import { GantryError } from "@gantry/kit";
 import { escapeHtml, type Theme } from "../theme.ts";
+
+// MJML and its dependencies hold ≈ 90 MiB once loaded, and most content calls never render an
+// email: it is loaded on the first render, not with the service.
+let mjml: Promise<typeof mjml2htmlFn> | undefined;
+const loadMjml = () => (mjml ??= import("mjml").then((m) => m.default));
 
 /** CSS inlined into the Markdown body (`.md` …) and the templates' tables. */
 const BODY_CSS = (t: Theme) => `
@@ -85,6 +90,7 @@ ${header(t)}
 ${footer(t, frame.footer ?? null)}
 </mj-body>
 </mjml>`;
+  const mjml2html = await loadMjml();
   const out = await mjml2html(source, { validationLevel: "strict", minify: false, keepComments: true });
   if (out.errors.length) {
     // Our own templates produced invalid MJML: a bug here, not the caller's input.

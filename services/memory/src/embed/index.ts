@@ -25,6 +25,7 @@ export { SentenceEmbedder, SENTENCE_MODEL } from "./sentence.ts";
 export type EmbedderConfig = Pick<
   MemoryConfig,
   | "EMBEDDER"
+  | "EMBEDDER_IDLE_MS"
   | "EMBEDDING_URL"
   | "EMBEDDING_MODEL"
   | "EMBEDDING_API_KEY"
@@ -45,7 +46,7 @@ export async function loadEmbedder(c: EmbedderConfig, opts: LoadEmbedderOptions)
   if (c.EMBEDDER === "lexical") return new LexicalHashEmbedder();
   if (c.EMBEDDER === "sentence") {
     try {
-      return await (opts.loadSentence ?? (() => SentenceEmbedder.load()))();
+      return await (opts.loadSentence ?? (() => SentenceEmbedder.load({ idleMs: c.EMBEDDER_IDLE_MS })))();
     } catch (err) {
       if (opts.fallback === false) throw err;
       opts.log.warn(

@@ -112,3 +112,18 @@ test("EMBEDDER=sentence falls back to lexical-hash-v1 with a warning; the re-emb
   assert.equal((await loadEmbedder({ ...config, EMBEDDER: "lexical" }, { log })).model, "lexical-hash-v1");
   assert.equal(warnings.length, 1, "no warning when the model loads or lexical is chosen");
 });
+
+test("with idleMs, the model leaves memory when unused and the next call loads it again, with the same vectors", async () => {
+  const idle = await SentenceEmbedder.load({ idleMs: 200 });
+  try {
+    const [before] = await idle.embed([WHATSAPP], "document");
+    const end = Date.now() + 10_000;
+    while (idle.loaded && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(idle.loaded, false, "the worker was ended");
+    const [after] = await idle.embed([WHATSAPP], "document");
+    assert.equal(idle.loaded, true);
+    assert.ok(dot(before, after) > 0.99999);
+  } finally {
+    await idle.close();
+  }
+});

@@ -15,9 +15,10 @@
  * 768 dimensions the spec states for memory.search; zero padding changes no cosine. Queries and
  * documents are embedded the same way (the model has no prefixes).
  *
- * The model is loaded once, in a worker thread (./sentence-worker.ts), so its CPU work never blocks
- * the event loop; texts go to it in batches. A worker that dies is restarted on the next call; the
- * calls it was serving fail with 503 (retryable).
+ * The model is loaded in a worker thread (./sentence-worker.ts), so its CPU work never blocks the
+ * event loop; texts go to it in batches. A worker that dies is restarted on the next call; the calls
+ * it was serving fail with 503 (retryable). With `idleMs`, the worker (≈ 85 MiB with the model) is
+ * ended once no call has been in flight for that long, and the next call starts it again (≈ 0.4 s).
  *
  * @example
  * const e = await SentenceEmbedder.load();
@@ -37,6 +38,8 @@ export interface SentenceEmbedderOptions {
   batchSize?: number;
   /** How long loading the model may take before it counts as failed (default 60 s). */
   loadTimeoutMs?: number;
+  /** End the worker after this long without a call in flight (default 0: keep it). */
+  idleMs?: number;
   /** For tests: another worker module speaking the same messages. */
   workerUrl?: URL;
 }
@@ -57,6 +60,9 @@ export class SentenceEmbedder implements Embedder {
   readonly matching: Matching = "semantic";
   private readonly opts: Required<Omit<SentenceEmbedderOptions, "workerUrl">> & { workerUrl: URL };
   private worker?: Promise<Worker>;
+  /** The worker now serving calls (an ended one's late events are ignored). */
+  private current?: Worker;
+  private idleTimer?: NodeJS.Timeout;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
@@ -67,6 +73,7 @@ export class SentenceEmbedder implements Embedder {
       loadTimeoutMs: 60_000,
       workerUrl: new URL("./sentence-worker.ts", import.meta.url),
       ...opts,
+      idleMs: opts.idleMs ?? 0,
     };
   }
 
@@ -91,8 +98,14 @@ export class SentenceEmbedder implements Embedder {
     });
   }
 
+  /** Whether the model is in memory now (for tests and metrics). */
+  get loaded(): boolean {
+    return this.current !== undefined;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     const w = await this.worker?.catch(() => undefined);
     this.worker = undefined;
     await w?.terminate();
@@ -102,6 +115,7 @@ export class SentenceEmbedder implements Embedder {
     const w = await this.ready();
     const id = this.nextId++;
     const out = new Promise<Float32Array[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    clearTimeout(this.idleTimer);
     w.ref();
     w.postMessage({ id, texts });
     return out;
@@ -116,9 +130,23 @@ export class SentenceEmbedder implements Embedder {
     return this.worker;
   }
 
+  private endWhenIdle(w: Worker): void {
+    if (this.opts.idleMs <= 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.pending.size > 0 || this.current !== w) return;
+      // Forgotten first, so a call arriving while it ends starts a new worker.
+      this.current = undefined;
+      this.worker = undefined;
+      void w.terminate();
+    }, this.opts.idleMs);
+    this.idleTimer.unref();
+  }
+
   private start(): Promise<Worker> {
     return new Promise((resolve, reject) => {
       const w = new Worker(this.opts.workerUrl, { name: "memory-sentence-embedder" });
+      this.current = w;
       let loaded = false;
       const timer = setTimeout(() => {
         reject(new Error(`the sentence model did not load within ${this.opts.loadTimeoutMs} ms`));
@@ -130,6 +158,7 @@ export class SentenceEmbedder implements Embedder {
           if (m.ready) {
             loaded = true;
             w.unref();
+            this.endWhenIdle(w);
             resolve(w);
           } else {
             reject(new Error(`the sentence model could not load: ${m.error}`));
@@ -141,7 +170,10 @@ export class SentenceEmbedder implements Embedder {
         if (!p) return;
         this.pending.delete(m.id);
         // An idle worker must not keep a process alive (the reembed command, tests).
-        if (this.pending.size === 0) w.unref();
+        if (this.pending.size === 0) {
+          w.unref();
+          this.endWhenIdle(w);
+        }
         if (m.vectors) p.resolve(m.vectors);
         else
           p.reject(
@@ -156,10 +188,13 @@ export class SentenceEmbedder implements Embedder {
       });
       w.on("exit", (code) => {
         clearTimeout(timer);
+        if (this.current === w) this.current = undefined;
         if (!loaded) {
           reject(new Error(`the sentence model's worker exited (code ${code}) before the model loaded`));
           return;
         }
+        // Ended for idleness: a newer worker may already serve calls.
+        if (this.current !== undefined) return;
         this.worker = undefined;
         for (const p of this.pending.values()) {
           p.reject(new GantryError("unavailable", "The sentence embedding model stopped; retry the call."));

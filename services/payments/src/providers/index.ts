@@ -70,7 +70,7 @@ async function credential(
   }
 }
 
-function build(ctx: Context, name: ProviderName, cfg: Configured, c: Credential): Provider {
+async function build(ctx: Context, name: ProviderName, cfg: Configured, c: Credential): Promise<Provider> {
   const opts = {
     baseUrl: cfg.url,
     secretKey: c.secretKey,

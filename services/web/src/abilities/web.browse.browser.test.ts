@@ -2,7 +2,8 @@
  * web.browse in headless Chromium (the real Debian `chromium`): a page that needs JavaScript is
  * rendered; the browser's own traffic goes through the SSRF guard's proxy (a page cannot reach a
  * private or metadata address, nor be redirected to one); a page that hangs is killed at its deadline
- * and its renderer goes away; closing the service leaves no Chromium process behind.
+ * and its renderer goes away; closing the service leaves no Chromium process behind, and neither does
+ * a quiet spell (WEB_BROWSER_IDLE_MS), after which the next page starts a browser again.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -170,5 +171,30 @@ describe("web.browse in Chromium", { skip }, () => {
     assert.equal(s.ctx.browser.active, 0);
     await s.ctx.browser.close();
     assert.ok(await until(() => chromiumDescendants().length === 0, 5000), JSON.stringify(chromiumDescendants()));
+  });
+});
+
+describe("an idle browser", { skip }, () => {
+  let idle: ServiceHarness<Context>;
+  before(async () => {
+    if (skip) return;
+    idle = await startService<Context>("web", {
+      WEB_ALLOW_LOOPBACK: "true",
+      WEB_CHROMIUM_PATH: CHROMIUM,
+      WEB_BROWSER_IDLE_MS: "300",
+      LOG_LEVEL: "fatal",
+    });
+  });
+  after(async () => {
+    await idle?.stop();
+  });
+
+  test("is ended once no page has been open for WEB_BROWSER_IDLE_MS, and the next page starts one again", async () => {
+    const first = await idle.call("web.browse", { url: `${site.base}/scripted` });
+    assert.equal(first.renderer, "browser");
+    assert.ok(await until(() => chromiumDescendants().length === 0, 10_000), JSON.stringify(chromiumDescendants()));
+    const again = await idle.call("web.browse", { url: `${site.base}/scripted` });
+    assert.equal(again.renderer, "browser");
+    assert.equal(again.title, "Rendered by script");
   });
 });
