@@ -35,7 +35,7 @@ import { abilityById } from "@gantry/proto/catalogue";
 import { startChild, type Child } from "./lib/child.ts";
 import { fmtSize } from "./lib/format.ts";
 import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
-import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
+import { CpuMeter, RssSampler, memoryOf, processTrees, settle } from "./lib/proc-stats.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
 import {
   call,
@@ -324,6 +324,29 @@ async function measureInterleaved(specs: MeasureSpec[], n: number): Promise<Targ
   return specs.map((spec, k) => toRow(spec, slices[k]));
 }
 
+/**
+ * Waits until the stack is idle in the sense its memory is measured in: no process busy (settle),
+ * then long enough for what an idle stack gives back by itself — each Node process runs a
+ * memory-reducing collection at its first quiet 2 s (infra/runner/idle-memory.ts), Postgres' pooled
+ * connections close after 10 s unused — and, after load, until the web and content services have
+ * ended Chromium (60 s without a page), at most `maxMs`.
+ */
+async function quietForMemory(pids: number[], maxMs: number): Promise<void> {
+  const started = performance.now();
+  await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
+  const quietFrom = performance.now();
+  const chromium = () =>
+    processTrees(pids).some((pid) => {
+      try {
+        return /chrom/i.test(fs.readFileSync(`/proc/${pid}/comm`, "utf8"));
+      } catch {
+        return false;
+      }
+    });
+  while (performance.now() - started < maxMs && (performance.now() - quietFrom < 12_000 || chromium()))
+    await new Promise((r) => setTimeout(r, 1_000));
+}
+
 /** Stops tracking a child the bench has stopped itself. */
 function forget(children: Child[], c: Child): void {
   const i = children.indexOf(c);
@@ -522,9 +545,9 @@ async function main(): Promise<void> {
       const allProcs = () => [{ name: "gateway", pid: gwNow.pid }, ...stackProcs()];
       const memByProcess = () => allProcs().map((p) => ({ name: p.name, rssBytes: memoryOf([p.pid]).rssBytes }));
 
-      await settle(
+      await quietForMemory(
         allProcs().map((p) => p.pid),
-        { maxCores: 0.1, timeoutMs: 15_000 },
+        30_000,
       );
       const idleMem = memoryOf(allProcs().map((p) => p.pid));
       idle = { rssBytes: idleMem.rssBytes, pssBytes: idleMem.pssBytes, byProcess: memByProcess() };
@@ -668,12 +691,15 @@ async function main(): Promise<void> {
       }
       for (const spec of [...ptSpecs.values(), ...gwSpecs.values()]) rows.push(measured.get(spec.id)!);
 
-      await settle(
+      await quietForMemory(
         allProcs().map((p) => p.pid),
-        { maxCores: 0.1, timeoutMs: 20_000 },
+        100_000,
       );
       const after = memoryOf(allProcs().map((p) => p.pid));
       idleAfter = { rssBytes: after.rssBytes, pssBytes: after.pssBytes, byProcess: memByProcess() };
+      log(
+        `  idle again after the run: ${(after.rssBytes / MiB).toFixed(0)} MiB RSS (${idleAfter.byProcess.map((p) => `${p.name} ${(p.rssBytes / MiB).toFixed(0)}`).join(", ")})`,
+      );
 
       // CPU profile of the gateway alone, in a separate run.
       if (opts.profile && wants("gantry")) {

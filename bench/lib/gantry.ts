@@ -11,7 +11,7 @@ import fs from "node:fs";
 import http from "node:http";
 import { AREA_SERVICES, type AreaService, type CallContext } from "@gantry/kit";
 import { abilityById, catalogue } from "@gantry/proto/catalogue";
-import { REPO_ROOT } from "../../infra/runner/stack.ts";
+import { COMPILE_CACHE_DIR, NODE_PROCESS_ARGS, NODE_PROCESS_ENV, REPO_ROOT } from "../../infra/runner/stack.ts";
 import { freePort } from "../../infra/runner/ports.ts";
 import { httpHealthy } from "../../infra/runner/health.ts";
 import type { StackOptions } from "../../infra/runner/stack.ts";
@@ -83,14 +83,23 @@ export async function startGateway(
 ): Promise<Child & { url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, ...ts.stack.env, ...extra, PORT: String(port), HOST: "127.0.0.1" };
+  const env: NodeJS.ProcessEnv = {
+    ...NODE_PROCESS_ENV,
+    NODE_COMPILE_CACHE: COMPILE_CACHE_DIR,
+    ...process.env,
+    ...ts.stack.env,
+    ...extra,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+  };
   if (!ts.stack.env.REDIS_URL) delete env.REDIS_URL;
   delete env.NODE_TEST_CONTEXT;
   if (nodeOptions) env.NODE_OPTIONS = [process.env.NODE_OPTIONS, nodeOptions].filter(Boolean).join(" ");
   const child = await startChild({
     name,
     command: process.execPath,
-    args: [main],
+    // The runner's Node options, as `npm start` would start it.
+    args: [...NODE_PROCESS_ARGS, main],
     cwd: REPO_ROOT,
     env,
     health: () => httpHealthy(url),

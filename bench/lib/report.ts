@@ -301,7 +301,7 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("");
   if (rep.idle) {
     L.push(
-      `Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)` +
+      `Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load, measured once quiet for 12 s, and after the run once Chromium had been ended too): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)` +
         (rep.idleAfter
           ? `; after the run, idle again: ${fmtMiB(rep.idleAfter.rssBytes)} MiB RSS (${fmtMiB(rep.idleAfter.pssBytes)} MiB PSS).`
           : "."),
@@ -310,8 +310,16 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
     L.push(
       `By process, RSS MiB before load: ${rep.idle.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`,
     );
-    if (rep.idleAfter)
-      L.push(`After: ${rep.idleAfter.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}`).join(", ")}.`);
+    if (rep.idleAfter) {
+      const before = new Map(rep.idle.byProcess.map((p) => [p.name, p.rssBytes]));
+      const growth = (name: string, bytes: number) => {
+        const b = before.get(name);
+        return b ? ` (${bytes >= b ? "+" : "−"}${Math.abs(((bytes - b) / b) * 100).toFixed(0)}%)` : "";
+      };
+      L.push(
+        `After, and growth: ${rep.idleAfter.byProcess.map((p) => `${p.name} ${fmtMiB(p.rssBytes)}${growth(p.name, p.rssBytes)}`).join(", ")}.`,
+      );
+    }
     L.push("");
   }
   L.push(...renderScaleoutMarkdown(rep, chartFile.replace(/\.svg$/, "-scaleout.svg")));

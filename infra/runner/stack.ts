@@ -24,6 +24,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
+import { pathToFileURL } from "node:url";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT, type AreaService } from "@gantry/kit/topology.ts";
 import { HealthClient } from "@gantry/kit/health.ts";
 import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
@@ -135,11 +136,35 @@ function mainExists(rel: string): boolean {
   return fs.existsSync(path.join(REPO_ROOT, rel));
 }
 
+/**
+ * V8's compile cache (NODE_COMPILE_CACHE) for every Node process: it roughly halves module loading,
+ * and a process whose TypeScript files are all in it never loads Node's type stripper (≈ 15 MiB).
+ */
+export const COMPILE_CACHE_DIR = path.join(REPO_ROOT, ".gantry", "compile-cache");
+
+/**
+ * Node options of every service and gateway process, before its main module (infra/README.md,
+ * "Memory"): `idle-memory.ts` runs a memory-reducing garbage collection when the process goes quiet
+ * (it needs `--expose-gc`), which gives back what start-up or a burst of load grew.
+ */
+export const NODE_PROCESS_ARGS: readonly string[] = [
+  "--expose-gc",
+  `--import=${pathToFileURL(path.join(REPO_ROOT, "infra", "runner", "idle-memory.ts")).href}`,
+];
+
+/**
+ * Environment of every service and gateway process, under what the caller sets (infra/README.md,
+ * "Memory"). glibc gives each thread that allocates an arena of its own (up to eight per core) and
+ * seldom returns what one held after a burst: with two, the sentence model's worker gives back its
+ * ≈ 85 MiB when it ends (instead of ≈ 30), and the idle stack holds ≈ 20 MiB less. No difference in
+ * CPU per call was measurable (contact.get through the chain).
+ */
+export const NODE_PROCESS_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
+
 /** Environment inherited by children: ours, minus what only makes sense for this process. */
 function baseEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  // V8's compile cache roughly halves module loading for each of the ~10 Node processes.
-  env.NODE_COMPILE_CACHE ??= path.join(REPO_ROOT, ".gantry", "compile-cache");
+  env.NODE_COMPILE_CACHE ??= COMPILE_CACHE_DIR;
   delete env.NODE_TEST_CONTEXT;
   delete env.NODE_CHANNEL_FD;
   delete env.NODE_UNIQUE_ID;
@@ -407,7 +432,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       else shared[k] = v;
     }
     const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-      const env: NodeJS.ProcessEnv = { ...baseEnv(), ...shared, ...extra };
+      const env: NodeJS.ProcessEnv = { ...NODE_PROCESS_ENV, ...baseEnv(), ...shared, ...extra };
       for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete env[k];
       if (!redisUrl) delete env.REDIS_URL;
       return env;
@@ -423,7 +448,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         add({
           name,
           command: process.execPath,
-          args: [`services/${service}/src/main.ts`],
+          args: [...NODE_PROCESS_ARGS, `services/${service}/src/main.ts`],
           cwd: REPO_ROOT,
           env: childEnv({ GRPC_PORT: String(grpcPort) }),
           endpoint: `gRPC health 127.0.0.1:${grpcPort}`,
@@ -448,7 +473,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       add({
         name,
         command: process.execPath,
-        args: ["gateway/src/main.ts"],
+        args: [...NODE_PROCESS_ARGS, "gateway/src/main.ts"],
         cwd: REPO_ROOT,
         env: childEnv({ PORT: String(gwPort) }),
         endpoint: `${url}/health`,
