@@ -190,6 +190,7 @@ test("the hot-path targets of issue 19: real abilities vs the peer and gantry.ab
     row("gantry:key.inspect", "gantry", 1_900, 40, 1, "key.inspect"),
   ]);
   rep.idle = { rssBytes: 900 << 20, pssBytes: 600 << 20, byProcess: [{ name: "gateway", rssBytes: 900 << 20 }] };
+  rep.idleAfter = { rssBytes: 1170 << 20, pssBytes: 700 << 20, byProcess: [{ name: "gateway", rssBytes: 1170 << 20 }] };
   const byWhat = Object.fromEntries(checks(rep).map((c) => [c.what, c]));
   const thr = byWhat["contact.get (full chain: one hop, one Postgres read) throughput vs express-gateway"];
   assert.equal(thr.met, false); // 1.5×
@@ -202,6 +203,9 @@ test("the hot-path targets of issue 19: real abilities vs the peer and gantry.ab
   assert.equal(cpu.measured, "130 µs (Postgres: 50 µs, gateway: 250 µs)");
   assert.equal(cpu.met, true);
   assert.equal(byWhat["whole stack idle RSS after start (1 processes)"].met, true);
+  const after = byWhat["whole stack RSS once quiet again after the load, vs idle before it"];
+  assert.match(after.measured, /^\+30% \(1170 MiB/);
+  assert.equal(after.met, false);
 });
 test("writeDoc keeps hand-written text and writes one history line per run", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-doc-"));

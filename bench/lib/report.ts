@@ -241,6 +241,15 @@ function hotPathChecks(rep: BenchReport): Check[] {
       measured: `${mib.toFixed(0)} MiB (PSS ${fmtMiB(rep.idle.pssBytes)} MiB)`,
       met: mib <= 1024,
     });
+    if (rep.idleAfter) {
+      const growth = rep.idleAfter.rssBytes / rep.idle.rssBytes - 1;
+      out.push({
+        what: "whole stack RSS once quiet again after the load, vs idle before it",
+        target: "≤ +25% (or explained)",
+        measured: `${growth >= 0 ? "+" : "−"}${Math.abs(growth * 100).toFixed(0)}% (${fmtMiB(rep.idleAfter.rssBytes)} MiB; per process under *Memory and CPU*)`,
+        met: growth <= 0.25,
+      });
+    }
   }
   return out;
 }
