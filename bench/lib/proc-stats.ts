@@ -19,6 +19,8 @@ interface StatLine {
   ppid: number;
   /** user + system CPU time of this process, in clock ticks. */
   ticks: number;
+  /** user + system CPU time of its children that ended and were waited for, in clock ticks. */
+  reapedTicks: number;
 }
 
 function readStat(pid: number): StatLine | undefined {
@@ -26,8 +28,12 @@ function readStat(pid: number): StatLine | undefined {
     const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
     const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    // rest[0] is field 3 (state); ppid is field 4, utime 14, stime 15.
-    return { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) };
+    // rest[0] is field 3 (state); ppid is field 4, utime 14, stime 15, cutime 16, cstime 17.
+    return {
+      ppid: Number(rest[1]),
+      ticks: Number(rest[11]) + Number(rest[12]),
+      reapedTicks: Number(rest[13]) + Number(rest[14]),
+    };
   } catch {
     return undefined;
   }
@@ -117,7 +123,14 @@ export function cpuTicksByRoot(roots: readonly number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const root of roots) {
     let sum = 0;
-    for (const pid of descendants([root], children)) sum += readStat(pid)?.ticks ?? 0;
+    // A process that ended during the interval (a Postgres backend closed by an idle pool) takes its
+    // ticks with it; its parent's count of reaped children's time (cutime + cstime) keeps them, so
+    // the tree's total only grows. Without it a target during which backends closed showed less
+    // Postgres CPU than it used (as little as none).
+    for (const pid of descendants([root], children)) {
+      const st = readStat(pid);
+      sum += st ? st.ticks + st.reapedTicks : 0;
+    }
     out.set(root, sum);
   }
   return out;
