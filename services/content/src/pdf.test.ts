@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
+import { eventually } from "@gantry/infra/testing/stack.ts";
 import { processTrees } from "../../../bench/lib/proc-stats.ts";
 import { PdfRenderer } from "./pdf.ts";
 
@@ -23,21 +23,12 @@ function chromiumRunning(): boolean {
   });
 }
 
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await sleep(100);
-  }
-  return check();
-}
-
 test("Chromium is ended after the idle time and started again by the next render", { skip }, async () => {
   const pdf = new PdfRenderer(CHROMIUM, 30_000, 300);
   try {
     const first = await pdf.render("<!doctype html><title>One</title><p>First page</p>");
     assert.equal(first.pages, 1);
-    assert.ok(await until(() => !chromiumRunning(), 10_000), "Chromium still runs after the idle time");
+    await eventually(async () => !chromiumRunning(), 10_000, 100); // throws when Chromium still runs
     const second = await pdf.render("<!doctype html><title>Two</title><p>Second page</p>");
     assert.equal(second.pages, 1);
     assert.match(second.pdf.subarray(0, 5).toString("latin1"), /^%PDF-/);
