@@ -517,6 +517,9 @@ export function renderSvg(rep: BenchReport): string {
   s.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
   );
+  s.push(
+    "<title>Gantry vs the machine's ceiling and express-gateway: throughput, p99 and responses per CPU-second</title>",
+  );
   s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
   s.push(
     `<text x="12" y="22" font-size="15" font-weight="bold">Gantry vs the machine's ceiling and express-gateway</text>`,
@@ -679,6 +682,9 @@ export function renderScaleoutSvg(rep: BenchReport): string | undefined {
   const s: string[] = [];
   s.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
+  s.push(
+    "<title>Scale-out: contact.get through more gateways and workspace replicas, and where the cores went</title>",
   );
   s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
   s.push(
