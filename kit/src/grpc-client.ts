@@ -48,7 +48,8 @@ class Replica {
   /** Until when a replica that refused a connection is passed over. */
   restUntil = 0;
   private backoffMs = BACKOFF_MIN_MS;
-  private active = 0;
+  /** Calls in flight per connection (a dropped connection's calls still finish on it). */
+  private readonly active = new WeakMap<http2.ClientHttp2Session, number>();
   private pinger?: NodeJS.Timeout;
   private readonly opened = new WeakSet<http2.ClientHttp2Session>();
 
@@ -105,16 +106,19 @@ class Replica {
 
   /** Keeps the process alive only while a call is in flight, as grpc-js does. */
   hold(session: http2.ClientHttp2Session): () => void {
-    if (this.active++ === 0) session.ref();
+    const n = this.active.get(session) ?? 0;
+    this.active.set(session, n + 1);
+    if (n === 0) session.ref();
     return () => {
-      if (--this.active === 0 && !session.destroyed) session.unref();
+      const left = (this.active.get(session) ?? 1) - 1;
+      this.active.set(session, left);
+      if (left === 0 && !session.destroyed) session.unref();
     };
   }
 
   private drop(session: http2.ClientHttp2Session): void {
     if (this.session !== session) return;
     this.session = undefined;
-    this.active = 0;
     clearInterval(this.pinger);
   }
 
@@ -253,6 +257,7 @@ export class RpcClient {
         let errorTrailer: string | undefined;
         let httpStatus = 0;
         let timedOut = false;
+        let tooLarge = false;
         let size = 0;
         const chunks: Buffer[] = [];
         const readStatus = (h: http2.IncomingHttpHeaders) => {
@@ -272,8 +277,11 @@ export class RpcClient {
         });
         stream.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_MESSAGE_BYTES + 5) stream.close(http2.constants.NGHTTP2_CANCEL);
-          else chunks.push(chunk);
+          if (size <= MAX_MESSAGE_BYTES + 5) chunks.push(chunk);
+          else if (!tooLarge) {
+            tooLarge = true;
+            stream.close(http2.constants.NGHTTP2_CANCEL);
+          }
         });
         stream.on("trailers", readStatus);
         stream.on("error", () => {
@@ -297,6 +305,10 @@ export class RpcClient {
           }
           if (status !== undefined) {
             reject(statusError(Number(status), decodeMessage(details), errorTrailer));
+            return;
+          }
+          if (tooLarge) {
+            reject(new GantryError("internal", `${method}: response larger than ${MAX_MESSAGE_BYTES} bytes`));
             return;
           }
           if (timedOut) {

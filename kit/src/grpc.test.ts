@@ -27,6 +27,7 @@ async function startReplica(name: string, port = 0): Promise<Replica> {
       replica.calls++;
       if (call.request.ability === "ok.call") return cb(null, { result_json: JSON.stringify({ replica: name }) });
       if (call.request.ability === "echo.call") return cb(null, { result_json: call.request.input_json });
+      if (call.request.ability === "huge.call") return cb(null, { result_json: "x".repeat(17 * 1024 * 1024) });
       if (call.request.ability === "slow.call") {
         setTimeout(() => cb(null, { result_json: "{}" }), 2_000);
         return;
@@ -73,6 +74,16 @@ test("a successful call returns the response, large messages included", async ()
   assert.deepEqual(JSON.parse(res.result_json), { replica: "a" });
   const big = JSON.stringify({ text: "x".repeat(3 * 1024 * 1024) });
   assert.equal((await execute(client, "echo.call", big)).result_json, big);
+});
+
+test("a response over 16 MiB is refused as internal, and the connection still serves the next call", async () => {
+  await assert.rejects(execute(client, "huge.call"), (err: unknown) => {
+    assert.ok(err instanceof GantryError);
+    assert.equal(err.code, "internal");
+    assert.match(err.message, /larger than 16777216 bytes/);
+    return true;
+  });
+  assert.deepEqual(JSON.parse((await execute(client, "ok.call")).result_json), { replica: "a" });
 });
 
 test("a domain error arrives as the same GantryError", async () => {
