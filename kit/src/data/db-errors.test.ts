@@ -21,6 +21,16 @@ const cases: Array<[string, unknown, string | undefined]> = [
     Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
     "unavailable",
   ],
+  [
+    "Unix socket of a stopped server",
+    Object.assign(new Error("connect ENOENT /var/tmp/pg/.s.PGSQL.5432"), { code: "ENOENT", syscall: "connect" }),
+    "unavailable",
+  ],
+  [
+    "a missing file is no database outage",
+    Object.assign(new Error("ENOENT: no such file or directory, open 'x'"), { code: "ENOENT", syscall: "open" }),
+    undefined,
+  ],
   ["admin shutdown", pgError("57P01", "terminating connection due to administrator command"), "unavailable"],
   ["connection exception class 08", pgError("08006"), "unavailable"],
   ["pool timeout", new Error("timeout exceeded when trying to connect"), "unavailable"],

@@ -26,6 +26,7 @@ export const DB_RETRY_AFTER_MS = 2_000;
 const UNREACHABLE_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
+  "ENOENT:connect", // a Unix socket whose server is down: its socket file is gone
   "EPIPE",
   "ETIMEDOUT",
   "EHOSTUNREACH",
@@ -70,6 +71,8 @@ function facts(err: unknown): { codes: Set<string>; messages: string[] } {
     for (const field of ["code", "originalCode", "kind", "errno"]) {
       if (typeof v[field] === "string") codes.add(v[field] as string);
     }
+    // ENOENT alone is any missing file; only a failed connect to a socket path means "unreachable".
+    if (v.code === "ENOENT" && v.syscall === "connect") codes.add("ENOENT:connect");
     if (typeof v.message === "string") messages.push(v.message);
     for (const next of ["cause", "meta", "driverAdapterError", "originalError", "error"]) walk(v[next], depth + 1);
     if (Array.isArray(v.errors)) for (const e of v.errors) walk(e, depth + 1);
