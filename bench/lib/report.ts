@@ -117,20 +117,8 @@ export function checks(rep: BenchReport): Check[] {
   const about = row("gantry:gantry.about");
   const out: Check[] = [];
   if (eg && about) {
-    const x = about.load.rps / eg.load.rps;
-    out.push({
-      what: "gantry.about throughput vs express-gateway",
-      target: "≥ 2×",
-      measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(about) / perCpuSecond(eg))})`,
-      met: x >= 2,
-    });
-    const p = about.load.p99 / eg.load.p99;
-    out.push({
-      what: "gantry.about p99 vs express-gateway",
-      target: "≤ 0.5×",
-      measured: `${fmtX(p)} (${fmtMs(about.load.p99)} vs ${fmtMs(eg.load.p99)} ms)`,
-      met: p <= 0.5,
-    });
+    out.push(throughputCheck("gantry.about throughput vs express-gateway", about, eg, 2));
+    out.push(p99Check("gantry.about p99 vs express-gateway", about, eg, 0.5));
   }
   for (const pass of rep.rows.filter((r) => r.group === "passthrough")) {
     const full = row(`gantry:${pass.ability}`);
@@ -180,6 +168,28 @@ export function checks(rep: BenchReport): Check[] {
   return out;
 }
 
+/** `r`'s throughput as a multiple of `base`'s (and per CPU-second), wanted at least `atLeast`. */
+function throughputCheck(what: string, r: TargetRow, base: TargetRow, atLeast: number): Check {
+  const x = r.load.rps / base.load.rps;
+  return {
+    what,
+    target: `≥ ${atLeast}×`,
+    measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(r) / perCpuSecond(base))})`,
+    met: x >= atLeast,
+  };
+}
+
+/** `r`'s p99 as a multiple of `base`'s, wanted at most `atMost`. */
+function p99Check(what: string, r: TargetRow, base: TargetRow, atMost: number): Check {
+  const p = r.load.p99 / base.load.p99;
+  return {
+    what,
+    target: `≤ ${atMost}×`,
+    measured: `${fmtX(p)} (${fmtMs(r.load.p99)} vs ${fmtMs(base.load.p99)} ms)`,
+    met: p <= atMost,
+  };
+}
+
 /** Issue 19's targets: real abilities against the peer and against gantry.about, service CPU, idle RSS. */
 function hotPathChecks(rep: BenchReport): Check[] {
   const row = (id: string) => rep.rows.find((r) => r.id === id);
@@ -188,20 +198,9 @@ function hotPathChecks(rep: BenchReport): Check[] {
   const get = row("gantry:contact.get");
   const out: Check[] = [];
   if (eg && get) {
-    const x = get.load.rps / eg.load.rps;
-    out.push({
-      what: "contact.get (full chain: one hop, one Postgres read) throughput vs express-gateway",
-      target: "≥ 2×",
-      measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(get) / perCpuSecond(eg))})`,
-      met: x >= 2,
-    });
-    const p = get.load.p99 / eg.load.p99;
-    out.push({
-      what: "contact.get p99 vs express-gateway",
-      target: "≤ 0.5×",
-      measured: `${fmtX(p)} (${fmtMs(get.load.p99)} vs ${fmtMs(eg.load.p99)} ms)`,
-      met: p <= 0.5,
-    });
+    const what = "contact.get (full chain: one hop, one Postgres read) throughput vs express-gateway";
+    out.push(throughputCheck(what, get, eg, 2));
+    out.push(p99Check("contact.get p99 vs express-gateway", get, eg, 0.5));
   }
   if (about && get) {
     const x = get.load.rps / about.load.rps;
@@ -214,14 +213,7 @@ function hotPathChecks(rep: BenchReport): Check[] {
   }
   for (const id of ["contact.create", "key.inspect"]) {
     const r = row(`gantry:${id}`);
-    if (!eg || !r) continue;
-    const x = r.load.rps / eg.load.rps;
-    out.push({
-      what: `${id} throughput vs express-gateway`,
-      target: "≥ 1×",
-      measured: `${fmtX(x)} (per CPU-second: ${fmtX(perCpuSecond(r) / perCpuSecond(eg))})`,
-      met: x >= 1,
-    });
+    if (eg && r) out.push(throughputCheck(`${id} throughput vs express-gateway`, r, eg, 1));
   }
   if (get) {
     const named = (name: string) => (n: string) => n === name || n.startsWith(`${name}-`);
