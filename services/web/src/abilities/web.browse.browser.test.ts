@@ -24,15 +24,13 @@ const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (set WEB
 
 let s: ServiceHarness<Context>;
 let site: Site;
+/** The web service on loopback pages with this machine's Chromium, plus `env`. */
+const startWeb = (env: Record<string, string>) =>
+  startService<Context>("web", { WEB_ALLOW_LOOPBACK: "true", WEB_CHROMIUM_PATH: CHROMIUM, LOG_LEVEL: "fatal", ...env });
 before(async () => {
   if (skip) return;
   site = await startSite();
-  s = await startService<Context>("web", {
-    WEB_ALLOW_LOOPBACK: "true",
-    WEB_CHROMIUM_PATH: CHROMIUM,
-    WEB_BROWSER_CONCURRENCY: "2",
-    LOG_LEVEL: "fatal",
-  });
+  s = await startWeb({ WEB_BROWSER_CONCURRENCY: "2" });
 });
 after(async () => {
   await s?.stop();
@@ -178,12 +176,7 @@ describe("an idle browser", { skip }, () => {
   let idle: ServiceHarness<Context>;
   before(async () => {
     if (skip) return;
-    idle = await startService<Context>("web", {
-      WEB_ALLOW_LOOPBACK: "true",
-      WEB_CHROMIUM_PATH: CHROMIUM,
-      WEB_BROWSER_IDLE_MS: "300",
-      LOG_LEVEL: "fatal",
-    });
+    idle = await startWeb({ WEB_BROWSER_IDLE_MS: "300" });
   });
   after(async () => {
     await idle?.stop();
