@@ -50,7 +50,6 @@ class Replica {
   private backoffMs = BACKOFF_MIN_MS;
   /** Calls in flight per connection (a dropped connection's calls still finish on it). */
   private readonly active = new WeakMap<http2.ClientHttp2Session, number>();
-  private pinger?: NodeJS.Timeout;
   private readonly opened = new WeakSet<http2.ClientHttp2Session>();
 
   readonly target: Target;
@@ -78,14 +77,17 @@ class Replica {
       this.restUntil = 0;
       // A replica that vanished without closing its connection (a lost node) is noticed by a ping,
       // not by every call waiting out its deadline.
-      this.pinger = setInterval(() => {
-        if (session.closed || session.destroyed) return;
+      // Tied to this connection, not to the replica: a connection replaced before its "close" still
+      // stops its own pings.
+      const pinger = setInterval(() => {
+        if (session.closed || session.destroyed) return; // closing: its calls finish, no pings
         const timer = setTimeout(() => session.destroy(), PING_TIMEOUT_MS).unref();
         session.ping((err) => {
           clearTimeout(timer);
           if (err) session.destroy();
         });
       }, PING_EVERY_MS).unref();
+      session.once("close", () => clearInterval(pinger));
     });
     session.on("error", () => {
       if (this.opened.has(session)) return; // an open connection that broke: "close" drops it
@@ -119,11 +121,9 @@ class Replica {
   private drop(session: http2.ClientHttp2Session): void {
     if (this.session !== session) return;
     this.session = undefined;
-    clearInterval(this.pinger);
   }
 
   close(): void {
-    clearInterval(this.pinger);
     this.session?.close();
     this.session = undefined;
   }
