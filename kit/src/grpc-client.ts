@@ -18,6 +18,7 @@ import dns from "node:dns/promises";
 import http2 from "node:http2";
 import net from "node:net";
 import type * as grpc from "@grpc/grpc-js";
+import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
 import { codeFromGrpcStatus, GantryError, isErrorCode, type WireError } from "./errors.ts";
 
 /** The trailer a Gantry server puts a `GantryError` in (JSON; binary metadata is base64 on the wire). */
@@ -28,7 +29,6 @@ const PING_EVERY_MS = 30_000;
 const PING_TIMEOUT_MS = 10_000;
 const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export interface CallOptions {
   /** Milliseconds the call may take, end to end (default 30 s). */
@@ -223,11 +223,7 @@ export class RpcClient {
     const def = this.methods[method];
     if (!def) return Promise.reject(new TypeError(`no method ${method} in this service`));
     if (this.closed) return Promise.reject(new GantryError("unavailable", "the client is closed"));
-    const message = def.requestSerialize(request);
-    const frame = Buffer.allocUnsafe(5 + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    frame.set(message, 5);
+    const frame = frameMessage(def.requestSerialize(request));
     const deadlineMs = Math.max(1, Math.ceil(opts.deadlineMs ?? 30_000));
     const deadline = Date.now() + deadlineMs;
     return new Promise<Res>((resolve, reject) => {
@@ -291,13 +287,13 @@ export class RpcClient {
           clearTimeout(timer);
           release();
           if (status === "0") {
-            const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-            if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) {
-              reject(new GantryError("internal", `${method}: malformed or compressed response message`));
+            const message = unframeMessage(chunks);
+            if (typeof message === "string") {
+              reject(new GantryError("internal", `${method}: ${message} response message`));
               return;
             }
             try {
-              resolve(def.responseDeserialize(body.subarray(5)) as Res);
+              resolve(def.responseDeserialize(message) as Res);
             } catch (err) {
               reject(new GantryError("internal", `${method}: undecodable response`, { cause: err }));
             }

@@ -14,8 +14,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type * as grpc from "@grpc/grpc-js";
 import { status as GrpcStatus } from "@grpc/grpc-js";
-
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
 
 type UnaryHandler = (call: { request: unknown }, callback: (err: unknown, value?: unknown) => void) => void;
 
@@ -94,18 +93,18 @@ export class RpcServer {
         this.fail(stream, GrpcStatus.RESOURCE_EXHAUSTED, `request larger than ${MAX_MESSAGE_BYTES} bytes`);
         return;
       }
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      if (body.length < 5 || body.readUInt32BE(1) !== body.length - 5) {
+      const message = unframeMessage(chunks);
+      if (message === "malformed") {
         this.fail(stream, GrpcStatus.INTERNAL, "expected exactly one length-prefixed message");
         return;
       }
-      if (body[0] !== 0) {
+      if (message === "compressed") {
         this.fail(stream, GrpcStatus.UNIMPLEMENTED, "compressed messages are not accepted");
         return;
       }
       let request: unknown;
       try {
-        request = route.method.requestDeserialize(body.subarray(5));
+        request = route.method.requestDeserialize(message);
       } catch {
         this.fail(stream, GrpcStatus.INTERNAL, "the request message does not decode");
         return;
@@ -118,11 +117,7 @@ export class RpcServer {
           stream.respond(errorHeaders(err), { endStream: true });
           return;
         }
-        const message = route.method.responseSerialize(value);
-        const frame = Buffer.allocUnsafe(5 + message.length);
-        frame[0] = 0;
-        frame.writeUInt32BE(message.length, 1);
-        frame.set(message, 5);
+        const frame = frameMessage(route.method.responseSerialize(value));
         stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
         stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
         stream.end(frame);
