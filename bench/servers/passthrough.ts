@@ -15,7 +15,7 @@ import { createServer } from "node:http";
 import { abilityById } from "@gantry/proto/catalogue";
 import { AREA_SERVICES, GantryError, type AreaService, type CallContext } from "@gantry/kit";
 import { Dispatcher } from "../../gateway/src/dispatch.ts";
-import { newRequestId } from "../../gateway/src/pipeline/request-id.ts";
+import { startCall } from "../../gateway/src/pipeline/request-id.ts";
 import { readJsonBody } from "../../gateway/src/pipeline/body.ts";
 import { resultEnvelopeJson } from "../../gateway/src/pipeline/outcome.ts";
 import { sendError, sendOutcome } from "../../gateway/src/respond.ts";
@@ -29,9 +29,7 @@ const dispatcher = new Dispatcher(addrs, 30_000);
 const ROUTE = /^\/v1\/abilities\/([a-z0-9_.-]+)$/;
 
 const server = createServer(async (req, res) => {
-  const requestId = newRequestId();
-  const started = performance.now();
-  res.setHeader("X-Request-Id", requestId);
+  const { requestId, started } = startCall(res);
   const id = ROUTE.exec(req.url ?? "")?.[1] ?? "";
   try {
     const ability = abilityById.get(id);

@@ -11,7 +11,7 @@ import { healthRoute } from "./routes/health.ts";
 import { receiptKeysRoute } from "./routes/receipt-keys.ts";
 import { mountIngress } from "./routes/ingress.ts";
 import { mountDeveloperSurfaces } from "./routes/developer-surfaces.ts";
-import { sendError } from "./respond.ts";
+import { sendError, sendUnhandled } from "./respond.ts";
 
 export function createApp(deps: GatewayDeps) {
   const app = express();
@@ -51,8 +51,7 @@ export function createApp(deps: GatewayDeps) {
     );
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    deps.log.error({ requestId: res.locals.requestId, err: String(err) }, "unhandled error");
-    sendError(res, err instanceof GantryError ? err : new GantryError("internal", "internal error"));
+    sendUnhandled(res, deps.log, res.locals.requestId, err);
   });
   return app;
 }

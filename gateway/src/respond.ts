@@ -4,7 +4,7 @@
  * themselves come from pipeline/outcome.ts, so MCP tool results and HTTP answers cannot drift apart.
  */
 import type { ServerResponse } from "node:http";
-import type { GantryError } from "@gantry/kit";
+import { GantryError, type Logger } from "@gantry/kit";
 import { errorBody, retryAfterHeader, type AbilityOutcome, type ResponseHeaders } from "./pipeline/outcome.ts";
 
 export function setHeaders(res: ServerResponse, headers: ResponseHeaders): void {
@@ -18,6 +18,13 @@ export function setHeaders(res: ServerResponse, headers: ResponseHeaders): void 
 export function sendOutcome(res: ServerResponse, out: AbilityOutcome): void {
   setHeaders(res, out.headers);
   writeJson(res, out.status, out.ok ? out.envelopeJson : JSON.stringify(out.body));
+}
+
+/** A failure no handler answered (a bug): logged with the request id, answered 500 if still possible. */
+export function sendUnhandled(res: ServerResponse, log: Pick<Logger, "error">, requestId: string, err: unknown): void {
+  log.error({ requestId, err: String(err) }, "unhandled error");
+  if (res.headersSent) res.destroy();
+  else sendError(res, err instanceof GantryError ? err : new GantryError("internal", "internal error"));
 }
 
 /** An ErrorResponse from a route outside the ability pipeline (discovery, docs, MCP admission, 404s). */

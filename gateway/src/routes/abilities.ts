@@ -12,12 +12,11 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
-import { GantryError } from "@gantry/kit";
 import type { GatewayDeps } from "../deps.ts";
 import { readJsonBody } from "../pipeline/body.ts";
 import { runAbility } from "../pipeline/execute-ability.ts";
-import { newRequestId } from "../pipeline/request-id.ts";
-import { sendError, sendOutcome } from "../respond.ts";
+import { startCall } from "../pipeline/request-id.ts";
+import { sendOutcome, sendUnhandled } from "../respond.ts";
 import { baseUrlOf } from "./base-url.ts";
 
 async function callAbility(
@@ -67,14 +66,9 @@ export function abilityFastPath(deps: GatewayDeps) {
     if (req.method !== "POST") return false;
     const m = FAST_PATH.exec(req.url ?? "");
     if (!m) return false;
-    const call = { requestId: newRequestId(), started: performance.now() };
-    res.setHeader("X-Request-Id", call.requestId);
-    callAbility(req, res, deps, m[1], call).catch((err: unknown) => {
-      // runAbility answers every failure itself; reaching here is a bug, answered as Express would.
-      deps.log.error({ requestId: call.requestId, err: String(err) }, "unhandled error");
-      if (!res.headersSent) sendError(res, new GantryError("internal", "internal error"));
-      else res.destroy();
-    });
+    const call = startCall(res);
+    // runAbility answers every failure itself; reaching the catch is a bug, answered as Express would.
+    callAbility(req, res, deps, m[1], call).catch((err: unknown) => sendUnhandled(res, deps.log, call.requestId, err));
     return true;
   };
 }
