@@ -491,6 +491,16 @@ function esc(s: string): string {
 }
 
 /** A three-panel horizontal bar chart: req/s, p99 latency and responses per CPU-second per target. */
+/** The opening of a chart: its size, an accessible title, a white background and the heading (constants, not escaped). */
+function svgHead(width: number, height: number, title: string, heading: string): string[] {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${title}</title>`,
+    `<rect width="100%" height="100%" fill="#ffffff"/>`,
+    `<text x="12" y="22" font-size="15" font-weight="bold">${heading}</text>`,
+  ];
+}
+
 export function renderSvg(rep: BenchReport): string {
   const rows = rep.rows;
   const labelW = 260;
@@ -505,16 +515,11 @@ export function renderSvg(rep: BenchReport): string {
     { title: "p99 latency, ms (lower is better)", value: (r) => r.load.p99, fmt: fmtMs },
     { title: "Responses per CPU-second (higher is better)", value: perCpuSecond, fmt: fmtInt },
   ];
-  const s: string[] = [];
-  s.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-  );
-  s.push(
-    "<title>Gantry vs the machine's ceiling and express-gateway: throughput, p99 and responses per CPU-second</title>",
-  );
-  s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  s.push(
-    `<text x="12" y="22" font-size="15" font-weight="bold">Gantry vs the machine's ceiling and express-gateway</text>`,
+  const s = svgHead(
+    width,
+    height,
+    "Gantry vs the machine's ceiling and express-gateway: throughput, p99 and responses per CPU-second",
+    "Gantry vs the machine's ceiling and express-gateway",
   );
   s.push(
     `<text x="12" y="40" fill="#444">${esc(rep.date.slice(0, 16).replace("T", " "))} UTC · ${rep.machine.nproc} cores · Node ${esc(rep.machine.node)} · ${rep.options.connections} connections · ${rep.options.durationSec} s per target · commit ${esc(rep.commit)}</text>`,
@@ -671,16 +676,11 @@ export function renderScaleoutSvg(rep: BenchReport): string | undefined {
   const width = labelW + panelW * 2 + gap + 70;
   const legendY = top + rows.length * rowH + 26;
   const height = legendY + 44;
-  const s: string[] = [];
-  s.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-  );
-  s.push(
-    "<title>Scale-out: contact.get through more gateways and workspace replicas, and where the cores went</title>",
-  );
-  s.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  s.push(
-    `<text x="12" y="22" font-size="15" font-weight="bold">Scale-out: contact.get through more gateways and workspace replicas</text>`,
+  const s = svgHead(
+    width,
+    height,
+    "Scale-out: contact.get through more gateways and workspace replicas, and where the cores went",
+    "Scale-out: contact.get through more gateways and workspace replicas",
   );
   s.push(
     `<text x="12" y="40" fill="#444">${esc(rep.date.slice(0, 16).replace("T", " "))} UTC · ${nproc} cores · ${rep.options.connections} connections in total · commit ${esc(rep.commit)}</text>`,
