@@ -14,6 +14,7 @@ export * from "./call-outcome.ts";
 export * from "./data/ids.ts";
 export * from "./data/pagination.ts";
 export * from "./data/prepared.ts";
+export * from "./data/batched.ts";
 export * from "./data/transaction.ts";
 export * from "./logger.ts";
 export * from "./grpc.ts";

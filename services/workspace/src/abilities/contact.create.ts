@@ -41,7 +41,7 @@ export default ability("contact.create", async (input, call, ctx) => {
     insert: insertContact(contact),
     result: (row: Pick<Contact, "metadata">) => contactOut({ ...contact, metadata: row.metadata }),
     replay: async (recordId) => {
-      const [row] = await contactById(ctx.pool, recordId, call.tenant);
+      const row = await contactById(ctx.pool, recordId, call.tenant);
       if (!row) throw notFound("contact", recordId);
       return contactOut(row);
     },

@@ -8,7 +8,7 @@ import { notFound } from "../errors.ts";
 import { contactById } from "../reads.ts";
 
 export default ability("contact.get", async (input, call, ctx) => {
-  const [row] = await contactById(ctx.pool, input.id, call.tenant);
+  const row = await contactById(ctx.pool, input.id, call.tenant);
   if (!row) throw notFound("contact", input.id);
   return contactOut(row);
 });
