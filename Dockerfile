@@ -79,10 +79,14 @@ COPY --from=build /out/ ./
 FROM ${NODE_IMAGE} AS runtime
 # The version suffix `0.1.0+<build>` that gantry.about and /health report (empty: "dev").
 ARG GANTRY_BUILD=""
+# The memory options the local runner gives every process (infra/README.md, "Memory"): a capped
+# young generation, one memory-reducing collection when a process goes quiet, two malloc arenas.
 ENV NODE_ENV=production \
     GANTRY_BUILD=${GANTRY_BUILD} \
     HOME=/tmp \
-    SERVICE=gateway
+    SERVICE=gateway \
+    NODE_OPTIONS="--expose-gc --max-semi-space-size=16 --import=/app/kit/src/idle-memory.ts" \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 # Files stay owned by root: the process (uid 1000, `node` in the base image) only reads them.
 COPY --from=app /app ./

@@ -327,7 +327,7 @@ async function measureInterleaved(specs: MeasureSpec[], n: number): Promise<Targ
 /**
  * Waits until the stack is idle in the sense its memory is measured in: no process busy (settle),
  * then long enough for what an idle stack gives back by itself — each Node process runs a
- * memory-reducing collection at its first quiet 2 s (infra/runner/idle-memory.ts), Postgres' pooled
+ * memory-reducing collection at its first quiet 2 s (kit/src/idle-memory.ts), Postgres' pooled
  * connections close after 10 s unused — and, after load, until the web and content services have
  * ended Chromium (60 s without a page), at most `maxMs`.
  */

@@ -21,6 +21,7 @@ import { basename, dirname, join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT } from "@gantry/kit/topology.ts";
+import { NODE_PROCESS_ARGS, NODE_PROCESS_ENV } from "../infra/runner/stack.ts";
 import {
   COMPOSE_SCHEMA,
   HADOLINT,
@@ -715,6 +716,14 @@ test("the Dockerfile passes hadolint and builds a non-root Node 24 image without
   assert.match(text, /npm ci --omit=dev --omit=optional/);
   assert.match(text, /^USER 1000:1000$/m);
   assert.match(text, /node infra\/scripts\/generate\.ts/, "the Prisma clients are generated in the image build");
+  // Every process in the image runs with the local runner's memory options (infra/README.md, "Memory").
+  const imageOptions = /^\s+NODE_OPTIONS="([^"]*)"/m.exec(text)?.[1].split(" ");
+  const runnerOptions = NODE_PROCESS_ARGS.map((arg) =>
+    arg.replace(/^--import=file:\/\/.*?\/kit\//, "--import=/app/kit/"),
+  );
+  assert.deepEqual(imageOptions, runnerOptions, "the image's NODE_OPTIONS are the runner's NODE_PROCESS_ARGS");
+  for (const [name, value] of Object.entries(NODE_PROCESS_ENV))
+    assert.match(text, new RegExp(`^\\s+${name}=${value}\\b`, "m"));
   const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n");
   for (const entry of ["**/node_modules", ".git", ".gantry", "services/*/src/generated"])
     assert.ok(ignore.includes(entry), `.dockerignore: ${entry}`);

@@ -1,8 +1,8 @@
 /**
- * @module infra/runner/idle-memory
- * Gives memory back once a process goes quiet. The runner preloads it into every service and
- * gateway (`node --expose-gc --import=…/idle-memory.ts <main>`, see `NODE_PROCESS_ARGS` in
- * stack.ts): every 0.5 s it reads the process's CPU time, and once the process has used almost none
+ * @module kit/idle-memory
+ * Gives memory back once a process goes quiet. Preloaded into every service and gateway: by the
+ * local runner (`node --expose-gc --import=…/idle-memory.ts <main>`, `NODE_PROCESS_ARGS` in
+ * infra/runner/stack.ts) and by the image (`NODE_OPTIONS` in the Dockerfile). Every 0.5 s it reads the process's CPU time, and once the process has used almost none
  * (< 1% of a core) for 2 s after having worked since the last release (≥ 200 ms of CPU: start-up, a
  * burst of calls), it runs one memory-reducing full garbage collection (≈ 25–50 ms). That returns
  * the young generation V8 grew under load and compacts the old one: ≈ 15–30 MiB per process after
