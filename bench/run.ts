@@ -89,8 +89,8 @@ const HELP = `Usage: npm run bench -- [options]
   --memory-queries <n>    memory group: distinct queries timed in process per size (default 200)
   --memory-connections <n> memory group: connections of the "under load" search and save runs
                           (default 16; latency is also measured at 1 connection)
-  --slices <n>            targets compared with each other (express-gateway and gantry.about; the
-                          passthrough floor and the full chain on one ability) are measured in n
+  --slices <n>            targets compared with each other (express-gateway, gantry.about and
+                          contact.get; the passthrough floor and the full chain on one ability) are measured in n
                           alternating slices of duration/n seconds each (default 2), so drift on
                           the machine falls on both sides of the comparison
   --profile-duration <s>  seconds of the --cpu-prof run per profiled ability (default 6)
@@ -504,7 +504,7 @@ async function main(): Promise<void> {
       forget(children, eg.child);
       forget(children, backend);
     };
-    // Compared with gantry.about: measured alternating with it once the Gantry stack is up (it idles
+    // Compared with gantry.about and contact.get: measured alternating with them once the Gantry stack is up (it idles
     // meanwhile). Without the full chain there is nothing to alternate with.
     if (!wantsAbout) {
       rows.push(await measure(egSpec));
@@ -657,12 +657,17 @@ async function main(): Promise<void> {
       // In the full chain's order (gantry.about first, on a fresh gateway), then passthrough-only ones.
       const measured = new Map<string, TargetRow>();
       for (const [ability, gwSpec] of gwSpecs) {
+        if (measured.has(gwSpec.id)) continue;
         const ptSpec = ptSpecs.get(ability);
         if (ability === "gantry.about" && egSpec) {
-          log(`express-gateway and the full chain on gantry.about, interleaved`);
-          const [a, b] = await measureInterleaved([egSpec, gwSpec], slicesPerPair);
+          // express-gateway is the peer of gantry.about and of contact.get (issue 19's targets): all
+          // three alternate, so drift on the machine falls on every side of both comparisons.
+          const hop = gwSpecs.get("contact.get");
+          const peers = hop && !ptSpecs.has("contact.get") ? [gwSpec, hop] : [gwSpec];
+          log(`express-gateway and the full chain on ${peers.map((p) => p.ability).join(" and ")}, interleaved`);
+          const [a, ...theirs] = await measureInterleaved([egSpec, ...peers], slicesPerPair);
           rows.splice(egRowAt, 0, a);
-          measured.set(gwSpec.id, b);
+          for (const [i, peer] of peers.entries()) measured.set(peer.id, theirs[i]);
           await stopEg();
           egSpec = undefined;
         } else if (ptSpec) {
