@@ -32,6 +32,13 @@ export const WEB_ENV = defineEnv({
     description:
       "Chromium is ended after this long without an open page and started again by the next one (0: keep it running)",
   },
+  WEB_READER_IDLE_MS: {
+    type: "integer",
+    minimum: 0,
+    default: 60_000,
+    description:
+      "the page reader's worker (jsdom, Readability, turndown) is ended after this long without a page to read and started again by the next one (0: keep it)",
+  },
   WEB_MAX_BYTES: {
     type: "integer",
     minimum: 65_536,

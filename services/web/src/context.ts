@@ -1,13 +1,16 @@
 /**
  * @module web/context
  * What every handler of the web service receives as `ctx`, built once by `init` in service.ts: the
- * Prisma client (captures of official pages), the configuration, the registry of official pages, the SSRF guard every page fetch goes through, the robots.txt cache, the browser pool
- * (Chromium started lazily, its traffic through the guard's filtering proxy), the search provider
+ * Prisma client (captures of official pages), the configuration, the registry of official pages,
+ * the SSRF guard every page fetch goes through, the robots.txt cache, the browser pool (Chromium
+ * started lazily, its traffic through the guard's filtering proxy), the page reader (extraction in
+ * a worker thread that ends when idle), the search provider
  * (null when none is configured), the logger and the clock.
  */
 import { abilityOf, type Clock, type LinkSigner, type Logger, type SsrfGuard } from "@gantry/kit";
 import type { BrowserPool } from "./browser.ts";
 import type { WebConfig } from "./config.ts";
+import type { PageReader } from "./reader.ts";
 import type { PrismaClient } from "./db.ts";
 import type { Registry } from "./registry.ts";
 import type { RobotsCache } from "./robots.ts";
@@ -21,6 +24,8 @@ export interface Context {
   guard: SsrfGuard;
   robots: RobotsCache;
   browser: BrowserPool;
+  /** HTML to clean content, in a worker thread (WEB_READER_IDLE_MS). */
+  reader: PageReader;
   search: SearchProvider | null;
   /** Signs and checks screenshot links (WEB_SIGNING_KEY). */
   signer: LinkSigner;

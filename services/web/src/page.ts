@@ -12,7 +12,7 @@ import { SsrfBlockedError, SsrfFetchError } from "@gantry/kit";
 import type { Page, Response } from "playwright-core";
 import { BrowserUnavailableError, PageTimeoutError, type PageSession, type ViewportName } from "./browser.ts";
 import type { Context } from "./context.ts";
-import { type Extracted, extractHtml, extractText } from "./extract.ts";
+import { type Extracted, extractText } from "./extract.ts";
 import { PageFailure, pageFailure } from "./failures.ts";
 
 /** Below this much extracted text, a page with scripts is rendered in the browser. */
@@ -156,7 +156,7 @@ async function loadOverHttp(ctx: Context, href: string, asked: string, left: () 
     const contentType = res.headers.get("content-type");
     const body = new TextDecoder(charsetOf(contentType)).decode(res.body);
     let extracted: Extracted;
-    if (isHtml(contentType, body)) extracted = await extractHtml(body, res.url);
+    if (isHtml(contentType, body)) extracted = await ctx.reader.call({ html: body, url: res.url });
     else if (isText(contentType)) extracted = extractText(body);
     else
       throw new PageFailure(
@@ -262,7 +262,7 @@ async function loadInBrowser(ctx: Context, opts: LoadOptions, timeoutMs: number)
         resolvedIp: session.addressOf(finalUrl) ?? "",
         renderer: "browser" as const,
         contentType: headers["content-type"] ?? null,
-        extracted: await extractHtml(html, finalUrl),
+        extracted: await ctx.reader.call({ html, url: finalUrl }),
         bodyTruncated: false,
         fetched: new Date(ctx.now()),
       };

@@ -19,6 +19,7 @@ import { BrowserPool } from "./browser.ts";
 import { WEB_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
+import { pageReader } from "./reader.ts";
 import { parseRegistry } from "./registry.ts";
 import { RobotsCache } from "./robots.ts";
 import { filesIngress } from "./screenshots.ts";
@@ -62,6 +63,7 @@ export default defineService({
         log,
         idleMs: config.WEB_BROWSER_IDLE_MS,
       }),
+      reader: pageReader(config.WEB_READER_IDLE_MS),
       search,
       signer: new LinkSigner(signing.key),
       log,
@@ -72,6 +74,7 @@ export default defineService({
   grpcServices: (ctx) => [ingressService(ctx.log, (req) => filesIngress(ctx, req))],
   close: async (ctx) => {
     await ctx.browser.close();
+    await ctx.reader.close();
     await ctx.db.$disconnect();
   },
 });
