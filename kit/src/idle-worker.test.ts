@@ -4,8 +4,9 @@
  * its calls with `unavailable` and the next call starts a new one, an idle worker is ended and the
  * next call starts it again, and a worker that cannot load says why.
  */
-import { after, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +22,8 @@ function workerModule(name: string, body: string, load = ""): URL {
   const file = join(dir, `${name}.mjs`);
   writeFileSync(
     file,
-    `import { threadId } from "node:worker_threads";
+    `import { threadId as thread } from "node:worker_threads";
+const threadId = \`\${process.pid}/\${thread}\`;
 import { serveWorkerCalls } from ${JSON.stringify(kit)};
 await serveWorkerCalls(async () => { ${load}; return async (req) => { ${body} }; });
 `,
@@ -38,74 +40,78 @@ const echo = workerModule(
 );
 
 type Req = { n: number; fail?: boolean; exit?: boolean; waitMs?: number };
-type Res = { n: number; threadId: number };
+type Res = { n: number; threadId: string };
 
-test("calls are answered one at a time, in order, by one worker", async () => {
-  const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo" });
-  try {
-    const order: number[] = [];
-    const answers = await Promise.all(
-      [30, 0, 10].map(async (waitMs, n) => {
-        const r = await w.call({ n, waitMs });
-        order.push(r.n);
-        return r;
-      }),
-    );
-    assert.deepEqual(order, [0, 1, 2]);
-    assert.equal(new Set(answers.map((a) => a.threadId)).size, 1);
-  } finally {
-    await w.close();
-  }
-});
-
-test("a call's own failure is internal, names the worker and leaves it serving", async () => {
-  const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo" });
-  try {
-    const first = await w.call({ n: 1 });
-    await assert.rejects(w.call({ n: 2, fail: true }), (err: Error & { code?: string; cause?: Error }) => {
-      assert.equal(err.code, "internal");
-      assert.equal(err.message, "The echo failed.");
-      assert.equal(err.cause?.message, "no 2");
-      return true;
+for (const isolation of ["thread", "process"] as const) {
+  describe(`in a ${isolation}`, () => {
+    test("calls are answered one at a time, in order, by one worker", async () => {
+      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", isolation });
+      try {
+        const order: number[] = [];
+        const answers = await Promise.all(
+          [30, 0, 10].map(async (waitMs, n) => {
+            const r = await w.call({ n, waitMs });
+            order.push(r.n);
+            return r;
+          }),
+        );
+        assert.deepEqual(order, [0, 1, 2]);
+        assert.equal(new Set(answers.map((a) => a.threadId)).size, 1);
+      } finally {
+        await w.close();
+      }
     });
-    assert.equal((await w.call({ n: 3 })).threadId, first.threadId);
-  } finally {
-    await w.close();
-  }
-});
 
-test("a worker that dies fails its calls with unavailable; the next call starts a new one", async () => {
-  const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo" });
-  try {
-    const first = await w.call({ n: 1 });
-    const dying = w.call({ n: 2, exit: true });
-    const queued = w.call({ n: 3 }); // waits behind it in the worker
-    await assert.rejects(dying, { code: "unavailable", message: "The echo stopped; retry the call." });
-    await assert.rejects(queued, { code: "unavailable" });
-    assert.equal(w.running, false);
-    const next = await w.call({ n: 4 });
-    assert.notEqual(next.threadId, first.threadId);
-  } finally {
-    await w.close();
-  }
-});
+    test("a call's own failure is internal, names the worker and leaves it serving", async () => {
+      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", isolation });
+      try {
+        const first = await w.call({ n: 1 });
+        await assert.rejects(w.call({ n: 2, fail: true }), (err: Error & { code?: string; cause?: Error }) => {
+          assert.equal(err.code, "internal");
+          assert.equal(err.message, "The echo failed.");
+          assert.equal(err.cause?.message, "no 2");
+          return true;
+        });
+        assert.equal((await w.call({ n: 3 })).threadId, first.threadId);
+      } finally {
+        await w.close();
+      }
+    });
 
-test("with idleMs the worker is ended once no call is in flight, and the next call starts it again", async () => {
-  const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", idleMs: 150 });
-  try {
-    const first = await w.call({ n: 1, waitMs: 300 }); // longer than idleMs: in flight, not idle
-    assert.equal(w.running, true);
-    const end = Date.now() + 10_000;
-    while (w.running && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
-    assert.equal(w.running, false, "ended when idle");
-    const again = await w.call({ n: 2 });
-    assert.notEqual(again.threadId, first.threadId);
-    assert.equal(w.running, true);
-  } finally {
-    await w.close();
-  }
-  await assert.rejects(w.call({ n: 3 }), { code: "unavailable" }, "closed: answers instead of hanging");
-});
+    test("a worker that dies fails its calls with unavailable; the next call starts a new one", async () => {
+      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", isolation });
+      try {
+        const first = await w.call({ n: 1 });
+        const dying = w.call({ n: 2, exit: true });
+        const queued = w.call({ n: 3 }); // waits behind it in the worker
+        await assert.rejects(dying, { code: "unavailable", message: "The echo stopped; retry the call." });
+        await assert.rejects(queued, { code: "unavailable" });
+        assert.equal(w.running, false);
+        const next = await w.call({ n: 4 });
+        assert.notEqual(next.threadId, first.threadId);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test("with idleMs the worker is ended once no call is in flight, and the next call starts it again", async () => {
+      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", idleMs: 150, isolation });
+      try {
+        const first = await w.call({ n: 1, waitMs: 300 }); // longer than idleMs: in flight, not idle
+        assert.equal(w.running, true);
+        const end = Date.now() + 10_000;
+        while (w.running && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+        assert.equal(w.running, false, "ended when idle");
+        const again = await w.call({ n: 2 });
+        assert.notEqual(again.threadId, first.threadId);
+        assert.equal(w.running, true);
+      } finally {
+        await w.close();
+      }
+      await assert.rejects(w.call({ n: 3 }), { code: "unavailable" }, "closed: answers instead of hanging");
+    });
+  });
+}
 
 test("a worker that cannot load says why, and one that never gets ready times out", async () => {
   const broken = workerModule("broken", "return { result: 1 };", `throw new Error("model.json missing")`);
@@ -117,4 +123,34 @@ test("a worker that cannot load says why, and one that never gets ready times ou
   const w = new IdleWorker({ url: pathToFileURL(silent), name: "s", what: "the model", loadTimeoutMs: 200 });
   await assert.rejects(w.ready(), { message: "the model did not load within 200 ms" });
   await w.close();
+});
+
+test("a worker process ends with the service that started it, even one that was killed", async () => {
+  const service = join(dir, "service.mjs");
+  writeFileSync(
+    service,
+    `import { IdleWorker } from ${JSON.stringify(kit)};
+const w = new IdleWorker({ url: new URL(${JSON.stringify(echo.href)}), name: "echo", what: "the echo", isolation: "process" });
+const { threadId } = await w.call({ n: 1 });
+console.log(threadId.split("/")[0]);
+setInterval(() => {}, 1000);
+`,
+  );
+  const parent = spawn(process.execPath, [service], { stdio: ["ignore", "pipe", "inherit"] });
+  const childPid = Number(
+    await new Promise<string>((resolve) => parent.stdout.once("data", (d) => resolve(String(d)))),
+  );
+  assert.ok(childPid > 0 && childPid !== parent.pid);
+  parent.kill("SIGKILL");
+  const alive = () => {
+    try {
+      process.kill(childPid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const end = Date.now() + 10_000;
+  while (alive() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(alive(), false, "the worker process exited when its service's channel closed");
 });

@@ -10,6 +10,13 @@
  * `IdleWorker`. Calls are answered one at a time, in order. A worker that dies is started again on
  * the next call; the calls it was serving fail with `unavailable` (retryable).
  *
+ * **Thread or process.** A worker thread is cheap to start, but on Linux the memory its heap grew to
+ * stays with the process after it ends (Node gives little of a terminated isolate's pages back: a
+ * thread that grew to 300 MiB leaves about 270). Work whose memory must go when it ends runs as a
+ * child process (`isolation: "process"`: the same node, options and environment, messages over IPC
+ * with the structured clone), whose memory the kernel takes back at exit; it exits by itself if the
+ * service goes away.
+ *
  * @example
  * // extract-worker.ts
  * serveWorkerCalls(async () => { const lib = await import("jsdom"); return (req) => ({ result: work(lib, req) }); });
@@ -17,6 +24,8 @@
  * const reader = new IdleWorker<Req, Res>({ url: new URL("./extract-worker.ts", import.meta.url), name: "web-reader", what: "the page reader", idleMs: 60_000 });
  * const res = await reader.call(req);
  */
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { parentPort, Worker, type Transferable } from "node:worker_threads";
 import { GantryError } from "./errors.ts";
 
@@ -31,6 +40,57 @@ export interface IdleWorkerOptions {
   idleMs?: number;
   /** How long starting it may take before it counts as failed (default 60 s). */
   loadTimeoutMs?: number;
+  /** A worker thread (the default) or a child process, whose memory is returned when it ends. */
+  isolation?: "thread" | "process";
+}
+
+/** What the IdleWorker uses of a worker thread or a child process. */
+interface Handle {
+  send(message: unknown, transfer: readonly Transferable[]): void;
+  on(event: "message", listener: (message: never) => void): void;
+  on(event: "error", listener: (err: Error) => void): void;
+  on(event: "exit", listener: (code: number | null) => void): void;
+  /** Whether it keeps the event loop alive. */
+  hold(held: boolean): void;
+  end(): Promise<unknown>;
+}
+
+function threadHandle(url: URL, name: string): Handle {
+  const w = new Worker(url, { name });
+  return {
+    send: (message, transfer) => w.postMessage(message, transfer),
+    on: (event: string, listener: (...args: never[]) => void) =>
+      void w.on(event, listener as (...args: unknown[]) => void),
+    hold: (held) => (held ? w.ref() : w.unref()),
+    end: () => w.terminate(),
+  };
+}
+
+function processHandle(url: URL): Handle {
+  const child: ChildProcess = fork(fileURLToPath(url), [], {
+    serialization: "advanced",
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    // Transfer lists are for threads; over IPC the message is copied.
+    send: (message) => void child.send(message as object),
+    on: (event: string, listener: (...args: never[]) => void) =>
+      void child.on(event, listener as (...args: unknown[]) => void),
+    hold: (held) => {
+      if (held) {
+        child.ref();
+        child.channel?.ref();
+      } else {
+        child.unref();
+        child.channel?.unref();
+      }
+    },
+    end: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
 }
 
 type Reply<Res> = { ready: true } | { ready: false; error: string } | { id: number; result?: Res; error?: string };
@@ -42,16 +102,21 @@ interface Pending<Res> {
 
 export class IdleWorker<Req, Res> {
   private readonly opts: Required<IdleWorkerOptions>;
-  private worker?: Promise<Worker>;
+  private worker?: Promise<Handle>;
   /** The worker now serving calls (an ended one's late events are ignored). */
-  private current?: Worker;
+  private current?: Handle;
   private idleTimer?: NodeJS.Timeout;
   private readonly pending = new Map<number, Pending<Res>>();
   private nextId = 1;
   private closed = false;
 
   constructor(opts: IdleWorkerOptions) {
-    this.opts = { ...opts, loadTimeoutMs: opts.loadTimeoutMs ?? 60_000, idleMs: opts.idleMs ?? 0 };
+    this.opts = {
+      ...opts,
+      loadTimeoutMs: opts.loadTimeoutMs ?? 60_000,
+      idleMs: opts.idleMs ?? 0,
+      isolation: opts.isolation ?? "thread",
+    };
   }
 
   /** Whether the worker is running now (for tests and metrics). */
@@ -70,8 +135,8 @@ export class IdleWorker<Req, Res> {
     const id = this.nextId++;
     const out = new Promise<Res>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     clearTimeout(this.idleTimer);
-    w.ref();
-    w.postMessage({ id, request }, transfer);
+    w.hold(true);
+    w.send({ id, request }, transfer);
     return out;
   }
 
@@ -80,10 +145,10 @@ export class IdleWorker<Req, Res> {
     clearTimeout(this.idleTimer);
     const w = await this.worker?.catch(() => undefined);
     this.worker = undefined;
-    await w?.terminate();
+    await w?.end();
   }
 
-  private started(): Promise<Worker> {
+  private started(): Promise<Handle> {
     if (this.closed) return Promise.reject(new GantryError("unavailable", "The service is shutting down."));
     this.worker ??= this.start().catch((err) => {
       this.worker = undefined;
@@ -92,7 +157,7 @@ export class IdleWorker<Req, Res> {
     return this.worker;
   }
 
-  private endWhenIdle(w: Worker): void {
+  private endWhenIdle(w: Handle): void {
     if (this.opts.idleMs <= 0) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
@@ -100,32 +165,33 @@ export class IdleWorker<Req, Res> {
       // Forgotten first, so a call arriving while it ends starts a new worker.
       this.current = undefined;
       this.worker = undefined;
-      void w.terminate();
+      void w.end();
     }, this.opts.idleMs);
     this.idleTimer.unref();
   }
 
-  private start(): Promise<Worker> {
+  private start(): Promise<Handle> {
     const { what } = this.opts;
     return new Promise((resolve, reject) => {
-      const w = new Worker(this.opts.url, { name: this.opts.name });
+      const w =
+        this.opts.isolation === "process" ? processHandle(this.opts.url) : threadHandle(this.opts.url, this.opts.name);
       this.current = w;
       let loaded = false;
       const timer = setTimeout(() => {
         reject(new Error(`${what} did not load within ${this.opts.loadTimeoutMs} ms`));
-        void w.terminate();
+        void w.end();
       }, this.opts.loadTimeoutMs);
       w.on("message", (m: Reply<Res>) => {
         if ("ready" in m) {
           clearTimeout(timer);
           if (m.ready) {
             loaded = true;
-            w.unref();
+            w.hold(false);
             this.endWhenIdle(w);
             resolve(w);
           } else {
             reject(new Error(`${what} could not load: ${m.error}`));
-            void w.terminate();
+            void w.end();
           }
           return;
         }
@@ -134,7 +200,7 @@ export class IdleWorker<Req, Res> {
         this.pending.delete(m.id);
         // An idle worker must not keep a process alive (commands, tests).
         if (this.pending.size === 0) {
-          w.unref();
+          w.hold(false);
           this.endWhenIdle(w);
         }
         if (m.error === undefined) p.resolve(m.result as Res);
@@ -167,6 +233,24 @@ function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** The side of the channel a worker answers on. */
+interface Port {
+  post(message: unknown, transfer?: readonly Transferable[]): void;
+  onMessage(listener: (message: { id: number; request: unknown }) => void): void;
+}
+
+/** The parent: a worker thread's port, or the IPC channel of a child process (`isolation: "process"`). */
+function parentOfWorker(): Port {
+  const port = parentPort;
+  if (port)
+    return { post: (m, transfer) => port.postMessage(m, transfer ?? []), onMessage: (l) => port.on("message", l) };
+  const send = process.send?.bind(process);
+  if (!send) throw new Error("serveWorkerCalls runs in a worker thread or process (see kit/src/idle-worker.ts)");
+  // A service that went away (even killed) closes the channel: its worker must not outlive it.
+  process.on("disconnect", () => process.exit(0));
+  return { post: (m) => void send(m as object), onMessage: (l) => process.on("message", l) };
+}
+
 /** What a served call returns: its result, and the buffers to transfer rather than copy. */
 export interface WorkerAnswer<Res> {
   result: Res;
@@ -180,25 +264,24 @@ export interface WorkerAnswer<Res> {
 export async function serveWorkerCalls<Req, Res>(
   load: () => Promise<(request: Req) => WorkerAnswer<Res> | Promise<WorkerAnswer<Res>>>,
 ): Promise<void> {
-  if (!parentPort) throw new Error("serveWorkerCalls runs in a worker thread (see kit/src/idle-worker.ts)");
-  const port = parentPort;
+  const port = parentOfWorker();
   let answer: Awaited<ReturnType<typeof load>>;
   try {
     answer = await load();
   } catch (err) {
-    port.postMessage({ ready: false, error: err instanceof Error ? err.message : String(err) });
+    port.post({ ready: false, error: err instanceof Error ? err.message : String(err) });
     return;
   }
   let queue = Promise.resolve();
-  port.on("message", ({ id, request }: { id: number; request: Req }) => {
+  port.onMessage(({ id, request }) => {
     queue = queue.then(async () => {
       try {
-        const { result, transfer } = await answer(request);
-        port.postMessage({ id, result }, transfer ?? []);
+        const { result, transfer } = await answer(request as Req);
+        port.post({ id, result }, transfer);
       } catch (err) {
-        port.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+        port.post({ id, error: err instanceof Error ? err.message : String(err) });
       }
     });
   });
-  port.postMessage({ ready: true });
+  port.post({ ready: true });
 }

@@ -4,7 +4,7 @@
  * Prisma client (captures of official pages), the configuration, the registry of official pages,
  * the SSRF guard every page fetch goes through, the robots.txt cache, the browser pool (Chromium
  * started lazily, its traffic through the guard's filtering proxy), the page reader (extraction in
- * a worker thread that ends when idle), the search provider
+ * a worker process that ends when idle), the search provider
  * (null when none is configured), the logger and the clock.
  */
 import { abilityOf, type Clock, type LinkSigner, type Logger, type SsrfGuard } from "@gantry/kit";
@@ -24,7 +24,7 @@ export interface Context {
   guard: SsrfGuard;
   robots: RobotsCache;
   browser: BrowserPool;
-  /** HTML to clean content, in a worker thread (WEB_READER_IDLE_MS). */
+  /** HTML to clean content, in a worker process (WEB_READER_IDLE_MS). */
   reader: PageReader;
   search: SearchProvider | null;
   /** Signs and checks screenshot links (WEB_SIGNING_KEY). */

@@ -1,6 +1,6 @@
 /**
  * @module web/extract-worker
- * The page reader's worker thread (./reader.ts): extracts a document with ./extract.ts, whose
+ * The page reader's worker process (./reader.ts): extracts a document with ./extract.ts, whose
  * libraries load here on the first page and leave with the worker.
  */
 import { serveWorkerCalls } from "@gantry/kit/idle-worker.ts";

@@ -6,7 +6,7 @@
  * items on their own lines) so passages and their offsets stay readable; it is what research and
  * verify quote and hash. When Readability finds no article, the whole `<body>` is used instead.
  *
- * It runs in the page reader's worker thread (./reader.ts, ./extract-worker.ts): the three libraries
+ * It runs in the page reader's worker process (./reader.ts, ./extract-worker.ts): the three libraries
  * (jsdom alone holds ≈ 100 MiB once loaded) are imported there on the first extraction and leave
  * with the worker.
  */
