@@ -329,21 +329,24 @@ async function measureInterleaved(specs: MeasureSpec[], n: number): Promise<Targ
  * then long enough for what an idle stack gives back by itself — each Node process runs a
  * memory-reducing collection at its first quiet 2 s (kit/src/idle-memory.ts), Postgres' pooled
  * connections close after 10 s unused — and, after load, until the web and content services have
- * ended Chromium (60 s without a page), at most `maxMs`.
+ * ended Chromium and web its page reader (60 s without a page), at most `maxMs`.
  */
 async function quietForMemory(pids: number[], maxMs: number): Promise<void> {
   const started = performance.now();
   await settle(pids, { maxCores: 0.1, timeoutMs: 20_000 });
   const quietFrom = performance.now();
-  const chromium = () =>
+  const endsWhenIdle = () =>
     processTrees(pids).some((pid) => {
       try {
-        return /chrom/i.test(fs.readFileSync(`/proc/${pid}/comm`, "utf8"));
+        return (
+          /chrom/i.test(fs.readFileSync(`/proc/${pid}/comm`, "utf8")) ||
+          fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("extract-worker.ts")
+        );
       } catch {
         return false;
       }
     });
-  while (performance.now() - started < maxMs && (performance.now() - quietFrom < 12_000 || chromium()))
+  while (performance.now() - started < maxMs && (performance.now() - quietFrom < 12_000 || endsWhenIdle()))
     await new Promise((r) => setTimeout(r, 1_000));
 }
 

@@ -302,7 +302,7 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("");
   if (rep.idle) {
     L.push(
-      `Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load, measured once quiet for 12 s, and after the run once Chromium had been ended too): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)` +
+      `Whole Gantry stack idle (gateway, ${rep.idle.byProcess.length - 1} other processes incl. Postgres and NATS, before any load, measured once quiet for 12 s, and after the run once Chromium and the web page reader had ended too): **${fmtMiB(rep.idle.rssBytes)} MiB RSS** (${fmtMiB(rep.idle.pssBytes)} MiB PSS)` +
         (rep.idleAfter
           ? `; after the run, idle again: ${fmtMiB(rep.idleAfter.rssBytes)} MiB RSS (${fmtMiB(rep.idleAfter.pssBytes)} MiB PSS).`
           : "."),
