@@ -1,9 +1,9 @@
 /**
  * @module kit/idle-worker
- * Work that runs in a worker thread which ends when it has nothing to do. Some work needs large
- * libraries or data (a language model, jsdom): loaded in the service's own thread they would stay
- * for the life of the process, since ES modules cannot be unloaded. In a worker they go with the
- * worker: after `idleMs` without a call in flight it is ended and its memory returned, and the next
+ * Work that runs in a worker (a thread, or a child process) which ends when it has nothing to do.
+ * Some work needs large libraries or data (a language model, jsdom): loaded in the service's own
+ * thread they would stay for the life of the process, since ES modules cannot be unloaded. In a
+ * worker they go with the worker: after `idleMs` without a call in flight it is ended, and the next
  * call starts it again. Its CPU work never blocks the service's event loop either.
  *
  * The worker module serves calls with `serveWorkerCalls`; the service calls it through an
