@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { IdleWorker } from "./idle-worker.ts";
+import { eventually } from "@gantry/infra/testing/stack.ts";
+import { IdleWorker, type IdleWorkerOptions } from "./idle-worker.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "gantry-idle-worker-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,9 +45,19 @@ type Res = { n: number; threadId: string };
 
 for (const isolation of ["thread", "process"] as const) {
   describe(`in a ${isolation}`, () => {
-    test("calls are answered one at a time, in order, by one worker", async () => {
-      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", isolation });
+    /** Runs `fn` with an echo worker of this isolation, closed afterwards; returns the closed worker. */
+    async function withEcho(fn: (w: IdleWorker<Req, Res>) => Promise<void>, extra: Partial<IdleWorkerOptions> = {}) {
+      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", isolation, ...extra });
       try {
+        await fn(w);
+      } finally {
+        await w.close();
+      }
+      return w;
+    }
+
+    test("calls are answered one at a time, in order, by one worker", async () => {
+      await withEcho(async (w) => {
         const order: number[] = [];
         const answers = await Promise.all(
           [30, 0, 10].map(async (waitMs, n) => {
@@ -57,14 +68,11 @@ for (const isolation of ["thread", "process"] as const) {
         );
         assert.deepEqual(order, [0, 1, 2]);
         assert.equal(new Set(answers.map((a) => a.threadId)).size, 1);
-      } finally {
-        await w.close();
-      }
+      });
     });
 
     test("a call's own failure is internal, names the worker and leaves it serving", async () => {
-      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", isolation });
-      try {
+      await withEcho(async (w) => {
         const first = await w.call({ n: 1 });
         await assert.rejects(w.call({ n: 2, fail: true }), (err: Error & { code?: string; cause?: Error }) => {
           assert.equal(err.code, "internal");
@@ -73,14 +81,11 @@ for (const isolation of ["thread", "process"] as const) {
           return true;
         });
         assert.equal((await w.call({ n: 3 })).threadId, first.threadId);
-      } finally {
-        await w.close();
-      }
+      });
     });
 
     test("a worker that dies fails its calls with unavailable; the next call starts a new one", async () => {
-      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", isolation });
-      try {
+      await withEcho(async (w) => {
         const first = await w.call({ n: 1 });
         const dying = w.call({ n: 2, exit: true });
         const queued = w.call({ n: 3 }); // waits behind it in the worker
@@ -89,26 +94,23 @@ for (const isolation of ["thread", "process"] as const) {
         assert.equal(w.running, false);
         const next = await w.call({ n: 4 });
         assert.notEqual(next.threadId, first.threadId);
-      } finally {
-        await w.close();
-      }
+      });
     });
 
     test("with idleMs the worker is ended once no call is in flight, and the next call starts it again", async () => {
-      const w = new IdleWorker<Req, Res>({ url: echo, name: "echo", what: "the echo", idleMs: 150, isolation });
-      try {
-        const first = await w.call({ n: 1, waitMs: 300 }); // longer than idleMs: in flight, not idle
-        assert.equal(w.running, true);
-        const end = Date.now() + 10_000;
-        while (w.running && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
-        assert.equal(w.running, false, "ended when idle");
-        const again = await w.call({ n: 2 });
-        assert.notEqual(again.threadId, first.threadId);
-        assert.equal(w.running, true);
-      } finally {
-        await w.close();
-      }
-      await assert.rejects(w.call({ n: 3 }), { code: "unavailable" }, "closed: answers instead of hanging");
+      const closed = await withEcho(
+        async (w) => {
+          const first = await w.call({ n: 1, waitMs: 300 }); // longer than idleMs: in flight, not idle
+          assert.equal(w.running, true);
+          await eventually(async () => !w.running);
+          assert.equal(w.running, false, "ended when idle");
+          const again = await w.call({ n: 2 });
+          assert.notEqual(again.threadId, first.threadId);
+          assert.equal(w.running, true);
+        },
+        { idleMs: 150 },
+      );
+      await assert.rejects(closed.call({ n: 3 }), { code: "unavailable" }, "closed: answers instead of hanging");
     });
   });
 }
@@ -150,7 +152,6 @@ setInterval(() => {}, 1000);
       return false;
     }
   };
-  const end = Date.now() + 10_000;
-  while (alive() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  await eventually(async () => !alive());
   assert.equal(alive(), false, "the worker process exited when its service's channel closed");
 });

@@ -5,6 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { eventually } from "@gantry/infra/testing/stack.ts";
 import { pageReader } from "./reader.ts";
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Tax deadlines 2026</title>
@@ -25,8 +26,7 @@ test("reads a page in its worker, ends when idle and reads the next page the sam
     assert.deepEqual(first.links, [{ url: "https://tax.example/penalties", text: "penalties" }]);
     assert.equal(first.hasScripts, true);
     assert.equal(reader.running, true);
-    const end = Date.now() + 10_000;
-    while (reader.running && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    await eventually(async () => !reader.running);
     assert.equal(reader.running, false, "the worker was ended after WEB_READER_IDLE_MS without a page");
     assert.deepEqual(await reader.call({ html: ARTICLE, url: "https://tax.example/deadlines" }), first);
   } finally {

@@ -5,6 +5,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { eventually } from "@gantry/infra/testing/stack.ts";
 import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -117,8 +118,7 @@ test("with idleMs, the model leaves memory when unused and the next call loads i
   const idle = await SentenceEmbedder.load({ idleMs: 200 });
   try {
     const [before] = await idle.embed([WHATSAPP], "document");
-    const end = Date.now() + 10_000;
-    while (idle.loaded && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => !idle.loaded);
     assert.equal(idle.loaded, false, "the worker was ended");
     const [after] = await idle.embed([WHATSAPP], "document");
     assert.equal(idle.loaded, true);
