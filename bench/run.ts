@@ -329,7 +329,8 @@ async function measureInterleaved(specs: MeasureSpec[], n: number): Promise<Targ
  * then long enough for what an idle stack gives back by itself — each Node process runs a
  * memory-reducing collection at its first quiet 2 s (kit/src/idle-memory.ts), Postgres' pooled
  * connections close after 10 s unused — and, after load, until the web and content services have
- * ended Chromium and web its page reader (60 s without a page), at most `maxMs`.
+ * ended Chromium and every worker process of the kit's `IdleWorker` has ended (web's page reader:
+ * 60 s without a page), at most `maxMs`.
  */
 async function quietForMemory(pids: number[], maxMs: number): Promise<void> {
   const started = performance.now();
@@ -340,7 +341,7 @@ async function quietForMemory(pids: number[], maxMs: number): Promise<void> {
       try {
         return (
           /chrom/i.test(fs.readFileSync(`/proc/${pid}/comm`, "utf8")) ||
-          fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("extract-worker.ts")
+          fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--idle-worker=")
         );
       } catch {
         return false;

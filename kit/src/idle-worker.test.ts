@@ -7,7 +7,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -143,6 +143,7 @@ setInterval(() => {}, 1000);
     await new Promise<string>((resolve) => parent.stdout.once("data", (d) => resolve(String(d)))),
   );
   assert.ok(childPid > 0 && childPid !== parent.pid);
+  assert.match(readFileSync(`/proc/${childPid}/cmdline`, "utf8"), /--idle-worker=echo/, "named on its command line");
   parent.kill("SIGKILL");
   const alive = () => {
     try {

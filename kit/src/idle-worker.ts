@@ -32,7 +32,7 @@ import { GantryError } from "./errors.ts";
 export interface IdleWorkerOptions {
   /** The worker module; it calls `serveWorkerCalls`. */
   url: URL;
-  /** The thread's name. */
+  /** The thread's name; a process carries it as `--idle-worker=<name>` on its command line (ps, the bench). */
   name: string;
   /** What the worker does, for messages: "the sentence model". */
   what: string;
@@ -66,8 +66,8 @@ function threadHandle(url: URL, name: string): Handle {
   };
 }
 
-function processHandle(url: URL): Handle {
-  const child: ChildProcess = fork(fileURLToPath(url), [], {
+function processHandle(url: URL, name: string): Handle {
+  const child: ChildProcess = fork(fileURLToPath(url), [`--idle-worker=${name}`], {
     serialization: "advanced",
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -174,7 +174,9 @@ export class IdleWorker<Req, Res> {
     const { what } = this.opts;
     return new Promise((resolve, reject) => {
       const w =
-        this.opts.isolation === "process" ? processHandle(this.opts.url) : threadHandle(this.opts.url, this.opts.name);
+        this.opts.isolation === "process"
+          ? processHandle(this.opts.url, this.opts.name)
+          : threadHandle(this.opts.url, this.opts.name);
       this.current = w;
       let loaded = false;
       const timer = setTimeout(() => {
