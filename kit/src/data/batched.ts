@@ -43,8 +43,9 @@ export function batchedLookup<Row extends pg.QueryResultRow, Rest extends string
 ) {
   const open = new WeakMap<pg.Pool, Map<string, Batch<Row>>>();
 
-  async function run(pool: pg.Pool, group: string, batch: Batch<Row>, rest: Rest): Promise<void> {
-    if (open.get(pool)?.get(group) === batch) open.get(pool)!.delete(group);
+  async function run(pool: pg.Pool, groups: Map<string, Batch<Row>>, group: string, batch: Batch<Row>, rest: Rest) {
+    // Closed to newcomers unless a full batch was already replaced by a fresh one.
+    if (groups.get(group) === batch) groups.delete(group);
     try {
       const rows = await runPrepared<Row>(pool, name, text, [batch.keys, ...rest]);
       const found = new Map<string, Row>();
@@ -70,7 +71,7 @@ export function batchedLookup<Row extends pg.QueryResultRow, Rest extends string
       groups.set(group, fresh);
       // setImmediate runs after every I/O callback of this turn and in the async context of this
       // first caller, whose scope is the group's: the statement runs in it.
-      setImmediate(() => void run(pool, group, fresh, rest));
+      setImmediate(() => void run(pool, groups, group, fresh, rest));
       batch = fresh;
     }
     return new Promise((resolve, reject) => {
