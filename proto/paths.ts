@@ -10,3 +10,4 @@ export const KEYS_PROTO = "gantry/keys/v1/keys.proto";
 export const CONNECTIONS_PROTO = "gantry/connections/v1/connections.proto";
 export const INGRESS_PROTO = "gantry/ingress/v1/ingress.proto";
 export const TRUST_PROTO = "gantry/trust/v1/trust.proto";
+export const MULTIPLEX_PROTO = "gantry/rpc/v1/multiplex.proto";

@@ -1,7 +1,7 @@
 /**
  * @module kit/grpc-client
- * The one gRPC client every Gantry process uses for unary calls: plain gRPC over HTTP/2 (any gRPC
- * server answers it; ours are grpc-js servers), written on `node:http2` because grpc-js's client
+ * The one gRPC client every Gantry process uses for unary calls: gRPC over HTTP/2 (any gRPC
+ * server answers it; ours are kit/grpc-server), written on `node:http2` because grpc-js's client
  * spent about 130 µs of CPU per call on a hop whose HTTP/2 work costs under 60 µs: its interceptor,
  * filter, resolver and retry layers run on every call (docs/benchmarks.md, *Findings*). What we
  * need of them is kept: deadlines (`grpc-timeout` and a local timer), status and trailers,
@@ -13,12 +13,19 @@
  * call that could not reach its replica (nothing was sent) is tried on the next one. Names are
  * looked up again every 30 s and after a failed connection, so pods that come and go are followed.
  * One HTTP/2 connection per replica carries every concurrent call to it.
+ *
+ * **One stream for many calls.** On that connection, calls go as messages on one long-lived
+ * `gantry.rpc.v1.Multiplex/Calls` stream (kit/grpc-multiplex), which costs about a seventh of
+ * opening a stream per call. A request over 64 KiB, or a server without that stream (it answers
+ * UNIMPLEMENTED, as grpc-js servers do), gets a plain unary call. A call a shutting-down server
+ * did not take is sent again, on a new connection or to another replica.
  */
 import dns from "node:dns/promises";
 import http2 from "node:http2";
 import net from "node:net";
 import type * as grpc from "@grpc/grpc-js";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
+import { CallStream, MULTIPLEX_MAX_REQUEST_BYTES } from "./grpc-multiplex.ts";
 import { codeFromGrpcStatus, GantryError, isErrorCode, type WireError } from "./errors.ts";
 
 /** The trailer a Gantry server puts a `GantryError` in (JSON; binary metadata is base64 on the wire). */
@@ -51,6 +58,10 @@ class Replica {
   /** Calls in flight per connection (a dropped connection's calls still finish on it). */
   private readonly active = new WeakMap<http2.ClientHttp2Session, number>();
   private readonly opened = new WeakSet<http2.ClientHttp2Session>();
+  /** Each connection's Calls stream (kit/grpc-multiplex), opened on its first call. */
+  private readonly streams = new WeakMap<http2.ClientHttp2Session, CallStream>();
+  /** Set when this connection's server has no Calls stream: its calls go as plain unary calls. */
+  private plainOnly = false;
 
   readonly target: Target;
   private readonly onFailure: () => void;
@@ -73,6 +84,7 @@ class Replica {
     session.unref();
     session.once("connect", () => {
       this.opened.add(session);
+      this.plainOnly = false; // a new connection may reach a newer server
       this.backoffMs = BACKOFF_MIN_MS;
       this.restUntil = 0;
       // A replica that vanished without closing its connection (a lost node) is noticed by a ping,
@@ -101,6 +113,25 @@ class Replica {
     return session;
   }
 
+  /** The Calls stream on `session`, opened if need be; none when the server has none. */
+  callStream(session: http2.ClientHttp2Session): CallStream | undefined {
+    if (this.plainOnly) return undefined;
+    const open = this.streams.get(session);
+    if (open?.open) return open;
+    try {
+      const fresh = new CallStream(session);
+      this.streams.set(session, fresh);
+      return fresh;
+    } catch {
+      return undefined; // the connection is closing: the plain call reports it
+    }
+  }
+
+  /** Its server answered that it has no Calls stream. */
+  noCallStream(): void {
+    this.plainOnly = true;
+  }
+
   /** Whether `session` ever connected (if not, nothing sent on it reached the server). */
   reached(session: http2.ClientHttp2Session): boolean {
     return this.opened.has(session);
@@ -124,6 +155,7 @@ class Replica {
   }
 
   close(): void {
+    if (this.session) this.streams.get(this.session)?.end();
     this.session?.close();
     this.session = undefined;
   }
@@ -223,12 +255,68 @@ export class RpcClient {
     const def = this.methods[method];
     if (!def) return Promise.reject(new TypeError(`no method ${method} in this service`));
     if (this.closed) return Promise.reject(new GantryError("unavailable", "the client is closed"));
-    const frame = frameMessage(def.requestSerialize(request));
+    const message = def.requestSerialize(request);
     const deadlineMs = Math.max(1, Math.ceil(opts.deadlineMs ?? 30_000));
     const deadline = Date.now() + deadlineMs;
     return new Promise<Res>((resolve, reject) => {
-      const attempt = (replica: Replica, triesLeft: number) => {
+      const decode = (response: Buffer) => {
+        try {
+          resolve(def.responseDeserialize(response) as Res);
+        } catch (err) {
+          reject(new GantryError("internal", `${method}: undecodable response`, { cause: err }));
+        }
+      };
+      const timeout = () => new GantryError("timeout", `${method} did not answer within ${deadlineMs} ms`);
+      const failed = (replica: Replica, why: string) =>
+        new GantryError("unavailable", `${method} to ${replica.target.key}: ${why}`);
+
+      // Over the connection's Calls stream (kit/grpc-multiplex): a message, not a stream of its own.
+      const viaStream = (
+        replica: Replica,
+        session: http2.ClientHttp2Session,
+        calls: CallStream,
+        triesLeft: number,
+        resends: number,
+      ) => {
+        const release = replica.hold(session);
+        let id = 0;
+        const timer = setTimeout(() => {
+          calls.forget(id);
+          release();
+          reject(timeout());
+        }, deadline - Date.now());
+        id = calls.send(def.path, message, (outcome) => {
+          clearTimeout(timer);
+          release();
+          if ("reply" in outcome) {
+            const { status, response, message: details, error } = outcome.reply;
+            if (status === 0) decode(response);
+            else reject(statusError(status, details, error.length > 0 ? error : undefined));
+            return;
+          }
+          if ("notRun" in outcome) {
+            // Not run: the server has no Calls stream (sent again as a plain call) or is going away
+            // (sent again, on a new connection or to another replica).
+            if (outcome.unimplemented) replica.noCallStream();
+            if (resends > 0) attempt(outcome.unimplemented ? replica : this.pick(), triesLeft, resends - 1);
+            else reject(failed(replica, "the server kept closing"));
+            return;
+          }
+          if (!replica.reached(session) && triesLeft > 0 && this.replicas.length > 1) {
+            attempt(this.pick(replica), triesLeft - 1, resends);
+            return;
+          }
+          reject(failed(replica, "the connection failed"));
+        });
+      };
+
+      const attempt = (replica: Replica, triesLeft: number, resends = 3) => {
         const session = replica.connect();
+        const calls = message.length <= MULTIPLEX_MAX_REQUEST_BYTES ? replica.callStream(session) : undefined;
+        if (calls) {
+          viaStream(replica, session, calls, triesLeft, resends);
+          return;
+        }
         const release = replica.hold(session);
         const left = deadline - Date.now();
         let stream: http2.ClientHttp2Stream;
@@ -287,16 +375,10 @@ export class RpcClient {
           clearTimeout(timer);
           release();
           if (status === "0") {
-            const message = unframeMessage(chunks);
-            if (typeof message === "string") {
-              reject(new GantryError("internal", `${method}: ${message} response message`));
-              return;
-            }
-            try {
-              resolve(def.responseDeserialize(message) as Res);
-            } catch (err) {
-              reject(new GantryError("internal", `${method}: undecodable response`, { cause: err }));
-            }
+            const response = unframeMessage(chunks);
+            if (typeof response === "string")
+              reject(new GantryError("internal", `${method}: ${response} response message`));
+            else decode(response);
             return;
           }
           if (status !== undefined) {
@@ -308,18 +390,17 @@ export class RpcClient {
             return;
           }
           if (timedOut) {
-            reject(new GantryError("timeout", `${method} did not answer within ${deadlineMs} ms`));
+            reject(timeout());
             return;
           }
           // Nothing came back. If the connection never opened, nothing was sent: another replica may take it.
           if (!replica.reached(session) && triesLeft > 0 && this.replicas.length > 1) {
-            attempt(this.pick(replica), triesLeft - 1);
+            attempt(this.pick(replica), triesLeft - 1, resends);
             return;
           }
-          const why = httpStatus && httpStatus !== 200 ? `HTTP ${httpStatus}` : "the connection failed";
-          reject(new GantryError("unavailable", `${method} to ${replica.target.key}: ${why}`));
+          reject(failed(replica, httpStatus && httpStatus !== 200 ? `HTTP ${httpStatus}` : "the connection failed"));
         });
-        stream.end(frame);
+        stream.end(frameMessage(message));
       };
       attempt(this.pick(), this.replicas.length - 1);
     });

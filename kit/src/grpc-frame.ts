@@ -24,3 +24,51 @@ export function unframeMessage(chunks: Buffer[]): Buffer | "malformed" | "compre
   if (body[0] !== 0) return "compressed";
   return body.subarray(5);
 }
+
+/**
+ * Splits a stream's DATA chunks into its length-prefixed messages, for streams that carry many
+ * (kit/grpc-multiplex). Chunks are kept until a message is whole and joined once, so a large
+ * message arriving in many chunks is copied once, not once per chunk.
+ */
+export class MessageReader {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** Bytes the message being read needs, prefix included; -1 until its prefix is in. */
+  private need = -1;
+  private readonly onMessage: (message: Buffer) => void;
+  private readonly maxBytes: number;
+
+  constructor(onMessage: (message: Buffer) => void, maxBytes = MAX_MESSAGE_BYTES) {
+    this.onMessage = onMessage;
+    this.maxBytes = maxBytes;
+  }
+
+  /** Takes one chunk; anything but "ok" leaves the stream unreadable, and it is to be ended. */
+  push(chunk: Buffer): "ok" | "too-large" | "compressed" {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size >= 5) {
+      if (this.need < 0) {
+        const head = this.chunks[0].length >= 5 ? this.chunks[0] : this.join();
+        if (head[0] !== 0) return "compressed";
+        const length = head.readUInt32BE(1);
+        if (length > this.maxBytes) return "too-large";
+        this.need = 5 + length;
+      }
+      if (this.size < this.need) return "ok";
+      const all = this.join();
+      const message = all.subarray(5, this.need);
+      const rest = all.subarray(this.need);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.size = rest.length;
+      this.need = -1;
+      this.onMessage(message);
+    }
+    return "ok";
+  }
+
+  private join(): Buffer {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.size)];
+    return this.chunks[0];
+  }
+}

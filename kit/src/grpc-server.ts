@@ -5,23 +5,25 @@
  * that handlers and contracts are unchanged. grpc-js's server spent about 56 µs of CPU on a unary
  * call that costs about 30 µs here (docs/benchmarks.md, *Findings*); every hop pays it.
  *
- * What it does not do, because nothing here uses it: streaming methods (answered UNIMPLEMENTED),
- * compression (a compressed request is refused), TLS (the services sit inside the cluster network;
- * see the chart's NetworkPolicy). Any gRPC client can call it: kubelet's gRPC probe, grpcurl,
- * grpc-js, grpc-go.
+ * Every server also serves `gantry.rpc.v1.Multiplex/Calls`, the stream the kit's client carries its
+ * unary calls on (kit/grpc-multiplex): the same routes and handlers, a message per call instead of
+ * an HTTP/2 stream per call. On shutdown those streams stop taking calls and end once the calls
+ * they took are answered.
+ *
+ * What it does not do, because nothing here uses it: other streaming methods (answered
+ * UNIMPLEMENTED), compression (a compressed request is refused), TLS (the services sit inside the
+ * cluster network; see the chart's NetworkPolicy). Any gRPC client can call it: kubelet's gRPC
+ * probe, grpcurl, grpc-js, grpc-go.
  */
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type * as grpc from "@grpc/grpc-js";
 import { status as GrpcStatus } from "@grpc/grpc-js";
+import { ERROR_TRAILER } from "./grpc-client.ts";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
+import { multiplexMethod, serveCallStream, type StatusParts, type UnaryRoute } from "./grpc-multiplex.ts";
 
-type UnaryHandler = (call: { request: unknown }, callback: (err: unknown, value?: unknown) => void) => void;
-
-interface Route {
-  method: grpc.MethodDefinition<unknown, unknown>;
-  handler: UnaryHandler;
-}
+type UnaryHandler = UnaryRoute["handler"];
 
 /** Headers of a response that carries a status and no message ("Trailers-Only"). */
 function statusOnly(code: number, message: string, extra: http2.OutgoingHttpHeaders = {}): http2.OutgoingHttpHeaders {
@@ -34,20 +36,26 @@ function statusOnly(code: number, message: string, extra: http2.OutgoingHttpHead
   };
 }
 
-/** A handler's error (`toGrpcError`'s shape) as status headers; binary metadata goes base64. */
-function errorHeaders(err: unknown): http2.OutgoingHttpHeaders {
+/** A handler's error (`toGrpcError`'s shape): its status, message and GantryError trailer. */
+function statusParts(err: unknown): StatusParts {
   const e = (err ?? {}) as Partial<grpc.StatusObject>;
-  const extra: http2.OutgoingHttpHeaders = {};
-  for (const [k, v] of Object.entries(e.metadata?.getMap() ?? {})) {
-    extra[k] = Buffer.isBuffer(v) ? v.toString("base64") : String(v);
-  }
   const code = typeof e.code === "number" && e.code !== GrpcStatus.OK ? e.code : GrpcStatus.UNKNOWN;
-  return statusOnly(code, e.details ?? "", extra);
+  const trailer = e.metadata?.get(ERROR_TRAILER)[0];
+  return { code, details: e.details ?? "", ...(Buffer.isBuffer(trailer) ? { trailer } : {}) };
+}
+
+/** The same as status headers (Trailers-Only); binary metadata goes base64. */
+function errorHeaders(err: unknown): http2.OutgoingHttpHeaders {
+  const { code, details, trailer } = statusParts(err);
+  return statusOnly(code, details, trailer ? { [ERROR_TRAILER]: trailer.toString("base64") } : {});
 }
 
 export class RpcServer {
-  private readonly routes = new Map<string, Route>();
+  private readonly routes = new Map<string, UnaryRoute>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
+  /** Open Calls streams (kit/grpc-multiplex), drained on shutdown. */
+  private readonly callStreams = new Set<() => void>();
+  private draining = false;
   private readonly server: http2.Http2Server;
 
   constructor() {
@@ -65,7 +73,7 @@ export class RpcServer {
     for (const [name, method] of Object.entries(service)) {
       const handler = impl[name] as UnaryHandler | undefined;
       if (!handler || method.requestStream || method.responseStream) continue;
-      this.routes.set(method.path, { method: method as grpc.MethodDefinition<unknown, unknown>, handler });
+      this.routes.set(method.path, { method: method as UnaryRoute["method"], handler });
     }
   }
 
@@ -75,6 +83,17 @@ export class RpcServer {
     const type = String(headers["content-type"] ?? "");
     if (!type.startsWith("application/grpc")) {
       stream.respond({ ":status": 415 }, { endStream: true });
+      return;
+    }
+    if (String(headers[":path"]) === multiplexMethod().path) {
+      if (this.draining) {
+        // Taken no call: the client sends them again on another connection.
+        stream.respond(statusOnly(GrpcStatus.OK, "shutting down"), { endStream: true });
+        return;
+      }
+      const { drain, closed } = serveCallStream(stream, this.routes, statusParts);
+      this.callStreams.add(drain);
+      void closed.then(() => this.callStreams.delete(drain));
       return;
     }
     if (!route) {
@@ -160,6 +179,8 @@ export class RpcServer {
         clearTimeout(force);
         resolve();
       });
+      this.draining = true;
+      for (const drain of this.callStreams) drain();
       for (const s of this.sessions) s.close();
     });
   }

@@ -2,6 +2,8 @@
  * The kit's gRPC client against real grpc-js servers: a domain error crosses the hop with its code,
  * reason and details; transport failures and deadlines have their own codes; calls rotate over the
  * replicas an address names, pass over one that is down, and follow a replica that restarts.
+ * grpc-js servers have no Calls stream (kit/grpc-multiplex), so every call here also shows the
+ * client falling back to plain unary calls.
  */
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
