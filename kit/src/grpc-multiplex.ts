@@ -57,6 +57,7 @@ export type StreamOutcome = { reply: Reply } | { notRun: true; unimplemented: bo
 
 /** The client end: one per HTTP/2 connection, opened on the first call made on it. */
 export class CallStream {
+  private readonly def = multiplexMethod();
   private readonly stream: http2.ClientHttp2Stream;
   private readonly pending = new Map<number, (outcome: StreamOutcome) => void>();
   private nextId = 1;
@@ -65,7 +66,7 @@ export class CallStream {
   private status?: number;
 
   constructor(session: http2.ClientHttp2Session) {
-    const def = multiplexMethod();
+    const def = this.def;
     this.stream = session.request(
       { ":method": "POST", ":path": def.path, "content-type": "application/grpc", te: "trailers" },
       { endStream: false },
@@ -123,7 +124,7 @@ export class CallStream {
     const id = this.nextId;
     this.nextId = this.nextId >= 0xffff_ffff ? 1 : this.nextId + 1;
     this.pending.set(id, done);
-    this.stream.write(frameMessage(multiplexMethod().requestSerialize({ id, path, request: request as Buffer })));
+    this.stream.write(frameMessage(this.def.requestSerialize({ id, path, request: request as Buffer })));
     return id;
   }
 
@@ -143,6 +144,32 @@ type UnaryHandler = (call: { request: unknown }, callback: (err: unknown, value?
 export interface UnaryRoute {
   method: grpc.MethodDefinition<unknown, unknown>;
   handler: UnaryHandler;
+}
+
+/**
+ * Runs a unary route on its request message, as a plain call and the Calls stream both do: `answer`
+ * hears the handler's error or response once; a message that does not decode, or a handler that
+ * throws, is an internal error (the throw's text is not sent).
+ */
+export function runRoute(route: UnaryRoute, message: Buffer, answer: (err: unknown, value?: unknown) => void): void {
+  let request: unknown;
+  try {
+    request = route.method.requestDeserialize(message);
+  } catch {
+    answer({ code: GrpcStatus.INTERNAL, details: "the request message does not decode" });
+    return;
+  }
+  let answered = false;
+  const once = (err: unknown, value?: unknown) => {
+    if (answered) return;
+    answered = true;
+    answer(err, value);
+  };
+  try {
+    route.handler({ request }, once);
+  } catch {
+    once({ code: GrpcStatus.INTERNAL, details: "internal error" });
+  }
 }
 
 /** A handler's error as a status, its message and the GantryError trailer, the parts a Reply carries. */
@@ -182,9 +209,14 @@ export function serveCallStream(
     if (stream.closed || stream.destroyed || stream.writableEnded) return;
     stream.write(frameMessage(def.responseSerialize(r as Reply)));
   };
+  /** Stops taking calls; the stream ends once those taken are answered. */
+  const drain = () => {
+    draining = true;
+    if (inFlight === 0) finish(GrpcStatus.OK);
+  };
   const settle = () => {
     inFlight--;
-    if (draining && inFlight === 0) finish(GrpcStatus.OK);
+    if (draining) drain();
   };
   const reader = new MessageReader((message) => {
     // Draining: a call that arrives now is not run, and the client sends it again elsewhere.
@@ -202,18 +234,8 @@ export function serveCallStream(
       reply({ id, status: GrpcStatus.UNIMPLEMENTED, message: `unknown method ${call.path}` });
       return;
     }
-    let request: unknown;
-    try {
-      request = route.method.requestDeserialize(call.request);
-    } catch {
-      reply({ id, status: GrpcStatus.INTERNAL, message: "the request message does not decode" });
-      return;
-    }
     inFlight++;
-    let answered = false;
-    const callback = (err: unknown, value?: unknown) => {
-      if (answered) return;
-      answered = true;
+    runRoute(route, call.request, (err, value) => {
       if (err) {
         const s = statusOf(err);
         reply({ id, status: s.code, message: s.details, ...(s.trailer ? { error: s.trailer } : {}) });
@@ -225,12 +247,7 @@ export function serveCallStream(
         } else reply({ id, status: GrpcStatus.OK, response });
       }
       settle();
-    };
-    try {
-      route.handler({ request }, callback);
-    } catch {
-      callback({ code: GrpcStatus.INTERNAL, details: "internal error" });
-    }
+    });
   }, MAX_MESSAGE_BYTES + ENVELOPE_BYTES);
   stream.on("data", (chunk: Buffer) => {
     const read = reader.push(chunk);
@@ -238,15 +255,6 @@ export function serveCallStream(
     else if (read === "compressed") finish(GrpcStatus.UNIMPLEMENTED, "compressed messages are not accepted");
   });
   // The client sends no more calls: answer those in flight, then end ours.
-  stream.on("end", () => {
-    draining = true;
-    if (inFlight === 0) finish(GrpcStatus.OK);
-  });
-  return {
-    drain: () => {
-      draining = true;
-      if (inFlight === 0) finish(GrpcStatus.OK);
-    },
-    closed,
-  };
+  stream.on("end", drain);
+  return { drain, closed };
 }

@@ -21,7 +21,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import { ERROR_TRAILER } from "./grpc-client.ts";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
-import { multiplexMethod, serveCallStream, type StatusParts, type UnaryRoute } from "./grpc-multiplex.ts";
+import { multiplexMethod, runRoute, serveCallStream, type StatusParts, type UnaryRoute } from "./grpc-multiplex.ts";
 
 type UnaryHandler = UnaryRoute["handler"];
 
@@ -121,17 +121,8 @@ export class RpcServer {
         this.fail(stream, GrpcStatus.UNIMPLEMENTED, "compressed messages are not accepted");
         return;
       }
-      let request: unknown;
-      try {
-        request = route.method.requestDeserialize(message);
-      } catch {
-        this.fail(stream, GrpcStatus.INTERNAL, "the request message does not decode");
-        return;
-      }
-      let answered = false;
-      const callback = (err: unknown, value?: unknown) => {
-        if (answered || stream.closed || stream.destroyed) return;
-        answered = true;
+      runRoute(route, message, (err, value) => {
+        if (stream.closed || stream.destroyed) return;
         if (err) {
           stream.respond(errorHeaders(err), { endStream: true });
           return;
@@ -140,12 +131,7 @@ export class RpcServer {
         stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
         stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
         stream.end(frame);
-      };
-      try {
-        route.handler({ request }, callback);
-      } catch {
-        callback({ code: GrpcStatus.INTERNAL, details: "internal error" });
-      }
+      });
     });
   }
 
