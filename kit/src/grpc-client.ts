@@ -269,6 +269,18 @@ export class RpcClient {
       const timeout = () => new GantryError("timeout", `${method} did not answer within ${deadlineMs} ms`);
       const failed = (replica: Replica, why: string) =>
         new GantryError("unavailable", `${method} to ${replica.target.key}: ${why}`);
+      // Nothing came back. If the connection never opened, nothing was sent: another replica may take it.
+      const lost = (
+        replica: Replica,
+        session: http2.ClientHttp2Session,
+        triesLeft: number,
+        resends: number,
+        why: string,
+      ) => {
+        if (!replica.reached(session) && triesLeft > 0 && this.replicas.length > 1)
+          attempt(this.pick(replica), triesLeft - 1, resends);
+        else reject(failed(replica, why));
+      };
 
       // Over the connection's Calls stream (kit/grpc-multiplex): a message, not a stream of its own.
       const viaStream = (
@@ -302,11 +314,7 @@ export class RpcClient {
             else reject(failed(replica, "the server kept closing"));
             return;
           }
-          if (!replica.reached(session) && triesLeft > 0 && this.replicas.length > 1) {
-            attempt(this.pick(replica), triesLeft - 1, resends);
-            return;
-          }
-          reject(failed(replica, "the connection failed"));
+          lost(replica, session, triesLeft, resends, "the connection failed");
         });
       };
 
@@ -393,12 +401,13 @@ export class RpcClient {
             reject(timeout());
             return;
           }
-          // Nothing came back. If the connection never opened, nothing was sent: another replica may take it.
-          if (!replica.reached(session) && triesLeft > 0 && this.replicas.length > 1) {
-            attempt(this.pick(replica), triesLeft - 1, resends);
-            return;
-          }
-          reject(failed(replica, httpStatus && httpStatus !== 200 ? `HTTP ${httpStatus}` : "the connection failed"));
+          lost(
+            replica,
+            session,
+            triesLeft,
+            resends,
+            httpStatus && httpStatus !== 200 ? `HTTP ${httpStatus}` : "the connection failed",
+          );
         });
         stream.end(frameMessage(message));
       };
