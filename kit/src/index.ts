@@ -37,3 +37,4 @@ export * from "./credential-resolver.ts";
 export * from "./ingress.ts";
 export * from "./chromium.ts";
 export * from "./signed-links.ts";
+export * from "./blob/store.ts";
