@@ -32,14 +32,14 @@ describe("s3 blob driver", { skip: S3_SERVER_SKIP }, () => {
 
   before(async () => {
     server = await startS3Server();
-    store = storeFor("content");
+    store = await storeFor("content");
   });
   after(async () => server?.stop());
 
   blobContract("s3", { store: () => store, advance: (ms) => (offset += ms), now });
 
   test("s3: each service has its own folder under the prefix", async () => {
-    const web = storeFor("web");
+    const web = await storeFor("web");
     await withTenant("acme", () => store.put("acme", "shared/name.txt", Buffer.from("content's")));
     assert.equal(await withTenant("acme", () => web.get("acme", "shared/name.txt")), null);
     await withTenant("acme", () => web.put("acme", "shared/name.txt", Buffer.from("web's")));
@@ -48,7 +48,7 @@ describe("s3 blob driver", { skip: S3_SERVER_SKIP }, () => {
   });
 
   test("s3: a missing bucket is a 503 naming the S3 error, never a silent null", async () => {
-    const wrong = createBlobStore({
+    const wrong = await createBlobStore({
       config: {
         BLOB_STORE: "s3",
         BLOB_S3_BUCKET: "no-such-bucket",

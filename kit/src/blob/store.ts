@@ -26,7 +26,7 @@
  * the schema-vs-SQL test checks it like any other table) and builds its store once in `init`:
  *
  * @example
- * const blobs = createBlobStore({ config, pool: deps.pool, schema: "content", now, log });
+ * const blobs = await createBlobStore({ config, pool: deps.pool, schema: "content", now, log });
  * await blobs.put(call.tenant, `artifacts/${id}.pdf`, bytes, { contentType: "application/pdf", expires });
  * const blob = await blobs.get(call.tenant, `artifacts/${id}.pdf`); // { bytes, contentType, size, … } | null
  */
@@ -35,7 +35,6 @@ import type { Clock } from "../clock.ts";
 import { type ConfigOf, ConfigError, defineEnv } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { PostgresBlobStore } from "./postgres.ts";
-import { S3BlobStore } from "./s3.ts";
 
 export const BLOB_ENV = defineEnv({
   BLOB_STORE: {
@@ -116,8 +115,11 @@ export interface BlobStoreOptions {
   log?: Logger;
 }
 
-/** The store `BLOB_STORE` names. A missing setting stops the start, naming it. */
-export function createBlobStore(opts: BlobStoreOptions): BlobStore {
+/**
+ * The store `BLOB_STORE` names. A missing setting stops the start, naming it. The S3 SDK is loaded
+ * only when it is the driver: every process imports the kit, few need S3.
+ */
+export async function createBlobStore(opts: BlobStoreOptions): Promise<BlobStore> {
   const { config } = opts;
   if (config.BLOB_STORE === "s3") {
     if (!config.BLOB_S3_BUCKET) throw new ConfigError(`${opts.schema}: BLOB_STORE=s3 needs BLOB_S3_BUCKET`);
@@ -125,6 +127,7 @@ export function createBlobStore(opts: BlobStoreOptions): BlobStore {
       { bucket: config.BLOB_S3_BUCKET, endpoint: config.BLOB_S3_ENDPOINT ?? "aws", prefix: config.BLOB_S3_PREFIX },
       "blob store: s3",
     );
+    const { S3BlobStore } = await import("./s3.ts");
     return new S3BlobStore({
       bucket: config.BLOB_S3_BUCKET,
       prefix: `${config.BLOB_S3_PREFIX}${opts.schema}/`,
