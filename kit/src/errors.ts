@@ -65,6 +65,8 @@ export const DETAIL_CODES = {
   if: "A conditional rule failed (the value's other fields require this one to take a certain shape).",
   // Gateway
   nul_character: "A string or field name contains U+0000, which cannot be stored.",
+  nested_too_deep: "Objects or lists nest deeper than the gateway accepts (`params.limit` levels below `input`).",
+  field_name_too_long: "A field name is longer than the gateway accepts (`params.limit` characters).",
   idempotency_not_supported:
     "The Idempotency-Key header was sent for an ability that takes no idempotencyKey (`/headers/idempotency-key`).",
   idempotency_key_mismatch: "The Idempotency-Key header and input.idempotencyKey differ; send one, or the same value.",

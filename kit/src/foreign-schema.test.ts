@@ -38,3 +38,38 @@ test("a keyword outside DETAIL_CODES is reported as invalid_value", () => {
   assert.equal(detail?.path, "/input/arguments/amount");
   assert.equal(detail?.code, "invalid_value");
 });
+
+test("a provider's catastrophic pattern runs in linear time (RE2), and still refuses what it should", () => {
+  const check = foreignValidator(
+    { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } } },
+    "/input/arguments",
+  );
+  // Under JavaScript's backtracking engine this one value takes longer than the universe has left.
+  const started = performance.now();
+  const [detail] = check({ name: `${"a".repeat(100_000)}!` });
+  const ms = performance.now() - started;
+  assert.equal(detail?.code, "pattern");
+  assert.ok(ms < 2_000, `took ${ms.toFixed(0)} ms`);
+  assert.deepEqual(check({ name: "aaa" }), []);
+});
+
+test("a foreign string's length is checked before its pattern and format", () => {
+  const check = foreignValidator(
+    { type: "object", properties: { code: { type: "string", maxLength: 8, pattern: "^[a-z]+$", format: "email" } } },
+    "/input/arguments",
+  );
+  const details = check({ code: "X".repeat(1_000_000) });
+  assert.deepEqual(
+    details.map((d) => d.code),
+    ["maxLength"],
+  );
+  assert.equal(details[0].message, "/input/arguments/code must be at most 8 characters long");
+});
+
+test("a pattern RE2 cannot run (look-ahead) is left to the provider rather than failing the tool", () => {
+  const check = foreignValidator(
+    { type: "object", properties: { id: { type: "string", pattern: "^(?=a)[a-z]+$" } } },
+    "/input/arguments",
+  );
+  assert.deepEqual(check({ id: "zzz" }), []);
+});

@@ -8,6 +8,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import { abilityById, catalogue } from "@gantry/proto/catalogue";
 import { GantryError, type ErrorDetail } from "./errors.ts";
+import { addLengthKeywords, lengthFirst } from "./length-first.ts";
 
 // ajv-formats is CommonJS; under ESM its callable is the default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -15,7 +16,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allErrors: true, useDefaults: true, allowUnionTypes: true });
   addFormats(ajv);
-  return ajv;
+  return addLengthKeywords(ajv);
 }
 
 let ajv: Ajv2020 | undefined;
@@ -28,7 +29,7 @@ function validatorOf(abilityId: string): ValidateFunction | undefined {
     const def = abilityById.get(abilityId);
     if (!def) return undefined;
     ajv ??= createAjv();
-    validate = ajv.compile(def.input);
+    validate = ajv.compile(lengthFirst(def.input));
     validators.set(abilityId, validate);
   }
   return validate;
@@ -83,7 +84,7 @@ export const PATTERN_WORDS: Readonly<Record<string, string>> = {
     "must be a scope: *, an ability id (contact.get) or a prefix ending in .* (contact.*)",
   "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$": "must be an ability id: lowercase words joined by dots (contact.get)",
   "^key_[A-Za-z0-9_-]+$": "must be a key id (key_…, as key.list returns it; not the secret gk_… key)",
-  "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@]+\\.[^<>\\s@]+>$":
+  "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@.]+(?:\\.[^<>\\s@.]+)+>$":
     "must be a name and an email address in angle brackets: Ada Obi <ada@example.com>",
   "^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$":
     "must be a domain name (example.com), without scheme or path",

@@ -25,6 +25,7 @@ import {
 import { decisions } from "./decisions.ts";
 import { AREA_NAMES } from "./areas.ts";
 import { renderDocs } from "./render-docs.ts";
+import { walkSchema as walk } from "./schema-walk.ts";
 import type { JsonSchema, ServiceName } from "./types.ts";
 
 // ajv-formats is CommonJS: under Node's ESM loader the default import is `module.exports` (the
@@ -94,23 +95,6 @@ function props(schema: JsonSchema): Record<string, JsonSchema> {
 
 function isObject(value: unknown): value is JsonSchema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Calls `visit` on every schema node, with the JSON-pointer-ish path. */
-function walk(schema: unknown, path: string, visit: (node: JsonSchema, path: string) => void): void {
-  if (!isObject(schema)) return;
-  visit(schema, path);
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === "properties" || key === "patternProperties" || key === "$defs") {
-      if (isObject(value)) for (const [name, sub] of Object.entries(value)) walk(sub, `${path}/${key}/${name}`, visit);
-    } else if (key === "allOf" || key === "anyOf" || key === "oneOf") {
-      if (Array.isArray(value)) {
-        for (const [i, sub] of value.entries()) walk(sub, `${path}/${key}/${i}`, visit);
-      }
-    } else if (["items", "if", "then", "else", "not", "additionalProperties", "propertyNames"].includes(key)) {
-      walk(value, `${path}/${key}`, visit);
-    }
-  }
 }
 
 // ── 1. ids ───────────────────────────────────────────────────────────────────────────────────

@@ -161,7 +161,7 @@ function sender(description: string) {
     anyOf: [
       email("A bare address."),
       text("A display name and address.", 320, {
-        pattern: "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@]+\\.[^<>\\s@]+>$",
+        pattern: "^[^<>\\r\\n]{1,100} <[^<>\\s@]+@[^<>\\s@.]+(?:\\.[^<>\\s@.]+)+>$",
       }),
     ],
   };

@@ -16,7 +16,7 @@ import { GantryError, validateInput, type CallContext } from "@gantry/kit";
 import { authenticate } from "./authenticate.ts";
 import { effectiveTenant, parseEnvelope } from "./envelope.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
-import { refuseNulCharacters } from "./nul-characters.ts";
+import { refuseBadShape } from "./input-shape.ts";
 import { notImplementedReason, unknownAbilityError } from "./unknown-ability.ts";
 import { applyIdempotencyHeader } from "./idempotency-header.ts";
 import { checkRunPermit, type ConsumedPermit, recordRunReceipt } from "./run-permit.ts";
@@ -108,7 +108,7 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
 
     state.tenant = effectiveTenant(key, envelope.context.tenantId);
     if (request.idempotencyKey !== undefined) applyIdempotencyHeader(ability, envelope.input, request.idempotencyKey);
-    refuseNulCharacters(ability.id, envelope.input);
+    refuseBadShape(ability.id, envelope.input);
     validateInput(ability.id, envelope.input);
     // Serialised once, after validation applied defaults: what is hashed is exactly what runs.
     const inputJson = JSON.stringify(envelope.input);
