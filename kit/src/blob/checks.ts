@@ -9,9 +9,13 @@ import { currentScope } from "../tenancy.ts";
 /** Keys are paths of our own making (`artifacts/art_….pdf`, `help/<product>/…`), checked anyway. */
 const KEY = /^[A-Za-z0-9_][A-Za-z0-9._~@%+=,-]*(\/[A-Za-z0-9_.~@%+=,-]+)*$/;
 
+/** Whether `key` is one the store takes (a path from a URL must be checked before it becomes a key). */
+export function isBlobKey(key: string): boolean {
+  return key.length <= 512 && KEY.test(key) && !key.split("/").some((p) => p === "." || p === "..");
+}
+
 export function checkKey(key: string): void {
-  if (key.length > 512 || !KEY.test(key) || key.split("/").some((p) => p === "." || p === ".."))
-    throw new GantryError("internal", `invalid blob key ${JSON.stringify(key)}`);
+  if (!isBlobKey(key)) throw new GantryError("internal", `invalid blob key ${JSON.stringify(key)}`);
 }
 
 /** A prefix is a key, or a key followed by `/`, or empty (everything). */

@@ -36,6 +36,8 @@ import { type ConfigOf, ConfigError, defineEnv } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { PostgresBlobStore } from "./postgres.ts";
 
+export { isBlobKey } from "./checks.ts";
+
 export const BLOB_ENV = defineEnv({
   BLOB_STORE: {
     type: "string",

@@ -1,66 +1,26 @@
 /**
  * @module content/artifacts
- * Where rendered documents' bytes live, behind a small object-store interface (`put`, `get`,
- * `delete` by key) with a filesystem default under `<CONTENT_DATA_DIR>/artifacts/`, and the signed,
- * expiring download links that serve them without an API key.
+ * Rendered documents: their bytes are blobs in the kit's blob store (kit/src/blob: Postgres by
+ * default, S3 by setting) under `artifacts/<id>.<format>`, stored with the link's expiry so the
+ * store stops serving them then and its sweep deletes them; `content.artifacts` holds the record.
+ * Any replica serves a download another rendered.
  *
  * A link is `<gateway>/v1/files/content/artifacts/<id>/<filename>?expires=<unix ms>&sig=<hex>`, where `sig` is
- * HMAC-SHA256 over `<id>.<expires>` with the signing key: it cannot be extended or moved to another
- * artifact, it is compared in constant time, and it stops working at `expires` (and the sweep
- * deletes the bytes then).
+ * HMAC-SHA256 over `<id>.<expires>` with the signing key (kit/src/signed-links.ts): it cannot be
+ * extended or moved to another artifact, it is compared in constant time, and it stops working at
+ * `expires`.
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { LinkSigner } from "@gantry/kit";
 
-export interface ObjectStore {
-  put(key: string, bytes: Buffer): Promise<void>;
-  /** The bytes, or null when the key holds nothing. */
-  get(key: string): Promise<Buffer | null>;
-  delete(key: string): Promise<void>;
-}
-
-const KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
-
-/** The filesystem default: one file per key under `root`. Keys are ours (`<tenant hash>/<art id>`), checked anyway. */
-export class FilesystemStore implements ObjectStore {
-  readonly root: string;
-
-  constructor(root: string) {
-    this.root = root;
-  }
-
-  #path(key: string): string {
-    if (!KEY.test(key) || key.includes("..")) throw new Error(`invalid object key ${JSON.stringify(key)}`);
-    return join(this.root, key);
-  }
-
-  async put(key: string, bytes: Buffer): Promise<void> {
-    const path = this.#path(key);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, bytes);
-  }
-
-  async get(key: string): Promise<Buffer | null> {
-    try {
-      return await readFile(this.#path(key));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw err;
-    }
-  }
-
-  async delete(key: string): Promise<void> {
-    await rm(this.#path(key), { force: true });
-  }
+/** The blob key of an artifact's bytes (per tenant in the store). */
+export function artifactKey(id: string, format: string): string {
+  return `artifacts/${id}.${format}`;
 }
 
 export class ArtifactStore {
-  readonly objects: ObjectStore;
   readonly signer: LinkSigner;
 
-  constructor(objects: ObjectStore, key: Buffer) {
-    this.objects = objects;
+  constructor(key: Buffer) {
     this.signer = new LinkSigner(key);
   }
 

@@ -8,9 +8,11 @@
  * and `transport: "outbox"` and is never delivered — the quick start (`npm start`, no
  * configuration) works, and no result ever says `sent` for a message no server took.
  */
-import { defineEnv, type ServiceConfig } from "@gantry/kit";
+import { BLOB_ENV, defineEnv, type ServiceConfig } from "@gantry/kit";
 
 export const CONTENT_ENV = defineEnv({
+  // Documents, guides, help centres and tenant skills are blobs (kit/src/blob): BLOB_STORE, BLOB_S3_*.
+  ...BLOB_ENV,
   GANTRY_TEST_CLOCK_FILE: {
     type: "string",
     description: "tests only (NODE_ENV=test): file holding a clock offset in ms (kit/src/clock.ts)",
@@ -36,11 +38,6 @@ export const CONTENT_ENV = defineEnv({
     type: "string",
     description:
       "SMTP server a tenant's OAuth `email` connection sends through (XOAUTH2, the connection's external ref as user), e.g. `smtps://smtp.gmail.com:465`; unset: tenant connections are not used for email (the platform account sends)",
-  },
-  CONTENT_DATA_DIR: {
-    type: "string",
-    description:
-      "writable directory for artifacts (`artifacts/`), guides and built help centres (`guides/`), tenant skills (`skills/`); default `.gantry/content` under the repository",
   },
   CONTENT_SIGNING_KEY: {
     type: "string",

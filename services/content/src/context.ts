@@ -2,7 +2,14 @@
  * @module content/context
  * What every handler of the content service receives as `ctx`, built once by `init` in service.ts.
  */
-import { abilityOf, type Clock, type CredentialResolverClient, type Logger, type SsrfGuard } from "@gantry/kit";
+import {
+  abilityOf,
+  type BlobStore,
+  type Clock,
+  type CredentialResolverClient,
+  type Logger,
+  type SsrfGuard,
+} from "@gantry/kit";
 import type { ArtifactStore } from "./artifacts.ts";
 import type { ContentConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
@@ -16,14 +23,14 @@ export interface Context {
   now: Clock;
   /** The connections service's CredentialResolver: the tenant's `email` connection or the platform account. */
   credentials: CredentialResolverClient;
-  /** Where rendered documents' bytes live (filesystem by default) and how download links are signed. */
+  /** How download links are signed. */
   artifacts: ArtifactStore;
+  /** Every file the service keeps: documents, guides, help centres, tenant skills (kit/src/blob). */
+  blobs: BlobStore;
   /** Headless Chromium, started on first use and shared. */
   pdf: PdfRenderer;
   /** The kit's SSRF guard, for the one user-given URL this service fetches (guide.list publicUrl). */
   guard: SsrfGuard;
-  /** Writable data directory (artifacts/, guides/, skills/). */
-  dataDir: string;
   /** The built-in skills (services/content/skills), loaded and checked at start. */
   skills: Skill[];
 }

@@ -8,23 +8,15 @@
  * - `/help/<tenant>/<product>/…`: the static help centres guide.publish builds (index, one page per
  *   guide, `manifest.json`).
  *
- * Nothing else is served. Requests arrive in system scope: the signature (or the public help
- * centre) is the authorisation, and the artifact id names one row. Every answer carries a
+ * Nothing else is served; both are read from the blob store (kit/src/blob), so any replica answers.
+ * Requests arrive in system scope: the signature (or the public help centre) is the authorisation,
+ * and the artifact id names one row. Every answer carries a
  * `default-src 'none'` content security policy: these pages share the API's origin, so no script
  * of theirs may run there.
  */
-import { readFile, stat } from "node:fs/promises";
-import { extname, join, normalize, sep } from "node:path";
-import { GantryError, type IngressRequest, type IngressResponse, publicAnswer } from "@gantry/kit";
+import { GantryError, type IngressRequest, type IngressResponse, isBlobKey, publicAnswer } from "@gantry/kit";
 import type { Context } from "./context.ts";
-import { siteDir } from "./guides.ts";
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".json": "application/json",
-  ".css": "text/css; charset=utf-8",
-  ".md": "text/markdown; charset=utf-8",
-};
+import { liveFile, PRODUCT } from "./guides.ts";
 
 async function artifact(ctx: Context, id: string, query: URLSearchParams): Promise<IngressResponse> {
   const expires = Number(query.get("expires"));
@@ -37,9 +29,9 @@ async function artifact(ctx: Context, id: string, query: URLSearchParams): Promi
     return publicAnswer(403, "This download link is not valid.\n");
   if (expires <= ctx.now()) return publicAnswer(410, "This download link has expired; generate the document again.\n");
   const row = await ctx.db.artifact.findUnique({ where: { id } });
-  const bytes = row ? await ctx.artifacts.objects.get(row.storageKey) : null;
-  if (!row || !bytes) return publicAnswer(404, "This document no longer exists.\n");
-  return publicAnswer(200, bytes, {
+  const blob = row ? await ctx.blobs.get(row.tenant, row.storageKey) : null;
+  if (!row || !blob) return publicAnswer(404, "This document no longer exists.\n");
+  return publicAnswer(200, blob.bytes, {
     "content-type": row.contentType,
     "content-disposition": `attachment; filename="${row.filename.replace(/["\\\r\n]/g, "_")}"`,
     "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:",
@@ -49,21 +41,24 @@ async function artifact(ctx: Context, id: string, query: URLSearchParams): Promi
 
 async function help(ctx: Context, parts: string[]): Promise<IngressResponse> {
   const [tenant, product, ...rest] = parts;
-  if (!tenant || !product) return publicAnswer(404, "Not found.\n");
-  const root = siteDir(ctx, tenant, product);
-  const rel = normalize(rest.join("/") || "index.html");
-  let file = join(root, rel);
-  if (file !== root && !file.startsWith(root + sep)) return publicAnswer(404, "Not found.\n");
-  try {
-    if ((await stat(file)).isDirectory()) file = join(file, "index.html");
-    return publicAnswer(200, await readFile(file), {
-      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
-      "cache-control": "public, max-age=60",
-      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:",
-    });
-  } catch {
-    return publicAnswer(404, "Not found.\n");
+  const notFound = publicAnswer(404, "Not found.\n");
+  if (!tenant || !product || !PRODUCT.test(product)) return notFound;
+  // A path names a file of the build, or a folder whose index.html is served.
+  const path = rest.join("/");
+  const candidates = path === "" ? ["index.html"] : [path, `${path}/index.html`];
+  for (const candidate of candidates) {
+    if (!isBlobKey(candidate)) continue;
+    const key = await liveFile(ctx.blobs, tenant, product, candidate);
+    if (!key) return notFound;
+    const blob = await ctx.blobs.get(tenant, key);
+    if (blob)
+      return publicAnswer(200, blob.bytes, {
+        "content-type": blob.contentType,
+        "cache-control": "public, max-age=60",
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:",
+      });
   }
+  return notFound;
 }
 
 /** The content service's HttpIngress handler (`GET /v1/files/content/…` at the gateway). */

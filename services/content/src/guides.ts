@@ -1,33 +1,54 @@
 /**
  * @module content/guides
  * Guide Center: a tenant's product guides as Markdown files with front matter, and the static help
- * centre built from them.
+ * centre built from them. Both are blobs of the tenant in the kit's blob store (kit/src/blob), so
+ * every replica serves the same help centre and a restart loses nothing:
  *
- * Layout under `<CONTENT_DATA_DIR>/guides/<tenant>/<product>/`:
- * - `<locale>/<slug>.md`: one guide (front matter: slug, locale, title, area, summary, time, cost,
- *   route, order, updated — values JSON-quoted, which is valid YAML);
- * - `site/`: the built help centre, served through the gateway at
- *   `<gateway>/v1/files/content/help/<tenant>/<product>/` (files.ts): `index.html` (every locale's index, by area,
- *   then order, then title), `<locale>/index.html`, `<locale>/<slug>.html` (one page per guide), and
- *   `manifest.json` (what guide.list reads).
+ * - `guides/<product>/<locale>/<slug>.md`: one guide (front matter: slug, locale, title, area,
+ *   summary, time, cost, route, order, updated — values JSON-quoted, which is valid YAML);
+ * - `help/<product>/builds/<build>/…`: one built help centre, served through the gateway at
+ *   `<gateway>/v1/files/content/help/<tenant>/<product>/` (files.ts): `index.html` (every locale's
+ *   index, by area, then order, then title), `<locale>/index.html`, `<locale>/<slug>.html` (one page
+ *   per guide), and `manifest.json` (what guide.list reads);
+ * - `help/<product>/live`: the id of the build being served.
  *
- * A build writes the whole site into a fresh directory and swaps it in, so readers never see half a
- * site; builds of one product run one at a time in this process.
+ * A build writes every file of a new build first and then points `live` at it, so readers never see
+ * half a site; then it deletes the build it replaced. Builds of one product run one at a time in
+ * this process; on two replicas at once, the later `live` write wins and both builds are whole.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { BlobStore } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { markdownToHtml } from "./markdown.ts";
 import { DEFAULT_THEME, escapeHtml } from "./theme.ts";
 
-/** `<dataDir>/guides/<tenant>/<product>`: the product's guides directory (Markdown per locale). */
-export function productDir(ctx: Pick<Context, "dataDir">, tenant: string, product: string): string {
-  return join(ctx.dataDir, "guides", encodeURIComponent(tenant), product);
+/** What guide.publish accepts as a product (the catalogue's slug): anything else has no guides. */
+export const PRODUCT = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** The blob key prefix of a product's guide files. */
+export function guidesPrefix(product: string): string {
+  return `guides/${product}/`;
 }
 
-/** The built static help centre of a product. */
-export function siteDir(ctx: Pick<Context, "dataDir">, tenant: string, product: string): string {
-  return join(productDir(ctx, tenant, product), "site");
+/** The blob key of the pointer to a product's live help-centre build. */
+export function livePointer(product: string): string {
+  return `help/${product}/live`;
+}
+
+/** The blob key prefix of one help-centre build. */
+export function buildPrefix(product: string, build: string): string {
+  return `help/${product}/builds/${build}/`;
+}
+
+/** The blob key of a file of the product's live help centre, or null when none is live. */
+export async function liveFile(
+  blobs: BlobStore,
+  tenant: string,
+  product: string,
+  path: string,
+): Promise<string | null> {
+  const live = await blobs.get(tenant, livePointer(product));
+  return live ? `${buildPrefix(product, live.bytes.toString("utf8"))}${path}` : null;
 }
 
 /** Base URL of a product's help centre under `files` (kit `filesBase`), with a trailing slash. */
@@ -104,21 +125,17 @@ export function indexOrder(a: GuideMeta, b: GuideMeta): number {
   );
 }
 
-export async function readGuides(dir: string): Promise<Array<{ meta: GuideMeta; markdown: string }>> {
+export async function readGuides(
+  blobs: BlobStore,
+  tenant: string,
+  product: string,
+): Promise<Array<{ meta: GuideMeta; markdown: string }>> {
   const out: Array<{ meta: GuideMeta; markdown: string }> = [];
-  let locales: string[] = [];
-  try {
-    locales = (await readdir(dir, { withFileTypes: true }))
-      .filter((d) => d.isDirectory() && d.name !== "site" && !d.name.startsWith("."))
-      .map((d) => d.name);
-  } catch {
-    return out;
-  }
-  for (const locale of locales.sort()) {
-    for (const file of (await readdir(join(dir, locale))).filter((f) => f.endsWith(".md")).sort()) {
-      const parsed = parseGuideFile(await readFile(join(dir, locale, file), "utf8"));
-      if (parsed) out.push(parsed);
-    }
+  for (const { key } of await blobs.list(tenant, guidesPrefix(product))) {
+    if (!key.endsWith(".md")) continue;
+    const blob = await blobs.get(tenant, key);
+    const parsed = blob ? parseGuideFile(blob.bytes.toString("utf8")) : null;
+    if (parsed) out.push(parsed);
   }
   return out.sort((a, b) => indexOrder(a.meta, b.meta));
 }
@@ -157,7 +174,7 @@ const building = new Map<string, Promise<unknown>>();
 
 /** Builds and swaps in the product's site; answers its manifest. One build per product at a time. */
 export function buildSite(
-  ctx: Pick<Context, "dataDir" | "now">,
+  ctx: Pick<Context, "blobs" | "now">,
   files: string,
   tenant: string,
   product: string,
@@ -173,28 +190,36 @@ export function buildSite(
   return run;
 }
 
+/** Build ids sort by time, so a build knows which builds are older than itself. */
+function buildId(now: number): string {
+  return `${now.toString(36).padStart(10, "0")}-${randomBytes(4).toString("hex")}`;
+}
+
 async function build(
-  ctx: Pick<Context, "dataDir" | "now">,
+  ctx: Pick<Context, "blobs" | "now">,
   files: string,
   tenant: string,
   product: string,
 ): Promise<Manifest> {
-  const dir = productDir(ctx, tenant, product);
+  const { blobs } = ctx;
   const base = helpCenterUrl(files, tenant, product);
-  const guides = await readGuides(dir);
-  const tmp = join(dir, `.site-${process.pid}-${Date.now()}`);
-  await mkdir(tmp, { recursive: true });
+  const guides = await readGuides(blobs, tenant, product);
+  const previous = (await blobs.get(tenant, livePointer(product)))?.bytes.toString("utf8") ?? "";
+  const id = buildId(ctx.now());
+  const prefix = buildPrefix(product, id);
+  const html = "text/html; charset=utf-8";
+  const write = (path: string, text: string, contentType = html) =>
+    blobs.put(tenant, `${prefix}${path}`, Buffer.from(text, "utf8"), { contentType });
   const metas = guides.map((g) => g.meta);
   for (const { meta, markdown } of guides) {
-    await mkdir(join(tmp, meta.locale), { recursive: true });
     const facts = [meta.time, meta.cost, meta.route ? `In the app: ${meta.route}` : null].filter(Boolean) as string[];
     const body = `<header><p class="meta"><a href="${escapeHtml(`${base}${meta.locale}/`)}">${escapeHtml(product)} help centre</a> › ${escapeHtml(meta.area)}</p><h1>${escapeHtml(meta.title)}</h1>${meta.summary ? `<p>${escapeHtml(meta.summary)}</p>` : ""}${facts.length ? `<p class="meta">${facts.map(escapeHtml).join(" · ")}</p>` : ""}</header>\n<main>\n${markdownToHtml(markdown)}</main>`;
-    await writeFile(join(tmp, meta.locale, `${meta.slug}.html`), page(meta.title, body, meta.locale));
+    await write(`${meta.locale}/${meta.slug}.html`, page(meta.title, body, meta.locale));
   }
   const locales = [...new Set(metas.map((m) => m.locale))].sort();
   for (const locale of locales)
-    await writeFile(
-      join(tmp, locale, "index.html"),
+    await write(
+      `${locale}/index.html`,
       page(
         `${product} help centre`,
         indexBody(
@@ -205,17 +230,22 @@ async function build(
         locale,
       ),
     );
-  await writeFile(join(tmp, "index.html"), page(`${product} help centre`, indexBody(product, metas, base), "en"));
+  await write("index.html", page(`${product} help centre`, indexBody(product, metas, base), "en"));
   const manifest: Manifest = {
     product,
     generated: new Date(ctx.now()).toISOString(),
     guides: metas.map((m) => ({ ...m, url: guidePageUrl(base, m.locale, m.slug) })),
   };
-  await writeFile(join(tmp, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  const site = siteDir(ctx, tenant, product);
-  const old = `${site}.old-${process.pid}-${Date.now()}`;
-  await rename(site, old).catch(() => {});
-  await rename(tmp, site);
-  await rm(old, { recursive: true, force: true });
+  await write("manifest.json", `${JSON.stringify(manifest, null, 2)}\n`, "application/json");
+  await blobs.put(tenant, livePointer(product), Buffer.from(id, "utf8"), { contentType: "text/plain" });
+  // The build this one replaced, and any over an hour old (left by a build that lost a race), are
+  // no longer served; a build another replica started meanwhile is newer than `previous` and stays.
+  const stale = buildId(ctx.now() - 3_600_000);
+  const builds = new Set(
+    (await blobs.list(tenant, `help/${product}/builds/`))
+      .map((b) => b.key.split("/")[3])
+      .filter((b) => b !== id && (b <= previous || b < stale)),
+  );
+  for (const old of builds) await blobs.deletePrefix(tenant, buildPrefix(product, old));
   return manifest;
 }

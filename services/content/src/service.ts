@@ -6,23 +6,22 @@
  * Center help centres, and Agent Skills.
  *
  * `init` checks the configuration first (a bad value stops the start, naming it), then starts the
- * sweep that deletes expired artifacts. Downloads and help centres are served through the
+ * sweep that deletes expired artifacts. Every file the service keeps is a blob in the kit's blob
+ * store (kit/src/blob; Postgres by default), so nothing is on the pod's disk. Downloads and help centres are served through the
  * gateway's public `/v1/files/content/…` (files.ts, over the kit's HttpIngress).
  */
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import {
   asSystem,
+  createBlobStore,
   createClock,
   credentialResolver,
   defineService,
   ingressService,
   linkSigningKey,
   prismaClient,
-  repoRoot,
   SsrfGuard,
 } from "@gantry/kit";
-import { ArtifactStore, FilesystemStore } from "./artifacts.ts";
+import { ArtifactStore } from "./artifacts.ts";
 import { CONTENT_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
@@ -40,8 +39,6 @@ export default defineService({
     const { config, log } = deps;
     const skills = loadBuiltins();
     const signing = linkSigningKey("content", "CONTENT_SIGNING_KEY", config.CONTENT_SIGNING_KEY, config.NODE_ENV);
-    const dataDir = config.CONTENT_DATA_DIR ?? join(repoRoot(), ".gantry", "content");
-    mkdirSync(dataDir, { recursive: true });
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
 
     const pdf = new PdfRenderer(
@@ -56,7 +53,8 @@ export default defineService({
       log,
       now,
       credentials,
-      artifacts: new ArtifactStore(new FilesystemStore(join(dataDir, "artifacts")), signing.key),
+      artifacts: new ArtifactStore(signing.key),
+      blobs: await createBlobStore({ config, pool: deps.pool, schema: "content", now, log }),
       pdf,
       guard: new SsrfGuard({
         allowLoopback: config.CONTENT_ALLOW_LOOPBACK,
@@ -64,7 +62,6 @@ export default defineService({
         timeoutMs: 10_000,
         log,
       }),
-      dataDir,
       skills,
     };
     const sweep = setInterval(() => {
@@ -76,7 +73,7 @@ export default defineService({
       log.warn("CONTENT_SIGNING_KEY is unset: download links are signed with a random key and stop working on restart");
     log.info(
       {
-        dataDir,
+        blobs: ctx.blobs.driver,
         email: config.CONTENT_SMTP_URL
           ? "smtp (CONTENT_SMTP_URL) unless connections answers"
           : "outbox unless connections answers",

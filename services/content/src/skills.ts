@@ -4,8 +4,8 @@
  * with progressive disclosure: skill.list shows only name and description, skill.load the body.
  *
  * Two sources: the built-in skills shipped in `services/content/skills/<name>/SKILL.md` (including
- * `guardrails`, the hard behavioural rules), and a tenant's own in
- * `<CONTENT_DATA_DIR>/skills/<tenant>/<name>/SKILL.md`. Name rules (the Agent Skills format): 1–64
+ * `guardrails`, the hard behavioural rules), and a tenant's own, the tenant's blobs
+ * `skills/<name>/SKILL.md` in the kit's blob store (kit/src/blob; put there by an operator). Name rules (the Agent Skills format): 1–64
  * characters, lowercase letters, digits and single hyphens, not starting or ending with one, equal
  * to the directory name; description 1–1024 characters. A tenant skill that breaks them, or takes
  * a built-in name, is skipped (and logged), never served.
@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Logger } from "@gantry/kit";
+import type { BlobStore, Logger } from "@gantry/kit";
 
 export const BUILTIN_DIR = fileURLToPath(new URL("../skills/", import.meta.url));
 
@@ -79,12 +79,27 @@ export function loadBuiltins(dir = BUILTIN_DIR): Skill[] {
   });
 }
 
+/** The tenant's own skills: its blobs `skills/<name>/SKILL.md`. */
+async function tenantSkills(blobs: BlobStore, tenant: string, log: Logger): Promise<Skill[]> {
+  const out: Skill[] = [];
+  for (const { key } of await blobs.list(tenant, "skills/")) {
+    const m = /^skills\/([^/]+)\/SKILL\.md$/.exec(key);
+    if (!m) continue;
+    const blob = await blobs.get(tenant, key);
+    if (!blob) continue;
+    try {
+      out.push(parseSkill(blob.bytes.toString("utf8"), m[1], "tenant"));
+    } catch (err) {
+      log.warn({ tenant, at: key, err: (err as Error).message }, "tenant skill skipped");
+    }
+  }
+  return out;
+}
+
 /** Built-ins plus the tenant's own, by name. */
-export function skillsFor(builtins: Skill[], dataDir: string, tenant: string, log: Logger): Skill[] {
+export async function skillsFor(builtins: Skill[], blobs: BlobStore, tenant: string, log: Logger): Promise<Skill[]> {
   const taken = new Set(builtins.map((s) => s.name));
-  const own = readDir(join(dataDir, "skills", encodeURIComponent(tenant)), "tenant", (at, err) =>
-    log.warn({ tenant, at, err: err.message }, "tenant skill skipped"),
-  ).filter((s) => {
+  const own = (await tenantSkills(blobs, tenant, log)).filter((s) => {
     if (!taken.has(s.name)) return true;
     log.warn({ tenant, name: s.name }, "tenant skill skipped: the name is a built-in skill's");
     return false;

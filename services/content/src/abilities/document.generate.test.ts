@@ -10,6 +10,8 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { asSystem } from "@gantry/kit";
+import { sweepArtifacts } from "../sweep.ts";
 import { type ContentTest, startContent } from "../test/helpers.ts";
 
 let t: ContentTest;
@@ -133,6 +135,41 @@ test("html: a themed standalone page, sanitized; the file name from the title", 
   assert.ok(!/javascript:/i.test(html));
   assert.ok(!html.includes("<img src=x"), "raw HTML is text");
   assert.equal(Buffer.byteLength(html), doc.bytes);
+});
+
+test("the sweep deletes expired documents' bytes and records, also when two replicas sweep at once", async () => {
+  const doc = await t.s.call("document.generate", { title: "Short-lived", markdown: "Soon gone.", format: "html" });
+  const kept = await t.s.call(
+    "document.generate",
+    { title: "Another tenant's", markdown: "Also expires.", format: "html" },
+    {
+      tenant: "keep-co",
+    },
+  );
+  const counts = async () =>
+    (
+      await t.s.db.query(
+        `SELECT (SELECT count(*)::int FROM content.artifacts WHERE id = ANY($1)) AS rows,
+                (SELECT count(*)::int FROM content.blobs WHERE key = ANY($2)) AS blobs`,
+        [
+          [doc.id, kept.id],
+          [`artifacts/${doc.id}.html`, `artifacts/${kept.id}.html`],
+        ],
+      )
+    ).rows[0];
+  assert.deepEqual(await counts(), { rows: 2, blobs: 2 });
+  assert.equal(await asSystem(() => sweepArtifacts(t.s.ctx)), 0, "nothing has expired yet");
+  assert.equal((await t.s.fetchFile(doc.url)).status, 200);
+
+  writeFileSync(clockFile, String(3_600_001));
+  try {
+    const [x, y] = await asSystem(() => Promise.all([sweepArtifacts(t.s.ctx), sweepArtifacts(t.s.ctx)]));
+    assert.ok(x + y >= 2, `swept ${x} + ${y} (this test's two and earlier tests' documents)`);
+    assert.deepEqual(await counts(), { rows: 0, blobs: 0 }, "bytes and records gone");
+  } finally {
+    writeFileSync(clockFile, "0");
+  }
+  assert.equal((await t.s.fetchFile(doc.url)).status, 404, "a link of a swept document: gone");
 });
 
 test("a render over the size limit is refused (413)", async () => {

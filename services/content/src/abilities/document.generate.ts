@@ -1,12 +1,13 @@
 /**
  * @module content/abilities/document.generate
  * Markdown → a styled HTML page (document.ts, the tenant theme) and, for `pdf`, that page printed
- * by headless Chromium (pdf.ts). The file is stored as an artifact (`art_…`, artifacts.ts) and
+ * by headless Chromium (pdf.ts). The file is stored as an artifact (`art_…`, a blob in the kit's blob store, artifacts.ts) and
  * answered with a signed download URL that expires after CONTENT_ARTIFACT_TTL_SECONDS. A render
  * larger than CONTENT_MAX_DOCUMENT_BYTES is refused (413) and nothing is stored.
  */
 import { createHash } from "node:crypto";
-import { GantryError, sha256Hex, filesBase } from "@gantry/kit";
+import { GantryError, filesBase } from "@gantry/kit";
+import { artifactKey } from "../artifacts.ts";
 import { ability } from "../context.ts";
 import { documentHtml } from "../document.ts";
 import { newId } from "../ids.ts";
@@ -46,9 +47,9 @@ export default ability("document.generate", async (input, call, ctx) => {
   const expires = created + ctx.config.CONTENT_ARTIFACT_TTL_SECONDS * 1000;
   const filename = `${input.filename ?? slugify(input.title)}.${format}`;
   const contentType = format === "pdf" ? "application/pdf" : "text/html; charset=utf-8";
-  const storageKey = `${sha256Hex(call.tenant).slice(0, 16)}/${id}.${format}`;
+  const storageKey = artifactKey(id, format);
   const digest = createHash("sha256").update(bytes).digest("hex");
-  await ctx.artifacts.objects.put(storageKey, bytes);
+  await ctx.blobs.put(call.tenant, storageKey, bytes, { contentType, expires });
   try {
     await ctx.db.artifact.create({
       data: {
@@ -68,7 +69,7 @@ export default ability("document.generate", async (input, call, ctx) => {
       },
     });
   } catch (err) {
-    await ctx.artifacts.objects.delete(storageKey).catch(() => {});
+    await ctx.blobs.delete(call.tenant, storageKey).catch(() => {});
     throw err;
   }
   return {

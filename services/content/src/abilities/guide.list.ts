@@ -1,14 +1,13 @@
 /**
  * @module content/abilities/guide.list
- * The guides live on a product's help centre, read from its manifest: the tenant's own built site,
+ * The guides live on a product's help centre, read from its manifest: the tenant's own built site
+ * (its live build in the blob store, guides.ts),
  * or `<publicUrl>/manifest.json` when `publicUrl` is given (fetched through the kit's SSRF guard).
  * Guides written with `deploy: false` are not live and are not listed until the next deploy.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { filesBase, GantryError, networkErrorCode, SsrfBlockedError, SsrfFetchError } from "@gantry/kit";
 import { ability } from "../context.ts";
-import { type GuideMeta, helpCenterUrl, indexOrder, type Manifest, siteDir } from "../guides.ts";
+import { type GuideMeta, helpCenterUrl, indexOrder, liveFile, type Manifest, PRODUCT } from "../guides.ts";
 
 type Entry = GuideMeta & { url: string };
 
@@ -59,8 +58,13 @@ export default ability("guide.list", async (input, call, ctx) => {
     }
   } else {
     base = helpCenterUrl(filesBase(call.baseUrl, "content"), call.tenant, input.product);
+    // A name guide.publish would refuse has no help centre.
+    const key = PRODUCT.test(input.product)
+      ? await liveFile(ctx.blobs, call.tenant, input.product, "manifest.json")
+      : null;
+    const blob = key ? await ctx.blobs.get(call.tenant, key) : null;
     try {
-      manifest = JSON.parse(await readFile(join(siteDir(ctx, call.tenant, input.product), "manifest.json"), "utf8"));
+      manifest = blob ? JSON.parse(blob.bytes.toString("utf8")) : { guides: [] };
     } catch {
       manifest = { guides: [] };
     }

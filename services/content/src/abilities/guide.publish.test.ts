@@ -7,10 +7,9 @@
 import { HARNESS_BASE_URL } from "@gantry/infra/testing/service.ts";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { withTenant } from "@gantry/kit";
 import { type ContentTest, startContent } from "../test/helpers.ts";
 
 let t: ContentTest;
@@ -45,7 +44,8 @@ test("publish + deploy: the file in Guide Center format, the page live at the re
   assert.equal(r.helpCenterUrl, `${HARNESS_BASE_URL}/v1/files/content/help/guide-co/clinic-desk/`);
   assert.equal(r.url, `${r.helpCenterUrl}en/connect-payments.html`);
 
-  const file = readFileSync(join(t.dataDir, "guides", "guide-co", "clinic-desk", r.path), "utf8");
+  const stored = await withTenant("guide-co", () => t.s.ctx.blobs.get("guide-co", `guides/clinic-desk/${r.path}`));
+  const file = String(stored?.bytes);
   assert.match(
     file,
     /^---\nslug: "connect-payments"\nlocale: "en"\ntitle: "Connect your payment account"\narea: "Billing"\n/,

@@ -1,15 +1,13 @@
 /**
  * @module content/abilities/guide.publish
- * Writes a Guide Center Markdown guide (front matter from the input) into the product's guides
- * directory and, with `deploy: true` (the default), rebuilds the product's static help centre and
- * serves it from the service's HTTP listener; answers the guide's public URL. The product must be
+ * Writes a Guide Center Markdown guide (front matter from the input) into the product's guides (a
+ * blob, guides.ts) and, with `deploy: true` (the default), rebuilds the product's static help
+ * centre as blobs, served through the gateway's files route; answers the guide's public URL. The product must be
  * on the calling key's product allow-list: a key without one publishes nowhere (fail-closed, 403).
  */
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { GantryError, sha256Hex, filesBase } from "@gantry/kit";
 import { ability } from "../context.ts";
-import { buildSite, guideFile, guidePageUrl, helpCenterUrl, productDir } from "../guides.ts";
+import { buildSite, guideFile, guidePageUrl, guidesPrefix, helpCenterUrl } from "../guides.ts";
 import { newId } from "../ids.ts";
 
 export default ability("guide.publish", async (input, call, ctx) => {
@@ -42,11 +40,9 @@ export default ability("guide.publish", async (input, call, ctx) => {
   };
   const body = guideFile(meta, input.markdown);
   const rel = `${input.locale}/${input.slug}.md`;
-  const dir = productDir(ctx, call.tenant, input.product);
-  await mkdir(join(dir, input.locale), { recursive: true });
-  const tmp = join(dir, input.locale, `.${input.slug}.md.${process.pid}.tmp`);
-  await writeFile(tmp, body);
-  await rename(tmp, join(dir, rel));
+  await ctx.blobs.put(call.tenant, `${guidesPrefix(input.product)}${rel}`, Buffer.from(body, "utf8"), {
+    contentType: "text/markdown; charset=utf-8",
+  });
   const digest = sha256Hex(body);
 
   const where = {

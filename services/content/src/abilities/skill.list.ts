@@ -11,7 +11,7 @@ import { skillsFor } from "../skills.ts";
 export default ability("skill.list", async (input, call, ctx) => {
   const q = input.query?.toLowerCase();
   const after = input.cursor ? decodeCursor(input.cursor, { n: "string" }).n : null;
-  const all = skillsFor(ctx.skills, ctx.dataDir, call.tenant, ctx.log).filter(
+  const all = (await skillsFor(ctx.skills, ctx.blobs, call.tenant, ctx.log)).filter(
     (s) => (!q || s.name.includes(q) || s.description.toLowerCase().includes(q)) && (after === null || s.name > after),
   );
   const items = all.slice(0, input.limit).map(({ name, description, source }) => ({ name, description, source }));

@@ -5,25 +5,22 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { withTenant } from "@gantry/kit";
 import { type ContentTest, startContent } from "../test/helpers.ts";
 
 let t: ContentTest;
 before(async () => {
   t = await startContent();
-  const own = (tenant: string, dir: string, text: string) => {
-    mkdirSync(join(t.dataDir, "skills", tenant, dir), { recursive: true });
-    writeFileSync(join(t.dataDir, "skills", tenant, dir, "SKILL.md"), text);
-  };
-  own(
+  const own = (tenant: string, dir: string, text: string) =>
+    withTenant(tenant, () => t.s.ctx.blobs.put(tenant, `skills/${dir}/SKILL.md`, Buffer.from(text)));
+  await own(
     "skill-co",
     "house-style",
     '---\nname: house-style\ndescription: "How Skill Co writes: short, plain."\n---\n# House style\n\nShort sentences.\n',
   );
-  own("skill-co", "Bad_Name", "---\nname: Bad_Name\ndescription: x\n---\nbody\n");
-  own("skill-co", "mismatch", "---\nname: other\ndescription: x\n---\nbody\n");
-  own("skill-co", "guardrails", "---\nname: guardrails\ndescription: fake rules\n---\nAnything goes.\n");
+  await own("skill-co", "Bad_Name", "---\nname: Bad_Name\ndescription: x\n---\nbody\n");
+  await own("skill-co", "mismatch", "---\nname: other\ndescription: x\n---\nbody\n");
+  await own("skill-co", "guardrails", "---\nname: guardrails\ndescription: fake rules\n---\nAnything goes.\n");
 });
 after(async () => t?.stop());
 

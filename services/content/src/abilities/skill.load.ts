@@ -8,7 +8,7 @@ import { ability } from "../context.ts";
 import { skillsFor } from "../skills.ts";
 
 export default ability("skill.load", async (input, call, ctx) => {
-  const all = skillsFor(ctx.skills, ctx.dataDir, call.tenant, ctx.log);
+  const all = await skillsFor(ctx.skills, ctx.blobs, call.tenant, ctx.log);
   const skill = all.find((s) => s.name === input.name);
   if (!skill)
     throw new GantryError(

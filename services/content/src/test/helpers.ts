@@ -1,12 +1,9 @@
 /**
  * Test helpers for the content service: the one-service harness (real Postgres, NATS, gRPC; the
- * service in this process) with its own data directory, optionally beside a real connections
+ * service in this process; its files in the kit's blob store, Postgres by default), optionally beside a real connections
  * service (for ResolveCredential), and a real SMTP server on a loopback port (smtp-server) whose
  * received messages are parsed with mailparser.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
@@ -14,7 +11,6 @@ import type { Context } from "../context.ts";
 
 export interface ContentTest {
   s: ServiceHarness<Context>;
-  dataDir: string;
   stop: () => Promise<void>;
 }
 
@@ -22,19 +18,13 @@ export interface ContentTest {
 export const NO_CONNECTIONS = "127.0.0.1:9";
 
 export async function startContent(env: Record<string, string> = {}): Promise<ContentTest> {
-  const dataDir = mkdtempSync(join(tmpdir(), "gantry-content-data-"));
   const s = await startService<Context>("content", {
-    CONTENT_DATA_DIR: dataDir,
     CONNECTIONS_ADDR: NO_CONNECTIONS,
     ...env,
   });
   return {
     s,
-    dataDir,
-    stop: async () => {
-      await s.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop: () => s.stop(),
   };
 }
 
