@@ -4,9 +4,11 @@
  * `WEB_ALLOW_LOOPBACK` is the SSRF guard's test-only escape hatch (kit/src/ssrf.ts): off by default,
  * logged at start and on every request that uses it.
  */
-import { defineEnv, type ServiceConfig } from "@gantry/kit";
+import { BLOB_ENV, defineEnv, type ServiceConfig } from "@gantry/kit";
 
 export const WEB_ENV = defineEnv({
+  // Screenshots are blobs (kit/src/blob): BLOB_STORE, BLOB_S3_*.
+  ...BLOB_ENV,
   WEB_ALLOW_LOOPBACK: {
     type: "boolean",
     default: false,

@@ -5,9 +5,9 @@
  * the SSRF guard every page fetch goes through, the robots.txt cache, the browser pool (Chromium
  * started lazily, its traffic through the guard's filtering proxy), the page reader (extraction in
  * a worker process that ends when idle), the search provider
- * (null when none is configured), the logger and the clock.
+ * (null when none is configured), the blob store screenshots are kept in, the logger and the clock.
  */
-import { abilityOf, type Clock, type LinkSigner, type Logger, type SsrfGuard } from "@gantry/kit";
+import { abilityOf, type BlobStore, type Clock, type LinkSigner, type Logger, type SsrfGuard } from "@gantry/kit";
 import type { BrowserPool } from "./browser.ts";
 import type { WebConfig } from "./config.ts";
 import type { PageReader } from "./reader.ts";
@@ -29,6 +29,8 @@ export interface Context {
   search: SearchProvider | null;
   /** Signs and checks screenshot links (WEB_SIGNING_KEY). */
   signer: LinkSigner;
+  /** Where screenshots' bytes are kept (kit/src/blob). */
+  blobs: BlobStore;
   log: Logger;
   now: Clock;
 }

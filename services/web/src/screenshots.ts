@@ -1,11 +1,12 @@
 /**
  * @module web/screenshots
- * Screenshots as artifacts: the PNG is stored per tenant (`screenshots`, `art_…`) and handed out as
+ * Screenshots as artifacts: the PNG is a blob of the tenant in the kit's blob store (kit/src/blob,
+ * `screenshots/<id>.png`, with the link's expiry), recorded in `screenshots` (`art_…`), and handed out as
  * a signed, expiring link, `<gateway>/v1/files/web/screenshots/<id>.png?expires=<unix ms>&sig=<hex>`,
  * served through the gateway's public files route (kit/src/ingress.ts) without an API key. `sig` is
  * HMAC-SHA256 over `<id>.<expires>` with WEB_SIGNING_KEY, compared in constant time: a link cannot
- * be extended or pointed at another screenshot. Expired rows are never served (410) and are deleted
- * when the tenant stores its next screenshot.
+ * be extended or pointed at another screenshot. Expired ones are never served (410) and are deleted,
+ * bytes and row, when the tenant stores its next screenshot. Any replica serves any screenshot.
  */
 import { createHash } from "node:crypto";
 import { filesBase, type IngressRequest, type IngressResponse, publicAnswer } from "@gantry/kit";
@@ -15,6 +16,11 @@ import { newId } from "./ids.ts";
 
 /** Full-page screenshots are cut at this height (px), so one stays a reasonable download. */
 export const MAX_FULL_PAGE_HEIGHT = 10_000;
+
+/** The blob key of a screenshot's PNG (per tenant in the store). */
+export function screenshotKey(id: string): string {
+  return `screenshots/${id}.png`;
+}
 
 function pngSize(png: Buffer): { width: number; height: number } {
   // IHDR: width and height are the big-endian words at bytes 16 and 20.
@@ -44,12 +50,17 @@ export async function takeScreenshot(
   const expires = now + ctx.config.WEB_SCREENSHOT_TTL_SECONDS * 1000;
   const sha256 = createHash("sha256").update(png).digest("hex");
   const { width, height } = pngSize(png);
-  await ctx.db.screenshot.deleteMany({ where: { tenant, expiresAt: { lt: new Date(now) } } });
+  const expired = await ctx.db.screenshot.findMany({
+    where: { tenant, expiresAt: { lt: new Date(now) } },
+    select: { id: true },
+  });
+  for (const { id: old } of expired) await ctx.blobs.delete(tenant, screenshotKey(old));
+  if (expired.length) await ctx.db.screenshot.deleteMany({ where: { id: { in: expired.map((e) => e.id) } } });
+  await ctx.blobs.put(tenant, screenshotKey(id), png, { contentType: "image/png", expires });
   await ctx.db.screenshot.create({
     data: {
       id,
       tenant,
-      png: new Uint8Array(png),
       sha256,
       width,
       height,
@@ -81,6 +92,7 @@ export async function filesIngress(ctx: Context, req: IngressRequest): Promise<I
     return publicAnswer(403, "This screenshot link is not valid.\n");
   if (expires <= ctx.now()) return publicAnswer(410, "This screenshot link has expired; take the screenshot again.\n");
   const row = await ctx.db.screenshot.findUnique({ where: { id } });
-  if (!row) return publicAnswer(404, "This screenshot no longer exists.\n");
-  return publicAnswer(200, Buffer.from(row.png), { "content-type": "image/png", "cache-control": "private, no-store" });
+  const blob = row ? await ctx.blobs.get(row.tenant, screenshotKey(id)) : null;
+  if (!row || !blob) return publicAnswer(404, "This screenshot no longer exists.\n");
+  return publicAnswer(200, blob.bytes, { "content-type": "image/png", "cache-control": "private, no-store" });
 }

@@ -7,6 +7,7 @@
  * official pages (research.verify) are stored per tenant in the schema `web`.
  */
 import {
+  createBlobStore,
   createClock,
   defineService,
   ingressService,
@@ -28,7 +29,7 @@ import { SearxngProvider } from "./search.ts";
 export default defineService({
   name: "web",
   env: WEB_ENV,
-  init: (deps): Context => {
+  init: async (deps): Promise<Context> => {
     const { config, log } = deps;
     // Fails fast, before anything starts.
     const registry = parseRegistry(config.WEB_OFFICIAL_PAGES);
@@ -45,8 +46,15 @@ export default defineService({
       log.warn(
         "WEB_SIGNING_KEY is unset: screenshot links are signed with a random per-process key (they stop working when the process ends and on other replicas)",
       );
+    const now = createClock();
+    const blobs = await createBlobStore({ config, pool: deps.pool, schema: "web", now, log });
     log.info(
-      { searchProvider: search?.name ?? null, chromium: config.WEB_CHROMIUM_PATH, officialPages: [...registry.keys()] },
+      {
+        searchProvider: search?.name ?? null,
+        blobs: blobs.driver,
+        chromium: config.WEB_CHROMIUM_PATH,
+        officialPages: [...registry.keys()],
+      },
       "web configured",
     );
     return {
@@ -66,8 +74,9 @@ export default defineService({
       reader: pageReader(config.WEB_READER_IDLE_MS),
       search,
       signer: new LinkSigner(signing.key),
+      blobs,
       log,
-      now: createClock(),
+      now,
     };
   },
   // Screenshot links: GET /v1/files/web/screenshots/<id>.png through the gateway.

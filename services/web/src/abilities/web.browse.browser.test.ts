@@ -125,6 +125,32 @@ describe("web.browse in Chromium", { skip }, () => {
     assert.equal(plain.screenshot, null);
   });
 
+  test("screenshot: kept in the blob store; an expired one's bytes and row go at the tenant's next screenshot", async () => {
+    const shot = () =>
+      s.call(
+        "web.browse",
+        { url: `${site.base}/article`, screenshot: true },
+        { tenant: "shots-co", baseUrl: "http://gw.test" },
+      );
+    const first = await shot();
+    const stored = async (id: string) =>
+      (
+        await s.db.query(
+          `SELECT (SELECT count(*)::int FROM web.screenshots WHERE id = $1) AS rows,
+                  (SELECT count(*)::int FROM web.blobs WHERE tenant = 'shots-co' AND key = 'screenshots/' || $1 || '.png') AS blobs`,
+          [id],
+        )
+      ).rows[0];
+    assert.deepEqual(await stored(first.screenshot.id), { rows: 1, blobs: 1 });
+    await s.db.query(`UPDATE web.screenshots SET expires_at = now() - interval '1 minute' WHERE id = $1`, [
+      first.screenshot.id,
+    ]);
+    const second = await shot();
+    assert.deepEqual(await stored(first.screenshot.id), { rows: 0, blobs: 0 });
+    assert.deepEqual(await stored(second.screenshot.id), { rows: 1, blobs: 1 });
+    assert.equal((await getFile(s.port, second.screenshot.url)).status, 200);
+  });
+
   test("renderer: `browser` renders a page HTTP alone would do; `http` keeps the HTTP extraction of a script page", async () => {
     const r = await s.call("web.browse", { url: `${site.base}/article`, renderer: "browser", viewport: "mobile" });
     assert.equal(r.renderer, "browser");
