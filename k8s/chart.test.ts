@@ -490,9 +490,10 @@ for (const set of VALUE_SETS) {
           for (const peer of rule.to ?? []) {
             if (peer.ipBlock) {
               // Only "the internet" rules use ipBlocks (external dependencies use their networkPeers): private ranges excluded.
-              const external = ["postgres", "nats", "redis", "weaviate"].some((d) =>
-                (values[d].networkPeers ?? []).some((x: Obj) => x.ipBlock?.cidr === peer.ipBlock.cidr),
-              );
+              const external = [
+                ...["postgres", "nats", "redis", "weaviate"].map((d) => values[d].networkPeers ?? []),
+                values.blobStore.s3.networkPeers ?? [],
+              ].some((peers: Obj[]) => peers.some((x: Obj) => x.ipBlock?.cidr === peer.ipBlock.cidr));
               if (!external)
                 assert.ok(
                   peer.ipBlock.except?.includes(peer.ipBlock.cidr.includes(":") ? "fc00::/7" : "10.0.0.0/8"),
@@ -591,6 +592,57 @@ test("scale-out as the bench measures it: 2 gateways, 2 workspace pods, every ca
   assert.equal(gw.REDIS_URL, `redis://${FULLNAME}-redis:6379`, "Redis is on by default");
   const v = kubeconform(r.stdout);
   assert.equal(v.code, 0, v.problems.join("\n"));
+});
+
+test("the blob store: Postgres by default for content and web, nothing on the pod's disk; S3 with its Secret and egress", () => {
+  requireTools();
+  const docsOf = (args: string[]) => {
+    const r = helmTemplate(args);
+    assert.equal(r.code, 0, r.out);
+    return parseDocs(r.stdout);
+  };
+  const find = (docs: Obj[], kind: string, name: string) =>
+    docs.find((d) => d.kind === kind && d.metadata?.name === `${FULLNAME}-${name}`)!;
+  const byDefault = docsOf([]);
+  for (const name of ["content", "web"]) {
+    const env = find(byDefault, "ConfigMap", name).data;
+    assert.equal(env.BLOB_STORE, "postgres");
+    assert.equal(env.CONTENT_DATA_DIR, undefined);
+    assert.equal(env.BLOB_S3_BUCKET, undefined);
+  }
+  assert.equal(find(byDefault, "ConfigMap", "keys").data.BLOB_STORE, undefined, "only the workloads that keep blobs");
+
+  const s3 = docsOf(["-f", join(CI_DIR, "external-values.yaml")]);
+  const env = find(s3, "ConfigMap", "content").data;
+  assert.deepEqual(
+    [env.BLOB_STORE, env.BLOB_S3_BUCKET, env.BLOB_S3_PREFIX, env.BLOB_S3_ENDPOINT, env.BLOB_S3_FORCE_PATH_STYLE],
+    ["s3", "gantry-blobs", "prod/", "https://s3.storage.example.com:9000", "true"],
+  );
+  // The external value set runs without web; content stands for both.
+  const keeping = ["content", "web"].filter((n) => find(s3, "Deployment", n));
+  assert.ok(keeping.includes("content"));
+  for (const name of keeping) {
+    const c = find(s3, "Deployment", name).spec.template.spec.containers[0];
+    const creds = c.env.filter((e: Obj) => e.name.startsWith("AWS_"));
+    assert.deepEqual(
+      creds.map((e: Obj) => [e.name, e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key]),
+      [
+        ["AWS_ACCESS_KEY_ID", "gantry-s3-credentials", "AWS_ACCESS_KEY_ID"],
+        ["AWS_SECRET_ACCESS_KEY", "gantry-s3-credentials", "AWS_SECRET_ACCESS_KEY"],
+      ],
+    );
+    const egress = find(s3, "NetworkPolicy", name).spec.egress as Obj[];
+    assert.ok(
+      egress.some((e) => e.ports?.[0]?.port === 9000 && e.to?.[0]?.ipBlock?.cidr === "10.20.3.0/28"),
+      `${name} may reach the S3 server`,
+    );
+  }
+  const keys = find(s3, "Deployment", "keys").spec.template.spec.containers[0];
+  assert.ok(!(keys.env ?? []).some((e: Obj) => e.name.startsWith("AWS_")), "other workloads get no S3 credentials");
+
+  const refused = helmTemplate(["--set", "blobStore.driver=s3"]);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.out, /blobStore\.s3\.bucket is required/);
 });
 
 test("NOTES.txt warns when gateway replicas would each count rate limits on their own", () => {

@@ -211,6 +211,18 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- $_ := set $env "WEAVIATE_URL" (include "gantry.weaviateUrl" $root) -}}
 {{- $_ := set $env "WEAVIATE_GRPC_PORT" (toString (int $root.Values.weaviate.grpcPort)) -}}
 {{- end -}}
+{{- if has $w.name $root.Values.blobStore.workloads -}}
+{{- $blob := $root.Values.blobStore -}}
+{{- $_ := set $env "BLOB_STORE" $blob.driver -}}
+{{- if eq $blob.driver "s3" -}}
+{{- if not $blob.s3.bucket -}}{{- fail "blobStore.s3.bucket is required with blobStore.driver=s3" -}}{{- end -}}
+{{- $_ := set $env "BLOB_S3_BUCKET" $blob.s3.bucket -}}
+{{- $_ := set $env "BLOB_S3_REGION" $blob.s3.region -}}
+{{- $_ := set $env "BLOB_S3_FORCE_PATH_STYLE" (toString $blob.s3.forcePathStyle) -}}
+{{- with $blob.s3.prefix -}}{{- $_ := set $env "BLOB_S3_PREFIX" . -}}{{- end -}}
+{{- with $blob.s3.endpoint -}}{{- $_ := set $env "BLOB_S3_ENDPOINT" . -}}{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- range $k, $v := $w.env -}}
 {{- $_ := set $env $k (include "gantry.str" $v) -}}
 {{- end -}}
@@ -243,6 +255,16 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
       name: {{ $secret }}
       key: NATS_URL
       optional: true
+{{- end }}
+{{- $blob := $root.Values.blobStore }}
+{{- if and (eq $blob.driver "s3") $blob.s3.existingSecret (has $w.name $blob.workloads) }}
+{{- range $key := list "AWS_ACCESS_KEY_ID" "AWS_SECRET_ACCESS_KEY" }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $blob.s3.existingSecret }}
+      key: {{ $key }}
+{{- end }}
 {{- end }}
 {{- range $name := $w.secretEnv | uniq }}
 - name: {{ $name }}
