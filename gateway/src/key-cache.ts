@@ -3,9 +3,10 @@
  * Resolved keys, cached by the SHA-256 of the secret for at most 30 s (spec §8). A NATS notice from
  * the keys service (revoked, rotated) evicts a key at once, so revocation takes effect in well under
  * a second on every gateway; the TTL is only the fallback if a notice is lost. Unknown keys are
- * remembered briefly so a flood of made-up keys does not become a flood of lookups.
+ * remembered briefly so a flood of made-up keys does not become a flood of lookups, in a map of
+ * their own: however many a caller makes up, they push out only each other, never a real key.
  */
-import { GantryError, type KeyRecord, type Logger, type RpcClient } from "@gantry/kit";
+import { GantryError, Lru, type KeyRecord, type Logger, type RpcClient } from "@gantry/kit";
 
 export type { KeyRecord };
 
@@ -15,10 +16,12 @@ interface Entry {
 }
 
 const NEGATIVE_TTL_MS = 5_000;
-const MAX_ENTRIES = 100_000;
+const MAX_KNOWN = 100_000;
+const MAX_UNKNOWN = 10_000;
 
 export class KeyCache {
-  private readonly byHash = new Map<string, Entry>();
+  private readonly byHash = new Lru<string, Entry>(MAX_KNOWN);
+  private readonly unknown = new Lru<string, Entry>(MAX_UNKNOWN);
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
   private readonly client: RpcClient;
   private readonly ttlMs: number;
@@ -39,7 +42,7 @@ export class KeyCache {
    * `legacyOnly`: the bearer is not a gk_ key, so only the legacy credential store can know it.
    */
   async resolve(hash: string, legacyOnly = false): Promise<KeyRecord | null> {
-    const hit = this.byHash.get(hash);
+    const hit = this.byHash.get(hash) ?? this.unknown.get(hash);
     const now = this.now();
     if (hit && hit.until > now) return hit.record;
     let pending = this.inflight.get(hash);
@@ -73,11 +76,8 @@ export class KeyCache {
     // A revocation notice that arrived while this lookup was in flight may postdate its answer:
     // answer this request, but do not cache it, so the next request resolves afresh.
     if (record && this.evictions !== evictionsBefore) return record;
-    if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
-    this.byHash.set(hash, {
-      record,
-      until: this.now() + (record ? this.ttlMs : Math.min(this.ttlMs, NEGATIVE_TTL_MS)),
-    });
+    if (record) this.byHash.set(hash, { record, until: this.now() + this.ttlMs });
+    else this.unknown.set(hash, { record, until: this.now() + Math.min(this.ttlMs, NEGATIVE_TTL_MS) });
     return record;
   }
 
@@ -96,10 +96,10 @@ export class KeyCache {
 
   /** A new key may have a hash that was remembered as unknown. */
   forgetUnknown(): void {
-    for (const [hash, entry] of this.byHash) if (!entry.record) this.byHash.delete(hash);
+    this.unknown.clear();
   }
 
   get size(): number {
-    return this.byHash.size;
+    return this.byHash.size + this.unknown.size;
   }
 }

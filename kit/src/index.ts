@@ -25,6 +25,7 @@ export * from "./nats.ts";
 export * from "./topology.ts";
 export * from "./service.ts";
 export * from "./validation.ts";
+export * from "./lru.ts";
 export * from "./key-format.ts";
 export * from "./health.ts";
 export * from "./idle-worker.ts";

@@ -57,5 +57,5 @@ export function linkSigningKey(
 
 /** Where a service's public files are, as the caller's gateway serves them (no trailing slash). */
 export function filesBase(baseUrl: string | undefined, service: string): string {
-  return `${(baseUrl ?? "").replace(/\/+$/, "")}/v1/files/${service}`;
+  return `${(baseUrl ?? "").replace(/(?<!\/)\/+$/, "")}/v1/files/${service}`;
 }

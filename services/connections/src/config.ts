@@ -209,7 +209,7 @@ export function parseToolkitBaseUrls(raw: string, allowHttpLoopback: boolean): M
     }
     const url = endpoint(value, at, allowHttpLoopback, problems);
     if (url?.search) problems.push(`${at}: must not have a query`);
-    if (url) out.set(slug, url.href.replace(/\/+$/, ""));
+    if (url) out.set(slug, url.href.replace(/(?<!\/)\/+$/, ""));
   }
   if (problems.length) throw new ConfigError(`connections: invalid toolkit base URLs\n  ${problems.join("\n  ")}`);
   return out;

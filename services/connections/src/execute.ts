@@ -31,6 +31,7 @@ import {
   type CallContext,
   GantryError,
   idempotentCreate,
+  Lru,
   SsrfBlockedError,
   SsrfFetchError,
   type SsrfRequest,
@@ -58,7 +59,8 @@ export interface ExecuteRequest {
   arguments: Record<string, unknown>;
 }
 
-const validators = new Map<string, (value: unknown) => ReturnType<ReturnType<typeof foreignValidator>>>();
+/** Compiled argument checks by tool version; bounded, since toolkits may hold thousands of tools. */
+const validators = new Lru<string, (value: unknown) => ReturnType<ReturnType<typeof foreignValidator>>>(2_000);
 
 /** 400 with every problem of `args` against the tool version's input schema, each naming its field. */
 export function validateArguments(tool: Tool, args: Record<string, unknown>): void {
@@ -155,7 +157,7 @@ export function buildRequest(
   providerIdempotencyKey: string | null,
 ): BuiltRequest {
   const located = new Map(tool.parameters.map((p) => [p.name, p.in]));
-  const path = tool.path.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(args[name], name));
+  const path = tool.path.replace(/\{([^{}]+)\}/g, (_, name: string) => pathSegment(args[name], name));
   const url = new URL(`${tool.baseUrl}${path}`);
   const bodyFields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {

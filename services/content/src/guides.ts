@@ -86,12 +86,13 @@ export function parseGuideFile(text: string): { meta: GuideMeta; markdown: strin
   if (!m) return null;
   const v: Record<string, unknown> = {};
   for (const line of m[1].split("\n")) {
-    const kv = /^([a-z]+):\s*(.*)$/.exec(line);
+    const kv = /^([a-z]+):(.*)$/.exec(line);
     if (!kv) continue;
+    const value = kv[2].trimStart();
     try {
-      v[kv[1]] = JSON.parse(kv[2]);
+      v[kv[1]] = JSON.parse(value);
     } catch {
-      v[kv[1]] = kv[2];
+      v[kv[1]] = value;
     }
   }
   if (typeof v.slug !== "string" || typeof v.title !== "string" || typeof v.area !== "string") return null;

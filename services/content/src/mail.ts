@@ -72,7 +72,7 @@ export async function routeFor(ctx: Context, call: CallContext): Promise<Route> 
       credentialSource: "tenant",
       connectionId: cred.connection_id || null,
       // The mailbox of the connection, when its external ref is an address (providers differ).
-      defaultFrom: /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(cred.external_ref) ? cred.external_ref : null,
+      defaultFrom: /^[^\s@<>]+@[^\s@<>.]+(?:\.[^\s@<>.]+)+$/.test(cred.external_ref) ? cred.external_ref : null,
     };
   }
   const smtpUrl = cred.credentials.smtpUrl;

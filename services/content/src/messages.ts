@@ -68,7 +68,7 @@ async function readMessage(ctx: Context, id: string, waitMs: number): Promise<Ro
 }
 
 function domainOf(from: string): string {
-  const m = /@([^>\s]+)>?\s*$/.exec(from);
+  const m = /@([^>\s@]+)>?\s*$/.exec(from);
   return m ? m[1].toLowerCase() : "gantry.invalid";
 }
 

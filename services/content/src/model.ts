@@ -26,7 +26,7 @@ export async function modelSummary(
   length: Length,
 ): Promise<{ summary: string; model: string }> {
   const base = config.CONTENT_SUMMARY_MODEL_URL as string;
-  const url = `${base.replace(/\/+$/, "")}/chat/completions`;
+  const url = `${base.replace(/(?<!\/)\/+$/, "")}/chat/completions`;
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (config.CONTENT_SUMMARY_MODEL_KEY) headers.authorization = `Bearer ${config.CONTENT_SUMMARY_MODEL_KEY}`;
   let res: Response;

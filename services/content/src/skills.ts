@@ -33,7 +33,7 @@ export function parseSkill(text: string, dirName: string, source: Skill["source"
   const meta: Record<string, string> = {};
   for (const line of m[1].split(/\r?\n/)) {
     if (!line.trim() || line.trimStart().startsWith("#")) continue;
-    const kv = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    const kv = /^([A-Za-z][\w-]*):(.*)$/.exec(line);
     if (!kv) continue;
     let v = kv[2].trim();
     if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);

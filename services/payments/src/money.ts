@@ -42,7 +42,7 @@ function decimalParts(n: number): [string, string] {
     point = 1;
   }
   if (point > digits.length) digits += "0".repeat(point - digits.length);
-  return [digits.slice(0, point), digits.slice(point).replace(/0+$/, "")];
+  return [digits.slice(0, point), digits.slice(point).replace(/(?<!0)0+$/, "")];
 }
 
 /**

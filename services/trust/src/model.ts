@@ -114,7 +114,7 @@ export async function draftPlan(
 ): Promise<Skeleton | string> {
   let res: Response;
   try {
-    res = await fetch(`${model.url.replace(/\/+$/, "")}/chat/completions`, {
+    res = await fetch(`${model.url.replace(/(?<!\/)\/+$/, "")}/chat/completions`, {
       method: "POST",
       headers: {
         "content-type": "application/json",

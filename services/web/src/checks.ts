@@ -168,7 +168,7 @@ export async function runCheck(
         Array.from(document.querySelectorAll("a[href]"))
           .map((a) => (a as HTMLAnchorElement).href)
           .filter((h) => /^https?:/i.test(h))
-          .map((h) => h.replace(/#.*$/, "")),
+          .map((h) => h.split("#")[0]),
       );
       const distinct = [...new Set(links)];
       const todo = distinct.slice(0, max);

@@ -239,7 +239,7 @@ export function browserFailure(err: unknown, url: string): PageFailure {
   if (err instanceof SsrfFetchError) return pageFailure(err, url);
   const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
   if (/net::ERR_/.test(message)) return new PageFailure("unreachable", "render", `${url}: ${message} (stage: render)`);
-  if (/Target .*closed|has been closed/i.test(message))
+  if (/Target .*closed|has been closed/i.test(message.slice(0, 1000)))
     return new PageFailure("timeout", "render", `${url}: the page was closed at its deadline (stage: render)`);
   throw err;
 }

@@ -17,7 +17,7 @@
  * Reads run in the calling key's own tenant scope (`asCallingKey`): a key acting for a sub-tenant is
  * stored under its own tenant.
  */
-import { GantryError } from "@gantry/kit";
+import { GantryError, Lru } from "@gantry/kit";
 import { OPEN_ABILITIES, expandScopes } from "@gantry/proto/catalogue";
 import { ability, type Context } from "../context.ts";
 import { recordExpired } from "../expiry.ts";
@@ -59,15 +59,13 @@ async function inspectRow(ctx: Context, id: string): Promise<InspectRow | undefi
  * What `scopes` let a key call. The catalogue is fixed for the life of the process, so the answer
  * depends on the scopes alone; keys calling repeatedly hold few distinct scope lists.
  */
-const abilitiesByScopes = new Map<string, readonly string[]>();
-const ABILITIES_CACHE_MAX = 1_000;
+const abilitiesByScopes = new Lru<string, readonly string[]>(1_000);
 
 function abilitiesOf(scopes: string[]): readonly string[] {
   const cacheKey = JSON.stringify(scopes);
   let abilities = abilitiesByScopes.get(cacheKey);
   if (!abilities) {
     abilities = Object.freeze([...new Set([...expandScopes(scopes), ...OPEN_ABILITIES])].sort());
-    if (abilitiesByScopes.size >= ABILITIES_CACHE_MAX) abilitiesByScopes.clear();
     abilitiesByScopes.set(cacheKey, abilities);
   }
   return abilities;

@@ -57,7 +57,7 @@ abstract class HttpEmbedder implements Embedder {
       ...opts,
       queryPrefix: opts.queryPrefix ?? prefixes.query,
       documentPrefix: opts.documentPrefix ?? prefixes.document,
-      baseUrl: opts.baseUrl.replace(/\/+$/, ""),
+      baseUrl: opts.baseUrl.replace(/(?<!\/)\/+$/, ""),
     };
   }
 

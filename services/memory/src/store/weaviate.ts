@@ -241,7 +241,7 @@ export class WeaviateStore implements VectorStore {
 
   private isMissingTenant(err: unknown): boolean {
     return /tenant not found|tenant.*(does not exist|not exist)|has multi-tenancy enabled, but request was without tenant|no such tenant/i.test(
-      String(err),
+      String(err).slice(0, 1000),
     );
   }
 

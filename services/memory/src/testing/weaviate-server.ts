@@ -63,7 +63,7 @@ async function ready(url: string): Promise<boolean> {
 export async function startWeaviate(): Promise<WeaviateEndpoint> {
   if (process.env.WEAVIATE_URL) {
     return {
-      url: process.env.WEAVIATE_URL.replace(/\/+$/, ""),
+      url: process.env.WEAVIATE_URL.replace(/(?<!\/)\/+$/, ""),
       grpcPort: Number(process.env.WEAVIATE_GRPC_PORT ?? 50051),
       stop: async () => {},
     };

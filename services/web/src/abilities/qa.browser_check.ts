@@ -43,7 +43,7 @@ export default ability("qa.browser_check", async (input, call, ctx) => {
         });
       });
       page.on("pageerror", (e) => {
-        const at = /\((https?:[^)\s]+):(\d+):\d+\)|at (https?:\S+):(\d+):\d+/.exec(e.stack ?? "");
+        const at = /\((https?:[^)\s]+):(\d+):\d+\)|at (https?:\S+):(\d+):\d+/.exec((e.stack ?? "").slice(0, 2000)); // the page writes its stack: only the top frames are read
         errors.push({
           kind: "exception",
           message: e.message,
