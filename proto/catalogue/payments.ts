@@ -152,7 +152,9 @@ function paymentProps() {
     description: nullableStr("What the payment is for, as given; null if none."),
     customerEmail: nullableStr("Payer's email, as given; null if none."),
     callbackUrl: nullableStr("Callback URL, as given; null if none."),
-    recipientId: nullableStr("Collections sub-account the funds are routed to, as given; null if none."),
+    recipientId: nullableStr(
+      "The tenant's own account (connected account or collections subaccount) the funds were routed to; null if none.",
+    ),
     contactId: nullableStr("Contact the payment belongs to, as given; null if none."),
     leadId: nullableStr("Lead the payment belongs to, as given; null if none."),
     ...failureProps(),
@@ -311,7 +313,9 @@ export const abilities = [
         ),
         customerEmail: email("Payer's email address. Required when provider is provider_b."),
         callbackUrl: url("URL the provider redirects to (or notifies) when the payment completes."),
-        recipientId: id("Recipient (collections sub-account) the funds are routed to."),
+        recipientId: id(
+          "Account the funds are routed to: it must be the account of the tenant's own connection for the provider (provider_a connected account `acct_…`, provider_b subaccount `ACCT_…`); any other is refused (404). The payment's money is then booked in that account, not in the platform-held balance payouts are sent from.",
+        ),
         description: line("What the payment is for; shown to the payer.", 500),
         contactId: id("Contact (from contact.create) the payment belongs to."),
         leadId: id("Lead (from lead.create) the payment belongs to."),
@@ -384,22 +388,38 @@ export const abilities = [
   },
   {
     id: "payout.balance",
-    summary: "Get the balance available for payouts, per currency.",
+    summary: "Get the balances per settlement account and currency, and which account payouts are sent from.",
     inputSource: "ours",
     input: object({ currency: currency("Only this currency (ISO 4217, upper case). Omit for every currency held.") }),
     output: fields(
       {
         balances: list(
-          "One entry per currency held (only `currency` when given), in currency order; a currency never held is an entry of zeros.",
+          "One entry per settlement account and currency held (only `currency` when given), ordered by account then currency. The account payouts are sent from is listed in every currency shown (zeros when it holds none); a `currency` never held is such an entry of zeros.",
           fields(
             {
+              settlement: fields(
+                {
+                  id: str(
+                    "Settlement account: `sandbox` (sandbox money, pays sandbox payouts only), `<provider>:platform` (the platform's provider account), `<provider>:tenant` (the tenant's own provider account, by its own key), `<provider>:<account id>` (the tenant's connected account `acct_…`, or the account a payment's recipientId routed funds to), `sandbox:<recipientId>`.",
+                  ),
+                  holder: enumOf("Who holds the money: the platform, or the tenant (its own account).", [
+                    "platform",
+                    "tenant",
+                  ]),
+                },
+                [],
+                { description: "Where this money is: payments are booked in the account their funds settled in." },
+              ),
+              payoutSource: bool(
+                "Whether payouts are sent from this account now (the payout provider's account with the credential in use). Payouts spend only this account's `available`; money in other accounts cannot be paid out through it.",
+              ),
               currency: str("ISO 4217 currency code.", { pattern: "^[A-Z]{3}$" }),
-              available: moneyOut("Payable now: a payout beyond it is refused."),
+              available: moneyOut("Payable now from this account: a payout beyond it is refused."),
               pending: moneyOut("Received but not yet settled by the provider; becomes available later."),
               reserved: moneyOut("Held by payouts that are pending or processing."),
               provider: nullable(
                 moneyOut("Provider balance."),
-                "The provider's own available balance, when a provider account is connected; null in sandbox mode.",
+                "The provider's own available balance of the account payouts are sent from, when the payout provider is live; null in sandbox mode and for other accounts.",
               ),
               reconciled: nullable(
                 bool("Agreement."),
@@ -407,7 +427,10 @@ export const abilities = [
               ),
             },
             [],
-            { description: "The balance of one currency, computed from the double-entry ledger." },
+            {
+              description:
+                "The balance of one currency in one settlement account, computed from the double-entry ledger.",
+            },
           ),
         ),
         mode: modeOut(),
@@ -415,7 +438,7 @@ export const abilities = [
         asOf: timestamp("When the balance was computed (RFC 3339)."),
       },
       [],
-      { description: "Balances per currency." },
+      { description: "Balances per settlement account and currency." },
     ),
     example: { currency: "NGN" },
   },

@@ -5,7 +5,7 @@
  * at commit (a deferred constraint trigger) and the same journal twice (unique journal + account),
  * so a movement is booked exactly once even when a webhook and a poll race.
  *
- * Accounts, per tenant and currency:
+ * Accounts, per tenant, settlement account (src/settlement.ts: where the money is) and currency:
  * - `available`: payable now; `pending`: received, not yet settled; `reserved`: held by payouts in flight;
  * - `customer_payments` (credited by payments), `refunds`, `payouts_sent`, `fees`: where money came from or went.
  */
@@ -17,6 +17,8 @@ type Tx = Pick<Prisma.TransactionClient, "ledgerEntry" | "$queryRawUnsafe">;
 
 export interface Journal {
   tenant: string;
+  /** The settlement account both lines are booked in: a movement never crosses accounts. */
+  settlementAccount: string;
   /** Unique name of the movement: `<record id>:<movement>`. */
   id: string;
   currency: string;
@@ -39,6 +41,7 @@ export async function post(tx: Tx, j: Journal): Promise<boolean> {
     tenant: j.tenant,
     journalId: j.id,
     account,
+    settlementAccount: j.settlementAccount,
     currency: j.currency,
     amountMinor,
     refType: j.refType,
@@ -56,31 +59,48 @@ export interface Balances {
   reserved: bigint;
 }
 
-/** Balances of one tenant (exactly, not its sub-tenants) per currency. */
-export async function balances(tx: Tx, tenant: string, currency?: string): Promise<Map<string, Balances>> {
-  const rows = await tx.$queryRawUnsafe<{ currency: string; account: Account; total: bigint }[]>(
-    `SELECT currency, account, SUM(amount_minor)::bigint AS total FROM "payments"."ledger_entries"
-     WHERE tenant = $1 AND ($2::text IS NULL OR currency = $2) AND account IN ('available', 'pending', 'reserved')
-     GROUP BY currency, account`,
+/** Balances of one tenant (exactly, not its sub-tenants), keyed `<settlement account> <currency>`. */
+export async function balances(
+  tx: Tx,
+  tenant: string,
+  filter: { settlementAccount?: string; currency?: string } = {},
+): Promise<Map<string, Balances & { settlementAccount: string; currency: string }>> {
+  const rows = await tx.$queryRawUnsafe<
+    { settlement_account: string; currency: string; account: Account; total: bigint }[]
+  >(
+    `SELECT settlement_account, currency, account, SUM(amount_minor)::bigint AS total FROM "payments"."ledger_entries"
+     WHERE tenant = $1 AND ($2::text IS NULL OR settlement_account = $2) AND ($3::text IS NULL OR currency = $3)
+       AND account IN ('available', 'pending', 'reserved')
+     GROUP BY settlement_account, currency, account`,
     tenant,
-    currency ?? null,
+    filter.settlementAccount ?? null,
+    filter.currency ?? null,
   );
-  const out = new Map<string, Balances>();
+  const out = new Map<string, Balances & { settlementAccount: string; currency: string }>();
   for (const r of rows) {
-    const b = out.get(r.currency) ?? { available: 0n, pending: 0n, reserved: 0n };
+    const key = balanceKey(r.settlement_account, r.currency);
+    const b = out.get(key) ?? {
+      settlementAccount: r.settlement_account,
+      currency: r.currency,
+      available: 0n,
+      pending: 0n,
+      reserved: 0n,
+    };
     b[r.account as keyof Balances] = BigInt(r.total);
-    out.set(r.currency, b);
+    out.set(key, b);
   }
   return out;
 }
 
+export const balanceKey = (settlementAccount: string, currency: string) => `${settlementAccount} ${currency}`;
+
 /**
- * Serialises balance checks of one tenant and currency until the transaction ends, so two payouts
- * cannot both spend the same available balance.
+ * Serialises balance checks of one tenant, settlement account and currency until the transaction
+ * ends, so two payouts cannot both spend the same available balance.
  */
-export async function lockBalance(tx: Tx, tenant: string, currency: string): Promise<void> {
+export async function lockBalance(tx: Tx, tenant: string, settlementAccount: string, currency: string): Promise<void> {
   await tx.$queryRawUnsafe(
     `SELECT pg_advisory_xact_lock(hashtext($1))::text`,
-    `payments-balance:${tenant}:${currency}`,
+    `payments-balance:${tenant}:${settlementAccount}:${currency}`,
   );
 }

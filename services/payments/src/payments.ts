@@ -6,7 +6,8 @@
  * and the ledger journals are written and, for a webhook, the event id is recorded so a replayed
  * event changes nothing. The NATS event follows the commit.
  *
- * Ledger: → processing books the money as `pending` (from `customer_payments`); → succeeded books it
+ * Ledger, in the payment's settlement account (src/settlement.ts) — where its funds are, which is
+ * not the platform's when they settled in the tenant's own account or a destination: → processing books the money as `pending` (from `customer_payments`); → succeeded books it
  * (if not yet) and settles it into `available` (less a platform application fee, into `fees`); a payment that fails after processing gives the
  * pending amount back; succeeded → refunded takes it out of `available` into `refunds`.
  */
@@ -35,6 +36,7 @@ async function book(tx: Tx, p: Payment, to: string, at: Date): Promise<void> {
   ) =>
     post(tx, {
       tenant: p.tenant,
+      settlementAccount: p.settlementAccount,
       id: `${p.id}:${suffix}`,
       currency: p.currency,
       refType: "payment",
@@ -56,6 +58,7 @@ async function book(tx: Tx, p: Payment, to: string, at: Date): Promise<void> {
       if (p.feeMinor && p.feeMinor > 0n) {
         await post(tx, {
           tenant: p.tenant,
+          settlementAccount: p.settlementAccount,
           id: `${p.id}:application_fee`,
           currency: p.currency,
           refType: "payment",

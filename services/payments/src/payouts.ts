@@ -3,9 +3,11 @@
  * Payouts: reserving the balance when one is accepted, sending it, and moving it through its state
  * machine (src/states.ts) from whatever reports a status (the send itself, a refresh, a webhook).
  *
- * - Accepting (inside the idempotent creation's transaction): the tenant's balance of the currency is
- *   locked, a payout beyond `available` is refused (409 `insufficient_balance`) — never queued, never
- *   sent — and the amount moves `available` → `reserved`.
+ * - Accepting (inside the idempotent creation's transaction): the tenant's balance of the currency in
+ *   the settlement account the payout is sent from (src/settlement.ts) is locked, a payout beyond its
+ *   `available` is refused (409 `insufficient_balance`) — never queued, never sent — and the amount
+ *   moves `available` → `reserved` there. Money in any other account (the sandbox, the tenant's own
+ *   account, a destination) cannot pay a payout sent from this one.
  * - Moving: paid → `reserved` → `payouts_sent` (a provider fee `available` → `fees`); failed or
  *   cancelled → back to `available`; paid → reversed → back to `available`. A batch's status is
  *   derived from its items in the same transaction (the batch row is locked first).
@@ -14,7 +16,7 @@ import { type CallContext, GantryError } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import type { Payout, Prisma } from "./db.ts";
 import { publishStatus } from "./events.ts";
-import { balances, lockBalance, post } from "./ledger.ts";
+import { balanceKey, balances, lockBalance, post } from "./ledger.ts";
 import { moneyOut } from "./money.ts";
 import { type Advanced, type Origin, recordWebhook } from "./payments.ts";
 import { providerOf } from "./providers/index.ts";
@@ -24,31 +26,34 @@ import { batchStatus, canMovePayout } from "./states.ts";
 type Tx = Prisma.TransactionClient;
 
 /**
- * Locks the balances of `tenant` in the given currencies and checks that each total fits in
- * `available`; then reserves each payout. Runs inside the creating transaction.
+ * Locks the balances of `tenant` in `settlementAccount` (the account the payouts are sent from) in
+ * the given currencies and checks that each total fits in `available` there; then reserves each
+ * payout. Runs inside the creating transaction.
  */
 export async function reserve(
   tx: Tx,
   tenant: string,
+  settlementAccount: string,
   payouts: Array<{ id: string; amountMinor: bigint; currency: string; path: string }>,
   at: Date,
 ): Promise<void> {
   const totals = new Map<string, bigint>();
   for (const p of payouts) totals.set(p.currency, (totals.get(p.currency) ?? 0n) + p.amountMinor);
-  for (const currency of [...totals.keys()].sort()) await lockBalance(tx, tenant, currency);
+  for (const currency of [...totals.keys()].sort()) await lockBalance(tx, tenant, settlementAccount, currency);
   for (const [currency, total] of [...totals].sort(([a], [b]) => a.localeCompare(b))) {
-    const available = (await balances(tx, tenant, currency)).get(currency)?.available ?? 0n;
+    const held = await balances(tx, tenant, { settlementAccount, currency });
+    const available = held.get(balanceKey(settlementAccount, currency))?.available ?? 0n;
     if (total > available) {
       throw new GantryError(
         "conflict",
-        `The payout total of ${moneyOut(total, currency).amount} ${currency} exceeds the available balance of ${moneyOut(available, currency).amount} ${currency}; nothing was sent. Check payout.balance and lower the amount.`,
+        `The payout total of ${moneyOut(total, currency).amount} ${currency} exceeds the available balance of ${moneyOut(available, currency).amount} ${currency} in ${settlementAccount}, the account payouts are sent from; nothing was sent. Check payout.balance (money settled in other accounts cannot be paid out from this one) and lower the amount.`,
         {
-          reason: "A payout is never sent beyond the available balance.",
+          reason: "A payout is never sent beyond the available balance of the account it is paid from.",
           details: payouts
             .filter((p) => p.currency === currency)
             .map((p) => ({
               path: `${p.path}/amount`,
-              message: `${p.path}/amount exceeds the available ${currency} balance (with the other payouts of the request)`,
+              message: `${p.path}/amount exceeds the available ${currency} balance of ${settlementAccount} (with the other payouts of the request)`,
               code: "insufficient_balance",
               available: moneyOut(available, currency),
             })),
@@ -59,6 +64,7 @@ export async function reserve(
   for (const p of payouts) {
     await post(tx, {
       tenant,
+      settlementAccount,
       id: `${p.id}:reserved`,
       currency: p.currency,
       refType: "payout",
@@ -82,6 +88,7 @@ async function book(tx: Tx, p: Payout, to: string, feeMinor: bigint | null, at: 
   ) =>
     post(tx, {
       tenant: p.tenant,
+      settlementAccount: p.settlementAccount,
       id: `${p.id}:${suffix}`,
       currency: p.currency,
       refType: "payout",
@@ -189,7 +196,16 @@ export async function advancePayout(
  * reached leaves them `pending` (reserved, not sent): a later payout.status sends them again under
  * the same reference, which the provider keeps unique.
  */
-export async function dispatch(ctx: Context, provider: Provider, payouts: Payout[]): Promise<void> {
+export async function dispatch(ctx: Context, provider: Provider, all: Payout[]): Promise<void> {
+  // A payout is paid from the account its amount was reserved in: when the tenant's credential now
+  // reaches another account (a connection changed), it is not sent from that one.
+  const payouts = all.filter((p) => p.settlementAccount === provider.account);
+  if (payouts.length < all.length) {
+    ctx.log.warn(
+      { payouts: all.filter((p) => !payouts.includes(p)).map((p) => p.id), account: provider.account },
+      "payouts reserved in another settlement account than the credential reaches now; not sent",
+    );
+  }
   if (payouts.length === 0) return;
   const refs = await ctx.db.recipient.findMany({
     where: { id: { in: [...new Set(payouts.map((p) => p.recipientId))] } },

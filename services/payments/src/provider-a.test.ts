@@ -59,10 +59,16 @@ after(async () => {
   await mock?.stop();
 });
 
-function event(type: string, object: Record<string, unknown>, id = `evt_${Math.random().toString(36).slice(2)}`) {
+function event(
+  type: string,
+  object: Record<string, unknown>,
+  id = `evt_${Math.random().toString(36).slice(2)}`,
+  extra: Record<string, unknown> = {},
+) {
   return JSON.stringify({
     id,
     object: "event",
+    ...extra,
     type,
     api_version: "2025-01-01",
     created: Math.floor(Date.now() / 1000),
@@ -104,6 +110,8 @@ test("payment.initiate (provider_a): a Checkout Session; a signed webhook moves 
     object: "checkout.session",
     status: "complete",
     payment_status: "paid",
+    amount_total: 4999,
+    currency: "usd",
     metadata: { gantry_payment_id: p.id },
   };
   const payload = event("checkout.session.completed", session, "evt_paid_1");
@@ -161,6 +169,8 @@ test("payouts (provider_a): verify, send (Stripe payout in transit → processin
       object: "checkout.session",
       status: "complete",
       payment_status: "paid",
+      amount_total: 3000,
+      currency: "usd",
       metadata: { gantry_payment_id: p.id },
     }),
   );
@@ -190,14 +200,19 @@ test("payouts (provider_a): verify, send (Stripe payout in transit → processin
   assert.deepEqual(bal.balances[0].provider, { amount: 0, currency: "USD", minor: 0 });
   assert.equal(bal.balances[0].reconciled, false);
 
-  const paid = await deliver(
-    event("payout.paid", {
-      id: po.providerReference,
-      object: "payout",
-      status: "paid",
-      metadata: { gantry_payout_id: po.id },
-    }),
-  );
+  const payoutObject = {
+    id: po.providerReference,
+    object: "payout",
+    status: "paid",
+    amount: 1000,
+    currency: "usd",
+    metadata: { gantry_payout_id: po.id },
+  };
+  // A payout event whose amount or currency is not the payout's is refused.
+  assert.equal((await deliver(event("payout.paid", { ...payoutObject, amount: 10 }))).body.handled, false);
+  assert.equal((await deliver(event("payout.paid", { ...payoutObject, currency: "eur" }))).body.handled, false);
+  assert.equal((await t.call("payout.list", { status: "paid" }, { tenant })).items.length, 0);
+  const paid = await deliver(event("payout.paid", payoutObject));
   assert.equal(paid.body.handled, true);
   const list = await t.call("payout.list", { status: "paid" }, { tenant });
   assert.deepEqual(
@@ -206,14 +221,7 @@ test("payouts (provider_a): verify, send (Stripe payout in transit → processin
   );
   assert.equal((await t.call("payout.balance", { currency: "USD" }, { tenant })).balances[0].reserved.minor, 0);
   // A later `failed` for the paid payout cannot move it back.
-  await deliver(
-    event("payout.failed", {
-      id: po.providerReference,
-      object: "payout",
-      status: "failed",
-      metadata: { gantry_payout_id: po.id },
-    }),
-  );
+  await deliver(event("payout.failed", { ...payoutObject, status: "failed" }));
   assert.equal((await t.call("payout.list", { status: "paid" }, { tenant })).items.length, 1);
 });
 
@@ -256,14 +264,25 @@ test("a tenant connected to provider_a: a direct charge on its account (Stripe-A
     assert.equal(form.get("payment_intent_data[application_fee_amount]"), "125");
     assert.equal(form.get("line_items[0][price_data][unit_amount]"), "5000");
 
+    const session = {
+      id: p.providerReference,
+      object: "checkout.session",
+      status: "complete",
+      payment_status: "paid",
+      amount_total: 5000,
+      currency: "usd",
+      metadata: { gantry_payment_id: p.id },
+    };
+    // A Connect event carries the account it happened on: only the tenant's own account settles it.
+    const unattributed = await deliver(event("checkout.session.completed", session));
+    assert.equal(unattributed.body.handled, false);
+    const elsewhere = await deliver(
+      event("checkout.session.completed", session, undefined, { account: "acct_1Other" }),
+    );
+    assert.equal(elsewhere.body.handled, false);
+    assert.equal((await t.call("payment.list", {}, { tenant })).items[0].status, "pending");
     const ok = await deliver(
-      event("checkout.session.completed", {
-        id: p.providerReference,
-        object: "checkout.session",
-        status: "complete",
-        payment_status: "paid",
-        metadata: { gantry_payment_id: p.id },
-      }),
+      event("checkout.session.completed", session, undefined, { account: "acct_1TenantConnected" }),
     );
     assert.equal(ok.body.handled, true);
     // 50.00 received, 1.25 to the platform: 48.75 available, read from the tenant's own account.
@@ -285,4 +304,83 @@ test("a tenant connected to provider_a: a direct charge on its account (Stripe-A
   } finally {
     t.ctx.resolver = null;
   }
+  // The connection is gone: payouts would go from the platform's account, which never received
+  // this money. Refused, nothing sent.
+  const r = await t.call(
+    "payout.verify_account",
+    { country: "US", currency: "USD", accountNumber: "000123456789", bankCode: "110000000", accountName: "Ada Obi" },
+    { tenant },
+  );
+  const sentBefore = seen.filter((x) => x.path === "/v1/payouts").length;
+  await assert.rejects(
+    t.call("payout.send", { recipientId: r.id, amount: 10, currency: "USD", idempotencyKey: "conn-1" }, { tenant }),
+    (err: any) => {
+      assert.equal(err.code, "conflict");
+      assert.equal(err.details[0].code, "insufficient_balance");
+      return true;
+    },
+  );
+  assert.equal(seen.filter((x) => x.path === "/v1/payouts").length, sentBefore);
+});
+
+test("Stripe webhooks: the event's account, amount and currency must be the stored payment's; a mismatch is refused, never credited", {
+  skip: STRIPE_MOCK_SKIP,
+}, async () => {
+  const tenant = "stripe-checks";
+  const p = await t.call("payment.initiate", { amount: 20, currency: "USD" }, { tenant });
+  const session = {
+    id: p.providerReference,
+    object: "checkout.session",
+    status: "complete",
+    payment_status: "paid",
+    amount_total: 2000,
+    currency: "usd",
+    metadata: { gantry_payment_id: p.id },
+  };
+  for (const [object, extra] of [
+    [session, { account: "acct_1Attacker" }], // another connected account's session naming our payment
+    [{ ...session, amount_total: 1 }, {}],
+    [{ ...session, currency: "eur" }, {}],
+    [{ ...session, amount_total: undefined }, {}],
+  ] as const) {
+    const r = await deliver(event("checkout.session.completed", object, undefined, extra));
+    assert.equal(r.status, 200);
+    assert.equal(r.body.handled, false);
+    assert.match(r.body.refused, /^(account|amount|currency)_mismatch$/);
+  }
+  const refund = {
+    id: "ch_1",
+    object: "charge",
+    refunded: true,
+    amount: 2000,
+    currency: "usd",
+    metadata: { gantry_payment_id: p.id },
+  };
+  assert.equal(
+    (await deliver(event("charge.refunded", refund, undefined, { account: "acct_1Attacker" }))).body.handled,
+    false,
+  );
+  assert.equal((await t.call("payment.list", {}, { tenant })).items[0].status, "pending");
+  for (const b of (await t.call("payout.balance", {}, { tenant })).balances) {
+    assert.deepEqual([b.available.minor, b.pending.minor], [0, 0]);
+  }
+
+  assert.equal((await deliver(event("checkout.session.completed", session))).body.handled, true);
+  assert.equal((await t.call("payment.list", {}, { tenant })).items[0].status, "succeeded");
+});
+
+test("a recipientId that is not the tenant's own connected account is refused: no destination charge to a stranger", {
+  skip: STRIPE_MOCK_SKIP,
+}, async () => {
+  const tenant = "stripe-destination";
+  const before = seen.length;
+  await assert.rejects(
+    t.call("payment.initiate", { amount: 20, currency: "USD", recipientId: "acct_1Stranger" }, { tenant }),
+    (err: any) => {
+      assert.equal(err.code, "not_found");
+      assert.equal(err.details[0].path, "/input/recipientId");
+      return true;
+    },
+  );
+  assert.equal(seen.length, before);
 });

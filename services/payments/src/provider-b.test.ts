@@ -1,6 +1,6 @@
 /**
  * provider_b against a local server speaking Paystack's documented API and webhook formats:
- * initialize transaction (email, minor units, our reference, subaccount), verification by polling,
+ * initialize transaction (email, minor units, our reference), verification by polling,
  * charge.success by a signed webhook (x-paystack-signature), forged and replayed webhooks, account
  * resolution and transfer recipients, single and bulk transfers, a batch ending partially_failed,
  * a reversal, 20 concurrent identical payouts making one transfer, and the ledger balancing to zero.
@@ -62,7 +62,6 @@ test("payment.initiate (provider_b): initialize transaction; charge.success by a
       currency: "NGN",
       provider: "provider_b",
       customerEmail: "payer@example.com",
-      recipientId: "ACCT_sub1",
       callbackUrl: "https://app.example.com/cb",
     },
     { tenant },
@@ -86,7 +85,7 @@ test("payment.initiate (provider_b): initialize transaction; charge.success by a
       amount: 150050,
       currency: "NGN",
       reference: p.id,
-      subaccount: "ACCT_sub1",
+      subaccount: undefined, // routed to a subaccount only by a recipientId of the tenant's own (settlement.test.ts)
       callback_url: "https://app.example.com/cb",
     },
   );
@@ -194,6 +193,7 @@ test("payouts (provider_b): transfer → processing → paid by webhook; 20 conc
     reference: po.id,
     status: "success",
     amount: 30000,
+    currency: "NGN",
   });
   assert.equal(paid.body.handled, true);
   const after = await t.call("payout.status", { id: po.id }, { tenant });
@@ -202,7 +202,13 @@ test("payouts (provider_b): transfer → processing → paid by webhook; 20 conc
 
   // The bank returns it: transfer.reversed moves paid → reversed and the money is available again.
   transfer.status = "reversed";
-  await deliver("transfer.reversed", { id: transfer.id, reference: po.id, status: "reversed" });
+  await deliver("transfer.reversed", {
+    id: transfer.id,
+    reference: po.id,
+    status: "reversed",
+    amount: 30000,
+    currency: "NGN",
+  });
   assert.equal((await t.call("payout.status", { id: po.id }, { tenant })).status, "reversed");
   assert.equal((await t.call("payout.balance", { currency: "NGN" }, { tenant })).balances[0].available.minor, 100000);
 });
@@ -249,7 +255,13 @@ test("payout.batch (provider_b): one bulk transfer; the closed account fails on 
   assert.ok(done.completed);
   assert.deepEqual(done.counts, { total: 2, pending: 0, processing: 0, paid: 1, failed: 1, cancelled: 0, reversed: 0 });
   // The webhook arriving after the poll changes nothing.
-  const late = await deliver("transfer.success", { id: tr.id, reference: adaItem.id, status: "success" });
+  const late = await deliver("transfer.success", {
+    id: tr.id,
+    reference: adaItem.id,
+    status: "success",
+    amount: 15000,
+    currency: "NGN",
+  });
   assert.equal(late.status, 200);
   assert.equal((await t.call("payout.status", { id: b.id }, { tenant })).counts.paid, 1);
   assert.equal((await t.call("payout.balance", { currency: "NGN" }, { tenant })).balances[0].available.minor, 35000);

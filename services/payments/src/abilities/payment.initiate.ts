@@ -6,6 +6,9 @@
  * create one payment and one checkout. A provider that refuses marks the payment `failed`
  * (`provider_error`) and the call answers with the provider error; replaying the key returns that
  * failed payment.
+ *
+ * A `recipientId` routes the funds to another account, so it must be the tenant's own (its
+ * connection's account; src/settlement.ts); the payment is booked in the account its funds settle in.
  */
 import { idempotentCreate } from "@gantry/kit";
 import { ability } from "../context.ts";
@@ -15,10 +18,13 @@ import { toMinor } from "../money.ts";
 import { advancePayment } from "../payments.ts";
 import { providerFor } from "../providers/index.ts";
 import { paymentOut } from "../records.ts";
+import { ownedRecipient, paymentAccount } from "../settlement.ts";
 
 export default ability("payment.initiate", async (input, call, ctx) => {
   const amountMinor = toMinor(input.amount, input.currency);
   const provider = await providerFor(ctx, call, input.provider);
+  const recipientId = input.recipientId ?? null;
+  if (recipientId) await ownedRecipient(ctx, call, provider.name, recipientId);
   const id = newId("payment");
   const { result, created } = await idempotentCreate({
     db: ctx.db,
@@ -42,7 +48,9 @@ export default ability("payment.initiate", async (input, call, ctx) => {
           description: input.description ?? null,
           customerEmail: input.customerEmail ?? null,
           callbackUrl: input.callbackUrl ?? null,
-          recipientId: input.recipientId ?? null,
+          recipientId,
+          settlementAccount: paymentAccount(provider, recipientId),
+          providerAccount: provider.connectedAccount,
           contactId: input.contactId ?? null,
           leadId: input.leadId ?? null,
           requestId: call.requestId,
@@ -67,7 +75,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
       description: input.description ?? null,
       customerEmail: input.customerEmail ?? null,
       callbackUrl: input.callbackUrl ?? null,
-      recipientId: input.recipientId ?? null,
+      recipientId,
     });
   } catch (err) {
     await advancePayment(

@@ -4,7 +4,7 @@
  * (recipient of this tenant, currency known and the recipient's, precision, unique `reference`,
  * one provider), and every problem is reported at once with the item's path. Under the required
  * idempotencyKey, in one transaction, the totals per currency are checked against the available
- * balance and reserved and the batch and its items are recorded; after the commit the items are
+ * balance of the account the batch is sent from and reserved and the batch and its items are recorded; after the commit the items are
  * sent (a bulk transfer where the provider has one) and each succeeds or fails on its own.
  */
 import { type ErrorDetail, GantryError, idempotentCreate } from "@gantry/kit";
@@ -85,6 +85,7 @@ export default ability("payout.batch", async (input, call, ctx) => {
       await reserve(
         tx,
         call.tenant,
+        provider.account,
         items.map((i) => ({
           id: i.id,
           amountMinor: i.amountMinor,
@@ -128,6 +129,8 @@ export default ability("payout.batch", async (input, call, ctx) => {
             provider: provider.name,
             mode: provider.mode,
             credentialSource: provider.credentialSource,
+            settlementAccount: provider.account,
+            providerAccount: provider.connectedAccount,
             description: i.description ?? null,
             reference: i.reference ?? null,
             requestId: call.requestId,

@@ -1,7 +1,8 @@
 /**
  * @module payments/abilities/payout.send
  * One payout to a verified recipient. Under the required idempotencyKey, in one transaction, the
- * balance is checked and reserved and the payout recorded `pending`; after the commit it is sent
+ * balance of the account it is sent from (the recipient's provider with the credential in use) is
+ * checked and reserved and the payout recorded `pending`; after the commit it is sent
  * (our payout id is the provider's idempotency key / transfer reference). Replays and concurrent
  * identical calls return the same payout and send nothing; only the first call sends.
  */
@@ -31,7 +32,13 @@ export default ability("payout.send", async (input, call, ctx) => {
     recordId: id,
     create: async (tx) => {
       const at = new Date();
-      await reserve(tx, call.tenant, [{ id, amountMinor, currency: input.currency, path: "/input" }], at);
+      await reserve(
+        tx,
+        call.tenant,
+        provider.account,
+        [{ id, amountMinor, currency: input.currency, path: "/input" }],
+        at,
+      );
       return tx.payout.create({
         data: {
           id,
@@ -48,6 +55,8 @@ export default ability("payout.send", async (input, call, ctx) => {
           provider: provider.name,
           mode: provider.mode,
           credentialSource: provider.credentialSource,
+          settlementAccount: provider.account,
+          providerAccount: provider.connectedAccount,
           description: input.description ?? null,
           idempotencyKey: input.idempotencyKey,
           metadata: (input.metadata ?? {}) as Prisma.InputJsonValue,

@@ -291,7 +291,7 @@ test("payout.balance: every currency held, zeros for one never held; the databas
   assert.deepEqual(none.balances[0].available, { amount: 0, currency: "KWD", minor: 0 });
   await assert.rejects(
     t.db.query(
-      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, currency, amount_minor, ref_type, ref_id, memo, created_at) VALUES ('bal-co', 'forged', 'available', 'EUR', 100000, 'payment', 'x', 'forged', now())`,
+      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at) VALUES ('bal-co', 'forged', 'available', 'sandbox', 'EUR', 100000, 'payment', 'x', 'forged', now())`,
     ),
     /does not balance/,
   );

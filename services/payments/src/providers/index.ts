@@ -111,3 +111,19 @@ export async function providerOf(
     return build(ctx, name, cfg, { secretKey: cfg.secretKey, source: "platform" });
   return build(ctx, name, cfg, await credential(ctx, call, name, cfg.secretKey));
 }
+
+/**
+ * The secret key of the tenant's own `name` account, which signs that account's webhooks; null when
+ * the tenant has no usable connection of its own (its events cannot be verified, so none is applied).
+ */
+export async function tenantSecretKey(
+  ctx: Context,
+  tenant: string,
+  name: ProviderName,
+  requestId: string,
+): Promise<string | null> {
+  const cfg = configured(ctx, name);
+  if (!cfg || !ctx.resolver) return null;
+  const c = await credential(ctx, { tenant, requestId }, name, cfg.secretKey);
+  return c.source === "tenant" && !c.connectedAccount ? c.secretKey : null;
+}

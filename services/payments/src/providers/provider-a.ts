@@ -14,6 +14,7 @@
  */
 import type Stripe from "stripe";
 import { GantryError } from "@gantry/kit";
+import { accountOf } from "../settlement.ts";
 import { providerRefused, providerUnreachable } from "./errors.ts";
 import type { CredentialSource, PaymentState, PayoutState, Provider } from "./types.ts";
 
@@ -108,6 +109,8 @@ export async function stripeProvider(o: ProviderOptions): Promise<Provider> {
     name: "provider_a",
     mode: "live",
     credentialSource: o.credentialSource,
+    account: accountOf("provider_a", "live", o.credentialSource, o.connectedAccount),
+    connectedAccount: o.connectedAccount ?? null,
     createPayment: (p) =>
       guarded("create the checkout session", async () => {
         const fee = o.connectedAccount && o.applicationFeeBps ? applicationFee(p.amountMinor, o.applicationFeeBps) : 0n;

@@ -17,6 +17,7 @@
  * `success` → paid, `failed` / `rejected` / `blocked` / `abandoned` → failed, `reversed` → reversed.
  */
 import { GantryError } from "@gantry/kit";
+import { accountOf } from "../settlement.ts";
 import { providerRefused, providerUnreachable } from "./errors.ts";
 import type { ProviderOptions } from "./provider-a.ts";
 import type { PaymentState, PaymentStatus, PayoutState, PayoutStatus, Provider } from "./types.ts";
@@ -85,7 +86,7 @@ function transferState(t: Transfer): PayoutState {
 }
 
 export function paystackProvider(o: ProviderOptions): Provider {
-  const base = o.baseUrl.replace(/\/+$/, "");
+  const base = o.baseUrl.replace(/(?<!\/)\/+$/, "");
   async function request<T>(
     what: string,
     method: "GET" | "POST",
@@ -124,6 +125,8 @@ export function paystackProvider(o: ProviderOptions): Provider {
     name: "provider_b",
     mode: "live",
     credentialSource: o.credentialSource,
+    account: accountOf("provider_b", "live", o.credentialSource),
+    connectedAccount: null,
     async createPayment(p) {
       const data = await ok<{ authorization_url: string; reference: string }>(
         "initialize the transaction",

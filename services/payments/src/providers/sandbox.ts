@@ -13,6 +13,7 @@
  *   those ending in `0003` are paid, then `reversed` at the next status refresh.
  */
 import { GantryError } from "@gantry/kit";
+import { accountOf } from "../settlement.ts";
 import type {
   AccountQuery,
   CredentialSource,
@@ -48,6 +49,8 @@ export function sandboxProvider(name: ProviderName, credentialSource: Credential
     name,
     mode: "sandbox",
     credentialSource,
+    account: accountOf(name, "sandbox", credentialSource),
+    connectedAccount: null,
     async createPayment(p) {
       return {
         status: "pending",

@@ -79,6 +79,10 @@ export interface Provider {
   readonly name: ProviderName;
   readonly mode: Mode;
   readonly credentialSource: CredentialSource;
+  /** The settlement account this adapter's credential moves money in (src/settlement.ts). */
+  readonly account: string;
+  /** The connected account requests go on behalf of (Stripe-Account `acct_…`); null for the key's own. */
+  readonly connectedAccount: string | null;
   createPayment(p: PaymentRequest): Promise<PaymentState>;
   /** The payment's state now, at the provider. */
   paymentStatus(p: { id: string; amountMinor: bigint; providerReference: string | null }): Promise<PaymentState>;

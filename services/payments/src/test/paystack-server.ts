@@ -3,6 +3,8 @@
  * key, `{status, message, data}` envelopes, amounts in minor units, references unique. It keeps
  * state so a test can move a transaction or transfer (as Paystack's dashboard or bank would) and
  * sends webhooks signed `x-paystack-signature` (hex HMAC-SHA512 of the raw body with the secret key).
+ * Besides the platform's key it may accept other integrations' keys (a tenant's own Paystack
+ * account); each request records the key it came with.
  */
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -10,7 +12,7 @@ import type { AddressInfo } from "node:net";
 
 export interface PaystackServer {
   url: string;
-  requests: Array<{ method: string; path: string; body: any }>;
+  requests: Array<{ method: string; path: string; body: any; key: string }>;
   transactions: Map<
     string,
     {
@@ -45,7 +47,8 @@ export interface PaystackServer {
 
 const ACCOUNTS: Record<string, string> = { "0123456789": "ADA OBI", "0987654321": "TUNDE BAKARE" };
 
-export async function startPaystack(secretKey: string): Promise<PaystackServer> {
+export async function startPaystack(secretKey: string, otherKeys: string[] = []): Promise<PaystackServer> {
+  const keys = new Set([secretKey, ...otherKeys]);
   let ids = 1000;
   const s: Omit<PaystackServer, "url" | "stop"> = {
     requests: [],
@@ -82,8 +85,9 @@ export async function startPaystack(secretKey: string): Promise<PaystackServer> 
     const raw = Buffer.concat(chunks).toString("utf8");
     const body = raw ? JSON.parse(raw) : undefined;
     const url = new URL(req.url ?? "/", "http://paystack");
-    s.requests.push({ method: req.method ?? "", path: url.pathname + url.search, body });
-    if (req.headers.authorization !== `Bearer ${secretKey}`) return reply(res, 401, false, "Invalid key");
+    const key = req.headers.authorization?.replace(/^Bearer /, "") ?? "";
+    s.requests.push({ method: req.method ?? "", path: url.pathname + url.search, body, key });
+    if (!keys.has(key)) return reply(res, 401, false, "Invalid key");
     if (s.failNext.delete(url.pathname)) return reply(res, 500, false, "An error occurred");
     const route = `${req.method} ${url.pathname}`;
     if (route === "POST /transaction/initialize") {
