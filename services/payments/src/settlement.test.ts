@@ -87,7 +87,16 @@ test("sandbox payments never fund live payouts: their money is in the sandbox ac
       return true;
     },
   );
-  assert.equal(ps.requests.filter((x) => x.path === "/transfer").length, 0);
+  // A batch draws on the same account.
+  await assert.rejects(
+    t.call(
+      "payout.batch",
+      { items: [{ recipientId: r.id, amount: 100, currency: "NGN" }], idempotencyKey: "mixed-batch" },
+      { tenant },
+    ),
+    (err: any) => err.code === "conflict" && err.details[0].code === "insufficient_balance",
+  );
+  assert.equal(ps.requests.filter((x) => x.path === "/transfer" || x.path === "/transfer/bulk").length, 0);
   const bal = await t.call("payout.balance", {}, { tenant });
   assert.deepEqual(accounts(bal), [
     ["provider_b:platform", "NGN", 0, true],
