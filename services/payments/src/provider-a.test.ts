@@ -301,6 +301,36 @@ test("a tenant connected to provider_a: a direct charge on its account (Stripe-A
       { account: "available", minor: -125 },
       { account: "fees", minor: 125 },
     ]);
+
+    // Paid out from where the money is: a payout on the connected account (Stripe-Account).
+    const rcp = await t.call(
+      "payout.verify_account",
+      { country: "US", currency: "USD", accountNumber: "000123456789", bankCode: "110000000", accountName: "Ada Obi" },
+      { tenant },
+    );
+    const po = await t.call(
+      "payout.send",
+      { recipientId: rcp.id, amount: 40, currency: "USD", idempotencyKey: "conn-po-1" },
+      { tenant },
+    );
+    assert.equal(po.status, "processing");
+    assert.equal(
+      seen.filter((r) => r.method === "POST" && r.path === "/v1/payouts").at(-1)?.headers["stripe-account"],
+      "acct_1TenantConnected",
+    );
+    const payout = {
+      id: po.providerReference,
+      object: "payout",
+      status: "paid",
+      amount: 4000,
+      currency: "usd",
+      metadata: { gantry_payout_id: po.id },
+    };
+    // Its events come from that account; the same payout reported by the platform's own is refused.
+    assert.equal((await deliver(event("payout.paid", payout))).body.refused, "account_mismatch");
+    const paidThere = await deliver(event("payout.paid", payout, undefined, { account: "acct_1TenantConnected" }));
+    assert.equal(paidThere.body.handled, true);
+    assert.equal((await t.call("payout.balance", { currency: "USD" }, { tenant })).balances[0].available.minor, 875);
   } finally {
     t.ctx.resolver = null;
   }
