@@ -27,6 +27,8 @@ import type * as grpc from "@grpc/grpc-js";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
 import { CallStream, MULTIPLEX_MAX_REQUEST_BYTES } from "./grpc-multiplex.ts";
 import { codeFromGrpcStatus, GantryError, isErrorCode, type WireError } from "./errors.ts";
+import { callerGone } from "./call-signal.ts";
+import { telemetryOn, tracedClientCall } from "./telemetry.ts";
 
 /** The trailer a Gantry server puts a `GantryError` in (JSON; binary metadata is base64 on the wire). */
 export const ERROR_TRAILER = "gantry-error-bin";
@@ -38,8 +40,15 @@ const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
 
 export interface CallOptions {
-  /** Milliseconds the call may take, end to end (default 30 s). */
+  /** Milliseconds the call may take, end to end (default 30 s). Sent along: the server enforces it too. */
   deadlineMs?: number;
+  /**
+   * The caller gave up: the call fails at once with the signal's reason and the server is told to
+   * stop it (a cancel on the stream, a reset plain stream).
+   */
+  signal?: AbortSignal;
+  /** Call metadata: custom headers on a plain call, the Call's `metadata` on the stream. */
+  metadata?: Record<string, string>;
 }
 
 interface Target {
@@ -252,13 +261,41 @@ export class RpcClient {
 
   /** One unary call; a failure is a `GantryError` (the server's own, or one for the transport). */
   unary<Req, Res>(method: string, request: Req, opts: CallOptions = {}): Promise<Res> {
+    if (!telemetryOn()) return this.send(method, request, opts, opts.metadata);
+    const path = this.methods[method]?.path ?? method;
+    return tracedClientCall(path, opts.metadata, (metadata) => this.send<Req, Res>(method, request, opts, metadata));
+  }
+
+  private send<Req, Res>(
+    method: string,
+    request: Req,
+    opts: CallOptions,
+    metadata: Record<string, string> | undefined,
+  ): Promise<Res> {
     const def = this.methods[method];
     if (!def) return Promise.reject(new TypeError(`no method ${method} in this service`));
     if (this.closed) return Promise.reject(new GantryError("unavailable", "the client is closed"));
+    const signal = opts.signal;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     const message = def.requestSerialize(request);
     const deadlineMs = Math.max(1, Math.ceil(opts.deadlineMs ?? 30_000));
     const deadline = Date.now() + deadlineMs;
-    return new Promise<Res>((resolve, reject) => {
+    return new Promise<Res>((resolvePromise, rejectPromise) => {
+      // The attempt in flight, told to stop when the caller gives up.
+      let stop: (() => void) | undefined;
+      const onAbort = () => {
+        stop?.();
+        rejectPromise(abortReason(signal!));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const resolve = (value: Res) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolvePromise(value);
+      };
+      const reject = (err: unknown) => {
+        signal?.removeEventListener("abort", onAbort);
+        rejectPromise(err);
+      };
       const decode = (response: Buffer) => {
         try {
           resolve(def.responseDeserialize(response) as Res);
@@ -292,33 +329,46 @@ export class RpcClient {
       ) => {
         const release = replica.hold(session);
         let id = 0;
+        const left = deadline - Date.now();
         const timer = setTimeout(() => {
-          calls.forget(id);
+          calls.cancel(id);
           release();
           reject(timeout());
-        }, deadline - Date.now());
-        id = calls.send(def.path, message, (outcome) => {
+        }, left);
+        stop = () => {
           clearTimeout(timer);
+          calls.cancel(id);
           release();
-          if ("reply" in outcome) {
-            const { status, response, message: details, error } = outcome.reply;
-            if (status === 0) decode(response);
-            else reject(statusError(status, details, error.length > 0 ? error : undefined));
-            return;
-          }
-          if ("notRun" in outcome) {
-            // Not run: the server has no Calls stream (sent again as a plain call) or is going away
-            // (sent again, on a new connection or to another replica).
-            if (outcome.unimplemented) replica.noCallStream();
-            if (resends > 0) attempt(outcome.unimplemented ? replica : this.pick(), triesLeft, resends - 1);
-            else reject(failed(replica, "the server kept closing"));
-            return;
-          }
-          lost(replica, session, triesLeft, resends, "the connection failed");
-        });
+        };
+        id = calls.send(
+          def.path,
+          message,
+          (outcome) => {
+            stop = undefined;
+            clearTimeout(timer);
+            release();
+            if ("reply" in outcome) {
+              const { status, response, message: details, error } = outcome.reply;
+              if (status === 0) decode(response);
+              else reject(statusError(status, details, error.length > 0 ? error : undefined));
+              return;
+            }
+            if ("notRun" in outcome) {
+              // Not run: the server has no Calls stream (sent again as a plain call) or is going away
+              // (sent again, on a new connection or to another replica).
+              if (outcome.unimplemented) replica.noCallStream();
+              if (resends > 0) attempt(outcome.unimplemented ? replica : this.pick(), triesLeft, resends - 1);
+              else reject(failed(replica, "the server kept closing"));
+              return;
+            }
+            lost(replica, session, triesLeft, resends, "the connection failed");
+          },
+          { deadlineMs: Math.max(1, left), metadata },
+        );
       };
 
       const attempt = (replica: Replica, triesLeft: number, resends = 3) => {
+        if (signal?.aborted) return; // the caller gave up while this call looked for a replica
         const session = replica.connect();
         const calls = message.length <= MULTIPLEX_MAX_REQUEST_BYTES ? replica.callStream(session) : undefined;
         if (calls) {
@@ -336,6 +386,7 @@ export class RpcClient {
               "content-type": "application/grpc",
               te: "trailers",
               "grpc-timeout": `${Math.max(1, left)}m`,
+              ...metadata,
             },
             { endStream: false },
           );
@@ -363,6 +414,8 @@ export class RpcClient {
           timedOut = true;
           stream.close(http2.constants.NGHTTP2_CANCEL);
         }, left);
+        // A reset stream is how a plain call's server learns that its caller gave up.
+        stop = () => stream.close(http2.constants.NGHTTP2_CANCEL);
         stream.on("response", (h) => {
           httpStatus = Number(h[":status"]);
           readStatus(h); // trailers-only: an error answered without a message
@@ -380,6 +433,7 @@ export class RpcClient {
           // Reported on "close", which always follows.
         });
         stream.on("close", () => {
+          stop = undefined;
           clearTimeout(timer);
           release();
           if (status === "0") {
@@ -429,6 +483,11 @@ export class RpcClient {
     this.closed = true;
     for (const r of this.replicas) r.close();
   }
+}
+
+/** Why a call ended because its caller gave up: the signal's own reason when it is a GantryError. */
+function abortReason(signal: AbortSignal): GantryError {
+  return signal.reason instanceof GantryError ? signal.reason : callerGone();
 }
 
 /** grpc-message is percent-encoded (gRPC over HTTP/2 spec). */

@@ -13,11 +13,25 @@ import { status as GrpcStatus } from "@grpc/grpc-js";
 import { MULTIPLEX_PROTO } from "@gantry/proto/paths";
 import { frameMessage, MAX_MESSAGE_BYTES, MessageReader } from "./grpc-frame.ts";
 import { lookupService } from "./grpc-proto.ts";
+import { callerGone, deadlinePassed } from "./call-signal.ts";
+import { tracedServerCall } from "./telemetry.ts";
 
 interface Call {
   id: number;
   path: string;
   request: Buffer;
+  /** Milliseconds left when sent; 0: none. */
+  deadline_ms: number;
+  metadata: Record<string, string>;
+  /** Stops the call in flight with this id. */
+  cancel: boolean;
+}
+
+/** What a call carries besides its request, on the stream as on a plain call. */
+export interface CallExtras {
+  /** Milliseconds the call may still take. */
+  deadlineMs?: number;
+  metadata?: Record<string, string>;
 }
 
 export interface Reply {
@@ -120,11 +134,19 @@ export class CallStream {
   }
 
   /** Sends a call; `done` hears its outcome once, unless `forget` came first. Returns its id. */
-  send(path: string, request: Uint8Array, done: (outcome: StreamOutcome) => void): number {
+  send(path: string, request: Uint8Array, done: (outcome: StreamOutcome) => void, extras: CallExtras = {}): number {
     const id = this.nextId;
     this.nextId = this.nextId >= 0xffff_ffff ? 1 : this.nextId + 1;
     this.pending.set(id, done);
-    this.stream.write(frameMessage(this.def.requestSerialize({ id, path, request: request as Buffer })));
+    const call = {
+      id,
+      path,
+      request: request as Buffer,
+      deadline_ms: extras.deadlineMs ?? 0,
+      metadata: extras.metadata ?? {},
+      cancel: false,
+    };
+    this.stream.write(frameMessage(this.def.requestSerialize(call)));
     return id;
   }
 
@@ -133,13 +155,43 @@ export class CallStream {
     this.pending.delete(id);
   }
 
+  /** Stops waiting for a call and tells the server to stop it: its caller gave up. */
+  cancel(id: number): void {
+    if (!this.pending.delete(id) || !this.open) return;
+    this.stream.write(
+      frameMessage(
+        this.def.requestSerialize({
+          id,
+          path: "",
+          request: Buffer.alloc(0),
+          deadline_ms: 0,
+          metadata: {},
+          cancel: true,
+        }),
+      ),
+    );
+  }
+
   /** Sends no more calls; the server answers those in flight, then ends the stream. */
   end(): void {
     if (this.open) this.stream.end();
   }
 }
 
-type UnaryHandler = (call: { request: unknown }, callback: (err: unknown, value?: unknown) => void) => void;
+/**
+ * What a handler gets of one call, plain or on the stream: the request, the caller's metadata, and a
+ * signal that aborts (its reason a `timeout` GantryError) when the deadline passes or the caller gave
+ * up. The grpc-js handler shape, with `signal` and `deadline` where grpc-js has `cancelled` and `getDeadline()`.
+ */
+export interface ServerCall<Req = unknown> {
+  request: Req;
+  metadata: Readonly<Record<string, string>>;
+  signal: AbortSignal;
+  /** Epoch ms, when the caller gave one. */
+  deadline?: number;
+}
+
+type UnaryHandler = (call: ServerCall, callback: (err: unknown, value?: unknown) => void) => void;
 
 export interface UnaryRoute {
   method: grpc.MethodDefinition<unknown, unknown>;
@@ -151,7 +203,12 @@ export interface UnaryRoute {
  * hears the handler's error or response once; a message that does not decode, or a handler that
  * throws, is an internal error (the throw's text is not sent).
  */
-export function runRoute(route: UnaryRoute, message: Buffer, answer: (err: unknown, value?: unknown) => void): void {
+export function runRoute(
+  route: UnaryRoute,
+  message: Buffer,
+  answer: (err: unknown, value?: unknown) => void,
+  call: Omit<ServerCall, "request">,
+): void {
   let request: unknown;
   try {
     request = route.method.requestDeserialize(message);
@@ -159,17 +216,20 @@ export function runRoute(route: UnaryRoute, message: Buffer, answer: (err: unkno
     answer({ code: GrpcStatus.INTERNAL, details: "the request message does not decode" });
     return;
   }
-  let answered = false;
-  const once = (err: unknown, value?: unknown) => {
-    if (answered) return;
-    answered = true;
-    answer(err, value);
-  };
-  try {
-    route.handler({ request }, once);
-  } catch {
-    once({ code: GrpcStatus.INTERNAL, details: "internal error" });
-  }
+  tracedServerCall(route.method.path, call.metadata, (ended) => {
+    let answered = false;
+    const once = (err: unknown, value?: unknown) => {
+      if (answered) return;
+      answered = true;
+      ended(err);
+      answer(err, value);
+    };
+    try {
+      route.handler({ request, metadata: call.metadata, signal: call.signal, deadline: call.deadline }, once);
+    } catch {
+      once({ code: GrpcStatus.INTERNAL, details: "internal error" });
+    }
+  });
 }
 
 /** A handler's error as a status, its message and the GantryError trailer, the parts a Reply carries. */
@@ -190,11 +250,20 @@ export function serveCallStream(
   statusOf: (err: unknown) => StatusParts,
 ): { drain: () => void; closed: Promise<void> } {
   const def = multiplexMethod();
+  /** Each call in flight's controller, for a cancel and for the end of the stream. */
+  const running = new Map<number, AbortController>();
   let inFlight = 0;
   let draining = false;
   let endStatus: number = GrpcStatus.OK;
   let endMessage = "";
-  const closed = new Promise<void>((resolve) => stream.once("close", resolve));
+  const closed = new Promise<void>((resolve) =>
+    stream.once("close", () => {
+      // The client is gone: nobody will read what the calls in flight come to.
+      for (const controller of running.values()) controller.abort(callerGone());
+      running.clear();
+      resolve();
+    }),
+  );
   stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
   stream.once("wantTrailers", () =>
     stream.sendTrailers({ "grpc-status": String(endStatus), "grpc-message": encodeURIComponent(endMessage) }),
@@ -229,25 +298,53 @@ export function serveCallStream(
       return;
     }
     const id = call.id;
+    if (call.cancel) {
+      running.get(id)?.abort(callerGone());
+      return;
+    }
     const route = routes.get(call.path);
     if (!route) {
       reply({ id, status: GrpcStatus.UNIMPLEMENTED, message: `unknown method ${call.path}` });
       return;
     }
     inFlight++;
-    runRoute(route, call.request, (err, value) => {
-      if (err) {
-        const s = statusOf(err);
-        reply({ id, status: s.code, message: s.details, ...(s.trailer ? { error: s.trailer } : {}) });
-      } else {
-        const response = route.method.responseSerialize(value);
-        if (response.length > MAX_MESSAGE_BYTES) {
-          // As a unary client judges a response over the limit: internal (kit/grpc-client).
-          reply({ id, status: GrpcStatus.INTERNAL, message: `response larger than ${MAX_MESSAGE_BYTES} bytes` });
-        } else reply({ id, status: GrpcStatus.OK, response });
-      }
-      settle();
-    });
+    const controller = new AbortController();
+    running.set(id, controller);
+    let answered = false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = call.deadline_ms > 0 ? Date.now() + call.deadline_ms : undefined;
+    if (deadline !== undefined)
+      timer = setTimeout(() => {
+        // Answered now, whatever the handler does with the signal: the client stops waiting anyway.
+        answered = true;
+        running.delete(id);
+        controller.abort(deadlinePassed(call.path));
+        reply({ id, status: GrpcStatus.DEADLINE_EXCEEDED, message: "deadline exceeded" });
+        settle();
+      }, call.deadline_ms);
+    const meta = { metadata: call.metadata, signal: controller.signal, deadline };
+    runRoute(
+      route,
+      call.request,
+      (err, value) => {
+        if (answered) return;
+        answered = true;
+        clearTimeout(timer);
+        running.delete(id);
+        if (err) {
+          const s = statusOf(err);
+          reply({ id, status: s.code, message: s.details, ...(s.trailer ? { error: s.trailer } : {}) });
+        } else {
+          const response = route.method.responseSerialize(value);
+          if (response.length > MAX_MESSAGE_BYTES) {
+            // As a unary client judges a response over the limit: internal (kit/grpc-client).
+            reply({ id, status: GrpcStatus.INTERNAL, message: `response larger than ${MAX_MESSAGE_BYTES} bytes` });
+          } else reply({ id, status: GrpcStatus.OK, response });
+        }
+        settle();
+      },
+      meta,
+    );
   }, MAX_MESSAGE_BYTES + ENVELOPE_BYTES);
   stream.on("data", (chunk: Buffer) => {
     const read = reader.push(chunk);

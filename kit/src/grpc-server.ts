@@ -22,6 +22,31 @@ import { status as GrpcStatus } from "@grpc/grpc-js";
 import { ERROR_TRAILER } from "./grpc-client.ts";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
 import { multiplexMethod, runRoute, serveCallStream, type StatusParts, type UnaryRoute } from "./grpc-multiplex.ts";
+import { callerGone, deadlinePassed } from "./call-signal.ts";
+
+const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
+
+/** `grpc-timeout` (gRPC over HTTP/2: up to 8 digits and a unit) in ms; undefined when absent or malformed. */
+export function parseGrpcTimeout(value: string | string[] | undefined): number | undefined {
+  if (typeof value !== "string") return undefined;
+  const m = /^(\d{1,8})([HMSmun])$/.exec(value);
+  if (!m) return undefined;
+  return Math.max(1, Math.ceil(Number(m[1]) * TIMEOUT_UNITS[m[2]]));
+}
+
+/** Headers that are the protocol's, not the caller's metadata. */
+const RESERVED = new Set(["content-type", "te", "user-agent", "grpc-timeout", "grpc-encoding", "grpc-accept-encoding"]);
+
+/** A plain call's custom headers: what the Call message carries as `metadata` on the stream. */
+function metadataOf(headers: http2.IncomingHttpHeaders): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const name in headers) {
+    if (name[0] === ":" || RESERVED.has(name)) continue;
+    const value = headers[name];
+    if (typeof value === "string") metadata[name] = value;
+  }
+  return metadata;
+}
 
 type UnaryHandler = UnaryRoute["handler"];
 
@@ -69,9 +94,12 @@ export class RpcServer {
   }
 
   /** Serves the unary methods of `service` with `impl` (keyed by method name, as for grpc-js). */
-  addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {
+  addService(
+    service: grpc.ServiceDefinition,
+    impl: grpc.UntypedServiceImplementation | Record<string, (...args: never[]) => unknown>,
+  ): void {
     for (const [name, method] of Object.entries(service)) {
-      const handler = impl[name] as UnaryHandler | undefined;
+      const handler = impl[name] as unknown as UnaryHandler | undefined;
       if (!handler || method.requestStream || method.responseStream) continue;
       this.routes.set(method.path, { method: method as UnaryRoute["method"], handler });
     }
@@ -121,17 +149,46 @@ export class RpcServer {
         this.fail(stream, GrpcStatus.UNIMPLEMENTED, "compressed messages are not accepted");
         return;
       }
-      runRoute(route, message, (err, value) => {
-        if (stream.closed || stream.destroyed) return;
-        if (err) {
-          stream.respond(errorHeaders(err), { endStream: true });
-          return;
-        }
-        const frame = frameMessage(route.method.responseSerialize(value));
-        stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
-        stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
-        stream.end(frame);
+      const controller = new AbortController();
+      let answered = false;
+      let timer: NodeJS.Timeout | undefined;
+      const timeoutMs = parseGrpcTimeout(headers["grpc-timeout"]);
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => {
+          // Answered now, whatever the handler does with the signal: the client stops waiting anyway.
+          answered = true;
+          controller.abort(deadlinePassed(String(headers[":path"])));
+          if (!stream.closed && !stream.destroyed)
+            stream.respond(statusOnly(GrpcStatus.DEADLINE_EXCEEDED, "deadline exceeded"), { endStream: true });
+        }, timeoutMs);
+      // A client that gave up resets the stream: nobody will read the answer.
+      stream.once("close", () => {
+        clearTimeout(timer);
+        if (!answered) controller.abort(callerGone());
       });
+      runRoute(
+        route,
+        message,
+        (err, value) => {
+          if (answered) return;
+          answered = true;
+          clearTimeout(timer);
+          if (stream.closed || stream.destroyed) return;
+          if (err) {
+            stream.respond(errorHeaders(err), { endStream: true });
+            return;
+          }
+          const frame = frameMessage(route.method.responseSerialize(value));
+          stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+          stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+          stream.end(frame);
+        },
+        {
+          metadata: metadataOf(headers),
+          signal: controller.signal,
+          deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
+        },
+      );
     });
   }
 

@@ -29,6 +29,9 @@ import { BASE_ENV, serviceAddrEnv } from "./env.ts";
 import { GantryError } from "./errors.ts";
 import { type grpc, lookupService, toGrpcError } from "./grpc.ts";
 import { RpcServer } from "./grpc-server.ts";
+import type { ServerCall } from "./grpc-multiplex.ts";
+import { withCallSignal } from "./call-signal.ts";
+import { describeCallSpan, recordCall, startTelemetry } from "./telemetry.ts";
 import { healthService } from "./health.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { prepareSchema } from "./migrate.ts";
@@ -157,6 +160,9 @@ export async function runService<Ctx, E extends EnvSchema>(
 ): Promise<RunningService<Ctx, E>> {
   const spec = serviceSpec(def.name);
   const log = createLogger(def.name, env.LOG_LEVEL ?? "info");
+  // Before any connection opens: the instrumentations see the pool and the first statements.
+  const stopTelemetry = await startTelemetry(def.name, env);
+  if (stopTelemetry) log.info("OpenTelemetry on (OTEL_* variables)");
   const schema = { ...serviceEnv(spec.defaultPort), ...def.env } as ReturnType<typeof serviceEnv> & E;
   const config = loadConfig(def.name, schema, spec.database ? ["DATABASE_URL"] : [], env) as ServiceConfig<E>;
   const values = config as Record<string, unknown>;
@@ -228,18 +234,24 @@ export async function runService<Ctx, E extends EnvSchema>(
   const AbilityService = lookupService(ABILITY_PROTO, "gantry.ability.v1.AbilityService");
   server.addService(AbilityService.service, {
     Execute: (
-      call: grpc.ServerUnaryCall<GrpcExecuteRequest, unknown>,
+      call: ServerCall<GrpcExecuteRequest>,
       callback: grpc.sendUnaryData<{ result_json: string; replayed: boolean }>,
     ) => {
       const req = call.request;
       const callCtx = fromGrpcContext(req.context ?? ({} as GrpcCallContext));
+      callCtx.signal = call.signal;
+      callCtx.deadline = call.deadline;
+      describeCallSpan(req.ability, callCtx.requestId);
       const started = performance.now();
-      execute(req, callCtx).then(
-        ({ result, outcome }) =>
-          callback(null, { result_json: JSON.stringify(result ?? null), replayed: outcome.replayed }),
+      withCallSignal(call.signal, () => execute(req, callCtx)).then(
+        ({ result, outcome }) => {
+          recordCall(req.ability, (performance.now() - started) / 1000);
+          callback(null, { result_json: JSON.stringify(result ?? null), replayed: outcome.replayed });
+        },
         (thrown) => {
           const err = translateDbError(thrown) ?? thrown;
           const gerr = err instanceof GantryError ? err : null;
+          recordCall(req.ability, (performance.now() - started) / 1000, gerr?.code ?? "internal");
           // 501 (declared, not wired) is an expected answer, as the gateway treats it, not a failure:
           // an error line with a stack per call was noise and cost (see docs/benchmarks.md).
           if (!gerr || (gerr.httpStatus >= 500 && gerr.code !== "not_implemented")) {
@@ -293,6 +305,7 @@ export async function runService<Ctx, E extends EnvSchema>(
       await def.close?.(ctx, deps).catch((err) => log.warn({ err: String(err) }, "close hook failed"));
       await nats.nc.drain().catch(() => {});
       await pool?.end().catch(() => {});
+      await stopTelemetry?.().catch((err) => log.warn({ err: String(err) }, "telemetry flush failed"));
       log.info("stopped");
     })());
   return { ctx, deps, port, stop };

@@ -24,6 +24,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import { inTransaction } from "./data/transaction.ts";
+import { callSignal } from "./call-signal.ts";
 
 /** The scope a connection is bound to. */
 export type TenantScope = { kind: "tenant"; tenant: string } | { kind: "system" };
@@ -108,11 +109,27 @@ export class TenantPool extends pg.Pool {
     if (role) this.#setRole = `SET ROLE ${pg.Client.prototype.escapeIdentifier(role)}`;
   }
 
+  /** Cancels the statement `client` runs if `signal` aborts before the client goes back to the pool. */
+  #cancelOnAbort(client: pg.PoolClient, signal: AbortSignal): void {
+    const onAbort = () => cancelRunning(this.options, client);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const release = client.release;
+    client.release = (err?: Error | boolean) => {
+      signal.removeEventListener("abort", onAbort);
+      client.release = release;
+      return release.call(client, err);
+    };
+  }
+
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | undefined {
     const statement = scopeStatement(scopes.getStore());
-    const scoped = super.connect().then(async (client) => {
+    // A call whose caller gave up starts no statement, and the one it is running is cancelled.
+    const signal = callSignal();
+    const checkedOut = signal?.aborted ? Promise.reject(signal.reason) : super.connect();
+    const scoped = checkedOut.then(async (client) => {
+      if (signal) this.#cancelOnAbort(client, signal);
       const last = this.#applied.get(client);
       if (last === statement) return client;
       try {
@@ -133,6 +150,39 @@ export class TenantPool extends pg.Pool {
       (err) => callback(err as Error, undefined, () => {}),
     );
   }
+}
+
+/** What node-postgres keeps of a connection that a cancel request needs (not in its typings). */
+interface Backend {
+  processID: number | null;
+  secretKey: number | null;
+  _activeQuery?: unknown;
+  _queryQueue?: unknown[];
+}
+
+/**
+ * Asks the server to cancel what `client` runs: Postgres's cancel request, on a connection of its
+ * own, names the backend by the process id and secret key it gave at start.
+ */
+function cancelRunning(options: pg.PoolConfig, client: pg.PoolClient): void {
+  const backend = client as unknown as Backend;
+  if (!backend.processID || (!backend._activeQuery && !backend._queryQueue?.length)) return;
+  const canceller = new pg.Client(options) as unknown as {
+    host: string;
+    port: number;
+    connection: {
+      connect(portOrPath: number | string, host?: string): void;
+      cancel(processID: number, secretKey: number | null): void;
+      on(event: string, fn: (...args: unknown[]) => void): void;
+      once(event: string, fn: () => void): void;
+      end(): void;
+    };
+  };
+  const con = canceller.connection;
+  con.on("error", () => {}); // best effort: the statement then ends on its own
+  con.once("connect", () => con.cancel(backend.processID!, backend.secretKey));
+  if (canceller.host?.startsWith("/")) con.connect(`${canceller.host}/.s.PGSQL.${canceller.port}`);
+  else con.connect(canceller.port, canceller.host);
 }
 
 /**

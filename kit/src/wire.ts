@@ -24,6 +24,14 @@ export interface CallContext {
    * protocol and Host), for links a service hands out: `${baseUrl}/v1/files/<service>/…`.
    */
   baseUrl?: string;
+  /**
+   * When the caller stops waiting (epoch ms on this process's clock; from the hop's `grpc-timeout`
+   * or the Call's `deadline_ms`, never from the wire context). A hop on the call's behalf passes
+   * what is left on (`forwardCall`, kit/call-signal).
+   */
+  deadline?: number;
+  /** Aborts when the deadline passes or the caller gave up (disconnected, cancelled): stop working. */
+  signal?: AbortSignal;
 }
 
 /** `gantry.ability.v1.CallContext` as @grpc/proto-loader presents it (keepCase). */

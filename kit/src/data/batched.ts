@@ -23,6 +23,7 @@
 import type pg from "pg";
 import { currentScope } from "../tenancy.ts";
 import { runPrepared } from "./prepared.ts";
+import { detachedFromCall } from "../call-signal.ts";
 
 /** Keys per statement at most; a busier turn starts another batch. */
 const MAX_KEYS = 256;
@@ -71,7 +72,8 @@ export function batchedLookup<Row extends pg.QueryResultRow, Rest extends string
       groups.set(group, fresh);
       // setImmediate runs after every I/O callback of this turn and in the async context of this
       // first caller, whose scope is the group's: the statement runs in it.
-      setImmediate(() => void run(pool, groups, group, fresh, rest));
+      // The statement serves every caller in the batch, so it is not cancelled when the first one gives up.
+      setImmediate(() => void detachedFromCall(() => run(pool, groups, group, fresh, rest)));
       batch = fresh;
     }
     return new Promise((resolve, reject) => {
