@@ -126,7 +126,12 @@ export async function createBlobStore(opts: BlobStoreOptions): Promise<BlobStore
   if (config.BLOB_STORE === "s3") {
     if (!config.BLOB_S3_BUCKET) throw new ConfigError(`${opts.schema}: BLOB_STORE=s3 needs BLOB_S3_BUCKET`);
     opts.log?.info(
-      { bucket: config.BLOB_S3_BUCKET, endpoint: config.BLOB_S3_ENDPOINT ?? "aws", prefix: config.BLOB_S3_PREFIX },
+      // The origin only: an endpoint written with user:password@ must not reach the log.
+      {
+        bucket: config.BLOB_S3_BUCKET,
+        endpoint: config.BLOB_S3_ENDPOINT ? new URL(config.BLOB_S3_ENDPOINT).origin : "aws",
+        prefix: config.BLOB_S3_PREFIX,
+      },
       "blob store: s3",
     );
     const { S3BlobStore } = await import("./s3.ts");
