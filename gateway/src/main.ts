@@ -19,6 +19,7 @@ import {
   type IngressClient,
   ingressClient,
   makeClient,
+  startTelemetry,
   warmValidators,
   type AreaService,
 } from "@gantry/kit";
@@ -39,6 +40,9 @@ import type { GatewayDeps } from "./deps.ts";
 
 export async function startGateway(config: GatewayConfig = loadGatewayConfig()) {
   const log = createLogger("gateway", config.LOG_LEVEL);
+  // Off unless the OTEL_* variables ask for it (kit/telemetry); started before any connection opens.
+  const stopTelemetry = await startTelemetry("gateway");
+  if (stopTelemetry) log.info("OpenTelemetry on (OTEL_* variables)");
   // Date.now, unless NODE_ENV=test and GANTRY_TEST_CLOCK_FILE (kit/src/clock.ts; refuses to start otherwise).
   const now = createClock();
   const addrs = Object.fromEntries(AREA_SERVICES.map((s) => [s.name, String(config[s.addrEnv])])) as Record<
@@ -155,6 +159,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
       for (const c of ingressClients.values()) c.close();
       keysClient.close();
       await nats.nc.drain().catch(() => {});
+      await stopTelemetry?.().catch((err) => log.warn({ err: String(err) }, "telemetry flush failed"));
       log.info("stopped");
     })());
   return { port, deps, stop };

@@ -26,6 +26,12 @@ export function callSignal(): AbortSignal | undefined {
   return signals.getStore();
 }
 
+/** `signal`, or one that also aborts when the call this work is for does (outgoing requests, timers). */
+export function stopsWithCall(signal: AbortSignal): AbortSignal {
+  const call = signals.getStore();
+  return call ? AbortSignal.any([signal, call]) : signal;
+}
+
 /**
  * Runs `fn` as nobody's work in particular: a statement shared by several calls (kit/data/batched)
  * must not be cancelled because the one call that happened to start it gave up.

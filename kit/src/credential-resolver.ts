@@ -14,6 +14,7 @@
  */
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { makeClient } from "./grpc.ts";
+import { callSignal } from "./call-signal.ts";
 
 /** `gantry.connections.v1.ResolveCredentialRequest` (keepCase). */
 export interface ResolveCredentialRequest {
@@ -58,7 +59,8 @@ export function credentialResolver(addr: string): CredentialResolverClient {
       client.unary<ResolveCredentialRequest, ResolvedCredential>(
         "ResolveCredential",
         { tenant, service, request_id: requestId ?? "" },
-        { deadlineMs: RESOLVE_DEADLINE_MS },
+        // Stops when the call it resolves for does (kit/call-signal); that signal also aborts at its deadline.
+        { deadlineMs: RESOLVE_DEADLINE_MS, signal: callSignal() },
       ),
     close: () => client.close(),
   };

@@ -12,6 +12,7 @@ export * from "./data/db-errors.ts";
 export * from "./data/idempotency.ts";
 export * from "./call-outcome.ts";
 export * from "./call-signal.ts";
+export * from "./telemetry.ts";
 export * from "./data/ids.ts";
 export * from "./data/pagination.ts";
 export * from "./data/prepared.ts";

@@ -27,6 +27,7 @@ import { isIP, type Socket } from "node:net";
 import ipaddr from "ipaddr.js";
 import { Agent, buildConnector, type Headers as UndiciHeaders, fetch as undiciFetch } from "undici";
 import type { Logger } from "./logger.ts";
+import { callSignal } from "./call-signal.ts";
 
 export const SSRF_DEFAULT_PORTS: readonly number[] = [80, 443];
 
@@ -291,7 +292,9 @@ export class SsrfGuard {
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const maxBytes = req.maxBytes ?? this.maxBytes;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    // The call this request works for (kit/call-signal) ends it too: its caller gave up.
+    const stops = [req.signal, callSignal(), timeout].filter((s): s is AbortSignal => s !== undefined);
+    const signal = stops.length === 1 ? timeout : AbortSignal.any(stops);
     const chain: string[] = [];
     let method = (req.method ?? "GET").toUpperCase();
     let body = req.body;

@@ -30,6 +30,8 @@ import {
   trace,
 } from "@opentelemetry/api";
 
+export type { Span } from "@opentelemetry/api";
+
 const TRACER = "gantry";
 
 let on = false;
@@ -87,6 +89,12 @@ function ended<T>(span: Span, work: Promise<T>): Promise<T> {
   );
 }
 
+/** Marks `span` failed with the error code of the answer it ends with. */
+export function spanFailed(span: Span | undefined, code: string): void {
+  span?.setAttribute("gantry.error_code", code);
+  span?.setStatus({ code: SpanStatusCode.ERROR, message: code });
+}
+
 function failed(span: Span, err: unknown): void {
   const code = (err as { code?: unknown })?.code;
   if (typeof code === "string") span.setAttribute("gantry.error_code", code);
@@ -102,6 +110,25 @@ export function inSpan<T>(
 ): Promise<T> {
   if (!on) return fn(undefined);
   return trace.getTracer(TRACER).startActiveSpan(name, { kind, attributes }, (span) => ended(span, fn(span)));
+}
+
+/**
+ * A call this process takes from outside (the gateway's HTTP call): a server span, current while
+ * `fn` runs, child of the caller's own trace when its `traceparent` (in `headers`) names one.
+ */
+export function inServerSpan<T>(
+  name: string,
+  attributes: Attributes,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!on) return fn(undefined);
+  const parent = propagation.extract(context.active(), headers);
+  return context.with(parent, () =>
+    trace
+      .getTracer(TRACER)
+      .startActiveSpan(name, { kind: SpanKind.SERVER, attributes }, (span) => ended(span, fn(span))),
+  );
 }
 
 /** A gRPC call made by this process: a client span, whose context travels in the call's metadata. */

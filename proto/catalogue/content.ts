@@ -303,6 +303,8 @@ function skillProps() {
 export const abilities = [
   {
     id: "document.generate",
+    // A PDF render in Chromium may take CONTENT_PDF_TIMEOUT_MS (30 s by default), plus starting it.
+    deadlineMs: 60_000,
     summary:
       "Render Markdown into a styled PDF (headless Chromium) or HTML document with the tenant's theme; stores it and returns a signed download URL that expires.",
     inputSource: "ours",

@@ -41,6 +41,13 @@ export interface AbilityEntry {
   output: JsonSchema;
   /** A realistic input that validates against `input`; used by docs, OpenAPI and MCP. */
   example: Record<string, unknown>;
+  /**
+   * Milliseconds a call of this ability may take before the gateway answers 504 `timeout`, when
+   * its work can outlast the gateway's `UPSTREAM_TIMEOUT_MS` (the default): a browser page with its
+   * own `timeoutMs` up to 60 s, a PDF. The deadline travels with the call over every hop, and the
+   * service stops the call's work when it passes.
+   */
+  deadlineMs?: number;
 }
 
 /** A catalogue entry with what is derived from its id. */

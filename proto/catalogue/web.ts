@@ -215,6 +215,8 @@ function checkResult() {
 export const abilities = [
   {
     id: "web.browse",
+    // Its page work may take the input's timeoutMs (up to 60 s), plus starting the browser.
+    deadlineMs: 75_000,
     summary: "Load a public web page in headless Chromium and return its content as Markdown, text or HTML.",
     inputSource: "ours",
     input: object(
@@ -298,6 +300,8 @@ export const abilities = [
   },
   {
     id: "web.research",
+    // Several pages fetched and read in turn.
+    deadlineMs: 75_000,
     summary: "Research a question on the web: search, read the top sources, return findings with citations.",
     inputSource: "ours",
     input: object(
@@ -380,6 +384,8 @@ export const abilities = [
   },
   {
     id: "research.verify",
+    // Several pages fetched and read in turn.
+    deadlineMs: 75_000,
     summary:
       "Search current web sources or capture registered official pages; returns dated observations, not automatic truth.",
     inputSource: "spec",
@@ -482,6 +488,8 @@ export const abilities = [
   },
   {
     id: "qa.browser_check",
+    // Its page work may take the input's timeoutMs (up to 60 s), plus starting the browser.
+    deadlineMs: 75_000,
     summary:
       "Load a page in headless Chromium and run checks (status, text, selector, console errors, accessibility with axe-core, broken links); returns results and timings.",
     inputSource: "ours",

@@ -6,6 +6,7 @@
  */
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 import {
+  forwardCall,
   GantryError,
   makeClient,
   toGrpcContext,
@@ -31,7 +32,8 @@ export class GrpcExecutor implements AbilityExecutor {
       const res = await this.client.unary<object, { result_json: string; replayed?: boolean }>(
         "Execute",
         { ability, context: toGrpcContext(call), input_json: inputJson },
-        { deadlineMs: this.timeoutMs },
+        // The call's own deadline (its ability's, else UPSTREAM_TIMEOUT_MS) and the client's going away.
+        forwardCall(call, this.timeoutMs),
       );
       return { resultJson: res.result_json || "null", replayed: res.replayed === true };
     } catch (err) {

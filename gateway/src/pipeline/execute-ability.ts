@@ -12,7 +12,15 @@
  */
 import { hash } from "node:crypto";
 import { abilityById, keyMayCall } from "@gantry/proto/catalogue";
-import { GantryError, validateInput, type CallContext } from "@gantry/kit";
+import {
+  GantryError,
+  inServerSpan,
+  spanFailed,
+  telemetryOn,
+  validateInput,
+  type CallContext,
+  type Span,
+} from "@gantry/kit";
 import { authenticate } from "./authenticate.ts";
 import { effectiveTenant, parseEnvelope } from "./envelope.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
@@ -56,6 +64,10 @@ export interface AbilityRequest {
    * `idempotencyKey` ({@link applyIdempotencyHeader}). MCP has no headers per tool call.
    */
   idempotencyKey?: string;
+  /** Aborts when the client is gone (HTTP: the connection closed before the answer); the call's work stops. */
+  signal?: AbortSignal;
+  /** The request's headers, for a `traceparent` the client sent (its trace then holds the call's spans). */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 interface CallState {
@@ -69,7 +81,19 @@ interface CallState {
 }
 
 /** Runs the whole policy pipeline for one call and returns its outcome; audit and metrics included. */
-export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Promise<AbilityOutcome> {
+export function runAbility(request: AbilityRequest, deps: GatewayDeps): Promise<AbilityOutcome> {
+  if (!telemetryOn()) return runPipeline(request, deps, undefined);
+  // One trace per call: this span, then a client and a server span per hop, then the service's queries.
+  return inServerSpan("ability call", { "gantry.request_id": request.requestId }, request.headers ?? {}, (span) =>
+    runPipeline(request, deps, span),
+  );
+}
+
+async function runPipeline(
+  request: AbilityRequest,
+  deps: GatewayDeps,
+  span: Span | undefined,
+): Promise<AbilityOutcome> {
   const { requestId, started } = request;
   const headers: ResponseHeaders = { "X-Request-Id": requestId };
   const state: CallState = {};
@@ -95,6 +119,8 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
     const envelope = parseEnvelope(value, executePath);
     if (executePath && state.ability === undefined) state.ability = known(envelope.ability);
     const ability = abilityById.get(state.ability!)!;
+    span?.updateName(ability.id);
+    span?.setAttribute("gantry.ability", ability.id);
 
     // key.inspect and vertical.manifest_get (spec §5.11) and self-discovery (gantry.about,
     // capability.discover) are open to every authenticated key (OPEN_ABILITIES).
@@ -135,6 +161,9 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       runId: envelope.context.runId,
       verticalId: envelope.context.verticalId,
       baseUrl: request.baseUrl,
+      // Counted from the call's arrival; every hop gets what is left of it (kit/call-signal).
+      deadline: Date.now() - (performance.now() - started) + (ability.deadlineMs ?? deps.config.UPSTREAM_TIMEOUT_MS),
+      signal: request.signal,
     };
     // The key's own limit when it has one, so gantry.about reports what this key gets.
     const { resultJson, replayed } = await deps.dispatcher.execute(ability.service, ability.id, inputJson, call, {
@@ -182,6 +211,9 @@ export async function runAbility(request: AbilityRequest, deps: GatewayDeps): Pr
       });
     const durationMs = performance.now() - started;
     const label = state.ability ?? "unknown";
+    span?.setAttribute("http.response.status_code", status);
+    if (errorCode && status >= 500) spanFailed(span, errorCode);
+    else if (errorCode) span?.setAttribute("gantry.error_code", errorCode);
     deps.metrics.requests.inc({ ability: label, status });
     deps.metrics.latency.observe({ ability: label, status }, durationMs / 1000);
     deps.audit.record({

@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
+import { callerGone } from "@gantry/kit";
 import type { GatewayDeps } from "../deps.ts";
 import { readJsonBody } from "../pipeline/body.ts";
 import { runAbility } from "../pipeline/execute-ability.ts";
@@ -27,6 +28,12 @@ async function callAbility(
   call: { requestId: string; started: number },
 ): Promise<void> {
   const idempotencyKey = req.headers["idempotency-key"];
+  // A client that disconnects before its answer stops the call's work on every hop.
+  const caller = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) caller.abort(callerGone());
+  };
+  res.once("close", onClose);
   const out = await runAbility(
     {
       ...call,
@@ -35,6 +42,8 @@ async function callAbility(
       body: { read: async () => (await readJsonBody(req, deps.config.MAX_BODY_BYTES)).value },
       baseUrl: baseUrlOf(req, deps.config),
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
+      signal: caller.signal,
+      headers: req.headers,
     },
     deps,
   );

@@ -10,7 +10,7 @@
  * Chromium is ended once no render has run for `idleMs` (the next render starts it again).
  */
 import type { Browser } from "playwright-core";
-import { CHROMIUM_ARGS, GantryError } from "@gantry/kit";
+import { CHROMIUM_ARGS, callSignal, GantryError } from "@gantry/kit";
 
 export class PdfRenderer {
   #browser: Promise<Browser> | null = null;
@@ -74,6 +74,10 @@ export class PdfRenderer {
       await context.route("**/*", (route) =>
         route.request().url().startsWith("data:") ? route.continue() : route.abort("blockedbyclient"),
       );
+      // A caller that gave up (kit/call-signal) ends the render: closing the context ends its renderer.
+      const signal = callSignal();
+      signal?.throwIfAborted();
+      signal?.addEventListener("abort", () => void context.close().catch(() => {}), { once: true });
       const page = await context.newPage();
       page.setDefaultTimeout(this.timeoutMs);
       await page.setContent(html, { waitUntil: "load", timeout: this.timeoutMs });

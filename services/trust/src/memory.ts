@@ -3,26 +3,25 @@
  * The memory service, called over gRPC by ability id for the caller (never by reading its tables):
  * `decision.list` for the decisions a plan must respect, `lesson.record` for the lessons plan.learn
  * appends to the lessons inbox. The call keeps the caller's context (tenant, key, request id), so
- * memory scopes and records it as the caller's.
+ * memory scopes and records it as the caller's, and what is left of its deadline and its signal
+ * (kit/call-signal `forwardCall`): a caller that gave up stops memory's work too.
  */
-import { type CallContext, makeClient, toGrpcContext, type RpcClient } from "@gantry/kit";
+import { type CallContext, forwardCall, makeClient, toGrpcContext, type RpcClient } from "@gantry/kit";
 import type { InputOf, OutputOf } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 
 export class MemoryClient {
   private readonly client: RpcClient;
-  private readonly timeoutMs: number;
 
-  constructor(addr: string, timeoutMs = 10_000) {
+  constructor(addr: string) {
     this.client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
-    this.timeoutMs = timeoutMs;
   }
 
   private async execute<R>(ability: string, input: unknown, call: CallContext): Promise<R> {
     const res = await this.client.unary<object, { result_json: string }>(
       "Execute",
       { ability, context: toGrpcContext({ ...call, runId: undefined }), input_json: JSON.stringify(input) },
-      { deadlineMs: this.timeoutMs },
+      forwardCall(call, 10_000),
     );
     return JSON.parse(res.result_json) as R;
   }

@@ -16,7 +16,7 @@
  * one browser start (≈ 0.5 s) for the first page after a quiet spell. playwright-core itself (≈ 75
  * MiB) is imported on the first page, not with the service.
  */
-import { CHROMIUM_ARGS, type Logger, type SsrfGuard } from "@gantry/kit";
+import { CHROMIUM_ARGS, callSignal, type Logger, type SsrfGuard } from "@gantry/kit";
 import { type SsrfProxy, startSsrfProxy } from "@gantry/kit/ssrf-proxy.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
@@ -96,8 +96,17 @@ export class BrowserPool {
     const record = { blocked: [] as PageSession["blocked"] };
     this.#sessions.add(record);
     let timer: NodeJS.Timeout | undefined;
+    // The call this page works for (kit/call-signal): a caller that gave up ends the page as its deadline does.
+    const signal = callSignal();
+    let onAbort: (() => void) | undefined;
     // One deadline from here on: starting Chromium, opening the context and the work all count.
     const deadline = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        reject(signal?.reason);
+        context?.close().catch(() => {});
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
       timer = setTimeout(
         () => {
           reject(new PageTimeoutError(deadlineMs));
@@ -151,6 +160,7 @@ export class BrowserPool {
       return await Promise.race([run(), deadline]);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
       this.#sessions.delete(record);
       await context?.close().catch(() => {});
       this.#release();

@@ -6,7 +6,7 @@
  * operator-configured endpoint (WEB_SEARXNG_URL), not a caller's URL, so it is reached directly;
  * the result URLs it returns are callers' business and go through the SSRF guard when read.
  */
-import { GantryError } from "@gantry/kit";
+import { GantryError, stopsWithCall } from "@gantry/kit";
 import { fetch as undiciFetch } from "undici";
 
 export interface SearchRequest {
@@ -88,7 +88,8 @@ export class SearxngProvider implements SearchProvider {
     try {
       const res = await undiciFetch(url, {
         headers: { accept: "application/json", "user-agent": this.#userAgent },
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        // The call's own signal too (kit/call-signal): a caller that gave up stops the search.
+        signal: stopsWithCall(AbortSignal.timeout(this.#timeoutMs)),
       });
       if (!res.ok) throw new Error(`answered HTTP ${res.status}`);
       body = await res.json();
