@@ -645,6 +645,55 @@ test("the blob store: Postgres by default for content and web, nothing on the po
   assert.match(refused.out, /blobStore\.s3\.bucket is required/);
 });
 
+test("OpenTelemetry: off by default; with an OTLP endpoint every workload gets the OTEL_* variables and the egress", () => {
+  requireTools();
+  const docsOf = (args: string[]) => {
+    const r = helmTemplate(args);
+    assert.equal(r.code, 0, r.out);
+    return parseDocs(r.stdout);
+  };
+  const configMaps = (docs: Obj[]) =>
+    docs.filter((d) => d.kind === "ConfigMap" && d.metadata?.labels?.["app.kubernetes.io/component"]);
+  for (const cm of configMaps(docsOf([])))
+    assert.ok(
+      !Object.keys(cm.data ?? {}).some((k) => k.startsWith("OTEL_")),
+      `${cm.metadata.name}: telemetry off by default`,
+    );
+
+  const on = docsOf(["-f", join(CI_DIR, "all-features-values.yaml")]);
+  const workloads = ["gateway", ...AREA_SERVICES.map((a) => a.name)].filter((w) =>
+    on.some((d) => d.kind === "Deployment" && d.metadata?.name === `${FULLNAME}-${w}`),
+  );
+  assert.ok(workloads.includes("gateway") && workloads.length > 1);
+  for (const w of workloads) {
+    const env = on.find((d) => d.kind === "ConfigMap" && d.metadata?.name === `${FULLNAME}-${w}`)!.data;
+    assert.deepEqual(
+      [
+        env.OTEL_EXPORTER_OTLP_ENDPOINT,
+        env.OTEL_EXPORTER_OTLP_PROTOCOL,
+        env.OTEL_SERVICE_NAME,
+        env.OTEL_TRACES_SAMPLER,
+        env.OTEL_TRACES_SAMPLER_ARG,
+        env.OTEL_METRICS_EXPORTER,
+      ],
+      ["http://otel-collector.observability:4317", "grpc", w, "parentbased_traceidratio", "0.25", "otlp"],
+      `${w}'s ConfigMap`,
+    );
+    const egress = on.find((d) => d.kind === "NetworkPolicy" && d.metadata?.name === `${FULLNAME}-${w}`)!.spec
+      .egress as Obj[];
+    assert.ok(
+      egress.some(
+        (e) =>
+          e.ports?.[0]?.port === 4317 &&
+          e.to?.[0]?.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"] === "observability",
+      ),
+      `${w} may reach the collector`,
+    );
+  }
+  const refused = helmTemplate(["--set", "telemetry.protocol=thrift"]);
+  assert.notEqual(refused.code, 0, "an unknown protocol is refused");
+});
+
 test("NOTES.txt warns when gateway replicas would each count rate limits on their own", () => {
   requireTools();
   assert.match(

@@ -223,6 +223,16 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- with $blob.s3.endpoint -}}{{- $_ := set $env "BLOB_S3_ENDPOINT" . -}}{{- end -}}
 {{- end -}}
 {{- end -}}
+{{- with $root.Values.telemetry -}}
+{{- if .otlpEndpoint -}}
+{{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" .otlpEndpoint -}}
+{{- $_ := set $env "OTEL_EXPORTER_OTLP_PROTOCOL" .protocol -}}
+{{- $_ := set $env "OTEL_SERVICE_NAME" $w.name -}}
+{{- $_ := set $env "OTEL_TRACES_SAMPLER" .sampler -}}
+{{- with .samplerArg -}}{{- $_ := set $env "OTEL_TRACES_SAMPLER_ARG" (toString .) -}}{{- end -}}
+{{- $_ := set $env "OTEL_METRICS_EXPORTER" (ternary "otlp" "none" .metrics) -}}
+{{- end -}}
+{{- end -}}
 {{- range $k, $v := $w.env -}}
 {{- $_ := set $env $k (include "gantry.str" $v) -}}
 {{- end -}}
