@@ -4,8 +4,10 @@
  * server answers it; ours are kit/grpc-server), written on `node:http2` because grpc-js's client
  * spent about 130 µs of CPU per call on a hop whose HTTP/2 work costs under 60 µs: its interceptor,
  * filter, resolver and retry layers run on every call (docs/benchmarks.md, *Findings*). What we
- * need of them is kept: deadlines (`grpc-timeout` and a local timer), status and trailers,
- * reconnection with backoff, keepalive pings, and load balancing.
+ * need of them is kept: deadlines (`grpc-timeout` and a local timer), cancellation (a caller's
+ * `AbortSignal` fails the call at once and tells the server to stop it), call metadata (W3C
+ * `traceparent` when tracing is on: kit/telemetry), status and trailers, reconnection with backoff,
+ * keepalive pings, and load balancing.
  *
  * **Replicas.** An address is `host:port`, a comma-separated list of them, or a DNS name whose
  * lookup returns several addresses (a Kubernetes headless Service: every ready pod). Calls rotate

@@ -10,6 +10,11 @@
  * an HTTP/2 stream per call. On shutdown those streams stop taking calls and end once the calls
  * they took are answered.
  *
+ * Every call, plain or on the stream, is run with its caller's metadata and an `AbortSignal`
+ * (`ServerCall`, kit/grpc-multiplex): the server answers DEADLINE_EXCEEDED itself when the deadline
+ * (`grpc-timeout`, or the Call's `deadline_ms`) passes, and aborts the signal then, or when the
+ * client resets the stream, cancels the call or goes away; the handler stops its work on it.
+ *
  * What it does not do, because nothing here uses it: other streaming methods (answered
  * UNIMPLEMENTED), compression (a compressed request is refused), TLS (the services sit inside the
  * cluster network; see the chart's NetworkPolicy). Any gRPC client can call it: kubelet's gRPC
