@@ -11,7 +11,15 @@
  * A record can be lost only if this process dies within the 20 ms before its batch is published;
  * a clean shutdown flushes first.
  */
-import { SUBJECTS, encodeJson, type AuditBatch, type AuditRecord, type Logger, type Nats } from "@gantry/kit";
+import {
+  SUBJECTS,
+  encodeJson,
+  outsideTrace,
+  type AuditBatch,
+  type AuditRecord,
+  type Logger,
+  type Nats,
+} from "@gantry/kit";
 
 export const AUDIT_BATCH_MAX = 256;
 export const AUDIT_BATCH_DELAY_MS = 20;
@@ -54,7 +62,8 @@ export class AuditPublisher {
     while (this.inFlight < MAX_IN_FLIGHT_BATCHES && this.buffer.length > 0 && !this.retryTimer) {
       const records = this.buffer.length <= AUDIT_BATCH_MAX ? this.buffer : this.buffer.slice(0, AUDIT_BATCH_MAX);
       this.buffer = this.buffer.length <= AUDIT_BATCH_MAX ? [] : this.buffer.slice(AUDIT_BATCH_MAX);
-      this.send(records);
+      // A batch holds many calls' records: its publish is no span of the call that happened to fill it.
+      outsideTrace(() => this.send(records));
     }
     if (this.buffer.length > 0 && !this.retryTimer) this.timer ??= setTimeout(() => this.pump(), AUDIT_BATCH_DELAY_MS);
   }

@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry end to end, against a real Jaeger started here: with only the standard OTEL_*
  * variables set, one call is one trace, read back from Jaeger's query API — the gateway's span, the
- * gRPC hop's client and server spans, and the service's Postgres spans, in one tree, each tagged
+ * gRPC hop's client and server spans, and the service's Postgres spans and NATS publishes, in one tree, each tagged
  * with the call's request id where the call is ours (`gantry.request_id`, as in the log lines).
  * Every exporter protocol the SDK offers is used once: `http/protobuf` and `grpc` for traces, and the
  * services' RED metrics (calls, errors, duration by ability) arrive over OTLP too.
@@ -90,6 +90,31 @@ for (const protocol of ["http/protobuf", "grpc"] as const) {
       for (const q of queries)
         assert.ok(ancestors(q).includes(server), `${q.operationName} sits under the call's span`);
     });
+
+    if (protocol === "http/protobuf")
+      test("a NATS publish made for a call is a span of that call", async () => {
+        const res = await t.call(
+          "event.emit",
+          { input: { event: "booking.confirmed", payload: { bookingId: "bk_1" } } },
+          key,
+        );
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const requestId = String(res.headers["x-request-id"]);
+        const trace = await waitForTrace(jaeger, "gateway", { "gantry.request_id": requestId }, (found) =>
+          found.spans.some((s) =>
+            s.tags.some((t) => t.key === "messaging.destination.name" && String(t.value).includes("booking")),
+          ),
+        );
+        const { service, ancestors, tag } = tree(trace);
+        const server = trace.spans.find((s) => service(s) === "workspace" && s.operationName === "event.emit");
+        const publish = trace.spans.find(
+          (s) =>
+            tag(s, "messaging.system") === "nats" && String(tag(s, "messaging.destination.name")).includes("booking"),
+        );
+        assert.ok(server && publish);
+        assert.ok(ancestors(publish).includes(server), "under the workspace span of the call");
+        assert.match(String(tag(publish, "messaging.destination.name")), /booking\.confirmed/);
+      });
 
     if (protocol === "http/protobuf")
       test("every service counts its calls, errors and duration by ability (RED metrics over OTLP)", async () => {

@@ -13,6 +13,7 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import type { Logger } from "./logger.ts";
+import { telemetryOn, tracedPublish } from "./telemetry.ts";
 
 export type { NatsConnection, JetStreamClient, JetStreamManager };
 
@@ -118,7 +119,13 @@ export async function connectNats(url: string, name: string, log: Logger): Promi
     }
   })().catch(() => {});
   const jsm = await jetstreamManager(nc);
-  return { nc, js: jetstream(nc), jsm };
+  const js = jetstream(nc);
+  if (telemetryOn()) {
+    // Every publish of the process, whoever makes it, is a span of the call it is made for (kit/telemetry).
+    const publish = js.publish.bind(js);
+    js.publish = (subject, payload, opts) => tracedPublish(subject, () => publish(subject, payload, opts));
+  }
+  return { nc, js, jsm };
 }
 
 /** Creates the stream, or updates its subjects when it exists. */

@@ -24,13 +24,14 @@ import {
   metrics,
   type Counter,
   propagation,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
 
-export type { Span } from "@opentelemetry/api";
+export { SpanKind, type Span } from "@opentelemetry/api";
 
 const TRACER = "gantry";
 
@@ -169,6 +170,25 @@ export function tracedServerCall(
 function rpcAttributes(path: string): Attributes {
   const slash = path.lastIndexOf("/");
   return { "rpc.system": "grpc", "rpc.service": path.slice(1, slash), "rpc.method": path.slice(slash + 1) };
+}
+
+/**
+ * A NATS publish made for a call: a producer span under the call's, when on and inside a trace
+ * (a relay's or a sweep's publish outside any call starts no trace of its own).
+ */
+export function tracedPublish<T>(subject: string, publish: () => Promise<T>): Promise<T> {
+  if (!on || !trace.getActiveSpan()) return publish();
+  return inSpan(
+    `${subject} publish`,
+    SpanKind.PRODUCER,
+    { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.destination.name": subject },
+    publish,
+  );
+}
+
+/** Runs `fn` outside any trace: work for many calls at once (a batch) belongs to none of them. */
+export function outsideTrace<T>(fn: () => T): T {
+  return on ? context.with(ROOT_CONTEXT, fn) : fn();
 }
 
 /** Names the current span after the ability it serves and tags it with the call's request id. */
