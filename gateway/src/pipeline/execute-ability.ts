@@ -27,6 +27,7 @@ import { enforceRateLimit } from "./rate-limit.ts";
 import { refuseBadShape } from "./input-shape.ts";
 import { notImplementedReason, unknownAbilityError } from "./unknown-ability.ts";
 import { applyIdempotencyHeader } from "./idempotency-header.ts";
+import { callDeadlineMs } from "./deadline-header.ts";
 import { checkRunPermit, type ConsumedPermit, recordRunReceipt } from "./run-permit.ts";
 import {
   errorBody,
@@ -64,6 +65,8 @@ export interface AbilityRequest {
    * `idempotencyKey` ({@link applyIdempotencyHeader}). MCP has no headers per tool call.
    */
   idempotencyKey?: string;
+  /** The `Gantry-Timeout-Ms` request header, when sent: a deadline shorter than the ability's (deadline-header.ts). */
+  timeoutMs?: string;
   /** Aborts when the client is gone (HTTP: the connection closed before the answer); the call's work stops. */
   signal?: AbortSignal;
   /** The request's headers, for a `traceparent` the client sent (its trace then holds the call's spans). */
@@ -134,6 +137,7 @@ async function runPipeline(
 
     state.tenant = effectiveTenant(key, envelope.context.tenantId);
     if (request.idempotencyKey !== undefined) applyIdempotencyHeader(ability, envelope.input, request.idempotencyKey);
+    const deadlineMs = callDeadlineMs(ability, request.timeoutMs, deps.config.UPSTREAM_TIMEOUT_MS);
     refuseBadShape(ability.id, envelope.input);
     validateInput(ability.id, envelope.input);
     // Serialised once, after validation applied defaults: what is hashed is exactly what runs.
@@ -162,7 +166,7 @@ async function runPipeline(
       verticalId: envelope.context.verticalId,
       baseUrl: request.baseUrl,
       // Counted from the call's arrival; every hop gets what is left of it (kit/call-signal).
-      deadline: Date.now() - (performance.now() - started) + (ability.deadlineMs ?? deps.config.UPSTREAM_TIMEOUT_MS),
+      deadline: Date.now() - (performance.now() - started) + deadlineMs,
       signal: request.signal,
     };
     // The key's own limit when it has one, so gantry.about reports what this key gets.

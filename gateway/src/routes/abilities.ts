@@ -16,6 +16,7 @@ import { callerGone } from "@gantry/kit";
 import type { GatewayDeps } from "../deps.ts";
 import { readJsonBody } from "../pipeline/body.ts";
 import { runAbility } from "../pipeline/execute-ability.ts";
+import { DEADLINE_HEADER } from "../pipeline/deadline-header.ts";
 import { startCall } from "../pipeline/request-id.ts";
 import { sendOutcome, sendUnhandled } from "../respond.ts";
 import { baseUrlOf } from "./base-url.ts";
@@ -28,6 +29,7 @@ async function callAbility(
   call: { requestId: string; started: number },
 ): Promise<void> {
   const idempotencyKey = req.headers["idempotency-key"];
+  const timeoutMs = req.headers[DEADLINE_HEADER];
   // A client that disconnects before its answer stops the call's work on every hop.
   const caller = new AbortController();
   const onClose = () => {
@@ -42,6 +44,7 @@ async function callAbility(
       body: { read: async () => (await readJsonBody(req, deps.config.MAX_BODY_BYTES)).value },
       baseUrl: baseUrlOf(req, deps.config),
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
+      timeoutMs: Array.isArray(timeoutMs) ? timeoutMs[0] : timeoutMs,
       signal: caller.signal,
       headers: req.headers,
     },
