@@ -10,7 +10,7 @@ import type { CallContext } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { NO_TOKENS, openTokens } from "./credentials.ts";
 import { SCHEMA, type Connection } from "./db.ts";
-import { publish, recordEvent } from "./events.ts";
+import { enqueue, recordEvent } from "./events.ts";
 import { closeSessions } from "./sessions.ts";
 
 /** The tenant's live connection for a service (kind `service`), or null. */
@@ -127,11 +127,11 @@ export async function revokeConnection(ctx: Context, call: CallContext, row: Con
         requestId: call.requestId,
         detail,
       });
+      await enqueue(tx, "revoked", revoked, { requestId: call.requestId, detail, at: now });
       return { row: revoked, detail, at: now };
     },
     { timeout, maxWait: 10_000 },
   );
-  if (outcome.detail && outcome.at)
-    await publish(ctx, "revoked", outcome.row, { requestId: call.requestId, detail: outcome.detail, at: outcome.at });
+  await ctx.outbox.flush();
   return outcome.row;
 }

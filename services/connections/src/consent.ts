@@ -23,7 +23,7 @@ import { sealTokens } from "./credentials.ts";
 import { openValue, sealRecord } from "./crypto.ts";
 import { SCHEMA, type Connection } from "./db.ts";
 import { revokeAtProvider } from "./connections.ts";
-import { publish, recordEvent } from "./events.ts";
+import { enqueue, recordEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { consentSecrets, ProviderRefusal } from "./oauth.ts";
 import { connectionNotFound, connectionOut, invalidField, unknownService } from "./records.ts";
@@ -312,10 +312,11 @@ export async function completeConsent(ctx: Context, call: CallContext, input: Co
         requestId: call.requestId,
         detail,
       });
+      await enqueue(tx, "connected", updated, { requestId: call.requestId, detail, at: done });
       return updated;
     },
     { timeout, maxWait: 10_000 },
   );
-  await publish(ctx, "connected", connected, { requestId: call.requestId, detail, at: done });
+  await ctx.outbox.flush();
   return { action: "complete" as const, connection: connectionOut(connected) };
 }

@@ -10,7 +10,7 @@
  * // src/abilities/connection.get.ts
  * export default ability("connection.get", async (input, call, ctx) => …);
  */
-import { abilityOf, type Clock, type Logger, type Nats, type SsrfGuard } from "@gantry/kit";
+import { abilityOf, type Clock, type Logger, type Nats, type OutboxRelay, type SsrfGuard } from "@gantry/kit";
 import type { ConnectionsConfig } from "./config.ts";
 import type { MasterKeys } from "./crypto.ts";
 import type { Connection, PrismaClient } from "./db.ts";
@@ -30,6 +30,8 @@ export interface Context {
   /** The kit's SSRF guard every tool execution's request goes through (time and size caps). */
   guard: SsrfGuard;
   nats: Nats;
+  /** The outbox relay: events written in a change's transaction, published once it commits. */
+  outbox: OutboxRelay;
   log: Logger;
   now: Clock;
   /** Refreshes in progress in this process, by connection id: concurrent uses share one. */

@@ -1,14 +1,15 @@
 /**
  * @module connections/events
  * The trail of a connection, kept twice: a `connection_events` row written in the same transaction
- * as the change it records (the audit of every consent step, refresh and revocation), and, after the
- * commit, a NATS message on `connections.connection.<what>` (stream CONNECTIONS) for other services.
- * Messages carry ids, statuses and reasons, never a credential; each has a `msgID` (connection id,
- * event and row version), so a retried publish is deduplicated by JetStream.
+ * as the change it records (the audit of every consent step, refresh and revocation), and a NATS
+ * message on `connections.connection.<what>` (stream CONNECTIONS) for other services, written to the
+ * kit's outbox in that same transaction and published by its relay once committed (kit/src/outbox.ts):
+ * a crash or a NATS outage after the commit delays the message, never loses it. Messages carry ids,
+ * statuses and reasons, never a credential; each has a `msgID` (connection id, event and row
+ * version), so a re-publish is deduplicated by JetStream.
  */
-import { encodeJson, SUBJECTS } from "@gantry/kit";
-import type { Context } from "./context.ts";
-import type { Connection, Prisma } from "./db.ts";
+import { enqueueEvents, SUBJECTS } from "@gantry/kit";
+import { type Connection, type Prisma, SCHEMA } from "./db.ts";
 
 export type TrailEvent =
   | "consent_started"
@@ -47,8 +48,8 @@ export interface ConnectionMessage {
   at: string;
 }
 
-/** The transaction client's view the trail needs. */
-type Tx = Pick<Prisma.TransactionClient, "connectionEvent">;
+/** The transaction client's view the trail and the outbox need. */
+type Tx = Pick<Prisma.TransactionClient, "connectionEvent" | "$executeRawUnsafe">;
 
 /** Appends one event to the connection's trail (inside the transaction that made the change). */
 export async function recordEvent(
@@ -75,9 +76,12 @@ export async function recordEvent(
   });
 }
 
-/** Publishes a committed change. A failed publish is logged, never undoes the change (the trail has it). */
-export async function publish(
-  ctx: Pick<Context, "nats" | "log">,
+/**
+ * Queues the message of a change in the outbox, inside the transaction that made it: `row` is the
+ * connection as that transaction leaves it. Callers flush the outbox after the commit.
+ */
+export async function enqueue(
+  tx: Tx,
   event: PublishedEvent,
   row: Connection,
   extra: { requestId?: string | null; detail?: Record<string, unknown>; at: Date; msgId?: string },
@@ -95,11 +99,12 @@ export async function publish(
     detail: extra.detail ?? {},
     at: extra.at.toISOString(),
   };
-  try {
-    await ctx.nats.js.publish(PUBLISHED[event], encodeJson(message), {
-      msgID: extra.msgId ?? `${row.id}.${event}.${row.version}`,
-    });
-  } catch (err) {
-    ctx.log.warn({ connectionId: row.id, event, err: String(err) }, "publishing a connection event failed");
-  }
+  await enqueueEvents(tx, SCHEMA, [
+    {
+      tenant: row.tenant,
+      subject: PUBLISHED[event],
+      msgId: extra.msgId ?? `${row.id}.${event}.${row.version}`,
+      payload: message,
+    },
+  ]);
 }

@@ -24,7 +24,7 @@ import { asSystem, GantryError } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { NO_TOKENS, openTokens, sealTokens } from "./credentials.ts";
 import { SCHEMA, type Connection } from "./db.ts";
-import { publish, recordEvent } from "./events.ts";
+import { enqueue, recordEvent } from "./events.ts";
 import { ProviderRefusal } from "./oauth.ts";
 import { sweepAbandoned } from "./sessions.ts";
 
@@ -115,12 +115,14 @@ async function refreshLocked(
       if (updated.count !== 1) throw new GantryError("conflict", `Connection ${id} changed during its refresh.`);
       const detail = { trigger, rotated };
       await recordEvent(tx, { connection: row, type: "refreshed", at: now, requestId, detail });
-      return { row: (await tx.connection.findFirst({ where: { id } })) as Connection, event: "refreshed", detail };
+      const refreshed = (await tx.connection.findFirst({ where: { id } })) as Connection;
+      await enqueue(tx, "refreshed", refreshed, { requestId, detail, at: now });
+      return { row: refreshed, event: "refreshed", detail };
     },
     { timeout, maxWait: 10_000 },
   );
   if (outcome.event) {
-    await publish(ctx, outcome.event, outcome.row, { requestId, detail: outcome.detail, at: new Date(ctx.now()) });
+    await ctx.outbox.flush();
     ctx.log.info(
       { connectionId: id, tenant: outcome.row.tenant, event: outcome.event, ...outcome.detail },
       outcome.event === "refreshed" ? "access token refreshed" : "connection needs consent again",
@@ -150,11 +152,9 @@ async function needsReauth(
   });
   const detail = { reason };
   await recordEvent(tx, { connection: row, type: "needs_reauth", at: now, requestId, detail });
-  return {
-    row: (await tx.connection.findFirst({ where: { id: row.id } })) as Connection,
-    event: "needs_reauth",
-    detail,
-  };
+  const changed = (await tx.connection.findFirst({ where: { id: row.id } })) as Connection;
+  await enqueue(tx, "needs_reauth", changed, { requestId, detail, at: now });
+  return { row: changed, event: "needs_reauth", detail };
 }
 
 /**

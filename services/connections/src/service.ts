@@ -13,7 +13,15 @@
  * expiry, abandoned consents); ability calls run in the caller's tenant scope, and the resolver
  * scopes each call to the tenant it names.
  */
-import { createClock, defineService, ensureStream, prismaClient, SsrfGuard, STREAMS } from "@gantry/kit";
+import {
+  createClock,
+  defineService,
+  ensureStream,
+  prismaClient,
+  SsrfGuard,
+  STREAMS,
+  startOutboxRelay,
+} from "@gantry/kit";
 import {
   CONNECTIONS_ENV,
   loadMasterKeys,
@@ -22,7 +30,7 @@ import {
   parseToolkitBaseUrls,
 } from "./config.ts";
 import type { Context } from "./context.ts";
-import { PrismaClient } from "./db.ts";
+import { PrismaClient, SCHEMA } from "./db.ts";
 import { OAuthProvider } from "./oauth.ts";
 import { startRefreshSweep } from "./refresh.ts";
 import { resolverService } from "./resolver.ts";
@@ -32,7 +40,8 @@ export default defineService({
   name: "connections",
   env: CONNECTIONS_ENV,
   init: async (deps): Promise<Context> => {
-    const { config, log, nats } = deps;
+    const { config, log, nats, pool } = deps;
+    if (!pool) throw new Error("connections started without a database (DATABASE_URL)");
     // All fail fast, before anything starts.
     const keys = loadMasterKeys(config);
     const providerConfigs = parseProviders(config.CONNECTIONS_PROVIDERS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
@@ -82,6 +91,7 @@ export default defineService({
         log,
       }),
       nats,
+      outbox: startOutboxRelay({ pool, schema: SCHEMA, nats, log }),
       log,
       now,
       refreshing: new Map(),
@@ -94,6 +104,7 @@ export default defineService({
   grpcServices: (ctx) => [resolverService(ctx)],
   close: async (ctx) => {
     await ctx.background.stop();
+    await ctx.outbox.stop();
     await ctx.db.$disconnect();
   },
 });

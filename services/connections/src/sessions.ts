@@ -12,7 +12,7 @@
  */
 import type { Context } from "./context.ts";
 import type { Connection, Prisma } from "./db.ts";
-import { publish, recordEvent } from "./events.ts";
+import { enqueue, recordEvent } from "./events.ts";
 
 /** Session rows are kept this long after expiry. */
 export const SESSION_RETENTION_MS = 24 * 3600 * 1000;
@@ -53,11 +53,13 @@ export async function sweepAbandoned(ctx: Context): Promise<{ revoked: number; d
       if (claimed.count !== 1) return null;
       await closeSessions(tx, row, now);
       await recordEvent(tx, { connection: row, type: "revoked", at: now, detail: { reason: ABANDONED } });
-      return tx.connection.findFirst({ where: { id: row.id } });
+      const closed = await tx.connection.findFirstOrThrow({ where: { id: row.id } });
+      await enqueue(tx, "revoked", closed, { detail: { reason: ABANDONED }, at: now });
+      return closed;
     });
     if (!done) continue;
     revoked++;
-    await publish(ctx, "revoked", done, { detail: { reason: ABANDONED }, at: now });
+    await ctx.outbox.flush();
   }
   const deleted = await ctx.db.oauthSession.deleteMany({
     where: { expiresAt: { lt: new Date(nowMs - SESSION_RETENTION_MS) } },

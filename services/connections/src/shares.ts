@@ -19,7 +19,7 @@ import { type CallContext, GantryError } from "@gantry/kit";
 import type { InputOf, OutputOf } from "@gantry/proto/catalogue";
 import type { Context } from "./context.ts";
 import type { Connection, ConnectionShare } from "./db.ts";
-import { publish, recordEvent } from "./events.ts";
+import { enqueue, recordEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { connectionNotFound, invalidField } from "./records.ts";
 import { resolveTool } from "./toolkits.ts";
@@ -140,14 +140,20 @@ export async function createShare(ctx: Context, call: CallContext, input: ShareI
         expiresAt: expiresAt?.toISOString() ?? null,
       },
     });
+    await enqueue(tx, "shared", connection, {
+      requestId: call.requestId,
+      at: now,
+      msgId: `${created.id}.shared`,
+      detail: {
+        shareId: created.id,
+        grantee: created.principalId,
+        toolIds,
+        expiresAt: expiresAt?.toISOString() ?? null,
+      },
+    });
     return created;
   });
-  await publish(ctx, "shared", connection, {
-    requestId: call.requestId,
-    at: now,
-    msgId: `${share.id}.shared`,
-    detail: { shareId: share.id, grantee: share.principalId, toolIds, expiresAt: expiresAt?.toISOString() ?? null },
-  });
+  await ctx.outbox.flush();
   return shareOut(share, nowMs);
 }
 
@@ -179,27 +185,29 @@ export async function revokeShare(
       where: { id: share.id, tenant: call.tenant, revokedAt: null },
       data: { revokedAt: now },
     });
-    if (claimed.count === 1)
+    if (claimed.count === 1) {
+      const detail = { shareId: share.id, grantee: share.principalId };
       await recordEvent(tx, {
         connection,
         type: "share_revoked",
         at: now,
         principalId: call.keyId,
         requestId: call.requestId,
-        detail: { shareId: share.id, grantee: share.principalId },
+        detail,
       });
+      await enqueue(tx, "share_revoked", connection, {
+        requestId: call.requestId,
+        at: now,
+        msgId: `${share.id}.share_revoked`,
+        detail,
+      });
+    }
     return {
       row: await tx.connectionShare.findFirstOrThrow({ where: { id: share.id, tenant: call.tenant } }),
       claimed,
     };
   });
-  if (revoked.claimed.count === 1)
-    await publish(ctx, "share_revoked", connection, {
-      requestId: call.requestId,
-      at: now,
-      msgId: `${share.id}.share_revoked`,
-      detail: { shareId: share.id, grantee: share.principalId },
-    });
+  if (revoked.claimed.count === 1) await ctx.outbox.flush();
   return { connection, share: shareOut(revoked.row, nowMs) };
 }
 

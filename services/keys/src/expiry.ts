@@ -26,18 +26,27 @@ export async function recordExpired(ctx: Context, ids?: string[]): Promise<strin
     params.push(ids);
     filter = `AND k.id = ANY($2::text[])`;
   }
-  const { rows } = await ctx.pool.query<{ key_id: string; id: string }>(
-    `INSERT INTO "${SCHEMA}"."key_events" ("key_id", "kind", "reason", "at")
-     SELECT k.id, 'expired',
-            CASE WHEN k.rotated_to IS NOT NULL THEN 'rotation overlap ended; successor ' || k.rotated_to ELSE 'expiry reached' END,
-            k.expires_at
-       FROM "${SCHEMA}"."api_keys" k
-      WHERE k.status = 'active' AND k.expires_at IS NOT NULL AND k.expires_at <= $1 ${filter}
-     ON CONFLICT ("key_id") WHERE "kind" = 'expired' DO NOTHING
-     RETURNING "key_id", "id"::text`,
+  // The trail rows and their notices in one statement: the outbox gets a notice for each row recorded.
+  const { rows } = await ctx.pool.query<{ key_id: string }>(
+    `WITH recorded AS (
+       INSERT INTO "${SCHEMA}"."key_events" ("key_id", "kind", "reason", "at")
+       SELECT k.id, 'expired',
+              CASE WHEN k.rotated_to IS NOT NULL THEN 'rotation overlap ended; successor ' || k.rotated_to ELSE 'expiry reached' END,
+              k.expires_at
+         FROM "${SCHEMA}"."api_keys" k
+        WHERE k.status = 'active' AND k.expires_at IS NOT NULL AND k.expires_at <= $1 ${filter}
+       ON CONFLICT ("key_id") WHERE "kind" = 'expired' DO NOTHING
+       RETURNING "key_id", "id"
+     ), queued AS (
+       INSERT INTO "${SCHEMA}"."outbox" ("tenant", "subject", "msg_id", "payload")
+       SELECT k.tenant, '${SUBJECTS.keyExpired}', '${SUBJECTS.keyExpired}:' || r.key_id || ':' || r.id::text,
+              jsonb_build_object('keyId', r.key_id)
+         FROM recorded r JOIN "${SCHEMA}"."api_keys" k ON k.id = r.key_id
+     )
+     SELECT key_id FROM recorded`,
     params,
   );
-  for (const r of rows) void ctx.notices.publish(SUBJECTS.keyExpired, r.key_id, r.id);
+  if (rows.length > 0) await ctx.notices.flush([]);
   return rows.map((r) => r.key_id);
 }
 

@@ -13,11 +13,11 @@
 import { createClock, defineEnv, defineService, prismaClient, RATE_LIMIT_ENV } from "@gantry/kit";
 import { startAuditConsumer } from "./audit-consumer.ts";
 import { ensureAdminKey } from "./bootstrap.ts";
-import type { Context } from "./context.ts";
+import { type Context, SCHEMA } from "./context.ts";
 import { PrismaClient } from "./db.ts";
 import { startExpirySweep } from "./expiry.ts";
 import { LegacyStore } from "./legacy.ts";
-import { declareKeysStream, natsNotices } from "./notices.ts";
+import { declareKeysStream, outboxNotices } from "./notices.ts";
 import { resolverService } from "./resolver.ts";
 
 export const KEYS_ENV = defineEnv({
@@ -60,7 +60,7 @@ export default defineService({
       pool,
       now,
       legacy,
-      notices: natsNotices(deps.nats, deps.log),
+      notices: outboxNotices(pool, SCHEMA, deps.nats, deps.log),
       log: deps.log,
       defaultRateLimit: { limit: deps.config.RATE_LIMIT_DEFAULT, windowSeconds: deps.config.RATE_LIMIT_WINDOW_SECONDS },
       authCacheMs: 30_000,
@@ -73,6 +73,7 @@ export default defineService({
       stop: async () => {
         sweep.stop();
         await audit.stop();
+        await ctx.notices.stop();
       },
     };
     return ctx;

@@ -4,11 +4,10 @@
  * `ability(id, run)` declarer of the handlers in abilities/.
  */
 import type pg from "pg";
-import { abilityOf, type Clock, type Logger, type Nats } from "@gantry/kit";
+import { abilityOf, type Clock, type Logger, type Nats, type OutboxRelay } from "@gantry/kit";
 import type { MemoryConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
 import type { Embedder } from "./embed/types.ts";
-import type { Outbox } from "./outbox.ts";
 import type { VectorStore } from "./store/types.ts";
 
 export interface Context {
@@ -21,7 +20,7 @@ export interface Context {
   nats: Nats;
   store: VectorStore;
   embedder: Embedder;
-  outbox: Outbox;
+  outbox: OutboxRelay;
   /** Epoch ms; shifted in tests through the kit's test clock. */
   now: Clock;
 }

@@ -8,12 +8,19 @@
  * the kit. `init` runs in system scope, and so does what it starts: the outbox relay and the
  * Postgres store's partition notices and version checks, which serve every tenant.
  */
-import { STREAMS, createClock, defineService, ensureStream, prismaClient, type Logger } from "@gantry/kit";
+import {
+  STREAMS,
+  createClock,
+  defineService,
+  ensureStream,
+  prismaClient,
+  startOutboxRelay,
+  type Logger,
+} from "@gantry/kit";
 import { MEMORY_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
 import { loadEmbedder } from "./embed/index.ts";
-import { startOutbox } from "./outbox.ts";
 import type { Embedder } from "./embed/types.ts";
 import { createStore, type VectorStore } from "./store/index.ts";
 
@@ -45,7 +52,7 @@ export default defineService({
       nats: deps.nats,
       store,
       embedder,
-      outbox: startOutbox(deps.pool, deps.nats, deps.log),
+      outbox: startOutboxRelay({ pool: deps.pool, schema: "memory", nats: deps.nats, log: deps.log }),
       now: createClock(),
     };
   },

@@ -18,7 +18,7 @@ import { startConsent } from "../consent.ts";
 import { ability } from "../context.ts";
 import { sealTokens } from "../credentials.ts";
 import { SCHEMA } from "../db.ts";
-import { publish, recordEvent } from "../events.ts";
+import { enqueue, recordEvent } from "../events.ts";
 import { verifyCredential } from "../execute.ts";
 import { newId } from "../ids.ts";
 import { connectionOut, invalidField } from "../records.ts";
@@ -138,17 +138,11 @@ export default ability("integration.app.connect", async (input, call, ctx) => {
         requestId: call.requestId,
         detail: { authScheme: "api_key", verified: toolkit.verify !== null },
       });
+      await enqueue(tx, "connected", row, { requestId: call.requestId, detail: { authScheme: "api_key" }, at: now });
       return { connection: connectionOut(row), authorizationUrl: null, state: null, expires: null };
     },
     replay,
   });
-  if (created) {
-    const row = await ctx.db.connection.findFirstOrThrow({ where: { id, tenant: call.tenant } });
-    await publish(ctx, "connected", row, {
-      requestId: call.requestId,
-      detail: { authScheme: "api_key" },
-      at: now,
-    });
-  }
+  if (created) await ctx.outbox.flush();
   return result;
 });

@@ -75,28 +75,32 @@ export default ability("key.issue", (input, call, ctx) =>
     const raw = generateKey();
     const id = newKeyId();
     const created = new Date(now);
-    const row = await ctx.db.apiKey.create({
-      data: {
-        id,
-        tenant,
-        name: input.name,
-        prefix: keyPrefix(raw),
-        secretHash: hashKey(raw),
-        scopes: input.scopes,
-        collections: requested.collections,
-        products: requested.products,
-        admin: input.admin,
-        subTenants: input.subTenants,
-        rateLimit: rateLimit?.limit ?? null,
-        rateWindowSeconds: rateLimit?.windowSeconds ?? null,
-        expiresAt: expiresAt === null ? null : new Date(expiresAt),
-        createdAt: created,
-        origin: "api",
-        events: { create: { kind: "issued", actorKeyId: call.keyId, requestId: call.requestId, at: created } },
-      },
-      include: { events: true },
+    const { row, notice } = await ctx.db.$transaction(async (tx) => {
+      const row = await tx.apiKey.create({
+        data: {
+          id,
+          tenant,
+          name: input.name,
+          prefix: keyPrefix(raw),
+          secretHash: hashKey(raw),
+          scopes: input.scopes,
+          collections: requested.collections,
+          products: requested.products,
+          admin: input.admin,
+          subTenants: input.subTenants,
+          rateLimit: rateLimit?.limit ?? null,
+          rateWindowSeconds: rateLimit?.windowSeconds ?? null,
+          expiresAt: expiresAt === null ? null : new Date(expiresAt),
+          createdAt: created,
+          origin: "api",
+          events: { create: { kind: "issued", actorKeyId: call.keyId, requestId: call.requestId, at: created } },
+        },
+        include: { events: true },
+      });
+      const notice = await ctx.notices.enqueue(tx, SUBJECTS.keyIssued, row, String(row.events[0]?.id ?? id));
+      return { row, notice };
     });
-    await ctx.notices.publish(SUBJECTS.keyIssued, id, String(row.events[0]?.id ?? id));
+    await ctx.notices.flush([notice]);
     ctx.log.info({ requestId: call.requestId, keyId: id, tenant, actorKeyId: call.keyId }, "key issued");
     return {
       id,

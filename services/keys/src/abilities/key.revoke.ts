@@ -45,8 +45,12 @@ export default ability("key.revoke", (input, call, ctx) =>
         where: { id: row.id, status: "active" },
         data: { status: "revoked", revokedAt: now },
       });
-      if (count === 0)
-        return { already: await tx.apiKey.findFirstOrThrow({ where: { id: row.id } }), eventId: undefined };
+      if (count === 0) {
+        // Announced again for an already revoked key too: harmless (a new id), and it tells a gateway
+        // that cached the key before a restart of its subscription.
+        const notice = await ctx.notices.enqueue(tx, SUBJECTS.keyRevoked, row, `again-${now.getTime()}`);
+        return { already: await tx.apiKey.findFirstOrThrow({ where: { id: row.id } }), notice };
+      }
       const ev = await tx.keyEvent.create({
         data: {
           keyId: row.id,
@@ -57,11 +61,10 @@ export default ability("key.revoke", (input, call, ctx) =>
           at: now,
         },
       });
-      return { already: undefined, eventId: String(ev.id) };
+      return { already: undefined, notice: await ctx.notices.enqueue(tx, SUBJECTS.keyRevoked, row, String(ev.id)) };
     });
     const revokedAt = result.already?.revokedAt ?? now;
-    // Published again for an already revoked key too: harmless, and it heals a lost notice.
-    const notified = await ctx.notices.publish(SUBJECTS.keyRevoked, row.id, result.eventId ?? `again-${Date.now()}`);
+    const notified = await ctx.notices.flush([result.notice]);
     if (!result.already)
       ctx.log.info(
         { requestId: call.requestId, keyId: row.id, tenant: row.tenant, actorKeyId: call.keyId, notified },

@@ -107,13 +107,13 @@ export default ability("key.rotate", (input, call, ctx) =>
           at: created,
         },
       });
-      return { successor, rotatedEventId: String(rotated.id), issuedEventId: String(successor.events[0]?.id ?? id) };
+      const notices = [
+        await ctx.notices.enqueue(tx, SUBJECTS.keyRotated, row, String(rotated.id)),
+        await ctx.notices.enqueue(tx, SUBJECTS.keyIssued, successor, String(successor.events[0]?.id ?? id)),
+      ];
+      return { successor, notices };
     });
-
-    await Promise.all([
-      ctx.notices.publish(SUBJECTS.keyRotated, row.id, out.rotatedEventId),
-      ctx.notices.publish(SUBJECTS.keyIssued, id, out.issuedEventId),
-    ]);
+    await ctx.notices.flush(out.notices);
     ctx.log.info(
       {
         requestId: call.requestId,

@@ -120,7 +120,7 @@ describe("lesson.record", () => {
 
   test("the outbox relay publishes events left behind (e.g. by a NATS outage)", async () => {
     const payload = { id: "les_leftover_0000000000001", tenant: "acme", title: "left behind" };
-    await t.db.query(`INSERT INTO memory.outbox (subject, msg_id, payload) VALUES ($1, $2, $3)`, [
+    await t.db.query(`INSERT INTO memory.outbox (tenant, subject, msg_id, payload) VALUES ('acme', $1, $2, $3)`, [
       SUBJECTS.lessonRecorded,
       payload.id,
       JSON.stringify(payload),

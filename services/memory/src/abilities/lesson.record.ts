@@ -69,7 +69,7 @@ export default ability("lesson.record", async (input, call, ctx) => {
       },
     }),
     ctx.db.outboxEvent.create({
-      data: { subject: SUBJECTS.lessonRecorded, msgId: id, payload: event as unknown as object },
+      data: { tenant: call.tenant, subject: SUBJECTS.lessonRecorded, msgId: id, payload: event as unknown as object },
     }),
   ]);
   await ctx.outbox.flush();

@@ -1,0 +1,206 @@
+/**
+ * @module kit/outbox
+ * Events after a database change, never lost and never sent for a change that rolled back: the
+ * event is a row of the service's `outbox` table written in the same transaction as the change
+ * (`enqueueEvents`), and a relay publishes it to JetStream with the row's `msg_id` as `Nats-Msg-Id`
+ * (JetStream drops a re-publish of the same id within the stream's duplicate window), then deletes
+ * it. A service calls `flush()` right after its commit, so events go out at once when NATS is up; a
+ * timer publishes whatever a NATS outage or a crash left behind. After a failed publish the relay
+ * pauses (1 s doubling to 10 s, reset by the next success), so while NATS is away a call's flush
+ * returns at once instead of waiting out a publish timeout, and the failed row itself waits its own
+ * backoff with its error kept, so one bad subject cannot hold up the rest, which still go out in the
+ * order they were written.
+ *
+ * Any number of replicas may relay: rows are claimed with `FOR UPDATE SKIP LOCKED`. The table has a
+ * `tenant` column, so it is under row-level security like every tenant table (a handler's insert is
+ * its tenant's; the relay reads in system scope).
+ *
+ * @example
+ * await db.$transaction(async (tx) => {
+ *   await tx.order.update(…);
+ *   await enqueueEvents(tx, "shop", [{ tenant, subject: "shop.order.paid", msgId: `${id}.paid`, payload }]);
+ * });
+ * await ctx.outbox.flush();
+ */
+import type pg from "pg";
+import type { Logger } from "./logger.ts";
+import { encodeJson, type Nats } from "./nats.ts";
+import { asSystem } from "./tenancy.ts";
+
+export interface OutboxEvent {
+  /** The tenant the event is about (`""` for one about no tenant, e.g. a system sweep's). */
+  tenant: string;
+  subject: string;
+  /** JetStream's deduplication id: the same change must always give the same id. */
+  msgId: string;
+  payload: unknown;
+}
+
+/** The table each publishing service creates in its own schema (by a migration of its own). */
+export const OUTBOX_TABLE_SQL = `CREATE TABLE "outbox" (
+    "id" BIGSERIAL NOT NULL,
+    "tenant" TEXT NOT NULL,
+    "subject" TEXT NOT NULL,
+    "msg_id" TEXT NOT NULL,
+    "payload" JSONB NOT NULL,
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "next_attempt_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "last_error" TEXT,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "outbox_pkey" PRIMARY KEY ("id")
+);
+CREATE INDEX "outbox_next_attempt_at_idx" ON "outbox"("next_attempt_at", "id");
+`;
+
+/** What a transaction must offer: Prisma's interactive-transaction client, or a pg client. */
+type Tx = { $executeRawUnsafe(query: string, ...values: unknown[]): Promise<unknown> } | Pick<pg.ClientBase, "query">;
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+function table(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`unsafe schema name ${JSON.stringify(schema)}`);
+  return `"${schema}"."outbox"`;
+}
+
+/** Writes `events` to the outbox inside the caller's transaction (one statement). */
+export async function enqueueEvents(tx: Tx, schema: string, events: readonly OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const values: unknown[] = [];
+  const rows = events.map((e) => {
+    values.push(e.tenant, e.subject, e.msgId, JSON.stringify(e.payload ?? null));
+    const n = values.length;
+    return `($${n - 3}, $${n - 2}, $${n - 1}, $${n}::jsonb)`;
+  });
+  const text = `INSERT INTO ${table(schema)} (tenant, subject, msg_id, payload) VALUES ${rows.join(", ")}`;
+  if ("$executeRawUnsafe" in tx) await tx.$executeRawUnsafe(text, ...values);
+  else await tx.query(text, values);
+}
+
+export interface OutboxRelay {
+  /** Publishes every event that is due now; resolves to how many went out (never throws). */
+  flush(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface OutboxRelayOptions {
+  /** The service's pool (tenant-scoped by the kit: the relay runs in system scope). */
+  pool: pg.Pool;
+  schema: string;
+  nats: Nats;
+  log: Logger;
+  /** How often left-behind events are retried. */
+  intervalMs?: number;
+  /** How long one publish may wait for JetStream's acknowledgement. */
+  publishTimeoutMs?: number;
+}
+
+const BATCH = 100;
+const MAX_BACKOFF_S = 10;
+
+export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
+  const { pool, nats, log } = opts;
+  const outbox = table(opts.schema);
+  const timeout = opts.publishTimeoutMs ?? 2_000;
+  let running: Promise<number> | undefined;
+  let again = false;
+  let stopped = false;
+  /** Consecutive failed batches, and until when the relay waits after them. */
+  let failures = 0;
+  let pausedUntil = 0;
+
+  /** One batch: publish in order until one fails; that one waits its backoff. */
+  const batch = async (client: pg.PoolClient): Promise<{ sent: number; more: boolean; failed: boolean }> => {
+    await client.query("BEGIN");
+    try {
+      const { rows } = await client.query<{ id: string; subject: string; msg_id: string; payload: unknown }>(
+        `SELECT id, subject, msg_id, payload FROM ${outbox} WHERE next_attempt_at <= now()
+          ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      );
+      const sent: string[] = [];
+      let failure: { id: string; error: string } | undefined;
+      for (const r of rows) {
+        try {
+          await nats.js.publish(r.subject, encodeJson(r.payload), { msgID: r.msg_id, timeout });
+          sent.push(r.id);
+        } catch (err) {
+          failure = { id: r.id, error: String((err as Error)?.message ?? err).slice(0, 500) };
+          break;
+        }
+      }
+      if (sent.length > 0) await client.query(`DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, [sent]);
+      if (failure) {
+        await client.query(
+          `UPDATE ${outbox} SET attempts = attempts + 1, last_error = $2,
+             next_attempt_at = now() + make_interval(secs => least(${MAX_BACKOFF_S}, power(2, attempts)))
+           WHERE id = $1`,
+          [failure.id, failure.error],
+        );
+        log.warn({ err: failure.error, sent: sent.length }, "outbox publish failed; the event is retried with backoff");
+      }
+      await client.query("COMMIT");
+      return { sent: sent.length, more: !failure && rows.length === BATCH, failed: failure !== undefined };
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    }
+  };
+
+  /** Batches until none is left or one fails; a failure pauses the relay. */
+  const once = async (): Promise<{ sent: number; failed: boolean }> => {
+    let total = 0;
+    let failed = false;
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      for (;;) {
+        const step = await batch(client);
+        total += step.sent;
+        failed = step.failed;
+        if (!step.more) break;
+      }
+    } catch (err) {
+      failed = true;
+      log.warn({ err: String(err) }, "outbox relay failed; retrying at its next turn");
+    } finally {
+      client?.release();
+    }
+    if (failed) pausedUntil = Date.now() + 1_000 * Math.min(MAX_BACKOFF_S, 2 ** failures++);
+    else if (total > 0) failures = 0;
+    return { sent: total, failed };
+  };
+
+  const flush = (): Promise<number> => {
+    if (stopped || Date.now() < pausedUntil) return Promise.resolve(0);
+    if (running) {
+      again = true;
+      return running;
+    }
+    // The relay publishes every tenant's events, also when a handler's flush starts it: system scope.
+    running = asSystem(async () => {
+      let total = 0;
+      for (;;) {
+        again = false;
+        const { sent, failed } = await once();
+        total += sent;
+        if (failed || !again || stopped) return total;
+      }
+    }).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  // The timer only starts a round when none is running: it must not keep a caller's flush going.
+  const timer = setInterval(() => {
+    if (!running) void flush();
+  }, opts.intervalMs ?? 1_000);
+  timer.unref();
+  return {
+    flush,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
