@@ -23,16 +23,6 @@ import {
 import { DETAIL_CODE_LIST, DETAIL_CODES, ERROR_CODES, GantryError, validateInput } from "@gantry/kit";
 import { errorBody } from "../pipeline/outcome.ts";
 import { IDEMPOTENCY_HEADER_DOC, takesIdempotencyKey } from "../pipeline/idempotency-header.ts";
-import { DEADLINE_HEADER_DOC } from "../pipeline/deadline-header.ts";
-
-/** `Gantry-Timeout-Ms`, taken by every ability call (gateway/pipeline/deadline-header). */
-const DEADLINE_PARAMETER = {
-  name: "Gantry-Timeout-Ms",
-  in: "header",
-  required: false,
-  description: DEADLINE_HEADER_DOC,
-  schema: { type: "string", pattern: "^[1-9][0-9]{0,8}$", maxLength: 9 },
-};
 
 export interface OpenApiOptions {
   baseUrl: string;
@@ -188,9 +178,9 @@ function abilityOperation(def: AbilityDef): JsonSchema {
       tags: [def.area],
       summary: def.summary,
       description,
-      parameters: [
-        ...(idempotent
-          ? [
+      ...(idempotent
+        ? {
+            parameters: [
               {
                 name: "Idempotency-Key",
                 in: "header",
@@ -198,10 +188,9 @@ function abilityOperation(def: AbilityDef): JsonSchema {
                 description: IDEMPOTENCY_HEADER_DOC,
                 schema: { type: "string", minLength: 1, maxLength: 255 },
               },
-            ]
-          : []),
-        DEADLINE_PARAMETER,
-      ],
+            ],
+          }
+        : {}),
       requestBody: {
         required: true,
         content: {
@@ -634,7 +623,6 @@ export function buildOpenApi(o: OpenApiOptions): JsonSchema {
       description:
         "Behaves exactly like `POST /v1/abilities/{ability}` with the ability named in the body (spec §4.2). A missing or unknown `ability` is a 400 here (not a 404).",
       security,
-      parameters: [DEADLINE_PARAMETER],
       requestBody: {
         required: true,
         content: {
