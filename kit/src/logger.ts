@@ -1,9 +1,11 @@
 /**
  * @module kit/logger
  * One JSON logger for every process. Secrets are redacted by path before anything is written, so
- * a handler that logs a whole object cannot leak a key.
+ * a handler that logs a whole object cannot leak a key. With OpenTelemetry on, a line written
+ * during a call carries its `trace_id` and `span_id` (kit/telemetry), next to the `requestId`.
  */
 import { pino, type Logger } from "pino";
+import { logTraceFields } from "./telemetry.ts";
 
 export type { Logger };
 
@@ -29,5 +31,6 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    mixin: logTraceFields,
   });
 }

@@ -191,6 +191,15 @@ export function outsideTrace<T>(fn: () => T): T {
   return on ? context.with(ROOT_CONTEXT, fn) : fn();
 }
 
+/** What a log line written inside a span carries of it (`trace_id`, `span_id`), to find its trace. */
+export function logTraceFields(): Record<string, string> {
+  if (!on) return {};
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
 /** Names the current span after the ability it serves and tags it with the call's request id. */
 export function describeCallSpan(ability: string, requestId: string | undefined): void {
   if (!on) return;
