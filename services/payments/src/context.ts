@@ -5,7 +5,7 @@
  * connections service (null when PAYMENTS_TENANT_CREDENTIALS is off), NATS, the logger, the
  * resend sweep.
  */
-import { abilityOf, type CredentialResolverClient, type Logger, type Nats } from "@gantry/kit";
+import { abilityOf, type CredentialResolverClient, type Logger, type Nats, type OutboxRelay } from "@gantry/kit";
 import type { PaymentsConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
 
@@ -14,6 +14,8 @@ export interface Context {
   config: PaymentsConfig;
   resolver: CredentialResolverClient | null;
   nats: Nats;
+  /** The outbox relay: status messages written in a change's transaction, published once it commits. */
+  outbox: OutboxRelay;
   log: Logger;
   /** The resend sweep (src/sweep.ts), stopped on shutdown. */
   sweep: { stop: () => Promise<void> };

@@ -1,11 +1,13 @@
 /**
  * @module payments/events
- * Status changes on NATS, after the commit that made them (stream PAYMENTS, subjects
- * `payments.payment.<status>`, `payments.payout.<status>`, `payments.batch.<status>`). Each message
- * carries ids, amounts and statuses, never an account number; its `msgID` (record id + status) lets
- * JetStream drop a duplicate publish. A failed publish is logged: the record already holds the change.
+ * Status changes on NATS (stream PAYMENTS, subjects `payments.payment.<status>`,
+ * `payments.payout.<status>`, `payments.batch.<status>`), queued in the kit's outbox in the
+ * transaction that made the change and published by its relay once committed (kit/src/outbox.ts): a
+ * crash or a NATS outage after the commit delays a message, never loses it. Each message carries
+ * ids, amounts and statuses, never an account number; its `msgID` (record id + status) lets
+ * JetStream drop a duplicate publish.
  */
-import { encodeJson, ensureStream, type Logger, type Nats } from "@gantry/kit";
+import { enqueueEvents, ensureStream, type Nats } from "@gantry/kit";
 
 export const PAYMENTS_STREAM = { name: "PAYMENTS", subjects: ["payments.>"] };
 
@@ -27,10 +29,9 @@ export interface StatusMessage {
   at: string;
 }
 
-export async function publishStatus(ctx: { nats: Nats; log: Logger }, m: StatusMessage): Promise<void> {
-  try {
-    await ctx.nats.js.publish(`payments.${m.kind}.${m.status}`, encodeJson(m), { msgID: `${m.id}.${m.status}` });
-  } catch (err) {
-    ctx.log.warn({ id: m.id, status: m.status, err: String(err) }, "publishing a payments event failed");
-  }
+/** Queues a status message inside the transaction of the change; the caller flushes the outbox after the commit. */
+export async function queueStatus(tx: Parameters<typeof enqueueEvents>[0], m: StatusMessage): Promise<void> {
+  await enqueueEvents(tx, "payments", [
+    { tenant: m.tenant, subject: `payments.${m.kind}.${m.status}`, msgId: `${m.id}.${m.status}`, payload: m },
+  ]);
 }

@@ -14,7 +14,7 @@
 import { isUniqueViolation } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import type { Payment, Prisma } from "./db.ts";
-import { publishStatus } from "./events.ts";
+import { queueStatus } from "./events.ts";
 import { post } from "./ledger.ts";
 import type { PaymentState } from "./providers/types.ts";
 import { canMovePayment } from "./states.ts";
@@ -110,7 +110,7 @@ export interface Advanced<T> {
 }
 
 export async function advancePayment(
-  ctx: Pick<Context, "db" | "nats" | "log">,
+  ctx: Pick<Context, "db" | "outbox">,
   id: string,
   state: PaymentState,
   origin: Origin,
@@ -154,6 +154,18 @@ export async function advancePayment(
           },
         });
         await book(tx, current, state.status, at);
+        await queueStatus(tx, {
+          kind: "payment",
+          id: record.id,
+          tenant: record.tenant,
+          status: record.status,
+          from: current.status,
+          amount: { minor: Number(record.amountMinor), currency: record.currency },
+          contactId: record.contactId,
+          leadId: record.leadId,
+          requestId: record.requestId,
+          at: record.updatedAt.toISOString(),
+        });
       }
       return { record, moved: moving, duplicate: false, from: current.status };
     })
@@ -166,20 +178,6 @@ export async function advancePayment(
     const record = await ctx.db.payment.findUniqueOrThrow({ where: { id } });
     return { record, moved: false, duplicate: true };
   }
-  if (out.moved) {
-    const p = out.record;
-    await publishStatus(ctx, {
-      kind: "payment",
-      id: p.id,
-      tenant: p.tenant,
-      status: p.status,
-      from: out.from,
-      amount: { minor: Number(p.amountMinor), currency: p.currency },
-      contactId: p.contactId,
-      leadId: p.leadId,
-      requestId: p.requestId,
-      at: p.updatedAt.toISOString(),
-    });
-  }
+  if (out.moved) await ctx.outbox.flush();
   return { record: out.record, moved: out.moved, duplicate: out.duplicate };
 }

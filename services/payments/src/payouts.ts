@@ -15,7 +15,7 @@
 import { type CallContext, GantryError } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import type { Payout, Prisma } from "./db.ts";
-import { publishStatus } from "./events.ts";
+import { queueStatus } from "./events.ts";
 import { balanceKey, balances, lockBalance, post } from "./ledger.ts";
 import { moneyOut } from "./money.ts";
 import { type Advanced, type Origin, recordWebhook } from "./payments.ts";
@@ -115,12 +115,12 @@ async function book(tx: Tx, p: Payout, to: string, feeMinor: bigint | null, at: 
 }
 
 export async function advancePayout(
-  ctx: Pick<Context, "db" | "nats" | "log">,
+  ctx: Pick<Context, "db" | "outbox">,
   id: string,
   state: PayoutState,
   origin: Origin,
 ): Promise<Advanced<Payout>> {
-  const events: Array<Parameters<typeof publishStatus>[1]> = [];
+  let queued = false;
   const out = await ctx.db.$transaction(async (tx) => {
     const head = await tx.payout.findUniqueOrThrow({ where: { id }, select: { batchId: true } });
     if (head.batchId)
@@ -150,7 +150,8 @@ export async function advancePayout(
     const record = await tx.payout.update({ where: { id }, data: patch });
     if (moving) {
       await book(tx, current, state.status, state.feeMinor ?? null, at);
-      events.push({
+      queued = true;
+      await queueStatus(tx, {
         kind: "payout",
         id,
         tenant: record.tenant,
@@ -171,7 +172,7 @@ export async function advancePayout(
             where: { id: batch.id },
             data: { status, updatedAt: at, ...(final && !batch.completedAt ? { completedAt: at } : {}) },
           });
-          events.push({
+          await queueStatus(tx, {
             kind: "batch",
             id: batch.id,
             tenant: batch.tenant,
@@ -187,7 +188,7 @@ export async function advancePayout(
     }
     return { record, moved: moving, duplicate: false };
   });
-  for (const e of events) await publishStatus(ctx, e);
+  if (queued) await ctx.outbox.flush();
   return out;
 }
 

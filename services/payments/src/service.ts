@@ -9,7 +9,7 @@
  * `init` runs in system scope; ability calls run in the caller's tenant scope; webhook deliveries
  * (no tenant) run in system scope and find the record by our id in the event.
  */
-import { credentialResolver, defineService, ingressService, prismaClient } from "@gantry/kit";
+import { credentialResolver, defineService, ingressService, prismaClient, startOutboxRelay } from "@gantry/kit";
 import { PAYMENTS_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
@@ -22,13 +22,15 @@ export default defineService({
   name: "payments",
   env: PAYMENTS_ENV,
   init: async (deps): Promise<Context> => {
-    const { config, log, nats } = deps;
+    const { config, log, nats, pool } = deps;
+    if (!pool) throw new Error("payments started without a database (DATABASE_URL)");
     await ensurePaymentsStream(nats);
     const ctx: Context = {
       db: prismaClient(deps, PrismaClient),
       config,
       resolver: config.PAYMENTS_TENANT_CREDENTIALS ? credentialResolver(deps.addrs.connections) : null,
       nats,
+      outbox: startOutboxRelay({ pool, schema: "payments", nats, log }),
       log,
       sweep: { stop: async () => {} },
     };
@@ -49,6 +51,7 @@ export default defineService({
   grpcServices: (ctx) => [ingressService(ctx.log, (req) => webhookIngress(ctx, req))],
   close: async (ctx) => {
     await ctx.sweep.stop();
+    await ctx.outbox.stop();
     ctx.resolver?.close();
     await ctx.db.$disconnect();
   },

@@ -1,7 +1,8 @@
 /**
  * The resend sweep: a payout whose send failed (the provider answered 500) stays pending with its
  * reservation, and the sweep — without anyone calling — looks it up, finds the provider does not
- * know it, and sends it once under the same reference.
+ * know it, and sends it once under the same reference. A payout left `processing` (its webhook
+ * lost) is brought to the provider's final status by the sweep, also without anyone calling.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -61,4 +62,20 @@ test("a payout left pending by a failed send is sent by the sweep, once", async 
   // One transfer accepted by the provider (the first attempt answered 500 before doing anything).
   assert.equal([...ps.transfers.values()].filter((x) => x.reference === po.id).length, 1);
   assert.equal(ps.requests.filter((x) => x.path === "/transfer").length, 2);
+});
+
+test("a payout left processing (its webhook lost) reaches the provider's final status by the sweep", async () => {
+  const tenant = "sweep-co";
+  const [po] = (await t.call("payout.list", {}, { tenant })).items;
+  assert.equal(po.status, "processing");
+  const transfer = ps.transfers.get(po.id);
+  assert.ok(transfer);
+  transfer.status = "success"; // settled at the provider; no webhook arrives
+  const deadline = Date.now() + 15_000;
+  let status = po.status;
+  while (status === "processing" && Date.now() < deadline) {
+    await new Promise((res) => setTimeout(res, 200));
+    status = (await t.call("payout.list", {}, { tenant })).items[0].status;
+  }
+  assert.equal(status, "paid");
 });

@@ -1,10 +1,13 @@
 /**
  * @module payments/sweep
- * The resend sweep: a payout accepted but not known to have reached its provider (still `pending`,
- * e.g. the provider was unreachable, or the process stopped between the commit and the send) is
- * looked up by its reference and sent again only if the provider does not know it — the same path
- * as payout.status (src/payouts.ts `refreshPayout`). Every replica may run it: the provider keeps
- * our reference / idempotency key unique, so a payout is never sent twice.
+ * The resend and recovery sweep. A payout accepted but not known to have reached its provider
+ * (still `pending`, e.g. the provider was unreachable, or the process stopped between the commit and
+ * the send) is looked up by its reference and sent again only if the provider does not know it; one
+ * the provider took but that has not settled (`processing` with no change for a sweep interval: its
+ * webhook lost, or the process that would have polled gone) is asked for its status — both the same
+ * path as payout.status (src/payouts.ts `refreshPayout`). Every replica may run it: the provider
+ * keeps our reference / idempotency key unique, so a payout is never sent twice, and a status moves
+ * only forward under the row lock.
  */
 import { asSystem, withTenant } from "@gantry/kit";
 import type { Context } from "./context.ts";
@@ -15,8 +18,13 @@ const BATCH = 50;
 export async function resendPending(ctx: Context, olderThanMs: number): Promise<number> {
   const stale = await asSystem(() =>
     ctx.db.payout.findMany({
-      where: { status: "pending", createdAt: { lt: new Date(Date.now() - olderThanMs) } },
-      orderBy: { createdAt: "asc" },
+      where: {
+        OR: [
+          { status: "pending", createdAt: { lt: new Date(Date.now() - olderThanMs) } },
+          { status: "processing", updatedAt: { lt: new Date(Date.now() - olderThanMs) } },
+        ],
+      },
+      orderBy: { updatedAt: "asc" },
       take: BATCH,
     }),
   );
@@ -24,7 +32,10 @@ export async function resendPending(ctx: Context, olderThanMs: number): Promise<
     try {
       await withTenant(p.tenant, () => refreshPayout(ctx, { tenant: p.tenant, requestId: `sweep_${p.id}` }, p));
     } catch (err) {
-      ctx.log.warn({ payout: p.id, err: String(err) }, "resending a pending payout failed; next sweep retries");
+      ctx.log.warn(
+        { payout: p.id, status: p.status, err: String(err) },
+        "refreshing a payout failed; next sweep retries",
+      );
     }
   }
   return stale.length;
