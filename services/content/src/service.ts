@@ -28,7 +28,7 @@ import { PrismaClient } from "./db.ts";
 import { filesIngress } from "./files.ts";
 import { PdfRenderer } from "./pdf.ts";
 import { loadBuiltins } from "./skills.ts";
-import { sweepArtifacts } from "./sweep.ts";
+import { closeInterruptedSends, sweepArtifacts } from "./sweep.ts";
 
 const SWEEP_MS = 10 * 60_000;
 
@@ -66,6 +66,10 @@ export default defineService({
     };
     const sweep = setInterval(() => {
       asSystem(() => sweepArtifacts(ctx)).catch((err) => log.warn({ err: String(err) }, "artifact sweep failed"));
+      // Twice the SMTP timeout is as long as any call (or its replay) waits on a send.
+      asSystem(() => closeInterruptedSends(ctx, config.CONTENT_SMTP_TIMEOUT_MS * 2 + 60_000))
+        .then((n) => n > 0 && log.warn({ closed: n }, "sends interrupted by a crash closed as failed"))
+        .catch((err) => log.warn({ err: String(err) }, "interrupted-send sweep failed"));
     }, SWEEP_MS);
     sweep.unref();
 

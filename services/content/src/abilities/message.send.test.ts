@@ -7,6 +7,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
+import { asSystem } from "@gantry/kit";
+import { closeInterruptedSends, INTERRUPTED } from "../sweep.ts";
 import { type ContentTest, startContent, startSmtp, type TestSmtp } from "../test/helpers.ts";
 
 let smtp: TestSmtp;
@@ -200,4 +202,31 @@ test("message.send_markdown: Markdown in the themed frame with the brand colour;
   assert.match(html, /click me/);
   assert.match(html, /background-color:#0a7d32/, "the header in the brand colour");
   assert.equal(p.text?.trim(), markdown.trim(), "the Markdown is the plain-text part");
+});
+
+test("a send a crash interrupted is closed by the sweep: its replay answers failed, saying why, not 409 for ever", async () => {
+  const input = {
+    channel: "email",
+    to: "ada@contoso.example",
+    subject: "Cut off",
+    text: "…",
+    idempotencyKey: "crash-1",
+  };
+  const first = await t.s.call("message.send", input, { tenant: "crash-co" });
+  // As a crash between storing the message and writing back the SMTP answer leaves it.
+  await t.s.db.query(
+    `UPDATE content.deliveries SET status = 'sending', sent_at = NULL, created_at = now() - interval '1 hour' WHERE id = $1`,
+    [first.id],
+  );
+  await t.s.db.query(`UPDATE content.delivery_recipients SET status = 'pending' WHERE delivery_id = $1`, [first.id]);
+  const ctx = t.s.ctx as Parameters<typeof closeInterruptedSends>[0];
+  assert.equal(await asSystem(() => closeInterruptedSends(ctx, 60_000)), 1);
+  assert.equal(await asSystem(() => closeInterruptedSends(ctx, 60_000)), 0, "idempotent: nothing left to close");
+  const replay = await t.s.call("message.send", input, { tenant: "crash-co" });
+  assert.equal(replay.id, first.id);
+  assert.equal(replay.status, "failed");
+  assert.deepEqual(
+    replay.recipients.map((r: { status: string; response: string }) => [r.status, r.response]),
+    [["failed", INTERRUPTED]],
+  );
 });
