@@ -10,7 +10,7 @@
  * export default ability("contact.get", async (input, call, ctx) => …);
  */
 import type pg from "pg";
-import { abilityOf, type Logger, type Nats } from "@gantry/kit";
+import { abilityOf, type Logger, type Nats, type OutboxRelay } from "@gantry/kit";
 import type { PrismaClient } from "./db.ts";
 import type { WorkflowEndpoint, WorkspaceConfig } from "./config.ts";
 
@@ -28,6 +28,8 @@ export interface Context {
   now: () => Date;
   /** The workflow deliverer started by `init` (stopped by `close`; handlers do not use it). */
   deliverer: { stop: () => Promise<void> };
+  /** The outbox relay: workflow outcomes written with the run's status, published once committed. */
+  outbox: OutboxRelay;
 }
 
 /** `ability(id, run)`: declares the handler of one ability (one file per ability under abilities/). */

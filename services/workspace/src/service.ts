@@ -9,7 +9,7 @@
  * `init` runs in system scope, and so does what it starts: the workflow deliverer consumes every
  * tenant's triggers (it scopes each message to the run's tenant itself, workflows/deliverer.ts).
  */
-import { STREAMS, defineService, ensureStream, prismaClient } from "@gantry/kit";
+import { STREAMS, defineService, ensureStream, prismaClient, startOutboxRelay } from "@gantry/kit";
 import { PrismaClient } from "./generated/prisma/client.ts";
 import { DEFAULT_VERTICALS_DIR, WORKSPACE_ENV, parseWorkflowEndpoints } from "./config.ts";
 import type { Context } from "./context.ts";
@@ -44,12 +44,14 @@ export default defineService({
       }
     }
     // Started last, so a failure above leaves nothing running.
-    const deliverer = startWorkflowDeliverer({ db, config, nats, log, endpoints, now });
     if (!deps.pool) throw new Error("workspace: no database pool (DATABASE_URL)");
-    return { db, pool: deps.pool, config, nats, log, endpoints, verticalsDir, now, deliverer };
+    const outbox = startOutboxRelay({ pool: deps.pool, schema: "workspace", nats, log });
+    const deliverer = startWorkflowDeliverer({ db, config, nats, log, endpoints, now, outbox });
+    return { db, pool: deps.pool, config, nats, log, endpoints, verticalsDir, now, deliverer, outbox };
   },
   close: async (ctx) => {
     await ctx.deliverer.stop();
+    await ctx.outbox.stop();
     await ctx.db.$disconnect();
   },
 });

@@ -18,13 +18,13 @@
  * tenant the trigger names (`withTenant`), so a message can only ever touch that tenant's runs.
  */
 import { AckPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
-import { STREAMS, SsrfGuard, asSystem, decodeJson, encodeJson, withTenant, workflowSubject } from "@gantry/kit";
+import { STREAMS, SsrfGuard, asSystem, decodeJson, enqueueEvents, withTenant, workflowSubject } from "@gantry/kit";
 import type { WorkspaceConfig } from "../config.ts";
 import type { Context } from "../context.ts";
 import { deliver } from "./deliver.ts";
 
 /** What the deliverer needs of the service's context. */
-export type DelivererDeps = Pick<Context, "db" | "config" | "nats" | "log" | "endpoints" | "now">;
+export type DelivererDeps = Pick<Context, "db" | "config" | "nats" | "log" | "endpoints" | "now" | "outbox">;
 
 export const DELIVERY_DURABLE = "workspace-workflow-delivery";
 const CONCURRENCY = 8;
@@ -48,27 +48,37 @@ export function backoffMs(
   return Math.min(config.WORKFLOW_RETRY_MAX_MS, config.WORKFLOW_RETRY_BASE_MS * 2 ** (attempt - 1));
 }
 
-async function publishOutcome(
+/**
+ * Records a run's final outcome and queues its `delivered`/`failed` message in the same transaction
+ * (the kit's outbox publishes it once committed): the message can neither be lost after the commit
+ * nor sent for an outcome that was not recorded.
+ */
+async function recordOutcome(
   ws: DelivererDeps,
   t: TriggerMessage,
   what: "delivered" | "failed",
+  data: Parameters<DelivererDeps["db"]["workflowRun"]["update"]>[0]["data"],
   extra: Record<string, unknown>,
 ): Promise<void> {
-  const subject = workflowSubject(t.tenant, t.workflow, what);
-  await ws.nats.js
-    .publish(
-      subject,
-      encodeJson({
-        type: `workflow.${what}`,
-        runId: t.runId,
+  await ws.db.$transaction(async (tx) => {
+    await tx.workflowRun.update({ where: { id: t.runId }, data });
+    await enqueueEvents(tx, "workspace", [
+      {
         tenant: t.tenant,
-        workflow: t.workflow,
-        at: ws.now().toISOString(),
-        ...extra,
-      }),
-      { msgID: `${t.runId}:${what}` },
-    )
-    .catch((err) => ws.log.warn({ runId: t.runId, err: String(err) }, "workflow outcome not published"));
+        subject: workflowSubject(t.tenant, t.workflow, what),
+        msgId: `${t.runId}:${what}`,
+        payload: {
+          type: `workflow.${what}`,
+          runId: t.runId,
+          tenant: t.tenant,
+          workflow: t.workflow,
+          at: ws.now().toISOString(),
+          ...extra,
+        },
+      },
+    ]);
+  });
+  await ws.outbox.flush();
 }
 
 /** The deliverer's own state: the deps plus its one SSRF guard. */
@@ -124,41 +134,41 @@ async function handleRun(ws: Deliverer, m: JsMsg, t: TriggerMessage): Promise<vo
   });
   const now = ws.now();
   if (outcome.ok) {
-    await ws.db.workflowRun.update({
-      where: { id: run.id },
-      data: {
+    await recordOutcome(
+      ws,
+      t,
+      "delivered",
+      {
         status: "delivered",
         deliveredAt: now,
         lastStatusCode: outcome.statusCode ?? null,
         lastError: null,
         updatedAt: now,
       },
-    });
-    await publishOutcome(ws, t, "delivered", { attempts: attempt, statusCode: outcome.statusCode });
+      { attempts: attempt, statusCode: outcome.statusCode },
+    );
     return m.ack();
   }
   const last = outcome.permanent || attempt >= ws.config.WORKFLOW_DELIVERY_ATTEMPTS;
-  await ws.db.workflowRun.update({
-    where: { id: run.id },
-    data: {
-      status: last ? "failed" : "delivering",
-      lastStatusCode: outcome.statusCode ?? null,
-      lastError: (outcome.error ?? "delivery failed").slice(0, 500),
-      updatedAt: now,
-    },
-  });
+  const failedData = {
+    status: last ? "failed" : "delivering",
+    lastStatusCode: outcome.statusCode ?? null,
+    lastError: (outcome.error ?? "delivery failed").slice(0, 500),
+    updatedAt: now,
+  };
   if (last) {
     ws.log.warn(
       { runId: run.id, tenant: run.tenant, attempts: attempt, err: outcome.error },
       "workflow delivery failed",
     );
-    await publishOutcome(ws, t, "failed", {
+    await recordOutcome(ws, t, "failed", failedData, {
       attempts: attempt,
       statusCode: outcome.statusCode ?? null,
       error: outcome.error,
     });
     return m.ack();
   }
+  await ws.db.workflowRun.update({ where: { id: run.id }, data: failedData });
   m.nak(backoffMs(ws.config, attempt));
 }
 
