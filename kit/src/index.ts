@@ -18,6 +18,7 @@ export * from "./data/pagination.ts";
 export * from "./data/prepared.ts";
 export * from "./data/batched.ts";
 export * from "./data/transaction.ts";
+export * from "./data/advisory-lock.ts";
 export * from "./logger.ts";
 export * from "./grpc.ts";
 export * from "./grpc-client.ts";

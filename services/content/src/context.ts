@@ -2,6 +2,7 @@
  * @module content/context
  * What every handler of the content service receives as `ctx`, built once by `init` in service.ts.
  */
+import type pg from "pg";
 import {
   abilityOf,
   type BlobStore,
@@ -18,6 +19,8 @@ import type { Skill } from "./skills.ts";
 
 export interface Context {
   db: PrismaClient;
+  /** The tenant-scoped pool under `db`, for what Prisma does not do (advisory locks). */
+  pool: pg.Pool;
   config: ContentConfig;
   log: Logger;
   now: Clock;

@@ -17,7 +17,7 @@
  * this process; on two replicas at once, the later `live` write wins and both builds are whole.
  */
 import { randomBytes } from "node:crypto";
-import type { BlobStore } from "@gantry/kit";
+import { type BlobStore, withAdvisoryLock } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { markdownToHtml } from "./markdown.ts";
 import { DEFAULT_THEME, escapeHtml } from "./theme.ts";
@@ -171,24 +171,21 @@ export interface Manifest {
   guides: Array<GuideMeta & { url: string }>;
 }
 
-const building = new Map<string, Promise<unknown>>();
-
-/** Builds and swaps in the product's site; answers its manifest. One build per product at a time. */
+/**
+ * Builds and swaps in the product's site; answers its manifest. One build per product at a time on
+ * every replica together (a Postgres advisory lock): a build reads the guides once it holds the lock,
+ * so the last build to finish is also the one that saw every guide published before it, and the live
+ * site never goes back to a build that missed one.
+ */
 export function buildSite(
-  ctx: Pick<Context, "blobs" | "now">,
+  ctx: Pick<Context, "blobs" | "now" | "pool">,
   files: string,
   tenant: string,
   product: string,
 ): Promise<Manifest> {
-  const key = `${tenant}\u0000${product}`;
-  const run = (building.get(key) ?? Promise.resolve()).catch(() => {}).then(() => build(ctx, files, tenant, product));
-  building.set(key, run);
-  run
-    .finally(() => {
-      if (building.get(key) === run) building.delete(key);
-    })
-    .catch(() => {});
-  return run;
+  return withAdvisoryLock(ctx.pool, `content:help-centre:${JSON.stringify([tenant, product])}`, () =>
+    build(ctx, files, tenant, product),
+  );
 }
 
 /** Build ids sort by time, so a build knows which builds are older than itself. */

@@ -47,8 +47,10 @@ export default defineService({
       config.CONTENT_PDF_IDLE_MS,
     );
     const credentials = credentialResolver(deps.addrs.connections);
+    if (!deps.pool) throw new Error("content started without a database (DATABASE_URL)");
     const ctx: Context = {
       db: prismaClient(deps, PrismaClient),
+      pool: deps.pool,
       config,
       log,
       now,
