@@ -28,7 +28,7 @@ async function artifact(ctx: Context, id: string, query: URLSearchParams): Promi
   )
     return publicAnswer(403, "This download link is not valid.\n");
   if (expires <= ctx.now()) return publicAnswer(410, "This download link has expired; generate the document again.\n");
-  const row = await ctx.db.artifact.findUnique({ where: { id } });
+  const row = await ctx.db.artifact.findFirst({ where: { id } });
   const blob = row ? await ctx.blobs.get(row.tenant, row.storageKey) : null;
   if (!row || !blob) return publicAnswer(404, "This document no longer exists.\n");
   return publicAnswer(200, blob.bytes, {

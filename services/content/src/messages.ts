@@ -60,7 +60,7 @@ export function messageOut(row: Row) {
 async function readMessage(ctx: Context, id: string, waitMs: number): Promise<Row> {
   const until = Date.now() + waitMs;
   for (;;) {
-    const row = await ctx.db.delivery.findUnique({ where: { id }, include: { recipients: true } });
+    const row = await ctx.db.delivery.findFirst({ where: { id }, include: { recipients: true } });
     if (!row) throw new GantryError("not_found", `Message ${id} does not exist.`);
     if (row.status !== "sending" || Date.now() > until) return row;
     await new Promise((r) => setTimeout(r, 200));

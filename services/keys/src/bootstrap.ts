@@ -35,7 +35,7 @@ export async function ensureAdminKey(
       );
     }
     const secretHash = hashKey(configured);
-    const existing = await db.apiKey.findUnique({ where: { secretHash } });
+    const existing = await db.apiKey.findFirst({ where: { secretHash } });
     if (existing) {
       if (existing.status !== "active")
         log.warn({ keyId: existing.id }, "GANTRY_ADMIN_KEY is registered but revoked; it will not authenticate");

@@ -57,7 +57,7 @@ export function resolverService(ctx: Context) {
           return legacyToWire(k);
         }
         // System scope for every lookup, so Prisma may batch concurrent ones into one query.
-        const row = await db.apiKey.findUnique({ where: { secretHash: hash } });
+        const row = await db.apiKey.findFirst({ where: { secretHash: hash } });
         if (row) {
           if (row.status === "active" && row.expiresAt && row.expiresAt.getTime() <= now()) {
             // Lazily complete the event trail; the sweep would get there too.

@@ -118,7 +118,7 @@ export async function advancePayment(
   const out = await ctx.db
     .$transaction(async (tx) => {
       await tx.$queryRawUnsafe(`SELECT id FROM "payments"."payments" WHERE id = $1 FOR UPDATE`, id);
-      const current = await tx.payment.findUniqueOrThrow({ where: { id } });
+      const current = await tx.payment.findFirstOrThrow({ where: { id } });
       if (origin.webhook && !(await recordWebhook(tx, current.tenant, id, origin.webhook))) {
         return { record: current, moved: false, duplicate: true, from: current.status };
       }
@@ -175,7 +175,7 @@ export async function advancePayment(
       throw err;
     });
   if (!out) {
-    const record = await ctx.db.payment.findUniqueOrThrow({ where: { id } });
+    const record = await ctx.db.payment.findFirstOrThrow({ where: { id } });
     return { record, moved: false, duplicate: true };
   }
   if (out.moved) await ctx.outbox.flush();

@@ -122,11 +122,11 @@ export async function advancePayout(
 ): Promise<Advanced<Payout>> {
   let queued = false;
   const out = await ctx.db.$transaction(async (tx) => {
-    const head = await tx.payout.findUniqueOrThrow({ where: { id }, select: { batchId: true } });
+    const head = await tx.payout.findFirstOrThrow({ where: { id }, select: { batchId: true } });
     if (head.batchId)
       await tx.$queryRawUnsafe(`SELECT id FROM "payments"."payout_batches" WHERE id = $1 FOR UPDATE`, head.batchId);
     await tx.$queryRawUnsafe(`SELECT id FROM "payments"."payouts" WHERE id = $1 FOR UPDATE`, id);
-    const current = await tx.payout.findUniqueOrThrow({ where: { id } });
+    const current = await tx.payout.findFirstOrThrow({ where: { id } });
     if (origin.webhook && !(await recordWebhook(tx, current.tenant, id, origin.webhook))) {
       return { record: current, moved: false, duplicate: true };
     }
@@ -163,7 +163,7 @@ export async function advancePayout(
         at: at.toISOString(),
       });
       if (record.batchId) {
-        const batch = await tx.payoutBatch.findUniqueOrThrow({ where: { id: record.batchId } });
+        const batch = await tx.payoutBatch.findFirstOrThrow({ where: { id: record.batchId } });
         const items = await tx.payout.findMany({ where: { batchId: record.batchId }, select: { status: true } });
         const status = batchStatus(items.map((i) => i.status));
         if (status !== batch.status) {
@@ -266,5 +266,5 @@ export async function refreshPayout(
   } else {
     await advancePayout(ctx, p.id, await ask(), { source: "poll" });
   }
-  return ctx.db.payout.findUniqueOrThrow({ where: { id: p.id } });
+  return ctx.db.payout.findFirstOrThrow({ where: { id: p.id } });
 }

@@ -53,13 +53,13 @@ function refuse(ctx: Context, provider: string, eventId: string, refId: string, 
 }
 
 async function findPayment(ctx: Context, id: string | undefined, providerReference: string | undefined) {
-  if (id) return ctx.db.payment.findUnique({ where: { id } });
+  if (id) return ctx.db.payment.findFirst({ where: { id } });
   if (providerReference) return ctx.db.payment.findFirst({ where: { providerReference } });
   return null;
 }
 
 async function findPayout(ctx: Context, id: string | undefined, providerReference: string | undefined) {
-  if (id) return ctx.db.payout.findUnique({ where: { id } });
+  if (id) return ctx.db.payout.findFirst({ where: { id } });
   if (providerReference) return ctx.db.payout.findFirst({ where: { providerReference } });
   return null;
 }

@@ -91,7 +91,7 @@ export async function filesIngress(ctx: Context, req: IngressRequest): Promise<I
   if (!Number.isSafeInteger(expires) || !ctx.signer.verify(id, expires, query.get("sig") ?? ""))
     return publicAnswer(403, "This screenshot link is not valid.\n");
   if (expires <= ctx.now()) return publicAnswer(410, "This screenshot link has expired; take the screenshot again.\n");
-  const row = await ctx.db.screenshot.findUnique({ where: { id } });
+  const row = await ctx.db.screenshot.findFirst({ where: { id } });
   const blob = row ? await ctx.blobs.get(row.tenant, screenshotKey(id)) : null;
   if (!row || !blob) return publicAnswer(404, "This screenshot no longer exists.\n");
   return publicAnswer(200, blob.bytes, { "content-type": "image/png", "cache-control": "private, no-store" });

@@ -48,7 +48,7 @@ export default ability("guide.publish", async (input, call, ctx) => {
   const where = {
     tenant_product_locale_slug: { tenant: call.tenant, product: input.product, locale: input.locale, slug: input.slug },
   };
-  const existing = await ctx.db.guide.findUnique({ where, select: { id: true } });
+  const existing = await ctx.db.guide.findFirst({ where: where.tenant_product_locale_slug, select: { id: true } });
   const fields = {
     title: meta.title,
     area: meta.area,

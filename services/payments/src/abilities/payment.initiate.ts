@@ -63,7 +63,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
       });
       return payment;
     },
-    replay: (recordId) => ctx.db.payment.findUniqueOrThrow({ where: { id: recordId } }),
+    replay: (recordId) => ctx.db.payment.findFirstOrThrow({ where: { id: recordId } }),
   });
   if (!created) return paymentOut(result);
   let state: Awaited<ReturnType<typeof provider.createPayment>>;

@@ -19,7 +19,7 @@ export default ability("payment.status", async (input, call, ctx) => {
     const state = await provider.paymentStatus(found);
     await advancePayment(ctx, found.id, state, { source: "poll" });
   }
-  const payment = await ctx.db.payment.findUniqueOrThrow({
+  const payment = await ctx.db.payment.findFirstOrThrow({
     where: { id: found.id },
     include: { history: { orderBy: { id: "asc" } } },
   });

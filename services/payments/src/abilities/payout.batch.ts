@@ -147,7 +147,7 @@ export default ability("payout.batch", async (input, call, ctx) => {
     const pending = await ctx.db.payout.findMany({ where: { batchId: result }, orderBy: { position: "asc" } });
     await dispatch(ctx, provider, pending);
   }
-  const batch = await ctx.db.payoutBatch.findUniqueOrThrow({
+  const batch = await ctx.db.payoutBatch.findFirstOrThrow({
     where: { id: result },
     include: { items: { orderBy: { position: "asc" } } },
   });

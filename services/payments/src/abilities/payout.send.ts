@@ -66,9 +66,9 @@ export default ability("payout.send", async (input, call, ctx) => {
         },
       });
     },
-    replay: (recordId) => ctx.db.payout.findUniqueOrThrow({ where: { id: recordId } }),
+    replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
   });
   if (!created) return payoutOut(result);
   await dispatch(ctx, provider, [result]);
-  return payoutOut(await ctx.db.payout.findUniqueOrThrow({ where: { id } }));
+  return payoutOut(await ctx.db.payout.findFirstOrThrow({ where: { id } }));
 });

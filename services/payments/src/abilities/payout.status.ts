@@ -22,7 +22,7 @@ export default ability("payout.status", async (input, call, ctx) => {
       orderBy: { position: "asc" },
     });
     for (const p of open) await refreshPayout(ctx, call, p);
-    const fresh = await ctx.db.payoutBatch.findUniqueOrThrow({
+    const fresh = await ctx.db.payoutBatch.findFirstOrThrow({
       where: { id: batch.id },
       include: { items: { orderBy: { position: "asc" } } },
     });
