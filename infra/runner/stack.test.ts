@@ -50,15 +50,21 @@ async function until<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "co
   }
 }
 
+/** PING after logging in as the URL's user (the local Redis has no anonymous user): the last reply. */
 function redisPing(url: string): Promise<string> {
-  const { hostname, port } = new URL(url);
+  const { hostname, port, username, password } = new URL(url);
   return new Promise((resolve, reject) => {
     const sock = net.connect({ host: hostname, port: Number(port) });
     sock.setTimeout(2000, () => sock.destroy(new Error("timeout")));
     sock.once("error", reject);
-    sock.once("connect", () => sock.write("*1\r\n$4\r\nPING\r\n"));
-    sock.once("data", (d) => {
-      resolve(d.toString().trim());
+    const auth = `*3\r\n$4\r\nAUTH\r\n$${username.length}\r\n${username}\r\n$${password.length}\r\n${password}\r\n`;
+    sock.once("connect", () => sock.write(`${auth}*1\r\n$4\r\nPING\r\n`));
+    let replies = "";
+    sock.on("data", (d) => {
+      replies += d.toString();
+      const lines = replies.trim().split("\r\n");
+      if (lines.length < 2) return;
+      resolve(lines[lines.length - 1]);
       sock.end();
     });
   });
@@ -72,7 +78,7 @@ describe("dependencies", () => {
   after(async () => stack?.stop());
 
   test("the shared environment names every dependency and every service address", () => {
-    assert.match(stack.env.DATABASE_URL, /^postgres:\/\/gantry:gantry@127\.0\.0\.1:\d+\/gantry(\?host=%2F[^&]+)?$/);
+    assert.match(stack.env.DATABASE_URL, /^postgres:\/\/gantry:[^@]+@127\.0\.0\.1:\d+\/gantry(\?host=%2F[^&]+)?$/);
     assert.match(stack.env.NATS_URL, /^nats:\/\/127\.0\.0\.1:\d+$/);
     for (const v of [
       "KEYS_ADDR",
@@ -114,7 +120,7 @@ describe("dependencies", () => {
   });
 
   test("Redis answers PING when asked for", { skip: hasRedis ? false : "redis-server is not installed" }, async () => {
-    assert.match(stack.env.REDIS_URL ?? "", /^redis:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(stack.env.REDIS_URL ?? "", /^redis:\/\/gateway:[0-9a-f]+@127\.0\.0\.1:\d+$/);
     assert.equal(await redisPing(stack.env.REDIS_URL!), "+PONG");
   });
 

@@ -30,7 +30,17 @@ import { HealthClient } from "@gantry/kit/health.ts";
 import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
 import { httpHealthy, tcpOpen } from "./health.ts";
 import { pickPort, releasePort } from "./ports.ts";
-import { ensureDatabase, preparePostgres, searchableByOthers } from "./postgres.ts";
+import { prepareSchema } from "@gantry/kit/migrate.ts";
+import pg from "pg";
+import {
+  adoptPassword,
+  ensureDatabase,
+  preparePostgres,
+  provisionServiceRoles,
+  type SchemaRoles,
+  schemaRoleNames,
+  searchableByOthers,
+} from "./postgres.ts";
 import { LogSink, ManagedProcess, Watchdog, type LineHandler, type ProcessSpec } from "./supervisor.ts";
 
 export { REPO_ROOT } from "./binaries.ts";
@@ -55,6 +65,11 @@ export interface StackOptions {
   natsUrl?: string;
   /** Use this Redis (passed to every process as REDIS_URL). */
   redisUrl?: string;
+  /**
+   * Schemas to prepare (roles and migrations) besides those of the services the stack starts: for a
+   * test that runs a service in its own process (infra/testing/service.ts).
+   */
+  schemas?: readonly AreaService[];
   /** Start a local redis-server and pass its URL as REDIS_URL (ignored when `redisUrl` is given). */
   redis?: boolean;
   /** Extra environment for every process (e.g. GANTRY_ADMIN_KEY, RATE_LIMIT_DEFAULT). Wins over ours. */
@@ -88,8 +103,17 @@ export interface Stack {
   baseUrl: string;
   /** URLs of all gateways, in order (`gateway`, `gateway-2`, …). */
   gatewayUrls: string[];
-  /** The environment shared by all processes: DATABASE_URL, NATS_URL, REDIS_URL, every *_ADDR, LOG_LEVEL, plus `env`. */
+  /**
+   * The environment shared by all processes (NATS_URL, REDIS_URL, every *_ADDR, LOG_LEVEL, plus
+   * `env`), and DATABASE_URL: with a local Postgres that is the superuser's URL, which no process
+   * gets (tests use it to set up and inspect data); each service gets its own in `databaseUrls`.
+   */
   env: Record<string, string>;
+  /**
+   * Each prepared schema's service login (`postgres://gantry_<service>:…`): the DATABASE_URL its
+   * service gets. Empty when the stack was given `databaseUrl` (every service then gets that URL).
+   */
+  databaseUrls: Partial<Record<AreaService, string>>;
   /** Where local dependency data lives. */
   dataDir: string;
   /**
@@ -310,6 +334,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const deps: Promise<void>[] = [];
     let databaseUrl = opts.databaseUrl ?? "";
     let postgresDir: string | undefined;
+    let localPostgres = false;
     let natsUrl = opts.natsUrl ?? "";
     let redisUrl = opts.redisUrl ?? "";
 
@@ -330,7 +355,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
             note(`${dataDir} is not reachable by the 'postgres' user; keeping the cluster in ${clusterDir}`);
           }
           const pgPort = await port(DEP_PORTS.postgres);
-          const prepared = await preparePostgres({ dir: clusterDir, port: pgPort, durable: !ephemeral, log: note });
+          const prepared = await preparePostgres({
+            dir: clusterDir,
+            port: pgPort,
+            durable: !ephemeral,
+            password: localMasterKey(dataDir, "postgres-password"),
+            log: note,
+          });
           // Probe only once this postmaster said it is ready: probing earlier makes Postgres log
           // a FATAL "the database system is starting up" line per attempt.
           let readyPid: number | undefined;
@@ -344,8 +375,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
               readyPid = proc.pid;
           });
           await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
+          await adoptPassword(prepared.adminUrl, note);
           await ensureDatabase(prepared.adminUrl);
           databaseUrl = prepared.url;
+          localPostgres = true;
         })(),
       );
     }
@@ -374,10 +407,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         (async () => {
           const bin = findRedisServer();
           const redisPort = await port(DEP_PORTS.redis);
+          // Hex: nothing in it needs escaping in the ACL line or the URL.
+          const password = Buffer.from(localMasterKey(dataDir, "redis-password"), "base64").toString("hex");
+          // In a file only the runner's user reads, not on the command line, which every local
+          // user sees in `ps`.
+          const config = path.join(dataDir, "redis.conf");
+          fs.writeFileSync(config, redisConfig(password), { mode: 0o600 });
+          fs.chmodSync(config, 0o600);
           const proc = add({
             name: "redis",
             command: bin,
             args: [
+              config,
               "--port",
               String(redisPort),
               "--bind",
@@ -394,13 +435,45 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
             health: () => tcpOpen(redisPort),
           });
           await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
-          redisUrl = `redis://127.0.0.1:${redisPort}`;
+          redisUrl = `redis://${REDIS_GATEWAY_USER}:${password}@127.0.0.1:${redisPort}`;
         })(),
       );
     }
     const depResults = await Promise.allSettled(deps);
     const depFailure = depResults.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (depFailure) throw depFailure.reason;
+
+    // ---- database roles and migrations --------------------------------------------------
+    // A local Postgres: each service's schema gets an owner role, which applies the migrations
+    // here, and a login of the service's own, which is all the service receives (SECURITY.md).
+    const databaseUrls: Partial<Record<AreaService, string>> = {};
+    if (localPostgres) {
+      const schemas = [...new Set([...services, ...(opts.schemas ?? [])])].filter(
+        (s) => AREA_SERVICES.find((a) => a.name === s)?.database,
+      );
+      const roles = schemaRoles(dataDir, schemas);
+      await provisionServiceRoles(databaseUrl, roles);
+      const loginUrl = (role: { name: string; password: string }) => {
+        const u = new URL(databaseUrl);
+        u.username = encodeURIComponent(role.name);
+        u.password = encodeURIComponent(role.password);
+        return u.toString();
+      };
+      await Promise.all(
+        [...roles].map(async ([schema, { owner, service }]) => {
+          const pool = new pg.Pool({ connectionString: loginUrl(owner), max: 1 });
+          pool.on("error", () => {});
+          try {
+            const dir = path.join(REPO_ROOT, "services", schema, "prisma", "migrations");
+            const applied = (await prepareSchema(pool, schema, dir)).migrations.filter((m) => m.applied);
+            if (applied.length) note(`${schema}: applied ${applied.map((m) => m.name).join(", ")}`);
+          } finally {
+            await pool.end().catch(() => undefined);
+          }
+          databaseUrls[schema as AreaService] = loginUrl(service);
+        }),
+      );
+    }
 
     // ---- shared environment -------------------------------------------------------------
     // One port per replica; a service this stack does not start keeps one address all the same.
@@ -411,11 +484,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       grpcPorts.set(s.name, ports);
     }
     const shared: Record<string, string> = {
-      DATABASE_URL: databaseUrl,
       NATS_URL: natsUrl,
       LOG_LEVEL: logLevel,
     };
     if (redisUrl) shared.REDIS_URL = redisUrl;
+    // An external Postgres is every process's, as given; a local one's superuser is nobody's.
+    if (!localPostgres) shared.DATABASE_URL = databaseUrl;
     for (const s of AREA_SERVICES)
       shared[s.addrEnv] = grpcPorts
         .get(s.name)!
@@ -458,7 +532,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           command: process.execPath,
           args: [...NODE_PROCESS_ARGS, `services/${service}/src/main.ts`],
           cwd: REPO_ROOT,
-          env: childEnv({ GRPC_PORT: String(grpcPort) }),
+          env: childEnv({
+            GRPC_PORT: String(grpcPort),
+            ...(databaseUrls[service] ? { DATABASE_URL: databaseUrls[service] } : {}),
+          }),
           endpoint: `gRPC health 127.0.0.1:${grpcPort}`,
           health: async () => (await probe.check()) === "SERVING",
         });
@@ -505,7 +582,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     return {
       baseUrl: gatewayUrls[0] ?? "",
       gatewayUrls,
-      env: { ...shared },
+      env: { ...shared, DATABASE_URL: databaseUrl },
+      databaseUrls,
       dataDir,
       postgresDir,
       names: () => [...procs.keys()],
@@ -547,6 +625,76 @@ function localMasterKey(dataDir: string, name = "connections-master-key"): strin
   const key = crypto.randomBytes(32).toString("base64");
   fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return key;
+}
+
+/**
+ * The owner and service roles of each schema, with passwords made at first start and kept in
+ * `<dataDir>/postgres-roles` (JSON, mode 0600) so they survive restarts.
+ */
+function schemaRoles(dataDir: string, schemas: readonly string[]): Map<string, SchemaRoles> {
+  const file = path.join(dataDir, "postgres-roles");
+  let passwords: Record<string, string> = {};
+  try {
+    passwords = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string>;
+  } catch {
+    // not made yet
+  }
+  let changed = false;
+  const password = (role: string) => {
+    if (!passwords[role]) {
+      passwords[role] = crypto.randomBytes(24).toString("base64url");
+      changed = true;
+    }
+    return passwords[role];
+  };
+  const roles = new Map<string, SchemaRoles>();
+  for (const schema of schemas) {
+    const names = schemaRoleNames(schema);
+    roles.set(schema, {
+      owner: { name: names.owner, password: password(names.owner) },
+      service: { name: names.service, password: password(names.service) },
+    });
+  }
+  if (changed) {
+    // Written whole under another name, then renamed: a concurrent reader never sees half a file.
+    const tmp = `${file}.${process.pid}`;
+    fs.writeFileSync(tmp, `${JSON.stringify(passwords, null, 2)}\n`, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  }
+  return roles;
+}
+
+/** The Redis user the gateways log in as (the only one: the `default` user is off). */
+export const REDIS_GATEWAY_USER = "gateway";
+
+/**
+ * The local Redis's ACL: no `default` user, so a client that does not log in can do nothing, and
+ * one user for the gateways that may run the rate-limit script (gateway/src/rate-limit/redis.ts:
+ * INCR, PEXPIRE, PTTL on `gantry:rl:*`) and what ioredis sends to connect, nothing else: no other
+ * keys, no CONFIG, FLUSHALL, KEYS or MODULE, no channels.
+ */
+export function redisConfig(password: string): string {
+  const commands = [
+    "+incr",
+    "+pexpire",
+    "+pttl",
+    "+eval",
+    "+evalsha",
+    "+script|load",
+    "+script|exists",
+    "+ping",
+    "+info",
+    "+hello",
+    "+auth",
+    "+client|setname",
+    "+select",
+    "+quit",
+  ];
+  return [
+    "user default off resetkeys resetchannels -@all",
+    `user ${REDIS_GATEWAY_USER} on >${password} resetkeys ~gantry:rl:* resetchannels -@all ${commands.join(" ")}`,
+    "",
+  ].join("\n");
 }
 
 /** Wait for all processes to be healthy; the first failure wins (its message names the process). */

@@ -147,6 +147,17 @@ if (process.env.GANTRY_ADMIN_KEY) {
 }
 
 const local = (name: string) => s.names().includes(name);
+/** A URL as the banner shows it: the password is a secret and is never printed. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 const localData = [
   s.postgresDir,
   local("nats") ? path.join(dataDir, "nats") : undefined,
@@ -172,10 +183,10 @@ const lines = [
   ...(localData.length > 0
     ? [`  reset       ${g(`kept after stop; to start empty: stop, then rm -rf ${localData.map(shown).join(" ")}`)}`]
     : []),
-  `  postgres    ${s.env.DATABASE_URL}${local("postgres") ? "" : g("  (DATABASE_URL)")}`,
-  `  nats        ${s.env.NATS_URL}${local("nats") ? "" : g("  (NATS_URL)")}`,
+  `  postgres    ${withoutPassword(s.env.DATABASE_URL)}${local("postgres") ? g(`  (superuser; password in ${shown(path.join(dataDir, "postgres-password"))}, each service has a login of its own)`) : g("  (DATABASE_URL)")}`,
+  `  nats        ${withoutPassword(s.env.NATS_URL)}${local("nats") ? "" : g("  (NATS_URL)")}`,
   s.env.REDIS_URL
-    ? `  redis       ${s.env.REDIS_URL}`
+    ? `  redis       ${withoutPassword(s.env.REDIS_URL)}`
     : `  rate limits ${g("in memory (set REDIS_URL for limits shared by several gateways)")}`,
 ];
 if (s.baseUrl) {

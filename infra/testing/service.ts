@@ -37,6 +37,7 @@ export interface ServiceHarness<Ctx> {
   ctx: Ctx;
   /** A superuser pool on the same database (bypasses row-level security: for setup and inspection). */
   db: pg.Pool;
+  /** The stack's environment as the service got it: DATABASE_URL is the service's own login. */
   env: Record<string, string>;
   /** The service's gRPC port on 127.0.0.1 (for its typed internal RPCs). */
   port: number;
@@ -64,10 +65,13 @@ export async function startService<Ctx = unknown>(
   env: Record<string, string> = {},
 ): Promise<ServiceHarness<Ctx>> {
   const dataDir = mkdtempSync(join(tmpdir(), `gantry-${name}-`));
-  const stack = await startStack({ port: 0, dataDir, quiet: true, services: [], gateways: 0 });
+  // The stack prepares the service's schema as its owner; the service gets only its own login, as
+  // under `npm start` and in the chart, so a test sees production's privileges.
+  const stack = await startStack({ port: 0, dataDir, quiet: true, services: [], schemas: [name], gateways: 0 });
+  const ownEnv = { ...stack.env, DATABASE_URL: stack.databaseUrls[name] ?? stack.env.DATABASE_URL };
   const serviceEnv = {
     ...process.env,
-    ...stack.env,
+    ...ownEnv,
     GRPC_PORT: "0",
     GRPC_HOST: "127.0.0.1",
     LOG_LEVEL: "warn",
@@ -92,7 +96,7 @@ export async function startService<Ctx = unknown>(
   return {
     ctx: running.ctx,
     db,
-    env: stack.env,
+    env: ownEnv,
     port: running.port,
     call: async (id, input, caller = {}) => {
       const call: CallContext = {

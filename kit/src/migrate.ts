@@ -5,12 +5,17 @@
  * schema's `_prisma_migrations` table exactly as `prisma migrate deploy` would, so the Prisma CLI
  * stays usable where its schema engine exists. We apply them ourselves because the engine binary
  * cannot be downloaded on these machines and `migrate deploy` then silently does nothing.
+ *
+ * Migrations run as the role that owns the schema (`gantry_<schema>_owner` locally; the runner and
+ * the chart's Jobs use it). A service's own login is not the owner and cannot change a table: at
+ * start it only checks that every migration was applied and every tenant table is under row-level
+ * security, and refuses to serve otherwise (SECURITY.md, "Who may reach what").
  */
 import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type pg from "pg";
-import { bypassesRls, enforceTenantIsolation, SERVICE_ROLE } from "./tenancy.ts";
+import { bypassesRls, enforceTenantIsolation, SERVICE_ROLE, tablesWithoutIsolation } from "./tenancy.ts";
 
 export interface AppliedMigration {
   name: string;
@@ -55,7 +60,9 @@ export async function migrate(pool: pg.Pool, schema: string, migrationsDir: stri
   const result: AppliedMigration[] = [];
   try {
     await client.query(`SELECT pg_advisory_lock(hashtext($1))`, [`gantry-migrate:${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schemaIdent}`);
+    // An owner that may not create schemas (the usual case) is refused even by IF NOT EXISTS.
+    const { rows: found } = await client.query("SELECT to_regnamespace($1) IS NOT NULL AS exists", [schema]);
+    if (!found[0].exists) await client.query(`CREATE SCHEMA ${schemaIdent}`);
     await client.query(`SET search_path TO ${schemaIdent}`);
     await client.query(PRISMA_MIGRATIONS_TABLE);
     const { rows } = await client.query<{ migration_name: string; checksum: string }>(
@@ -79,6 +86,9 @@ export async function migrate(pool: pg.Pool, schema: string, migrationsDir: stri
       await client.query("BEGIN");
       try {
         await client.query(`SET LOCAL search_path TO ${schemaIdent}`);
+        // A migration is system work: the owner is held to row-level security (FORCE), and a data
+        // migration must see every tenant's rows.
+        await client.query("SELECT set_config('gantry.system', 'on', true)");
         await client.query(sql);
         await client.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
@@ -112,8 +122,72 @@ export interface PreparedSchema {
  * command alike: the migrations, then tenant isolation on every table with a `tenant` column.
  */
 export async function prepareSchema(pool: pg.Pool, schema: string, migrationsDir: string): Promise<PreparedSchema> {
+  if (!(await mayMigrate(pool, schema))) return checkSchema(pool, schema, migrationsDir);
   const migrations = await migrate(pool, schema, migrationsDir);
   const role = (await bypassesRls(pool)) ? SERVICE_ROLE : undefined;
   const tenantTables = await enforceTenantIsolation(pool, schema, role);
   return { migrations, tenantTables, role };
+}
+
+/**
+ * True when the login may migrate `schema`: it owns it (or is a member of its owner, or superuser),
+ * or the schema does not exist yet and the login may create it.
+ */
+export async function mayMigrate(pool: pg.Pool, schema: string): Promise<boolean> {
+  const { rows } = await pool.query<{ may: boolean }>(
+    `SELECT COALESCE((SELECT pg_has_role(current_user, nspowner, 'USAGE') FROM pg_namespace WHERE nspname = $1),
+                     has_database_privilege(current_database(), 'CREATE')) AS may`,
+    [schema],
+  );
+  return rows[0]?.may === true;
+}
+
+/**
+ * What a login that may not migrate does instead: refuse to serve a schema that is behind its
+ * migrations (or whose applied migrations were edited), or whose tenant tables are not all under
+ * row-level security, naming what the owner has to run.
+ */
+async function checkSchema(pool: pg.Pool, schema: string, migrationsDir: string): Promise<PreparedSchema> {
+  const schemaIdent = quoteIdent(schema);
+  const fix = `apply them as the schema's owner (node kit/src/migrate-cli.ts ${schema}, or the chart's migrations Job)`;
+  let names: string[] = [];
+  try {
+    names = (await readdir(migrationsDir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  const done = new Map<string, string>();
+  if (names.length > 0) {
+    const { rows: exists } = await pool.query("SELECT to_regclass($1) IS NOT NULL AS exists", [
+      `${schemaIdent}."_prisma_migrations"`,
+    ]);
+    if (exists[0].exists) {
+      const { rows } = await pool.query<{ migration_name: string; checksum: string }>(
+        `SELECT migration_name, checksum FROM ${schemaIdent}."_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+      );
+      for (const r of rows) done.set(r.migration_name, r.checksum);
+    }
+  }
+  const pending: string[] = [];
+  for (const name of names) {
+    const recorded = done.get(name);
+    if (recorded === undefined) {
+      pending.push(name);
+      continue;
+    }
+    const sql = await readFile(join(migrationsDir, name, "migration.sql"), "utf8");
+    if (createHash("sha256").update(sql).digest("hex") !== recorded)
+      throw new Error(`migration ${schema}/${name} was edited after it was applied (checksum differs)`);
+  }
+  if (pending.length > 0)
+    throw new Error(`schema ${schema} has migrations that are not applied (${pending.join(", ")}): ${fix}`);
+  const uncovered = await tablesWithoutIsolation(pool, schema);
+  if (uncovered.tables.length > 0)
+    throw new Error(
+      `schema ${schema}: tenant tables without row-level security (${uncovered.tables.join(", ")}): ${fix}`,
+    );
+  return { migrations: names.map((name) => ({ name, applied: false })), tenantTables: uncovered.tenantTables };
 }

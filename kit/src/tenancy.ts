@@ -13,9 +13,12 @@
  * `asSystem(...)`, an explicit and greppable choice. Outside both scopes a connection sees no
  * tenant rows at all: forgetting a scope fails closed.
  *
- * Superusers and roles with BYPASSRLS ignore policies, so when the service connects as one, its
- * pool switches each connection to an unprivileged role (`gantry_service`) that the migration
- * step creates and grants. Table owners are held to the policies by FORCE ROW LEVEL SECURITY.
+ * A service logs in as a role of its own (`gantry_<service>` under `npm start`; SECURITY.md, "Who
+ * may reach what"): not the schema's owner, no BYPASSRLS, so the policies hold for it and it cannot
+ * drop them. Superusers and roles with BYPASSRLS ignore policies, so when a service is nevertheless
+ * given one (an external DATABASE_URL), its pool switches each connection to an unprivileged role
+ * (`gantry_service`) that the migration step creates and grants. Table owners are held to the
+ * policies by FORCE ROW LEVEL SECURITY.
  *
  * @example
  * await withTenant("acme", () => db.contact.findMany()); // only acme's (and acme/…'s) contacts
@@ -194,16 +197,7 @@ function cancelRunning(options: pg.PoolConfig, client: pg.PoolClient): void {
  */
 export async function enforceTenantIsolation(pool: pg.Pool, schema: string, role?: string): Promise<string[]> {
   const ident = (name: string) => pg.Client.prototype.escapeIdentifier(name);
-  const { rows } = await pool.query<{ table: string; enabled: boolean; forced: boolean; policy: boolean }>(
-    `SELECT c.relname AS "table", c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
-            EXISTS (SELECT 1 FROM pg_policies p WHERE p.schemaname = $1 AND p.tablename = c.relname
-                     AND p.policyname = 'tenant_isolation') AS policy
-       FROM pg_class c
-      WHERE c.relnamespace = to_regnamespace($1) AND c.relkind = 'r'
-        AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant' AND NOT a.attisdropped)
-      ORDER BY 1`,
-    [schema],
-  );
+  const rows = await tenantTables(pool, schema);
   const inScope = `(tenant = current_setting('gantry.tenant', true)
       OR starts_with(tenant, current_setting('gantry.tenant', true) || '/')
       OR current_setting('gantry.system', true) = 'on')`;
@@ -228,6 +222,39 @@ export async function enforceTenantIsolation(pool: pg.Pool, schema: string, role
     }
   });
   return rows.map((r) => r.table);
+}
+
+/**
+ * The tables of `schema` with a `tenant` column, and those of them not under isolation (row-level
+ * security off or not forced, or no `tenant_isolation` policy): what a service that may not change
+ * its tables checks at start.
+ */
+export async function tablesWithoutIsolation(
+  pool: pg.Pool,
+  schema: string,
+): Promise<{ tenantTables: string[]; tables: string[] }> {
+  const rows = await tenantTables(pool, schema);
+  return {
+    tenantTables: rows.map((r) => r.table),
+    tables: rows.filter((r) => !(r.enabled && r.forced && r.policy)).map((r) => r.table),
+  };
+}
+
+async function tenantTables(
+  pool: pg.Pool,
+  schema: string,
+): Promise<Array<{ table: string; enabled: boolean; forced: boolean; policy: boolean }>> {
+  const { rows } = await pool.query<{ table: string; enabled: boolean; forced: boolean; policy: boolean }>(
+    `SELECT c.relname AS "table", c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
+            EXISTS (SELECT 1 FROM pg_policies p WHERE p.schemaname = $1 AND p.tablename = c.relname
+                     AND p.policyname = 'tenant_isolation') AS policy
+       FROM pg_class c
+      WHERE c.relnamespace = to_regnamespace($1) AND c.relkind = 'r'
+        AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant' AND NOT a.attisdropped)
+      ORDER BY 1`,
+    [schema],
+  );
+  return rows;
 }
 
 /** True when the login role ignores row-level security (superuser or BYPASSRLS). */

@@ -3,12 +3,13 @@
  * and Postgres row-level security does the rest, so a query with NO tenant clause (a forgotten
  * `where: { tenant }`, raw SQL) still cannot read, change or delete another tenant's key.
  *
- * Two layers: a kit `TenantPool` connected exactly as the service connects (switching to
- * SERVICE_ROLE when the login role bypasses RLS), and the service itself run in-process, whose
- * `ctx.db` / `ctx.pool` handlers use.
+ * Two layers: a kit `TenantPool` connected exactly as the service connects (its own login,
+ * `gantry_keys`, which the stack gives it: not the schema's owner, no BYPASSRLS), and the service
+ * itself run in-process, whose `ctx.db` / `ctx.pool` handlers use.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import pg from "pg";
 import {
   asSystem,
   bypassesRls,
@@ -31,12 +32,14 @@ const ids: Record<"acme" | "acmeShop" | "globex", string[]> = { acme: [], acmeSh
 for (let i = 0; i < 2; i++) ids.acme.push((await t.insertKey({ tenant: "acme", name: `acme ${i}` })).id);
 ids.acmeShop.push((await t.insertKey({ tenant: "acme/shop1", name: "acme shop" })).id);
 for (let i = 0; i < 2; i++) ids.globex.push((await t.insertKey({ tenant: "globex", name: `globex ${i}` })).id);
-// The same decision the service makes at start (kit/service.ts prepareDatabase).
+// The login the service gets, and the same decision the service makes at start (kit/service.ts prepareDatabase).
+const serviceLogin = new pg.Pool({ connectionString: t.stack.databaseUrls.keys, max: 1 });
 const pool = new TenantPool({
-  connectionString: t.stack.env.DATABASE_URL,
+  connectionString: t.stack.databaseUrls.keys,
   max: 2,
-  role: (await bypassesRls(t.db)) ? SERVICE_ROLE : undefined,
+  role: (await bypassesRls(serviceLogin)) ? SERVICE_ROLE : undefined,
 });
+await serviceLogin.end();
 pool.on("error", () => {});
 after(async () => {
   await pool.end().catch(() => {});
@@ -107,7 +110,12 @@ describe("a tenant-scoped connection, no tenant clause", () => {
 describe("the keys service's own context", () => {
   let svc: RunningService<Context, typeof KEYS_ENV>;
   before(async () => {
-    svc = await runService(service, { ...t.stack.env, GRPC_PORT: "0", GRPC_HOST: "127.0.0.1" });
+    svc = await runService(service, {
+      ...t.stack.env,
+      DATABASE_URL: t.stack.databaseUrls.keys,
+      GRPC_PORT: "0",
+      GRPC_HOST: "127.0.0.1",
+    });
   });
   after(async () => svc?.stop());
 

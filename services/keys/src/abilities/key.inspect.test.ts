@@ -13,7 +13,12 @@ import keyInspect from "./key.inspect.ts";
 
 const t: KeysTestStack = await startKeysStack();
 // The service in-process too, for what a gateway never lets through (a key past its expiry).
-const svc = await runService(service, { ...t.stack.env, GRPC_PORT: "0", GRPC_HOST: "127.0.0.1" });
+const svc = await runService(service, {
+  ...t.stack.env,
+  DATABASE_URL: t.stack.databaseUrls.keys,
+  GRPC_PORT: "0",
+  GRPC_HOST: "127.0.0.1",
+});
 after(async () => {
   await svc.stop();
   await t.stop();

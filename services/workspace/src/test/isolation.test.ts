@@ -13,6 +13,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { SERVICE_ROLE, TenantPool, asSystem, bypassesRls, withTenant } from "@gantry/kit";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import { ok, startWorkspaceStack, tenantKeys, type Keys, type TestStack } from "./helpers.ts";
@@ -25,8 +26,12 @@ let db: PrismaClient;
 before(async () => {
   t = await startWorkspaceStack();
   k = await tenantKeys(t);
-  const role = (await bypassesRls(t.db)) ? SERVICE_ROLE : undefined;
-  tenantPool = new TenantPool({ connectionString: t.stack.env.DATABASE_URL, max: 4, role });
+  // Connected as the service is: its own login, and the same decision the service makes at start.
+  const url = t.stack.databaseUrls.workspace;
+  const login = new pg.Pool({ connectionString: url, max: 1 });
+  const role = (await bypassesRls(login)) ? SERVICE_ROLE : undefined;
+  await login.end();
+  tenantPool = new TenantPool({ connectionString: url, max: 4, role });
   tenantPool.on("error", () => {});
   db = new PrismaClient({ adapter: new PrismaPg(tenantPool, { schema: "workspace" }) });
 });
