@@ -5,7 +5,7 @@
  * answering the first choice's text. The endpoint is the operator's configuration, not a caller's
  * URL. Failures map to the closed set: no answer in time 504, anything else from the endpoint 502.
  */
-import { GantryError } from "@gantry/kit";
+import { GantryError, stopsWithCall } from "@gantry/kit";
 import type { ContentConfig } from "./config.ts";
 import type { Length } from "./summarize.ts";
 
@@ -45,7 +45,8 @@ export async function modelSummary(
           { role: "user", content: text },
         ],
       }),
-      signal: AbortSignal.timeout(config.CONTENT_SUMMARY_MODEL_TIMEOUT_MS),
+      // Stops with the call it works for too (kit/call-signal): its caller gave up.
+      signal: stopsWithCall(AbortSignal.timeout(config.CONTENT_SUMMARY_MODEL_TIMEOUT_MS)),
     });
   } catch (err) {
     if ((err as Error).name === "TimeoutError")

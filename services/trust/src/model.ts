@@ -9,6 +9,7 @@
  * for a template. A draft that fails the checks, or an endpoint that fails, leaves the plan to the
  * deterministic builder (plan.create logs why).
  */
+import { stopsWithCall } from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
 import { actionHashes } from "./permits.ts";
 import type { DecisionRef, LessonRef, Skeleton } from "./plans.ts";
@@ -126,7 +127,8 @@ export async function draftPlan(
         response_format: { type: "json_object" },
         temperature: 0,
       }),
-      signal: AbortSignal.timeout(model.timeoutMs),
+      // Stops with the call it works for too (kit/call-signal): its caller gave up.
+      signal: stopsWithCall(AbortSignal.timeout(model.timeoutMs)),
     });
   } catch (err) {
     return `the model endpoint is unreachable (${(err as Error).name})`;
