@@ -1,0 +1,3 @@
+module gantry.local/pause
+
+go 1.24
