@@ -1,0 +1,193 @@
+/**
+ * The real single-node cluster of k8s/cluster/ (issue 29, item 1): started here from the binaries
+ * .ci/run builds (GANTRY_K8S_BIN_DIR), used as a user would use any cluster, and torn down.
+ *  - a Deployment of a locally built image (busybox packed by k8s/cluster/image.sh, imported into
+ *    containerd, never pulled) becomes two Running pods with IPs from the CNI bridge;
+ *  - one pod reaches the others' IPs (pod-to-pod traffic over the bridge);
+ *  - a Service name resolves through CoreDNS and its ClusterIP reaches both replicas through
+ *    kube-proxy's iptables rules;
+ *  - `kubectl logs` reads a container's output through the kubelet;
+ *  - down.sh leaves no process, bridge, iptables chain or mount behind.
+ * Skipped, with the reason, without the binaries, without root, or when a cluster started by hand
+ * (k8s/cluster/up.sh) is running: the test never takes over or stops someone else's cluster.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLUSTER = fileURLToPath(new URL("./cluster/", import.meta.url));
+const BIN_DIR = process.env.GANTRY_K8S_BIN_DIR ?? "";
+const STATE = "/var/lib/gantry-k8s";
+const RUN = "/run/gantry-k8s";
+const KUBECONFIG = join(STATE, "pki", "admin.kubeconfig");
+const NS = "cluster-test";
+
+function skipReason(): string | false {
+  if (!BIN_DIR)
+    return "GANTRY_K8S_BIN_DIR is not set (.ci/run sets it once k8s/cluster/build.sh has built the binaries)";
+  if (!existsSync(join(BIN_DIR, "kube-apiserver"))) return `no kube-apiserver in GANTRY_K8S_BIN_DIR=${BIN_DIR}`;
+  if (process.getuid?.() !== 0) return "the cluster needs root (containerd, kubelet, iptables)";
+  if (existsSync(RUN) && readdirSync(RUN).some((f) => f.endsWith(".pid")))
+    return `a cluster is already running (${RUN}); stop it with k8s/cluster/down.sh`;
+  return false;
+}
+const skip = skipReason();
+
+function sh(cmd: string, args: string[], timeoutMs = 60_000, input?: string) {
+  const r = spawnSync(cmd, args, {
+    encoding: "utf8",
+    input,
+    timeout: timeoutMs,
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, GANTRY_K8S_BIN_DIR: BIN_DIR, KUBECONFIG },
+  });
+  if (r.error) throw r.error;
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+function kubectl(args: string[], input?: string, timeoutMs = 60_000): string {
+  const r = sh(join(BIN_DIR, "kubectl"), args, timeoutMs, input);
+  assert.equal(r.code, 0, `kubectl ${args.join(" ")} failed:\n${r.err}${r.out}`);
+  return r.out;
+}
+/** Runs a command in the client pod; the output is what the command printed. */
+const inClient = (...cmd: string[]) => kubectl(["-n", NS, "exec", "client", "--", ...cmd]).trim();
+/**
+ * GET / from the client pod, the body of the answer. busybox's nc, not its wget: Debian's static
+ * busybox wget crashes (SIGSEGV, exit 139) on any URL, on the host as in a pod.
+ */
+function httpGet(host: string, port: number): string {
+  const answer = inClient("sh", "-c", `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 ${host} ${port}`);
+  assert.match(answer, /^HTTP\/1\.[01] 200 /, `GET http://${host}:${port}/ from the client pod:\n${answer}`);
+  return answer.slice(answer.indexOf("\r\n\r\n") + 4).trim();
+}
+
+const WORKLOAD = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: ${NS}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: echo, namespace: ${NS}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: echo}}
+  template:
+    metadata: {labels: {app: echo}}
+    spec:
+      containers:
+      - name: echo
+        image: gantry.local/busybox:1
+        imagePullPolicy: Never
+        # Each replica answers with its own pod name, so a caller can tell which one it reached.
+        command: [sh, -c, 'mkdir -p /tmp/www && hostname > /tmp/www/index.html && echo "serving as $(hostname)" && exec httpd -f -v -p 8080 -h /tmp/www']
+        ports: [{containerPort: 8080}]
+        readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: echo, namespace: ${NS}}
+spec:
+  selector: {app: echo}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: client, namespace: ${NS}}
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: client
+    image: gantry.local/busybox:1
+    imagePullPolicy: Never
+    command: [sleep, "3600"]
+`;
+
+describe("a real single-node Kubernetes cluster (k8s/cluster)", { skip }, () => {
+  let started = false;
+  before(
+    () => {
+      const t0 = Date.now();
+      const up = sh(join(CLUSTER, "up.sh"), [], 600_000);
+      started = true; // down.sh also cleans up after a start that failed half-way
+      assert.equal(up.code, 0, `k8s/cluster/up.sh failed:\n${up.err}${up.out}`);
+      console.log(`cluster up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      kubectl(["apply", "-f", "-"], WORKLOAD);
+      kubectl(["-n", NS, "rollout", "status", "deployment/echo", "--timeout=180s"], undefined, 200_000);
+      kubectl(["-n", NS, "wait", "--for=condition=Ready", "pod/client", "--timeout=120s"], undefined, 130_000);
+    },
+    { timeout: 900_000 },
+  );
+  after(() => {
+    if (started) sh(join(CLUSTER, "down.sh"), [], 180_000);
+  });
+
+  const echoPods = () =>
+    JSON.parse(kubectl(["-n", NS, "get", "pods", "-l", "app=echo", "-o", "json"])).items as Array<{
+      metadata: { name: string };
+      status: { podIP: string; phase: string };
+    }>;
+
+  test("the Deployment's pods run the locally built image with pod IPs from the bridge", () => {
+    const pods = echoPods();
+    assert.equal(pods.length, 2);
+    for (const p of pods) {
+      assert.equal(p.status.phase, "Running");
+      assert.match(p.status.podIP, /^10\.88\.\d+\.\d+$/);
+    }
+    const node = JSON.parse(kubectl(["get", "node", "localhost", "-o", "json"]));
+    assert.equal(node.status.conditions.find((c: { type: string }) => c.type === "Ready").status, "True");
+  });
+
+  test("pod-to-pod: the client pod reaches each replica by its pod IP", () => {
+    for (const p of echoPods()) {
+      assert.equal(httpGet(p.status.podIP, 8080), p.metadata.name);
+    }
+  });
+
+  test("a Service name resolves through CoreDNS and its ClusterIP reaches both replicas through kube-proxy", () => {
+    const clusterIP = kubectl(["-n", NS, "get", "service", "echo", "-o", "jsonpath={.spec.clusterIP}"]).trim();
+    assert.match(clusterIP, /^10\.96\.\d+\.\d+$/);
+    const lookup = inClient("nslookup", `echo.${NS}.svc.cluster.local`);
+    assert.ok(lookup.includes(clusterIP), `nslookup did not answer ${clusterIP}:\n${lookup}`);
+    // The short name, through the pod's DNS search path, as an application would call it.
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) seen.add(httpGet("echo", 80));
+    assert.deepEqual(
+      [...seen].sort(),
+      echoPods()
+        .map((p) => p.metadata.name)
+        .sort(),
+    );
+  });
+
+  test("kubectl logs reads a container's output through the kubelet", () => {
+    const name = echoPods()[0].metadata.name;
+    assert.match(kubectl(["-n", NS, "logs", name]), new RegExp(`serving as ${name}`));
+  });
+
+  test("down.sh leaves no process, bridge, iptables rule or mount behind", () => {
+    const pids = readdirSync(RUN)
+      .filter((f) => f.endsWith(".pid"))
+      .map((f) => Number(readFileSync(join(RUN, f), "utf8")));
+    const down = sh(join(CLUSTER, "down.sh"), [], 180_000);
+    started = false;
+    assert.equal(down.code, 0, down.err);
+    for (const pid of pids) assert.equal(existsSync(`/proc/${pid}`), false, `pid ${pid} still running`);
+    assert.equal(existsSync(STATE) || existsSync(RUN), false, "state directories remain");
+    const mounts = readFileSync("/proc/self/mounts", "utf8")
+      .split("\n")
+      .filter((l) => l.includes(STATE) || l.includes(RUN));
+    assert.deepEqual(mounts, []);
+    assert.equal(sh("ip", ["link", "show", "gantry0"]).code, 1, "the bridge gantry0 remains");
+    const rules = sh("iptables-save", [])
+      .out.split("\n")
+      .filter((l) => l.includes("KUBE-"));
+    assert.deepEqual(rules, [], "kube-proxy's iptables rules remain");
+    const shims = sh("pgrep", ["-f", `containerd-shim-runc-v2 .*${RUN}`]).out.trim();
+    assert.equal(shims, "", "containerd shims remain");
+  });
+});
