@@ -133,7 +133,11 @@ describe("SSRF guard: names, connect time, rebinding", () => {
         { address: "10.0.0.1", family: 4 },
       ]);
     const err = await refusal(new SsrfGuard({ resolve }).fetch("http://mixed.test/"));
-    assert.match(err.message, /10\.0\.0\.1/);
+    // The caller learns the name is refused, not what it resolves to inside (issue 27, item 8);
+    // the log gets the address.
+    assert.match(err.message, /mixed\.test does not resolve to a public address/);
+    assert.doesNotMatch(err.message, /10\.0\.0\.1|93\.184/);
+    assert.match(err.detail, /10\.0\.0\.1 \(private\)/);
   });
 
   test("DNS rebinding (public when checked, loopback when connecting) is caught at connect time", async () => {
@@ -148,7 +152,8 @@ describe("SSRF guard: names, connect time, rebinding", () => {
     const before = hits.length;
     const err = await refusal(guard.fetch(`http://rebind.test:${port}/secret`));
     assert.equal(err.rule, "address");
-    assert.match(err.message, /127\.0\.0\.1/);
+    assert.doesNotMatch(err.message, /127\.0\.0\.1/, "the internal answer stays out of the message");
+    assert.match(err.detail, /127\.0\.0\.1/);
     assert.ok(calls >= 2, "the connection resolved the name again and was checked");
     assert.equal(hits.length, before, "no byte reached the loopback server");
   });

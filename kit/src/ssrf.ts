@@ -97,11 +97,18 @@ export class SsrfBlockedError extends Error {
   readonly code = "EBLOCKED";
   readonly rule: SsrfRule;
   readonly url: string;
-  constructor(rule: SsrfRule, url: string, message: string) {
+  /**
+   * For the log only: what the guard saw (the addresses a name resolved to, the peer connected to).
+   * The message, which callers may show, never holds an address the caller did not write: a name's
+   * internal DNS answer would tell an outsider what is inside.
+   */
+  readonly detail: string;
+  constructor(rule: SsrfRule, url: string, message: string, detail = message) {
     super(`blocked by the SSRF guard (${rule}): ${message}`);
     this.name = "SsrfBlockedError";
     this.rule = rule;
     this.url = url;
+    this.detail = detail;
   }
 }
 
@@ -225,6 +232,7 @@ export class SsrfGuard {
             new SsrfBlockedError(
               "address",
               href,
+              bad ? `${hostname} does not resolve to a public address` : `${hostname} resolves to no address`,
               `${hostname} resolves to ${bad?.address ?? "no address"}${bad ? ` (${addressRange(bad.address)})` : ""}`,
             ),
           );
@@ -275,7 +283,12 @@ export class SsrfGuard {
           if (peer && !addressAllowed(peer, this.allowLoopback)) {
             socket.destroy();
             return callback(
-              new SsrfBlockedError("address", `${opts.protocol}//${opts.host}`, `connected to ${peer}`),
+              new SsrfBlockedError(
+                "address",
+                `${opts.protocol}//${opts.host}`,
+                `${opts.hostname} is not a public address`,
+                `connected to ${peer}`,
+              ),
               null,
             );
           }
