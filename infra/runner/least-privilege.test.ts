@@ -7,6 +7,9 @@
  * cannot leave row-level security (no `SET ROLE`/`RESET ROLE` way out), and cannot create or change
  * objects; the gateway gets no database at all; the superuser's password is not the old fixed one.
  *
+ * NATS: a client without a login is refused; a service's login may not publish on another area's
+ * subjects nor delete a stream (the services and the gateway run on these logins here).
+ *
  * Redis: a client that does not log in can do nothing; the gateway's login runs the rate-limit
  * script on its own keys and nothing else.
  */
@@ -53,6 +56,7 @@ describe("Postgres: each service logs in as a role of its own", () => {
       port: 0,
       quiet: true,
       services: ["keys", "workspace"],
+      natsAuth: true,
       env: { GANTRY_ADMIN_KEY: generateKey() },
     });
     const url = environOf(stack, "keys").DATABASE_URL;
@@ -108,6 +112,72 @@ describe("Postgres: each service logs in as a role of its own", () => {
     const guess = new pg.Client({ connectionString: url.toString() });
     guess.on("error", () => {});
     await assert.rejects(guess.connect(), { code: "28P01" });
+  });
+});
+
+/**
+ * What nats-server answers to CONNECT with `login` (none: no credentials), then `PUB subject`,
+ * then PING: the lines up to PONG or the first error. The raw protocol, so nothing between the
+ * test and the server retries, hides or reorders an error.
+ */
+function natsSays(url: string, login: { user?: string; pass?: string }, subject?: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const sock = net.connect({ host: hostname, port: Number(port) });
+    sock.setTimeout(3000, () => sock.destroy(new Error("timeout")));
+    sock.once("error", reject);
+    let text = "";
+    let sent = false;
+    sock.on("data", (d) => {
+      text += d.toString();
+      if (!sent && text.includes("INFO ")) {
+        sent = true;
+        const connect = JSON.stringify({ verbose: false, pedantic: false, ...login });
+        sock.write(`CONNECT ${connect}\r\n${subject ? `PUB ${subject} 2\r\nhi\r\n` : ""}PING\r\n`);
+      }
+      if (/PONG|-ERR/.test(text)) {
+        resolve(
+          text
+            .split("\r\n")
+            .filter((l) => l && !l.startsWith("INFO"))
+            .join("\n"),
+        );
+        sock.end();
+      }
+    });
+  });
+}
+
+describe("NATS: each process logs in, and publishes only its own area's subjects", () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ port: 0, quiet: true, services: ["keys"], gateways: 0, natsAuth: true });
+  });
+  after(async () => stack?.stop());
+
+  const login = (name: string) => {
+    const url = new URL(environOf(stack, name).NATS_URL);
+    return { url: url.toString(), user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
+  };
+
+  test("a client without a login is refused", async () => {
+    assert.match(await natsSays(stack.env.NATS_URL, {}), /Authorization Violation/);
+    const { url, user } = login("keys");
+    assert.match(await natsSays(url, { user, pass: "guess" }), /Authorization Violation/);
+  });
+
+  test("a service may publish its own subjects and not another area's, nor delete a stream", async () => {
+    const { url, user, pass } = login("keys");
+    assert.equal(await natsSays(url, { user, pass }, "keys.key.revoked"), "PONG");
+    for (const subject of [
+      "audit.calls.recorded",
+      "events.acme.booking.confirmed",
+      "connections.connection.revoked",
+      "payments.payment.succeeded",
+      "$JS.API.STREAM.DELETE.KEYS",
+      "$JS.API.STREAM.CREATE.EVENTS",
+    ])
+      assert.match(await natsSays(url, { user, pass }, subject), /Permissions Violation for Publish/, subject);
   });
 });
 

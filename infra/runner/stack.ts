@@ -27,7 +27,9 @@ import crypto from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT, type AreaService } from "@gantry/kit/topology.ts";
 import { HealthClient } from "@gantry/kit/health.ts";
+import { CHROMIUM_NO_SANDBOX_ENV } from "@gantry/kit/chromium.ts";
 import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
+import { chromiumSandboxRefusal } from "./chromium-sandbox.ts";
 import { httpHealthy, tcpOpen } from "./health.ts";
 import { pickPort, releasePort } from "./ports.ts";
 import { prepareSchema } from "@gantry/kit/migrate.ts";
@@ -63,6 +65,12 @@ export interface StackOptions {
   databaseUrl?: string;
   /** Use this NATS server instead of starting one. */
   natsUrl?: string;
+  /**
+   * The local nats-server takes only logins: one per process, each with publish rights on its own
+   * area's subjects only (SECURITY.md). Default: on unless the stack is ephemeral, because tests
+   * still connect to NATS_URL without credentials; a test asks for it with `natsAuth: true`.
+   */
+  natsAuth?: boolean;
   /** Use this Redis (passed to every process as REDIS_URL). */
   redisUrl?: string;
   /**
@@ -152,6 +160,9 @@ const SERVICE_NAMES = AREA_SERVICES.map((s) => s.name);
 function replicaNames(service: AreaService, count: number): string[] {
   return Array.from({ length: count }, (_, i) => (i === 0 ? service : `${service}-${i + 1}`));
 }
+
+/** Services that start headless Chromium (kit/src/chromium.ts). */
+const BROWSER_SERVICES: ReadonlySet<AreaService> = new Set(["web", "content"]);
 
 /** Preferred local ports of the dependencies for `npm start` (any free port when taken). */
 const DEP_PORTS = { postgres: 54320, nats: 4222, redis: 6379 };
@@ -336,6 +347,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let postgresDir: string | undefined;
     let localPostgres = false;
     let natsUrl = opts.natsUrl ?? "";
+    const natsAuth = !opts.natsUrl && (opts.natsAuth ?? !ephemeral);
+    // One login per process kind (replicas of a service share theirs), and the runner's own.
+    const natsLogins = natsAuth
+      ? storedPasswords(dataDir, "nats-users", ["runner", "gateway", ...SERVICE_NAMES])
+      : new Map<string, string>();
+    const natsUrlFor = (user: string) => {
+      const password = natsLogins.get(user);
+      return password ? natsUrl.replace("nats://", `nats://${user}:${password}@`) : natsUrl;
+    };
     let redisUrl = opts.redisUrl ?? "";
 
     if (!databaseUrl) {
@@ -389,10 +409,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           const natsPort = await port(DEP_PORTS.nats);
           const storeDir = path.join(dataDir, "nats");
           fs.mkdirSync(storeDir, { recursive: true });
+          const config: string[] = [];
+          if (natsAuth) {
+            // In a file only the runner's user reads: passwords on the command line show in `ps`.
+            const file = path.join(dataDir, "nats.conf");
+            fs.writeFileSync(file, natsConfig(natsLogins), { mode: 0o600 });
+            fs.chmodSync(file, 0o600);
+            config.push("-c", file);
+          }
           const proc = add({
             name: "nats",
             command: bin,
-            args: ["-js", "-sd", storeDir, "-a", "127.0.0.1", "-p", String(natsPort)],
+            args: [...config, "-js", "-sd", storeDir, "-a", "127.0.0.1", "-p", String(natsPort)],
             env: baseEnv(),
             endpoint: `nats 127.0.0.1:${natsPort}`,
             health: () => tcpOpen(natsPort),
@@ -484,7 +512,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       grpcPorts.set(s.name, ports);
     }
     const shared: Record<string, string> = {
-      NATS_URL: natsUrl,
+      NATS_URL: natsUrlFor("runner"),
       LOG_LEVEL: logLevel,
     };
     if (redisUrl) shared.REDIS_URL = redisUrl;
@@ -521,6 +549,19 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
 
     // ---- area services ------------------------------------------------------------------
+    // The services that start a browser get its sandbox unless it cannot run here.
+    const browserEnv: Record<string, string> = {};
+    if (
+      services.some((s) => BROWSER_SERVICES.has(s)) &&
+      process.env[CHROMIUM_NO_SANDBOX_ENV] === undefined &&
+      opts.env?.[CHROMIUM_NO_SANDBOX_ENV] === undefined
+    ) {
+      const refusal = await chromiumSandboxRefusal();
+      if (refusal) {
+        browserEnv[CHROMIUM_NO_SANDBOX_ENV] = "1";
+        note(`Chromium's sandbox is off for web and content: ${refusal} (${CHROMIUM_NO_SANDBOX_ENV}=1)`);
+      }
+    }
     for (const service of services) {
       const grpcPortList = grpcPorts.get(service)!;
       for (const [i, name] of replicaNames(service, grpcPortList.length).entries()) {
@@ -533,6 +574,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           args: [...NODE_PROCESS_ARGS, `services/${service}/src/main.ts`],
           cwd: REPO_ROOT,
           env: childEnv({
+            ...(BROWSER_SERVICES.has(service) ? browserEnv : {}),
+            NATS_URL: natsUrlFor(service),
             GRPC_PORT: String(grpcPort),
             ...(databaseUrls[service] ? { DATABASE_URL: databaseUrls[service] } : {}),
           }),
@@ -560,7 +603,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         command: process.execPath,
         args: [...NODE_PROCESS_ARGS, "gateway/src/main.ts"],
         cwd: REPO_ROOT,
-        env: childEnv({ PORT: String(gwPort) }),
+        env: childEnv({ PORT: String(gwPort), NATS_URL: natsUrlFor("gateway") }),
         endpoint: `${url}/health`,
         health: () => httpHealthy(url),
       });
@@ -632,36 +675,96 @@ function localMasterKey(dataDir: string, name = "connections-master-key"): strin
  * `<dataDir>/postgres-roles` (JSON, mode 0600) so they survive restarts.
  */
 function schemaRoles(dataDir: string, schemas: readonly string[]): Map<string, SchemaRoles> {
-  const file = path.join(dataDir, "postgres-roles");
+  const names = schemas.map((schema) => [schema, schemaRoleNames(schema)] as const);
+  const passwords = storedPasswords(
+    dataDir,
+    "postgres-roles",
+    names.flatMap(([, n]) => [n.owner, n.service]),
+  );
+  return new Map(
+    names.map(([schema, n]) => [
+      schema,
+      {
+        owner: { name: n.owner, password: passwords.get(n.owner)! },
+        service: { name: n.service, password: passwords.get(n.service)! },
+      },
+    ]),
+  );
+}
+
+/**
+ * A password for each of `names`, made at first need and kept in `<dataDir>/<file>` (JSON, mode
+ * 0600) so it survives restarts; the file keeps names it was not asked for this time.
+ */
+function storedPasswords(dataDir: string, file: string, names: readonly string[]): Map<string, string> {
+  const at = path.join(dataDir, file);
   let passwords: Record<string, string> = {};
   try {
-    passwords = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string>;
+    passwords = JSON.parse(fs.readFileSync(at, "utf8")) as Record<string, string>;
   } catch {
     // not made yet
   }
   let changed = false;
-  const password = (role: string) => {
-    if (!passwords[role]) {
-      passwords[role] = crypto.randomBytes(24).toString("base64url");
-      changed = true;
-    }
-    return passwords[role];
-  };
-  const roles = new Map<string, SchemaRoles>();
-  for (const schema of schemas) {
-    const names = schemaRoleNames(schema);
-    roles.set(schema, {
-      owner: { name: names.owner, password: password(names.owner) },
-      service: { name: names.service, password: password(names.service) },
-    });
+  for (const name of names) {
+    if (passwords[name]) continue;
+    passwords[name] = crypto.randomBytes(24).toString("base64url");
+    changed = true;
   }
   if (changed) {
     // Written whole under another name, then renamed: a concurrent reader never sees half a file.
-    const tmp = `${file}.${process.pid}`;
+    const tmp = `${at}.${process.pid}`;
     fs.writeFileSync(tmp, `${JSON.stringify(passwords, null, 2)}\n`, { mode: 0o600 });
-    fs.renameSync(tmp, file);
+    fs.renameSync(tmp, at);
   }
-  return roles;
+  return new Map(names.map((name) => [name, passwords[name]]));
+}
+
+/** The subjects each process kind publishes on (kit/src/nats.ts STREAMS and SUBJECTS): no one else may. */
+export const NATS_PUBLISHES: Readonly<Record<string, readonly string[]>> = {
+  gateway: ["audit.>"],
+  keys: ["keys.>"],
+  connections: ["connections.>"],
+  memory: ["memory.>"],
+  payments: ["payments.>"],
+  workspace: ["events.>", "workflows.>"],
+};
+
+/** The JetStream streams each process kind declares at start (`ensureStream`): no one else may create or change them. */
+const NATS_STREAMS: Readonly<Record<string, readonly string[]>> = {
+  gateway: ["AUDIT"],
+  keys: ["AUDIT", "KEYS"],
+  connections: ["CONNECTIONS"],
+  memory: ["LESSONS"],
+  payments: ["PAYMENTS"],
+  workspace: ["EVENTS", "WORKFLOWS"],
+};
+
+/**
+ * The local nats-server's logins: `runner` (the runner and tests: everything) and one per process
+ * kind, which may not publish on another area's subjects, nor create, change, purge or delete a
+ * stream that is not its own (JetStream's API is subjects too). Subscribing is not restricted yet:
+ * the events a process reads are not secrets to the others (SECURITY.md says what is open).
+ */
+export function natsConfig(logins: ReadonlyMap<string, string>): string {
+  const allStreams = [...new Set(Object.values(NATS_STREAMS).flat())];
+  const users = [...logins].map(([user, password]) => {
+    if (user === "runner") return `    { user: "runner", password: "${password}" }`;
+    const others = Object.entries(NATS_PUBLISHES)
+      .filter(([owner]) => owner !== user)
+      .flatMap(([, subjects]) => subjects);
+    const own = new Set(NATS_STREAMS[user] ?? []);
+    const deny = [
+      ...others,
+      ...allStreams
+        .filter((s) => !own.has(s))
+        .flatMap((s) => [`$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`]),
+      "$JS.API.STREAM.DELETE.>",
+      "$JS.API.STREAM.PURGE.>",
+      "$JS.API.STREAM.MSG.DELETE.>",
+    ];
+    return `    { user: "${user}", password: "${password}", permissions: { publish: { allow: [">"], deny: ${JSON.stringify(deny)} } } }`;
+  });
+  return ["authorization {", "  users: [", users.join(",\n"), "  ]", "}", ""].join("\n");
 }
 
 /** The Redis user the gateways log in as (the only one: the `default` user is off). */

@@ -18,6 +18,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runChild } from "./run-child.ts";
+import { CHROMIUM_NO_SANDBOX_ENV } from "@gantry/kit/chromium.ts";
+import { chromiumSandboxRefusal } from "../runner/chromium-sandbox.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ROOTS = ["proto", "kit", "gateway", "services", "infra", "bench", "k8s", "client"];
@@ -80,6 +82,16 @@ if (filters.length) {
 if (files.length === 0) {
   console.log("no test files found");
   process.exit(0);
+}
+
+// Tests that start a browser do so with its sandbox, as the services do, unless it cannot run here
+// (infra/runner/chromium-sandbox.ts); then the one setting that switches it off is set, and said.
+if (process.env[CHROMIUM_NO_SANDBOX_ENV] === undefined) {
+  const refusal = await chromiumSandboxRefusal();
+  if (refusal) {
+    process.env[CHROMIUM_NO_SANDBOX_ENV] = "1";
+    console.log(`chromium: sandbox off for the tests: ${refusal} (${CHROMIUM_NO_SANDBOX_ENV}=1)`);
+  }
 }
 
 const code = await run(process.execPath, [

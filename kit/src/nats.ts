@@ -105,9 +105,28 @@ export function workflowSubject(tenant: string, workflow: string, what: "trigger
   return `workflows.${tenantToken(tenant)}.${workflow}.${what}`;
 }
 
+/**
+ * NATS_URL as the client takes it: the servers, and the login that a URL carries
+ * (`nats://user:password@host:4222`; nats.js reads no credentials from a URL itself). Every
+ * process has a login of its own (SECURITY.md, "Who may reach what").
+ */
+export function natsConnectOptions(url: string): { servers: string[]; user?: string; pass?: string } {
+  let user: string | undefined;
+  let pass: string | undefined;
+  const servers = url.split(",").map((server) => {
+    const trimmed = server.trim();
+    if (!trimmed.includes("@")) return trimmed;
+    const parsed = new URL(trimmed.includes("://") ? trimmed : `nats://${trimmed}`);
+    user ??= decodeURIComponent(parsed.username);
+    pass ??= decodeURIComponent(parsed.password);
+    return `${parsed.protocol}//${parsed.host}`;
+  });
+  return { servers, ...(user ? { user, pass } : {}) };
+}
+
 export async function connectNats(url: string, name: string, log: Logger): Promise<Nats> {
   const nc = await connect({
-    servers: url.split(","),
+    ...natsConnectOptions(url),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,

@@ -10,7 +10,7 @@
  * Chromium is ended once no render has run for `idleMs` (the next render starts it again).
  */
 import type { Browser } from "playwright-core";
-import { CHROMIUM_ARGS, callSignal, GantryError } from "@gantry/kit";
+import { callSignal, chromiumLaunchOptions, GantryError } from "@gantry/kit";
 
 export class PdfRenderer {
   #browser: Promise<Browser> | null = null;
@@ -30,7 +30,7 @@ export class PdfRenderer {
   #launch(): Promise<Browser> {
     if (!this.#browser) {
       const launching = import("playwright-core").then(({ chromium }) =>
-        chromium.launch({ executablePath: this.executablePath, args: [...CHROMIUM_ARGS], headless: true }),
+        chromium.launch({ executablePath: this.executablePath, ...chromiumLaunchOptions(), headless: true }),
       );
       this.#browser = launching;
       launching.then(

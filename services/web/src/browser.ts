@@ -16,7 +16,7 @@
  * one browser start (≈ 0.5 s) for the first page after a quiet spell. playwright-core itself (≈ 75
  * MiB) is imported on the first page, not with the service.
  */
-import { CHROMIUM_ARGS, callSignal, type Logger, type SsrfGuard } from "@gantry/kit";
+import { callSignal, chromiumLaunchOptions, type Logger, type SsrfGuard } from "@gantry/kit";
 import { type SsrfProxy, startSsrfProxy } from "@gantry/kit/ssrf-proxy.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
@@ -34,7 +34,6 @@ export const VIEWPORTS = {
 export type ViewportName = keyof typeof VIEWPORTS;
 
 const ARGS = [
-  ...CHROMIUM_ARGS,
   "--disable-dev-shm-usage",
   // WebRTC would otherwise reach peers over UDP around the filtering proxy.
   "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -222,7 +221,7 @@ export class BrowserPool {
         const { chromium } = await import("playwright-core");
         const browser = await chromium.launch({
           executablePath: this.options.executablePath,
-          args: [...ARGS, `--proxy-server=${proxy.url}`],
+          ...chromiumLaunchOptions([...ARGS, `--proxy-server=${proxy.url}`]),
           timeout: 30_000,
         });
         browser.on("disconnected", () => {
