@@ -645,6 +645,31 @@ test("the blob store: Postgres by default for content and web, nothing on the po
   assert.match(refused.out, /blobStore\.s3\.bucket is required/);
 });
 
+test("Chromium: web and content run it without its sandbox only inside a confined pod; no other workload is told to", () => {
+  requireTools();
+  const r = helmTemplate([]);
+  assert.equal(r.code, 0, r.out);
+  const docs = parseDocs(r.stdout);
+  const find = (kind: string, name: string) =>
+    docs.find((d) => d.kind === kind && d.metadata?.name === `${FULLNAME}-${name}`)!;
+  for (const name of ["gateway", "keys", "connections", "payments", "memory", "trust", "workspace"])
+    assert.equal(find("ConfigMap", name).data.GANTRY_CHROMIUM_NO_SANDBOX, undefined, name);
+  for (const name of ["content", "web"]) {
+    // The one switch kit/src/chromium.ts knows; the pod is what confines the browser instead.
+    assert.equal(find("ConfigMap", name).data.GANTRY_CHROMIUM_NO_SANDBOX, "1", name);
+    const pod = find("Deployment", name).spec.template.spec;
+    assert.equal(pod.securityContext.runAsNonRoot, true, name);
+    assert.equal(pod.securityContext.seccompProfile?.type, "RuntimeDefault", name);
+    for (const c of pod.containers) {
+      assert.equal(c.securityContext.allowPrivilegeEscalation, false, `${name}/${c.name}`);
+      assert.equal(c.securityContext.readOnlyRootFilesystem, true, `${name}/${c.name}`);
+      assert.equal(c.securityContext.privileged, false, `${name}/${c.name}`);
+      assert.deepEqual(c.securityContext.capabilities?.drop, ["ALL"], `${name}/${c.name}`);
+      assert.equal(c.securityContext.capabilities?.add, undefined, `${name}/${c.name}`);
+    }
+  }
+});
+
 test("OpenTelemetry: off by default; with an OTLP endpoint every workload gets the OTEL_* variables and the egress", () => {
   requireTools();
   const docsOf = (args: string[]) => {
