@@ -21,7 +21,7 @@ import { basename, dirname, join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT } from "@gantry/kit/topology.ts";
-import { NODE_PROCESS_ARGS, NODE_PROCESS_ENV } from "../infra/runner/stack.ts";
+import { NODE_PROCESS_ARGS, NODE_PROCESS_ENV, redisConfig } from "../infra/runner/stack.ts";
 import {
   COMPOSE_SCHEMA,
   HADOLINT,
@@ -545,7 +545,11 @@ for (const set of VALUE_SETS) {
       const cm = r.find("ConfigMap", `${FULLNAME}-gateway`)!;
       const env = r.find("Deployment", `${FULLNAME}-gateway`)!.spec.template.spec.containers[0].env ?? [];
       if (values.redis.bundled.enabled) {
-        assert.equal(cm.data.REDIS_URL, `redis://${FULLNAME}-redis:${values.redis.port}`);
+        assert.equal(cm.data.REDIS_URL, undefined, "the URL holds the gateway's password: not in a ConfigMap");
+        assert.deepEqual(env.find((e: Obj) => e.name === "REDIS_URL")?.valueFrom?.secretKeyRef, {
+          name: `${FULLNAME}-redis`,
+          key: "REDIS_URL",
+        });
         assert.ok(r.find("Deployment", `${FULLNAME}-redis`), "the bundled Redis runs");
       } else
         assert.deepEqual(env.find((e: Obj) => e.name === "REDIS_URL")?.valueFrom?.secretKeyRef, {
@@ -589,7 +593,7 @@ test("scale-out as the bench measures it: 2 gateways, 2 workspace pods, every ca
   assert.equal(find("Service", `${FULLNAME}-workspace-headless`)!.spec.clusterIP, "None");
   const gw = find("ConfigMap", `${FULLNAME}-gateway`)!.data;
   assert.equal(gw.WORKSPACE_ADDR, `${FULLNAME}-workspace-headless:50057`);
-  assert.equal(gw.REDIS_URL, `redis://${FULLNAME}-redis:6379`, "Redis is on by default");
+  assert.ok(find("Deployment", `${FULLNAME}-redis`), "Redis is on by default");
   const v = kubeconform(r.stdout);
   assert.equal(v.code, 0, v.problems.join("\n"));
 });
@@ -668,6 +672,36 @@ test("Chromium: web and content run it without its sandbox only inside a confine
       assert.equal(c.securityContext.capabilities?.add, undefined, `${name}/${c.name}`);
     }
   }
+});
+
+test("the bundled Redis takes only the gateway's login, with npm start's ACL; only the gateway gets its URL", () => {
+  requireTools();
+  const r = helmTemplate([]);
+  assert.equal(r.code, 0, r.out);
+  const docs = parseDocs(r.stdout);
+  const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata?.name === name)!;
+  const secret = find("Secret", `${FULLNAME}-redis`).stringData;
+  assert.match(secret.REDIS_PASSWORD, /^[A-Za-z0-9]{32}$/);
+  assert.equal(secret.REDIS_URL, `redis://gateway:${secret.REDIS_PASSWORD}@${FULLNAME}-redis:6379`);
+  // One ACL: what the local runner gives redis-server is what the chart gives it.
+  assert.equal(secret["redis.conf"], redisConfig(secret.REDIS_PASSWORD));
+  const redis = find("Deployment", `${FULLNAME}-redis`).spec.template.spec;
+  assert.equal(redis.containers[0].args[0], "/etc/gantry-redis/redis.conf");
+  assert.equal(
+    redis.volumes.find((v: Obj) => v.name === "acl")?.secret?.secretName,
+    `${FULLNAME}-redis`,
+    "the ACL file comes from the Secret",
+  );
+  for (const d of docs.filter((x) => x.kind === "Deployment" && x.metadata.name !== `${FULLNAME}-gateway`)) {
+    const env = d.spec.template.spec.containers.flatMap((c: Obj) => c.env ?? []);
+    assert.equal(
+      env.find((e: Obj) => e.name === "REDIS_URL"),
+      undefined,
+      d.metadata.name,
+    );
+  }
+  for (const cm of docs.filter((x) => x.kind === "ConfigMap"))
+    assert.equal(cm.data?.REDIS_URL, undefined, cm.metadata.name);
 });
 
 test("OpenTelemetry: off by default; with an OTLP endpoint every workload gets the OTEL_* variables and the egress", () => {

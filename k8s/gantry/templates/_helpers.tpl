@@ -200,9 +200,6 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- end -}}
 {{- if $w.http -}}
 {{- $_ := set $env "PORT" (toString (int $w.port)) -}}
-{{- if and $root.Values.redis.enabled $root.Values.redis.bundled.enabled -}}
-{{- $_ := set $env "REDIS_URL" (printf "redis://%s-redis:%d" $fullname (int $root.Values.redis.port)) -}}
-{{- end -}}
 {{- else -}}
 {{- $_ := set $env "GRPC_PORT" (toString (int $w.port)) -}}
 {{- end -}}
@@ -251,11 +248,12 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
       name: {{ include "gantry.databaseUrlSecret" $root }}
       key: DATABASE_URL
 {{- end }}
-{{- if and $w.http $root.Values.redis.enabled (not $root.Values.redis.bundled.enabled) }}
+{{- if and $w.http $root.Values.redis.enabled }}
+{{- /* The bundled Redis's URL carries the gateway's login: from its own Secret (redis.yaml). */}}
 - name: REDIS_URL
   valueFrom:
     secretKeyRef:
-      name: {{ $secret }}
+      name: {{ ternary (printf "%s-redis" (include "gantry.fullname" $root)) $secret $root.Values.redis.bundled.enabled }}
       key: REDIS_URL
 {{- end }}
 {{- if $root.Values.secrets.existingSecret }}
