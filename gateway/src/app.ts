@@ -5,6 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { GantryError } from "@gantry/kit";
 import type { GatewayDeps } from "./deps.ts";
+import { trustedProxies } from "./client-address.ts";
 import { requestId } from "./pipeline/request-id.ts";
 import { abilityRoute, executeRoute } from "./routes/abilities.ts";
 import { healthRoute } from "./routes/health.ts";
@@ -17,7 +18,8 @@ export function createApp(deps: GatewayDeps) {
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
-  app.set("trust proxy", true);
+  // Only the configured hops speak for a client (client-address.ts); none by default.
+  app.set("trust proxy", trustedProxies(deps.config.TRUSTED_PROXIES));
   app.use(requestId);
 
   app.post("/v1/abilities/:id", abilityRoute(deps));

@@ -38,6 +38,19 @@ export const GATEWAY_ENV = {
     description: "largest request body accepted; larger → 413",
   },
   ...RATE_LIMIT_ENV,
+  TRUSTED_PROXIES: {
+    type: "string",
+    default: "",
+    description:
+      "proxy hops whose X-Forwarded-For is believed, comma-separated addresses, CIDRs or loopback/linklocal/uniquelocal (default: none, the socket's address)",
+  },
+  AUTH_FAILURES_PER_MINUTE: {
+    type: "integer",
+    minimum: 1,
+    maximum: 100000,
+    default: 60,
+    description: "failed authentications per client address per minute before that address gets 429",
+  },
   KEY_CACHE_TTL_MS: {
     type: "integer",
     minimum: 0,

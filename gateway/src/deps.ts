@@ -3,6 +3,8 @@
  * Everything a request handler needs, assembled once in main.ts and passed explicitly so tests can
  * assemble it differently and no module keeps hidden process-wide state.
  */
+import type { IncomingMessage } from "node:http";
+import type { AuthFailures } from "./pipeline/auth-failures.ts";
 import type { Logger } from "@gantry/kit";
 import type { HealthClient, AreaService, IngressClient } from "@gantry/kit";
 import type { GatewayConfig } from "./config.ts";
@@ -21,6 +23,10 @@ export interface GatewayDeps {
   version: string;
   keys: KeyCache;
   limiter: RateLimiter;
+  /** Failed authentications per client address (pipeline/auth-failures.ts). */
+  authFailures: AuthFailures;
+  /** The client's address by TRUSTED_PROXIES (client-address.ts). */
+  clientAddress: (req: IncomingMessage) => string;
   defaultRateLimit: RateLimitPolicy;
   dispatcher: Dispatcher;
   liveStatus: LiveStatus;

@@ -4,6 +4,8 @@
  * (gRPC executors and the gateway's own), live status, audit publisher, HTTP server, graceful
  * shutdown. Every shared piece is built here once and passed on in GatewayDeps.
  */
+import { clientAddress } from "./client-address.ts";
+import { AuthFailures } from "./pipeline/auth-failures.ts";
 import { createServer, type Server } from "node:http";
 import { KEYS_PROTO } from "@gantry/proto/paths";
 import {
@@ -107,6 +109,8 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     version: ver,
     keys,
     limiter,
+    authFailures: new AuthFailures(limiter, config.AUTH_FAILURES_PER_MINUTE),
+    clientAddress: clientAddress(config.TRUSTED_PROXIES),
     defaultRateLimit,
     dispatcher,
     liveStatus,

@@ -16,8 +16,9 @@
  * The key: the stack's admin key issues (with key.issue) an admin key with scope `*`, the sub-tenant
  * flag (so a generated `context.tenantId` is honoured, not refused), the memory collections and the
  * guide product the catalogue examples name — a key that may call everything, so the run reaches
- * every handler instead of stopping at 403. Its rate limit is lifted (`RATE_LIMIT_DEFAULT`): the
- * limiter is tested elsewhere, and 429s would only hide the behaviour under test.
+ * every handler instead of stopping at 403. Its rate limits are lifted (`RATE_LIMIT_DEFAULT`,
+ * `AUTH_FAILURES_PER_MINUTE`): the limiters are tested elsewhere, and 429s would only hide the
+ * behaviour under test.
  *
  * 501: an ability the catalogue declares but whose service has no handler yet answers
  * `501 not_implemented` by design (README: "an ability either does its real work or answers 501").
@@ -158,6 +159,8 @@ async function main(): Promise<number> {
         GANTRY_ADMIN_KEY: adminKey,
         GANTRY_CHECK_RESULTS: "1",
         RATE_LIMIT_DEFAULT: "10000000",
+        // Its auth checks send keyless and made-up keys from one address on purpose.
+        AUTH_FAILURES_PER_MINUTE: "100000",
         LOG_LEVEL: "info",
       },
     });

@@ -8,6 +8,7 @@
  * It takes the header value, not the HTTP request, so the ability pipeline, the MCP route and the
  * read routes share it whatever carries the call.
  */
+import type { AuthFailures } from "./auth-failures.ts";
 import { GantryError, KEY_PREFIX, hashKey, isWellFormedKey } from "@gantry/kit";
 import type { KeyCache, KeyRecord } from "../key-cache.ts";
 import type { ResponseHeaders } from "./outcome.ts";
@@ -18,6 +19,23 @@ const LEGACY_SHAPE = /^[\x21-\x7e]{16,512}$/;
 
 /** Resolves the `Authorization` header's key; a rotated key's deprecation headers go into `headers`. */
 export async function authenticate(
+  header: string | undefined,
+  keys: KeyCache,
+  now: number,
+  headers: ResponseHeaders,
+  client?: { address: string; failures: AuthFailures },
+): Promise<KeyRecord> {
+  if (!client) return resolveKey(header, keys, now, headers);
+  client.failures.refuseIfBlocked(client.address);
+  try {
+    return await resolveKey(header, keys, now, headers);
+  } catch (err) {
+    if (err instanceof GantryError && err.code === "unauthorized") await client.failures.failed(client.address);
+    throw err;
+  }
+}
+
+async function resolveKey(
   header: string | undefined,
   keys: KeyCache,
   now: number,

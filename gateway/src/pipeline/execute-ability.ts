@@ -67,6 +67,8 @@ export interface AbilityRequest {
   idempotencyKey?: string;
   /** The `Gantry-Timeout-Ms` request header, when sent: a deadline shorter than the ability's (deadline-header.ts). */
   timeoutMs?: string;
+  /** The client's address (client-address.ts), for the limit on failed authentication; none for MCP tool calls, authenticated already. */
+  clientAddress?: string;
   /** Aborts when the client is gone (HTTP: the connection closed before the answer); the call's work stops. */
   signal?: AbortSignal;
   /** The request's headers, for a `traceparent` the client sent (its trace then holds the call's spans). */
@@ -107,7 +109,15 @@ async function runPipeline(
     const key =
       "key" in request.credential
         ? request.credential.key
-        : await authenticate(request.credential.authorization, deps.keys, now, headers);
+        : await authenticate(
+            request.credential.authorization,
+            deps.keys,
+            now,
+            headers,
+            request.clientAddress === undefined
+              ? undefined
+              : { address: request.clientAddress, failures: deps.authFailures },
+          );
     state.key = key;
     state.tenant = key.tenant;
     deps.usage.used(key.id, key.source, now);

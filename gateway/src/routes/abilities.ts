@@ -45,6 +45,7 @@ async function callAbility(
       baseUrl: baseUrlOf(req, deps.config),
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
       timeoutMs: Array.isArray(timeoutMs) ? timeoutMs[0] : timeoutMs,
+      clientAddress: deps.clientAddress(req),
       signal: caller.signal,
       headers: req.headers,
     },

@@ -137,7 +137,10 @@ export function mcpRoutes(deps: GatewayDeps) {
     const headers: ResponseHeaders = {};
     try {
       checkOrigin(req);
-      const key = await authenticate(req.headers.authorization, deps.keys, deps.now(), headers);
+      const key = await authenticate(req.headers.authorization, deps.keys, deps.now(), headers, {
+        address: deps.clientAddress(req),
+        failures: deps.authFailures,
+      });
       setHeaders(res, headers);
       return key;
     } catch (err) {
