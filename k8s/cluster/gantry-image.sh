@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds Gantry's image without Docker or a registry, as the Dockerfile's runtime stage lays it
+# out: /app holds package.json, proto, kit, gateway and services (no tests) over production
+# dependencies only (`npm ci --omit=dev --omit=optional`, from npm's cache when it has them); the
+# entry point is the Dockerfile's own `gantry` script (extracted from it, so the two cannot
+# differ); it runs as uid 1000 with the Dockerfile's environment. Differences: Node is the
+# `node` npm package's binary the tests run (node_modules/node/bin/node, Node 24) with the host's
+# glibc and libstdc++ instead of node:24-slim's Debian, and /bin/sh is busybox.
+#   gantry-image.sh <out.tar> [tag]      → an OCI archive of gantry.local/gantry:<tag> (default: dev)
+set -euo pipefail
+out=$1 tag=${2:-dev}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fs=$tmp/rootfs
+mkdir -p "$fs/usr/local/bin" "$fs/bin" "$fs/etc" "$fs/tmp" "$fs/app"
+chmod 1777 "$fs/tmp"
+
+# Node and the shared libraries it loads (ldd: exactly the host files, at their paths).
+cp "$root/node_modules/node/bin/node" "$fs/usr/local/bin/node"
+for lib in $(ldd "$root/node_modules/node/bin/node" | grep -o '/[^ ]*'); do
+  mkdir -p "$fs$(dirname "$lib")" && cp -L "$lib" "$fs$lib"
+done
+cp /bin/busybox "$fs/bin/busybox"
+for a in $(/bin/busybox --list); do [ -e "$fs/bin/$a" ] || ln -s busybox "$fs/bin/$a"; done
+printf 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000:node:/tmp:/bin/sh\n' > "$fs/etc/passwd"
+printf 'root:x:0:\nnode:x:1000:\n' > "$fs/etc/group"
+
+# Production dependencies for the workspaces the image runs (the Dockerfile's "app" stage).
+cd "$root"
+cp package.json package-lock.json "$fs/app/"
+find . -name package.json -not -path "*/node_modules/*" -not -path "./package.json" -not -path "./.*" \
+  -exec sh -c 'mkdir -p "$2/$(dirname "$1")" && cp "$1" "$2/$1"' _ {} "$fs/app" \;
+workspaces=(--workspace=proto --workspace=kit --workspace=gateway)
+for s in services/*/package.json; do workspaces+=("--workspace=${s%/package.json}"); done
+(cd "$fs/app" && npm ci --omit=dev --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error "${workspaces[@]}" >/dev/null)
+rm -rf "$fs/app/infra" "$fs/app/client" "$fs/app/bench" "$fs/app/k8s" "$fs/app/package-lock.json"
+# The sources and generated Prisma clients, without tests.
+tar -C "$root" --exclude=node_modules --exclude='*.test.ts' -cf - package.json proto kit gateway services | tar -C "$fs/app" -xf -
+
+# The entry point, verbatim from the Dockerfile.
+sed -n "/^COPY --chmod=0755 <<'EOF' \/usr\/local\/bin\/gantry$/,/^EOF$/p" "$root/Dockerfile" | sed '1d;$d' > "$fs/usr/local/bin/gantry"
+chmod 755 "$fs/usr/local/bin/gantry"
+[ -s "$fs/usr/local/bin/gantry" ] || { echo "could not extract the gantry entry point from the Dockerfile" >&2; exit 1; }
+
+"$here/image.sh" "gantry.local/gantry:$tag" "$fs" "$out" --workdir /app --user 1000:1000 \
+  --env NODE_ENV=production --env "GANTRY_BUILD=${GANTRY_BUILD:-}" --env HOME=/tmp --env SERVICE=gateway \
+  --env "NODE_OPTIONS=--expose-gc --max-semi-space-size=16 --import=/app/kit/src/idle-memory.ts" \
+  --env MALLOC_ARENA_MAX=2 --env PATH=/usr/local/bin:/bin -- /usr/local/bin/gantry
