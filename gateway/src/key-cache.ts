@@ -81,6 +81,12 @@ export class KeyCache {
     return record;
   }
 
+  /** Whether `hash` is a key this gateway holds as valid right now (no lookup). */
+  knows(hash: string): boolean {
+    const hit = this.byHash.get(hash);
+    return hit !== undefined && hit.until > this.now();
+  }
+
   /** Drops a key (revoked or rotated) so the next request resolves it afresh. */
   evictKeyId(keyId: string): number {
     this.evictions++;

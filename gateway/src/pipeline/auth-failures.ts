@@ -5,7 +5,8 @@
  * 429 with `retryAfterMs` instead, and until its window ends its requests are refused before any
  * lookup. The count is the rate limiter's (Redis when configured, so shared by every gateway); the
  * refusal before lookup is remembered by each gateway in a bounded LRU. Keys that authenticate are
- * never counted.
+ * never counted, and a key the gateway already holds as valid is answered even from a refused
+ * address (authenticate.ts), so clients sharing an address are not locked out by one of them.
  */
 import { GantryError, Lru } from "@gantry/kit";
 import type { RateLimiter } from "../rate-limit/types.ts";

@@ -26,9 +26,13 @@ export async function authenticate(
   client?: { address: string; failures: AuthFailures },
 ): Promise<KeyRecord> {
   if (!client) return resolveKey(header, keys, now, headers);
-  client.failures.refuseIfBlocked(client.address);
+  // A key this gateway already knows is answered whatever its address's record: behind one proxy
+  // address, someone else's made-up keys must not lock real users out.
+  const beforeLookup = (hash: string) => {
+    if (!keys.knows(hash)) client.failures.refuseIfBlocked(client.address);
+  };
   try {
-    return await resolveKey(header, keys, now, headers);
+    return await resolveKey(header, keys, now, headers, beforeLookup);
   } catch (err) {
     if (err instanceof GantryError && err.code === "unauthorized") await client.failures.failed(client.address);
     throw err;
@@ -40,6 +44,7 @@ async function resolveKey(
   keys: KeyCache,
   now: number,
   headers: ResponseHeaders,
+  beforeLookup?: (hash: string) => void,
 ): Promise<KeyRecord> {
   if (!header) {
     throw new GantryError("unauthorized", "Missing credential: send Authorization: Bearer <API key>.");
@@ -53,7 +58,9 @@ async function resolveKey(
       reason: "Gantry keys start with gk_ and are 39 characters long; check for a copy-paste error.",
     });
   }
-  const record = await keys.resolve(hashKey(raw), !wellFormed);
+  const hash = hashKey(raw);
+  beforeLookup?.(hash);
+  const record = await keys.resolve(hash, !wellFormed);
   if (!record || (record.expires_at_ms > 0 && record.expires_at_ms <= now)) {
     throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
   }
