@@ -31,3 +31,13 @@ test("a message over the limit, or compressed, leaves the stream unreadable", ()
   compressed[0] = 1;
   assert.equal(new MessageReader(() => assert.fail("nothing is delivered")).push(compressed), "compressed");
 });
+
+test("after refusing a message the reader keeps nothing, however much more arrives (issue 27, item 5)", () => {
+  const reader = new MessageReader(() => assert.fail("nothing is delivered"), 1024);
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(2048, 1);
+  assert.equal(reader.push(head), "too-large");
+  const mib = Buffer.alloc(1024 * 1024);
+  for (let i = 0; i < 200; i++) assert.equal(reader.push(mib), "too-large");
+  assert.equal(reader.buffered, 0, "200 MiB sent after the refusal, none held");
+});

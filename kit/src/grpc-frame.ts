@@ -28,11 +28,14 @@ export function unframeMessage(chunks: Buffer[]): Buffer | "malformed" | "compre
 /**
  * Splits a stream's DATA chunks into its length-prefixed messages, for streams that carry many
  * (kit/grpc-multiplex). Chunks are kept until a message is whole and joined once, so a large
- * message arriving in many chunks is copied once, not once per chunk.
+ * message arriving in many chunks is copied once, not once per chunk. Once it has refused a
+ * message (too large, compressed) it keeps nothing more: a peer that goes on sending after the
+ * refusal costs no memory (it used to be buffered without end).
  */
 export class MessageReader {
   private chunks: Buffer[] = [];
   private size = 0;
+  private refused: "too-large" | "compressed" | undefined;
   /** Bytes the message being read needs, prefix included; -1 until its prefix is in. */
   private need = -1;
   private readonly onMessage: (message: Buffer) => void;
@@ -45,14 +48,15 @@ export class MessageReader {
 
   /** Takes one chunk; anything but "ok" leaves the stream unreadable, and it is to be ended. */
   push(chunk: Buffer): "ok" | "too-large" | "compressed" {
+    if (this.refused) return this.refused;
     this.chunks.push(chunk);
     this.size += chunk.length;
     while (this.size >= 5) {
       if (this.need < 0) {
         const head = this.chunks[0].length >= 5 ? this.chunks[0] : this.join();
-        if (head[0] !== 0) return "compressed";
+        if (head[0] !== 0) return this.refuse("compressed");
         const length = head.readUInt32BE(1);
-        if (length > this.maxBytes) return "too-large";
+        if (length > this.maxBytes) return this.refuse("too-large");
         this.need = 5 + length;
       }
       if (this.size < this.need) return "ok";
@@ -65,6 +69,18 @@ export class MessageReader {
       this.onMessage(message);
     }
     return "ok";
+  }
+
+  /** Bytes held for the message being read. */
+  get buffered(): number {
+    return this.size;
+  }
+
+  private refuse(why: "too-large" | "compressed"): "too-large" | "compressed" {
+    this.refused = why;
+    this.chunks = [];
+    this.size = 0;
+    return why;
   }
 
   private join(): Buffer {

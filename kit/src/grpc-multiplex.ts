@@ -44,6 +44,11 @@ export interface Reply {
 
 /** Room for the envelope around a message of the largest size either side takes. */
 const ENVELOPE_BYTES = 1024;
+/**
+ * Calls one Calls stream may have running at once. Its requests are at most 64 KiB each, so this
+ * also bounds what one connection's stream holds (~64 MiB); a busy gateway keeps a few hundred.
+ */
+export const MAX_CALLS_IN_FLIGHT = 1024;
 
 /**
  * Requests larger than this go as plain unary calls: messages on one stream are sent one after the
@@ -307,6 +312,11 @@ export function serveCallStream(
       reply({ id, status: GrpcStatus.UNIMPLEMENTED, message: `unknown method ${call.path}` });
       return;
     }
+    if (inFlight >= MAX_CALLS_IN_FLIGHT) {
+      // Answered at once, not queued: a client past the cap is sending faster than calls finish.
+      reply({ id, status: GrpcStatus.RESOURCE_EXHAUSTED, message: `more than ${MAX_CALLS_IN_FLIGHT} calls in flight` });
+      return;
+    }
     inFlight++;
     const controller = new AbortController();
     running.set(id, controller);
@@ -348,8 +358,11 @@ export function serveCallStream(
   }, MAX_MESSAGE_BYTES + ENVELOPE_BYTES);
   stream.on("data", (chunk: Buffer) => {
     const read = reader.push(chunk);
+    if (read === "ok") return;
     if (read === "too-large") finish(GrpcStatus.RESOURCE_EXHAUSTED, `a call larger than ${MAX_MESSAGE_BYTES} bytes`);
-    else if (read === "compressed") finish(GrpcStatus.UNIMPLEMENTED, "compressed messages are not accepted");
+    else finish(GrpcStatus.UNIMPLEMENTED, "compressed messages are not accepted");
+    // Nothing more is read from this stream: the client is told to stop sending.
+    stream.close(http2.constants.NGHTTP2_CANCEL);
   });
   // The client sends no more calls: answer those in flight, then end ours.
   stream.on("end", drain);

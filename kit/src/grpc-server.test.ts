@@ -120,3 +120,46 @@ test("shutdown lets a call in flight finish, then refuses new connections", asyn
     client.close();
   }
 });
+
+test("a plain call over the limit is refused while it is still being sent, and the stream is reset (issue 27, item 5)", async () => {
+  const http2 = await import("node:http2");
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  await new Promise((resolve) => session.once("remoteSettings", resolve));
+  assert.equal(session.remoteSettings.maxConcurrentStreams, 256, "a client may open at most 256 streams");
+  const stream = session.request({
+    ":method": "POST",
+    ":path": "/gantry.ability.v1.AbilityService/Execute",
+    "content-type": "application/grpc",
+    te: "trailers",
+  });
+  let status: string | undefined;
+  stream.on("response", (h) => (status ??= h["grpc-status"] as string | undefined));
+  stream.on("trailers", (h) => (status ??= h["grpc-status"] as string | undefined));
+  stream.on("error", () => {});
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(100 * 1024 * 1024, 1);
+  stream.write(head);
+  const mib = Buffer.alloc(1024 * 1024);
+  let sent = 0;
+  while (!stream.closed && sent < 100) {
+    const ok = stream.write(mib);
+    sent++;
+    if (!ok) await new Promise((r) => setTimeout(r, 5));
+  }
+  await new Promise((resolve) => (stream.closed ? resolve(null) : stream.once("close", resolve)));
+  session.close();
+  assert.equal(status, String(grpc.status.RESOURCE_EXHAUSTED));
+  assert.ok(sent < 40, `the server stopped the upload after ${sent} MiB of a declared 100`);
+});
+
+test("more than 1024 calls in flight on one Calls stream: the rest are RESOURCE_EXHAUSTED at once (issue 27, item 5)", async () => {
+  const results = await Promise.allSettled(
+    Array.from({ length: 1100 }, () => ours.unary("Execute", { ability: "slow", input_json: "{}" })),
+  );
+  const refused = results.filter(
+    (r) => r.status === "rejected" && /more than 1024 calls in flight/.test(String((r.reason as Error).message)),
+  );
+  const answered = results.filter((r) => r.status === "fulfilled");
+  assert.ok(refused.length > 0, "some calls were refused");
+  assert.ok(answered.length >= 1024, `${answered.length} answered`);
+});

@@ -80,16 +80,26 @@ function errorHeaders(err: unknown): http2.OutgoingHttpHeaders {
   return statusOnly(code, details, trailer ? { [ERROR_TRAILER]: trailer.toString("base64") } : {});
 }
 
+/** Streams one client connection may have open at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
+export const MAX_STREAMS = 256;
+/** Bytes of plain-call requests one connection may have in flight (each call at most 16 MiB). */
+export const MAX_SESSION_REQUEST_BYTES = 64 * 1024 * 1024;
+
 export class RpcServer {
   private readonly routes = new Map<string, UnaryRoute>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
+  /** Bytes of plain-call requests each connection has sent and not yet seen answered. */
+  private readonly sessionBytes = new WeakMap<http2.Http2Session, number>();
   /** Open Calls streams (kit/grpc-multiplex), drained on shutdown. */
   private readonly callStreams = new Set<() => void>();
   private draining = false;
   private readonly server: http2.Http2Server;
 
   constructor() {
-    this.server = http2.createServer({ maxSessionMemory: 64 });
+    // A client may open at most MAX_STREAMS streams at once (a plain call is one, each Calls stream
+    // one); each plain call holds at most 16 MiB, and a connection's plain calls together at most
+    // MAX_SESSION_REQUEST_BYTES.
+    this.server = http2.createServer({ maxSessionMemory: 64, settings: { maxConcurrentStreams: MAX_STREAMS } });
     this.server.on("session", (session) => {
       this.sessions.add(session);
       session.on("close", () => this.sessions.delete(session));
@@ -135,16 +145,29 @@ export class RpcServer {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    const session = stream.session;
+    const release = () => {
+      if (session) this.sessionBytes.set(session, (this.sessionBytes.get(session) ?? 0) - size);
+    };
+    stream.once("close", release);
+    const refuse = (message: string) => {
+      // Answered at once and nothing more read: a sender that goes on costs neither memory nor time.
+      stream.removeAllListeners("data");
+      chunks.length = 0;
+      this.fail(stream, GrpcStatus.RESOURCE_EXHAUSTED, message);
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+    };
     stream.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_MESSAGE_BYTES + 5) chunks.push(chunk);
+      const held = (session && this.sessionBytes.get(session)) || 0;
+      if (session) this.sessionBytes.set(session, held + chunk.length);
+      if (size > MAX_MESSAGE_BYTES + 5) refuse(`request larger than ${MAX_MESSAGE_BYTES} bytes`);
+      else if (held + chunk.length > MAX_SESSION_REQUEST_BYTES)
+        refuse(`more than ${MAX_SESSION_REQUEST_BYTES} bytes of requests in flight on this connection`);
+      else chunks.push(chunk);
     });
     stream.on("end", () => {
       if (stream.closed) return;
-      if (size > MAX_MESSAGE_BYTES + 5) {
-        this.fail(stream, GrpcStatus.RESOURCE_EXHAUSTED, `request larger than ${MAX_MESSAGE_BYTES} bytes`);
-        return;
-      }
       const message = unframeMessage(chunks);
       if (message === "malformed") {
         this.fail(stream, GrpcStatus.INTERNAL, "expected exactly one length-prefixed message");
