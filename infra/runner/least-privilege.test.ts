@@ -56,7 +56,6 @@ describe("Postgres: each service logs in as a role of its own", () => {
       port: 0,
       quiet: true,
       services: ["keys", "workspace"],
-      natsAuth: true,
       env: { GANTRY_ADMIN_KEY: generateKey() },
     });
     const url = environOf(stack, "keys").DATABASE_URL;
@@ -151,7 +150,7 @@ function natsSays(url: string, login: { user?: string; pass?: string }, subject?
 describe("NATS: each process logs in, and publishes only its own area's subjects", () => {
   let stack: Stack;
   before(async () => {
-    stack = await startStack({ port: 0, quiet: true, services: ["keys"], gateways: 0, natsAuth: true });
+    stack = await startStack({ port: 0, quiet: true, services: ["keys"], gateways: 0 });
   });
   after(async () => stack?.stop());
 

@@ -15,6 +15,7 @@ import pg from "pg";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { HealthClient } from "@gantry/kit/health.ts";
+import { natsConnectOptions } from "@gantry/kit/nats.ts";
 import { startStack, REPO_ROOT, type Stack } from "./stack.ts";
 import { LogSink, ManagedProcess, Watchdog } from "./supervisor.ts";
 import { which } from "./binaries.ts";
@@ -79,7 +80,7 @@ describe("dependencies", () => {
 
   test("the shared environment names every dependency and every service address", () => {
     assert.match(stack.env.DATABASE_URL, /^postgres:\/\/gantry:[^@]+@127\.0\.0\.1:\d+\/gantry(\?host=%2F[^&]+)?$/);
-    assert.match(stack.env.NATS_URL, /^nats:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(stack.env.NATS_URL, /^nats:\/\/runner:[^@]+@127\.0\.0\.1:\d+$/);
     for (const v of [
       "KEYS_ADDR",
       "CONNECTIONS_ADDR",
@@ -109,7 +110,7 @@ describe("dependencies", () => {
   });
 
   test("NATS accepts a connection and has JetStream enabled", async () => {
-    const nc = await connect({ servers: stack.env.NATS_URL, timeout: 2000 });
+    const nc = await connect({ ...natsConnectOptions(stack.env.NATS_URL), timeout: 2000 });
     try {
       const jsm = await jetstreamManager(nc);
       const info = await jsm.getAccountInfo();

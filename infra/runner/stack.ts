@@ -67,8 +67,8 @@ export interface StackOptions {
   natsUrl?: string;
   /**
    * The local nats-server takes only logins: one per process, each with publish rights on its own
-   * area's subjects only (SECURITY.md). Default: on unless the stack is ephemeral, because tests
-   * still connect to NATS_URL without credentials; a test asks for it with `natsAuth: true`.
+   * area's subjects only (SECURITY.md); `NATS_URL` in `env` is the runner's (kit/nats's
+   * `natsConnectOptions` reads it). Default true; false starts it open (no test needs that).
    */
   natsAuth?: boolean;
   /** Use this Redis (passed to every process as REDIS_URL). */
@@ -347,7 +347,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let postgresDir: string | undefined;
     let localPostgres = false;
     let natsUrl = opts.natsUrl ?? "";
-    const natsAuth = !opts.natsUrl && (opts.natsAuth ?? !ephemeral);
+    const natsAuth = !opts.natsUrl && (opts.natsAuth ?? true);
     // One login per process kind (replicas of a service share theirs), and the runner's own.
     const natsLogins = natsAuth
       ? storedPasswords(dataDir, "nats-users", ["runner", "gateway", ...SERVICE_NAMES])

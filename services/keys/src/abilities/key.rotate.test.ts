@@ -7,7 +7,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
-import { decodeJson } from "@gantry/kit";
+import { decodeJson, natsConnectOptions } from "@gantry/kit";
 import { eventually } from "@gantry/infra/testing/stack.ts";
 import { assertNoSecretsInLogs, startKeysStack, type IssuedKey, type KeysTestStack } from "../testing.ts";
 
@@ -216,7 +216,7 @@ test("expired keys are refused with 401 and their expiry is recorded in the trai
 });
 
 test("the periodic sweep records an expiry nobody looked at and announces it on keys.key.expired", async () => {
-  const nc = await connect({ servers: t.stack.env.NATS_URL });
+  const nc = await connect(natsConnectOptions(t.stack.env.NATS_URL));
   try {
     const seen: string[] = [];
     nc.subscribe("keys.key.expired", {

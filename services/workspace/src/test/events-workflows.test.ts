@@ -10,7 +10,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { DeliverPolicy, jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { tenantToken } from "@gantry/kit";
+import { natsConnectOptions, tenantToken } from "@gantry/kit";
 import { eventually } from "@gantry/infra/testing/stack.ts";
 import { fails, ok, startWorkspaceStack, tenantKeys, type Keys, type TestStack } from "./helpers.ts";
 import { verifySignature } from "../workflows/sign.ts";
@@ -114,7 +114,7 @@ before(async () => {
     EVENT_MAX_PAYLOAD_BYTES: "2048",
   });
   k = await tenantKeys(t);
-  nc = await connect({ servers: t.stack.env.NATS_URL });
+  nc = await connect(natsConnectOptions(t.stack.env.NATS_URL));
   js = jetstream(nc);
 });
 after(async () => {
