@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { type CallContext, decodeJson, makeClient, type RpcClient } from "@gantry/kit";
+import { type CallContext, decodeJson, makeClient, natsConnectOptions, type RpcClient } from "@gantry/kit";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import type { Context } from "../context.ts";
@@ -63,7 +63,7 @@ export async function startConnections(
   const s = await startService<Context>("connections", env);
   const port = s.port;
   const clients = new Map<number, RpcClient>();
-  const nc: NatsConnection = await connect({ servers: s.env.NATS_URL });
+  const nc: NatsConnection = await connect(natsConnectOptions(s.env.NATS_URL));
   const messages: ConnectionMessage[] = [];
   const sub = nc.subscribe("connections.>");
   (async () => {
