@@ -107,6 +107,16 @@ export function blobContract(name: string, s: ContractSubject): void {
       await assert.rejects(() => as("acme", (b) => b.put("acme", k, bytes("x"))), /invalid blob key/, k);
   });
 
+  test(`${name}: deleting a blob that is not there (another replica was first) succeeds`, async () => {
+    await as("acme", (b) => b.delete("acme", "tmp/never-written.html"));
+    await as("acme", (b) => b.put("acme", "tmp/twice.html", bytes("x")));
+    await Promise.all([
+      as("acme", (b) => b.delete("acme", "tmp/twice.html")),
+      as("acme", (b) => b.delete("acme", "tmp/twice.html")),
+    ]);
+    assert.equal(await as("acme", (b) => b.get("acme", "tmp/twice.html")), null);
+  });
+
   test(`${name}: an expired blob is not served, and the sweep deletes it (and only it)`, async () => {
     const t0 = s.now();
     await as("acme", (b) => b.put("acme", "tmp/soon.html", bytes("soon"), { expires: t0 + 60_000 }));

@@ -88,6 +88,19 @@ export class S3BlobStore implements BlobStore {
     return `${this.#prefix}${MARKERS}${String(expires).padStart(15, "0")}/${encodeURIComponent(tenant)}/${key}`;
   }
 
+  /**
+   * Deletes one object; one already gone is deleted too. S3 answers 204 for a missing key, but some
+   * servers (versitygw) answer 404, which two replicas sweeping the same marker at once would
+   * otherwise turn into a failed sweep.
+   */
+  async #deleteObject(op: string, key: string): Promise<void> {
+    try {
+      await this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+    } catch (err) {
+      if (!missing(err)) throw unavailable(op, err);
+    }
+  }
+
   async #send<T>(op: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -193,9 +206,7 @@ export class S3BlobStore implements BlobStore {
   async delete(tenant: string, key: string): Promise<void> {
     checkScope(tenant);
     checkKey(key);
-    await this.#send("delete a blob", () =>
-      this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#tenantPrefix(tenant) + key })),
-    );
+    await this.#deleteObject("delete a blob", this.#tenantPrefix(tenant) + key);
   }
 
   async deletePrefix(tenant: string, prefix: string): Promise<number> {
@@ -216,7 +227,8 @@ export class S3BlobStore implements BlobStore {
           }),
         ),
       );
-      if (res.Errors?.length) throw unavailable("delete blobs", new Error(res.Errors[0].Code ?? "DeleteObjects error"));
+      const failed = res.Errors?.find((e) => e.Code !== "NoSuchKey");
+      if (failed) throw unavailable("delete blobs", new Error(failed.Code ?? "DeleteObjects error"));
     }
     return keys.length;
   }
@@ -243,15 +255,11 @@ export class S3BlobStore implements BlobStore {
           if (!missing(err)) throw unavailable("read a blob's metadata", err);
         }
         if (expired) {
-          await this.#send("delete a blob", () =>
-            this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: blob })),
-          );
+          await this.#deleteObject("delete a blob", blob);
           deleted++;
         }
       }
-      await this.#send("delete an expiry marker", () =>
-        this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: marker })),
-      );
+      await this.#deleteObject("delete an expiry marker", marker);
     }
     return deleted;
   }
