@@ -6,8 +6,9 @@ import type { AbilityEntry } from "./types.ts";
 import { SCOPE_PATTERN } from "./scopes.ts";
 import {
   array,
-  collection,
+  COLLECTION_PATTERN,
   cursor,
+  grantPattern,
   flag,
   integer,
   limit,
@@ -15,7 +16,7 @@ import {
   nullable,
   number,
   object,
-  slug,
+  SLUG_PATTERN,
   tenant,
   text,
 } from "./schema.ts";
@@ -74,10 +75,10 @@ const keyCore = () => ({
   ),
   scopes: list("Scopes the key holds: ability ids, `<prefix>.*` patterns or `*`.", str("One scope.")),
   collections: list(
-    "Memory collections the key may use; the first is the default of memory abilities.",
+    "Memory collections the key may use (`*`: every one); the first named one is the default of memory abilities.",
     str("A collection name."),
   ),
-  products: list("Products (guide recipes) the key may publish guides to.", str("A product name.")),
+  products: list("Products (guide recipes) the key may publish guides to (`*`: every one).", str("A product name.")),
   subTenants: bool("Whether the key may act for sub-tenants through `context.tenantId`."),
   admin: bool("Whether the key is an admin (root) key."),
   rateLimit: rateLimitOut("The key's own rate limit; null means the deployment default applies."),
@@ -148,8 +149,8 @@ export const abilities = [
         ),
         tenant: tenant("Tenant the key belongs to. Admin keys only; defaults to the caller's tenant."),
         collections: array(
-          "Memory collections the key may use; the first is the default collection of memory abilities.",
-          collection("A memory collection name."),
+          "Memory collections the key may use; the first is the default collection of memory abilities. `*` grants every collection (then the first named one, or `default`, is the default); only a key holding `*` may grant it.",
+          text("A memory collection name, or `*`.", 64, { pattern: grantPattern(COLLECTION_PATTERN) }),
           100,
           0,
           true,
@@ -157,8 +158,8 @@ export const abilities = [
         subTenants: flag("Whether the key may act for sub-tenants through `context.tenantId`.", false),
         admin: flag("Whether the key is an admin (root) key. Only admin keys may set this.", false),
         products: array(
-          "Products (guide recipes) the key may publish guides to with guide.publish; absent means none.",
-          slug("A product name."),
+          "Products (guide recipes) the key may publish guides to with guide.publish; absent means none. `*` grants every product; only a key holding `*` may grant it.",
+          text("A product name, or `*`.", 64, { pattern: grantPattern(SLUG_PATTERN) }),
           100,
           0,
           true,

@@ -31,7 +31,9 @@ export const LESSON_SEVERITIES = ["critical", "high", "medium", "low"] as const;
 const DECISION_ID_PATTERN = "^D-[0-9]{3,}$";
 
 function scopedCollection() {
-  return collection("Collection to use; must be in the key's scope. Defaults to the key's first scoped collection.");
+  return collection(
+    "Collection to use; must be in the key's scope. Defaults to the key's first scoped collection (`default` for a key whose collections are only `*`, i.e. all).",
+  );
 }
 
 function filter(what: string) {

@@ -128,6 +128,11 @@ export function collection(description: string): Schema<string> {
   return text(description, 64, { pattern: COLLECTION_PATTERN });
 }
 
+/** `*` or a name matching `pattern` (an anchored `^…$` pattern): one entry of a key's collections or products. */
+export function grantPattern(pattern: string): string {
+  return `^(?:\\*|${pattern.slice(1, -1)})$`;
+}
+
 /** An absolute http(s) URL. */
 export function url(description: string): Schema<string> {
   return text(description, 2048, { format: "uri", pattern: "^https?://" });

@@ -1,7 +1,8 @@
 /**
  * @module keys/bootstrap
  * Makes sure an admin key exists at start. `GANTRY_ADMIN_KEY`, when set, is registered (idempotently)
- * as an admin key of tenant `platform` with scope `*`. When unset, a key is generated the first time
+ * as an admin key of tenant `platform` holding everything (FIRST_KEY_GRANT: scope, collections and
+ * products `*`, sub-tenants), so the first steps need no second key. When unset, a key is generated the first time
  * only, stored as its hash, and printed once: there is no way to show it again, only to set
  * `GANTRY_ADMIN_KEY` or rotate.
  *
@@ -21,6 +22,19 @@ import type pg from "pg";
 import type { PrismaClient } from "./db.ts";
 
 export const PLATFORM_TENANT = "platform";
+
+/**
+ * What the first admin key holds: every ability, every memory collection, every product and the
+ * sub-tenant flag. Keys it issues are narrowed by their own input. Bootstrap keys made before this
+ * grant existed are widened by the migration 20261228000000_bootstrap_key_grants.
+ */
+export const FIRST_KEY_GRANT = {
+  scopes: ["*"],
+  collections: ["*"],
+  products: ["*"],
+  subTenants: true,
+  admin: true,
+} as const;
 
 export async function ensureAdminKey(
   db: PrismaClient,
@@ -49,8 +63,7 @@ export async function ensureAdminKey(
           name: "admin (GANTRY_ADMIN_KEY)",
           prefix: keyPrefix(configured),
           secretHash,
-          scopes: ["*"],
-          admin: true,
+          ...grant(),
           origin: "bootstrap-env",
           events: { create: { kind: "issued", reason: "registered from GANTRY_ADMIN_KEY at start" } },
         },
@@ -83,8 +96,7 @@ export async function ensureAdminKey(
         name: "admin (generated)",
         prefix: keyPrefix(raw),
         secretHash: hashKey(raw),
-        scopes: ["*"],
-        admin: true,
+        ...grant(),
         origin: "bootstrap",
         events: { create: { kind: "issued", reason: "generated at first start" } },
       },
@@ -105,4 +117,10 @@ export async function ensureAdminKey(
     await client.query("SELECT pg_advisory_unlock(hashtext('gantry-admin-bootstrap'))").catch(() => {});
     client.release();
   }
+}
+
+/** FIRST_KEY_GRANT with mutable lists, as the Prisma client takes them. */
+function grant() {
+  const g = FIRST_KEY_GRANT;
+  return { ...g, scopes: [...g.scopes], collections: [...g.collections], products: [...g.products] };
 }

@@ -77,6 +77,19 @@ test("each dimension that exceeds is named, with the abilities a scope would add
   assert.match(String(over.find((d) => d.path === "/input/collections")!.message), /"secret"/);
 });
 
+test("`*` collections or products cover every name, and only a holder of `*` grants `*`", () => {
+  const all = { ...base, collections: ["*"], products: ["*"] };
+  assert.deepEqual(excess(all, { ...base, collections: ["anything", "*"], products: ["any-product", "*"] }), []);
+  const over = excess(base, { ...base, collections: ["*"], products: ["*"] });
+  assert.deepEqual(
+    over.map((d) => [d.path, d.collections ?? d.products]),
+    [
+      ["/input/collections", ["*"]],
+      ["/input/products", ["*"]],
+    ],
+  );
+});
+
 test("a pattern whose abilities the caller holds one by one is still refused (future abilities)", () => {
   const caller = { ...base, scopes: ["contact.create", "contact.get", "contact.list", "contact.update"] };
   const [d] = excess(caller, { ...caller, scopes: ["contact.*"] });

@@ -12,7 +12,7 @@
  * `contact.list`, `contact.create` and `contact.update` may not mint `contact.*`, because that would
  * also grant the next `contact.` ability; it may mint those four ids.
  *
- * Collections and products: a subset of the caller's. Flags: `admin` / `subTenants` only if the
+ * Collections and products: a subset of the caller's (`*` covers every name; only a holder of `*` grants `*`). Flags: `admin` / `subTenants` only if the
  * caller has them. Rate limit: no higher burst (`limit`) and no higher rate (`limit / window`) than the
  * caller's effective limit (its own or the deployment default). Expiry: not later than the caller's
  * (a caller that expires cannot mint a key that does not). Tenant: the caller's (acting) tenant.
@@ -22,6 +22,7 @@
  * // [{ path: "/input/scopes", code: "exceeds_caller", message: 'scope "payment.*" grants payment.initiate, … which this key cannot call' }]
  */
 import type { ErrorDetail } from "@gantry/kit";
+import { grantsName } from "@gantry/kit/grants.ts";
 import { expandScopes } from "@gantry/proto/catalogue";
 import type { RateLimitPolicy } from "./context.ts";
 
@@ -76,14 +77,14 @@ export function excess(caller: Grant, requested: Grant): ErrorDetail[] {
     );
   }
 
-  const collections = requested.collections.filter((c) => !caller.collections.includes(c));
+  const collections = requested.collections.filter((c) => !grantsName(caller.collections, c));
   if (collections.length)
     add(
       "collections",
       `collections ${collections.map((c) => `"${c}"`).join(", ")} are not among this key's collections`,
       { collections },
     );
-  const products = requested.products.filter((p) => !caller.products.includes(p));
+  const products = requested.products.filter((p) => !grantsName(caller.products, p));
   if (products.length)
     add("products", `products ${products.map((p) => `"${p}"`).join(", ")} are not among this key's products`, {
       products,

@@ -29,7 +29,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { hashKey, isWellFormedKey, KEY_PREFIX, type KeyRecord } from "@gantry/kit";
 import { isWellFormedScope } from "@gantry/proto/catalogue";
-import { TENANT_PATTERN, COLLECTION_PATTERN, SLUG_PATTERN } from "@gantry/proto/catalogue/schema.ts";
+import { TENANT_PATTERN, COLLECTION_PATTERN, SLUG_PATTERN, grantPattern } from "@gantry/proto/catalogue/schema.ts";
 
 export const LEGACY_ENV = "GANTRY_LEGACY_KEYS";
 export const LEGACY_ID_PREFIX = "key_legacy_";
@@ -115,11 +115,13 @@ export function parseLegacyKeys(value: string | undefined): LegacyKey[] {
     const collections =
       e.collections === undefined
         ? []
-        : stringList(e.collections, `${where}: collections`, 100, (s) => new RegExp(COLLECTION_PATTERN).test(s));
+        : stringList(e.collections, `${where}: collections`, 100, (s) =>
+            new RegExp(grantPattern(COLLECTION_PATTERN)).test(s),
+          );
     const products =
       e.products === undefined
         ? []
-        : stringList(e.products, `${where}: products`, 100, (s) => new RegExp(SLUG_PATTERN).test(s));
+        : stringList(e.products, `${where}: products`, 100, (s) => new RegExp(grantPattern(SLUG_PATTERN)).test(s));
     if (
       e.name !== undefined &&
       (typeof e.name !== "string" || e.name.length === 0 || e.name.length > 100 || /[\r\n]/.test(e.name))

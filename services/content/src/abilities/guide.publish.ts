@@ -3,15 +3,17 @@
  * Writes a Guide Center Markdown guide (front matter from the input) into the product's guides (a
  * blob, guides.ts) and, with `deploy: true` (the default), rebuilds the product's static help
  * centre as blobs, served through the gateway's files route; answers the guide's public URL. The product must be
- * on the calling key's product allow-list: a key without one publishes nowhere (fail-closed, 403).
+ * on the calling key's product allow-list (`*`: every product): a key without one publishes nowhere
+ * (fail-closed, 403).
  */
 import { GantryError, sha256Hex, filesBase } from "@gantry/kit";
+import { grantsName } from "@gantry/kit/grants.ts";
 import { ability } from "../context.ts";
 import { buildSite, guideFile, guidePageUrl, guidesPrefix, helpCenterUrl } from "../guides.ts";
 import { newId } from "../ids.ts";
 
 export default ability("guide.publish", async (input, call, ctx) => {
-  if (!call.products.includes(input.product))
+  if (!grantsName(call.products, input.product))
     throw new GantryError(
       "forbidden",
       `This key may not publish guides to product "${input.product}": it is not on the key's product allow-list (${call.products.length ? call.products.join(", ") : "empty"}). Use a key issued with products: ["${input.product}"].`,
