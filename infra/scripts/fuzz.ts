@@ -22,9 +22,10 @@
  *
  * 501: an ability the catalogue declares but whose service has no handler yet answers
  * `501 not_implemented` by design (README: "an ability either does its real work or answers 501").
- * For exactly those abilities (the `not_wired` ones in `GET /v1/abilities` when the run starts) and
- * for `/abilities/execute` (which may name them), `not_a_server_error` accepts 501; any other 5xx
- * of any operation, and a 501 from a wired ability's own path, is a failure.
+ * For exactly those abilities `GET /v1/abilities` says answer 501 when the run starts (status
+ * `not_wired` or `needs_configuration`, or a part listed in `needs`, such as message.send's channel
+ * sms) and for `/abilities/execute` (which may name them), `not_a_server_error` accepts 501; any
+ * other 5xx of any operation, and a 501 from a live ability's own path, is a failure.
  *
  * Schemathesis is found at `SCHEMATHESIS_BIN`, else in the virtualenv `.ci/run` keeps
  * (`~/.cache/gantry/bin/schemathesis-<version>/bin/schemathesis`; `$GANTRY_TOOLS_CACHE/…` when that
@@ -91,13 +92,18 @@ async function call(baseUrl: string, key: string, ability: string, input: unknow
 }
 
 /** The ability statuses once no owner is `unavailable` any more (services warm up), or after 30 s. */
-async function statuses(baseUrl: string, key: string): Promise<Record<string, string>> {
+interface Discovered {
+  id: string;
+  status: string;
+  needs: { part: string | null; message: string }[];
+}
+
+async function statuses(baseUrl: string, key: string): Promise<Discovered[]> {
   const until = Date.now() + 30_000;
   for (;;) {
     const res = await fetch(`${baseUrl}/v1/abilities`, { headers: { authorization: `Bearer ${key}` } });
-    const list = (await res.json()) as { abilities: { id: string; status: string }[] };
-    const out = Object.fromEntries(list.abilities.map((a) => [a.id, a.status]));
-    if (!Object.values(out).includes("unavailable") || Date.now() > until) return out;
+    const list = (await res.json()) as { abilities: Discovered[] };
+    if (!list.abilities.some((a) => a.status === "unavailable") || Date.now() > until) return list.abilities;
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -108,12 +114,6 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * Wired abilities with an action that still answers 501 by design, each with where it is tracked.
  * Remove an entry when the action is built: its 501 then fails the run again.
  */
-export const PARTIALLY_WIRED: Readonly<Record<string, string>> = {
-  "web.research": "no search provider in the fuzz stack (WEB_SEARXNG_URL unset): answers 501 by design",
-  "research.verify": "action `search` without a search provider (WEB_SEARXNG_URL unset) answers 501 by design",
-  "message.send": "channel `sms` has no SMS provider adapter yet: answers 501 by design (email is live)",
-};
-
 /** Schemathesis configuration: `not_a_server_error` also accepts 501 on the not-wired abilities' paths. */
 export function configToml(notWired: readonly string[]): string {
   if (notWired.length === 0) return "";
@@ -174,14 +174,16 @@ async function main(): Promise<number> {
       products: PRODUCTS,
     });
     const key = issued.key as string;
-    const status = await statuses(stack.baseUrl, key);
-    const notWired = [
-      ...Object.keys(status).filter((id) => status[id] === "not_wired"),
-      ...Object.keys(PARTIALLY_WIRED),
-    ];
-    const unavailable = Object.keys(status).filter((id) => status[id] === "unavailable");
+    const abilities = await statuses(stack.baseUrl, key);
+    const answers501 = abilities.filter((a) => a.status === "not_wired" || a.status === "needs_configuration");
+    const partly = abilities.filter((a) => a.status === "live" && a.needs.length > 0);
+    const notWired = [...answers501, ...partly].map((a) => a.id);
+    const unavailable = abilities.filter((a) => a.status === "unavailable").map((a) => a.id);
+    const why = [...answers501, ...partly].map(
+      (a) => `${a.id}: ${a.needs.map((n) => (n.part ? `${n.part}: ${n.message}` : n.message)).join(" ") || a.status}`,
+    );
     console.log(
-      `fuzz: ${Object.keys(status).length} abilities: ${Object.keys(status).length - notWired.length - unavailable.length} live, ${notWired.length} not wired or partly wired (501 accepted on their paths: ${Object.values(PARTIALLY_WIRED).join("; ")})${unavailable.length ? `, ${unavailable.length} UNAVAILABLE: ${unavailable.join(", ")}` : ""}`,
+      `fuzz: ${abilities.length} abilities: ${abilities.length - notWired.length - unavailable.length} live, ${notWired.length} not wired, needing configuration or partly wired (501 accepted on their paths, as discovery says: ${why.join("; ")})${unavailable.length ? `, ${unavailable.length} UNAVAILABLE: ${unavailable.join(", ")}` : ""}`,
     );
     const configFile = path.join(reportDir, "schemathesis.toml");
     fs.writeFileSync(configFile, configToml(notWired));

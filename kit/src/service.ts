@@ -24,6 +24,7 @@ import { loadAbilities } from "./ability.ts";
 import { type CallOutcome, withCallOutcome } from "./call-outcome.ts";
 import { type ConfigOf, type EnvSchema, loadConfig } from "./config.ts";
 import { translateDbError } from "./data/db-errors.ts";
+import type { AbilityNeed } from "./ability-needs.ts";
 import { sweepIdempotency } from "./data/idempotency.ts";
 import { BASE_ENV, serviceAddrEnv } from "./env.ts";
 import { GantryError } from "./errors.ts";
@@ -108,6 +109,8 @@ export interface ServiceDefinition<Ctx, E extends EnvSchema = NoEnv> {
   ) => Array<{ service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation }>;
   /** Called on shutdown before connections close. */
   close?: (ctx: Ctx, deps: ServiceDeps<E>) => Promise<void>;
+  /** What wired abilities cannot do with this configuration (asked at every Describe; kit/ability-needs). */
+  needs?: (ctx: Ctx) => AbilityNeed[];
 }
 
 /** Declares a service; types flow from `env` to `deps.config` and from `init` to every handler's `ctx`. */
@@ -279,10 +282,17 @@ export async function runService<Ctx, E extends EnvSchema>(
       );
     },
     Describe: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => {
+      const needs = def.needs?.(ctx) ?? [];
       callback(null, {
         service: def.name,
         version: VERSION,
-        abilities: owned.map((a) => ({ id: a.id, wired: handlers.has(a.id) })),
+        abilities: owned.map((a) => ({
+          id: a.id,
+          wired: handlers.has(a.id),
+          needs: handlers.has(a.id)
+            ? needs.filter((n) => n.ability === a.id).map((n) => ({ ...n, ability: undefined, part: n.part ?? "" }))
+            : [],
+        })),
       });
     },
   });

@@ -44,10 +44,28 @@ export const abilities = [
                 str("One matched part."),
               ),
               status: enumOf(
-                'Live status: "live" runs now; "not_wired" answers 501; "unavailable" answers 503 (retry later).',
-                ["live", "not_wired", "unavailable"],
+                'Live status: "live" runs now (except a part listed in `needs`); "needs_configuration" answers 501 until the operator sets `needs[].variables`; "not_wired" answers 501; "unavailable" answers 503 (retry later).',
+                ["live", "needs_configuration", "not_wired", "unavailable"],
               ),
               live: bool("Whether `status` is `live`."),
+              needs: list(
+                "What it still needs on this deployment; empty when everything runs. An entry with `part` null is the whole ability (status `needs_configuration`); otherwise one part of a live ability.",
+                fields(
+                  {
+                    part: nullableStr(
+                      "The part that cannot run (e.g. `channel sms`, `action search`), or null for the whole ability.",
+                    ),
+                    status: enumOf(
+                      "`needs_configuration`: runs once `variables` are set on the owning service; `not_wired`: no provider adapter exists yet.",
+                      ["needs_configuration", "not_wired"],
+                    ),
+                    variables: list("Environment variables of the owning service to set.", str("A variable name.")),
+                    message: str("What a call gets and what to do, in one sentence."),
+                  },
+                  [],
+                  { description: "One missing piece." },
+                ),
+              ),
               path: str("HTTP path to call it with POST (`/v1/abilities/<id>`)."),
               requiredFields: list("Names of its required input fields.", str("A field name.")),
               fields: list("Names of all its input fields (every variant of a union input).", str("A field name.")),

@@ -9,7 +9,8 @@
  * list[0]; // { id, area, description, input, example, status: "live", live: true, path, ... }
  */
 import { catalogue, decisions, keyMayCall, type AbilityDef, type JsonSchema } from "@gantry/proto/catalogue";
-import type { AbilityStatus, LiveStatus } from "./live-status.ts";
+import type { AbilityNeedView } from "../executors/types.ts";
+import type { AbilityState, AbilityStatus, LiveStatus } from "./live-status.ts";
 
 export interface AbilityView {
   id: string;
@@ -24,6 +25,12 @@ export interface AbilityView {
   example: Record<string, unknown>;
   status: AbilityStatus;
   live: boolean;
+  /**
+   * What it still needs on this deployment: with `part: null` the whole ability (status
+   * `needs_configuration`), otherwise one part of a live ability (e.g. `channel sms`). Empty when
+   * everything runs.
+   */
+  needs: AbilityNeedView[];
 }
 
 /** One input field, flattened for tables and search (variants of union inputs are labelled). */
@@ -48,7 +55,7 @@ export function allowedDefs(scopes: readonly string[]): AbilityDef[] {
   return catalogue.filter((a) => inScope(scopes, a.id));
 }
 
-export function toView(def: AbilityDef, status: AbilityStatus): AbilityView {
+export function toView(def: AbilityDef, { status, needs }: AbilityState): AbilityView {
   return {
     id: def.id,
     area: def.area,
@@ -60,6 +67,7 @@ export function toView(def: AbilityDef, status: AbilityStatus): AbilityView {
     example: def.example,
     status,
     live: status === "live",
+    needs,
   };
 }
 
@@ -69,11 +77,18 @@ export function withDetails(view: AbilityView): AbilityView & { fields: InputFie
   return { ...view, fields: inputFields(view), ...(notes ? { notes } : {}) };
 }
 
+const UNAVAILABLE: AbilityState = { status: "unavailable", needs: [] };
+
+/** One line per need, for descriptions: `channel sms: <message>` (the whole ability: just the message). */
+export function needsText(needs: readonly AbilityNeedView[]): string {
+  return needs.map((n) => (n.part ? `${n.part}: ${n.message}` : n.message)).join(" ");
+}
+
 /** The abilities `scopes` grant, with live status, sorted by id. */
 export async function abilitiesFor(scopes: readonly string[], liveStatus: LiveStatus): Promise<AbilityView[]> {
   const defs = allowedDefs(scopes);
-  const status = await liveStatus.of(defs.map((d) => d.id));
-  return defs.map((d) => toView(d, status.get(d.id) ?? "unavailable"));
+  const states = await liveStatus.details(defs.map((d) => d.id));
+  return defs.map((d) => toView(d, states.get(d.id) ?? UNAVAILABLE));
 }
 
 /** A schema's type as tables and search show it: `string`, `string[]`, `"a" | "b"`, … */

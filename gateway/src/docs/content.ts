@@ -9,7 +9,7 @@
  * it from `GANTRY_API_KEY`.
  */
 import { abilityById, decisions, type JsonSchema } from "@gantry/proto/catalogue";
-import { inputFields, type AbilityView } from "../discovery/abilities.ts";
+import { inputFields, needsText, type AbilityView } from "../discovery/abilities.ts";
 import { STATUS_TEXT } from "../discovery/live-status.ts";
 import type { RateLimitPolicy } from "../rate-limit/types.ts";
 
@@ -301,10 +301,11 @@ export function fetchSnippet(baseUrl: string, id: string, example: unknown): str
   ].join("\n");
 }
 
-/** Status codes an ability's callers should expect, given its live status. */
-export function abilityErrors(a: Pick<AbilityView, "status">): string[] {
+/** Status codes an ability's callers should expect, given its live status and needs. */
+export function abilityErrors(a: Pick<AbilityView, "status" | "needs">): string[] {
   const out = ["400 validation_failed (details)", "401 unauthorized", "403 forbidden", "429 rate_limited"];
-  if (a.status === "not_wired") out.push("501 not_implemented");
+  if (a.status !== "live" && a.status !== "unavailable") out.push("501 not_implemented");
+  else if (a.needs.length > 0) out.push(`501 not_implemented (${a.needs.map((n) => n.part).join(", ")})`);
   out.push("503 unavailable (owner down)", "5xx (sanitized; quote X-Request-Id)");
   return out;
 }
@@ -373,6 +374,7 @@ export function renderMarkdown(m: DocsModel): string {
     out.push(`### ${area}`, "");
     for (const a of list) {
       out.push(`#### ${a.id}`, "", a.description, "", `Status: **${a.status}**. ${STATUS_TEXT[a.status]}`, "");
+      if (a.needs.length) out.push(`Not on this deployment: ${needsText(a.needs)}`, "");
       const decision = decisions[a.id];
       if (decision) out.push(`Input notes: ${decision}`, "");
       const fields = inputFields(a);

@@ -472,10 +472,26 @@ function schemas(): Record<string, JsonSchema> {
         example: { type: "object" },
         status: {
           type: "string",
-          enum: ["live", "not_wired", "unavailable"],
-          description: "live: runs now; not_wired: answers 501; unavailable: owner down, answers 503.",
+          enum: ["live", "needs_configuration", "not_wired", "unavailable"],
+          description:
+            "live: runs now (except a part listed in needs); needs_configuration: answers 501 until the operator sets needs[].variables; not_wired: answers 501; unavailable: owner down, answers 503.",
         },
         live: { type: "boolean" },
+        needs: {
+          type: "array",
+          description:
+            "What it still needs on this deployment; empty when everything runs. part null: the whole ability; otherwise one part of a live ability (e.g. channel sms).",
+          items: {
+            type: "object",
+            required: ["part", "status", "variables", "message"],
+            properties: {
+              part: { type: ["string", "null"] },
+              status: { type: "string", enum: ["needs_configuration", "not_wired"] },
+              variables: { type: "array", items: { type: "string" } },
+              message: { type: "string" },
+            },
+          },
+        },
       },
     },
     AbilityList: {

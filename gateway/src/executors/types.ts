@@ -7,10 +7,22 @@
 import type { CallContext } from "@gantry/kit";
 import type { RateLimitPolicy } from "../rate-limit/types.ts";
 
-/** One ability an owner declares, and whether it has a handler for it. */
+/** Something a wired ability (or one part of it) cannot do on this deployment (kit/ability-needs). */
+export interface AbilityNeedView {
+  /** The part that cannot run (`channel sms`); null when it is the whole ability. */
+  part: string | null;
+  /** `needs_configuration`: set `variables`; `not_wired`: no adapter yet. */
+  status: "needs_configuration" | "not_wired";
+  /** Environment variables of the owning service to set. */
+  variables: string[];
+  message: string;
+}
+
+/** One ability an owner declares, whether it has a handler for it, and what it still needs. */
 export interface WiredAbility {
   id: string;
   wired: boolean;
+  needs?: AbilityNeedView[];
 }
 
 /**

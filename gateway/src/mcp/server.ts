@@ -26,7 +26,7 @@ import { abilityById, type JsonSchema } from "@gantry/proto/catalogue";
 import { runAbility } from "../pipeline/execute-ability.ts";
 import type { AbilityOutcome, ResponseHeaders } from "../pipeline/outcome.ts";
 import { newRequestId } from "../pipeline/request-id.ts";
-import { abilitiesFor, type AbilityView } from "../discovery/abilities.ts";
+import { abilitiesFor, needsText, type AbilityView } from "../discovery/abilities.ts";
 import { STATUS_TEXT } from "../discovery/live-status.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
@@ -113,8 +113,18 @@ export function toolOutput(abilityId: string): ToolOutput {
   return out;
 }
 
+/**
+ * Whether tools/list offers the ability: not when it cannot run on this deployment (no handler, or
+ * a setting it needs is missing), so an agent never plans on a tool that answers 501. An owner that
+ * is down for a moment keeps its tools (503 says retry), so the list does not flap.
+ */
+export function offeredAsTool(a: AbilityView): boolean {
+  return a.status === "live" || a.status === "unavailable";
+}
+
 export function toTool(a: AbilityView): Tool {
-  const note = a.status === "live" ? "" : ` [${STATUS_TEXT[a.status]}]`;
+  const status = a.status === "live" ? "" : ` [${STATUS_TEXT[a.status]}]`;
+  const note = `${status}${a.needs.length ? ` [Not on this deployment: ${needsText(a.needs)}]` : ""}`;
   return {
     name: a.id,
     title: a.id,
@@ -178,7 +188,7 @@ export function createMcpServer(deps: GatewayDeps): Server {
   server.setRequestHandler("tools/list", async (_request, ctx) => {
     const g = httpContext(ctx);
     const abilities = await abilitiesFor(g.key.scopes, deps.liveStatus);
-    return { tools: abilities.map(toTool) };
+    return { tools: abilities.filter(offeredAsTool).map(toTool) };
   });
 
   server.setRequestHandler("tools/call", async (request, ctx) => {

@@ -1,7 +1,8 @@
 /**
  * @module gateway/routes/discovery
  * `GET /v1/abilities` (the abilities this key may call, each with its input JSON Schema, an example
- * input and whether it is live) and `GET /v1/abilities/{id}` (one of them). Authenticated and rate
+ * input, whether it is live and what it still needs on this deployment) and `GET /v1/abilities/{id}`
+ * (one of them). Authenticated and rate
  * limited like calls; per-key, so never cached by intermediaries.
  */
 import type { Request, Response } from "express";
@@ -74,9 +75,9 @@ export function getAbilityRoute(deps: GatewayDeps) {
           reason: `Use a key whose scopes include "${id}", "${def.area}.*" or "*".`,
         });
       }
-      const status = (await deps.liveStatus.of([id])).get(id) ?? "unavailable";
+      const state = (await deps.liveStatus.details([id])).get(id) ?? { status: "unavailable" as const, needs: [] };
       noStore(res);
-      res.status(200).json({ ok: true, ...withDetails(toView(def, status)), statusText: STATUS_TEXT[status] });
+      res.status(200).json({ ok: true, ...withDetails(toView(def, state)), statusText: STATUS_TEXT[state.status] });
     } catch (err) {
       sendError(
         res,

@@ -21,6 +21,7 @@ import {
   prismaClient,
   SsrfGuard,
 } from "@gantry/kit";
+import { partNotWired } from "@gantry/kit/ability-needs.ts";
 import { ArtifactStore } from "./artifacts.ts";
 import { CONTENT_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
@@ -102,5 +103,13 @@ export default defineService({
     };
   },
   grpcServices: (ctx) => [ingressService(ctx.log, (req) => filesIngress(ctx, req))],
+  // message.send answers 501 for channel sms (no SMS adapter yet); discovery says so.
+  needs: () => [
+    partNotWired(
+      "message.send",
+      "channel sms",
+      "Channel sms has no provider adapter on this deployment yet (calls with it answer 501); channel email works.",
+    ),
+  ],
   close: async (ctx) => ctx.stop(),
 });

@@ -16,6 +16,7 @@ import {
   prismaClient,
   SsrfGuard,
 } from "@gantry/kit";
+import { needsConfiguration } from "@gantry/kit/ability-needs.ts";
 import { BrowserPool } from "./browser.ts";
 import { WEB_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
@@ -81,6 +82,23 @@ export default defineService({
   },
   // Screenshot links: GET /v1/files/web/screenshots/<id>.png through the gateway.
   grpcServices: (ctx) => [ingressService(ctx.log, (req) => filesIngress(ctx, req))],
+  // Without a search provider these answer 501 (research.ts); discovery says so instead of "live".
+  needs: (ctx) =>
+    ctx.search
+      ? []
+      : [
+          needsConfiguration(
+            "web.research",
+            ["WEB_SEARXNG_URL"],
+            "No search provider is configured: set WEB_SEARXNG_URL on the web service to a SearXNG instance.",
+          ),
+          needsConfiguration(
+            "research.verify",
+            ["WEB_SEARXNG_URL"],
+            "Searching (action search) needs a search provider: set WEB_SEARXNG_URL on the web service to a SearXNG instance; action capture works.",
+            "action search",
+          ),
+        ],
   close: async (ctx) => {
     await ctx.browser.close();
     await ctx.reader.close();

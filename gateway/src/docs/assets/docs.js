@@ -51,7 +51,9 @@
 
   function abilityErrors(a) {
     const out = ["400 validation_failed (details)", "401 unauthorized", "403 forbidden", "429 rate_limited"];
-    if (a.status === "not_wired") out.push("501 not_implemented");
+    const needs = a.needs || [];
+    if (a.status !== "live" && a.status !== "unavailable") out.push("501 not_implemented");
+    else if (needs.length > 0) out.push(`501 not_implemented (${needs.map((n) => n.part).join(", ")})`);
     out.push("503 unavailable (owner down)", "5xx (sanitized; quote X-Request-Id)");
     return out;
   }
@@ -133,13 +135,21 @@
         "summary",
         {},
         el("code", { class: "id", text: a.id }),
-        el("span", { class: `badge ${a.status}`, text: a.status.replace("_", " ") }),
+        el("span", { class: `badge ${a.status}`, text: a.status.replaceAll("_", " ") }),
         el("span", { class: "desc", text: a.description }),
       ),
       el(
         "div",
         { class: "body" },
         el("p", { class: "status-text" }, el("strong", { text: `Status: ${a.status}. ` }), statuses[a.status] || ""),
+        (a.needs || []).length
+          ? el(
+              "p",
+              { class: "needs" },
+              el("strong", { text: "Not on this deployment: " }),
+              a.needs.map((n) => (n.part ? `${n.part}: ${n.message}` : n.message)).join(" "),
+            )
+          : null,
         a.notes ? el("p", { class: "notes", text: `Input notes: ${a.notes}` }) : null,
         fieldsTable(a.fields || []),
         el("h4", { text: "Example request" }),
