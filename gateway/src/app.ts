@@ -3,7 +3,7 @@
  * Assembles the HTTP surface. Handlers live in routes/ and pipeline/; this file only wires paths.
  */
 import express, { type NextFunction, type Request, type Response } from "express";
-import { GantryError } from "@gantry/kit";
+import { GantryError, routeNotFound } from "@gantry/kit";
 import type { GatewayDeps } from "./deps.ts";
 import { trustedProxies } from "./client-address.ts";
 import { requestId } from "./pipeline/request-id.ts";
@@ -47,9 +47,10 @@ export function createApp(deps: GatewayDeps) {
   app.use((req: Request, res: Response) => {
     sendError(
       res,
-      new GantryError("not_found", `No route ${req.method} ${req.path}.`, {
-        reason: "Ability calls are POST /v1/abilities/{id} or POST /abilities/execute.",
-      }),
+      routeNotFound(
+        `No route ${req.method} ${req.path}.`,
+        "Ability calls are POST /v1/abilities/{id} or POST /abilities/execute.",
+      ),
     );
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -190,7 +190,7 @@ describe("404", () => {
       {
         path: "/path/id",
         message: 'No ability has the id "contact.lst"',
-        code: "unknown_ability_id",
+        code: "ability_not_found",
         suggestion: "contact.list",
       },
     ]);
@@ -220,6 +220,31 @@ describe("404", () => {
     const res = await request(t.url).get("/nowhere").expect(404);
     assertErrorShape(res.body);
     assert.ok(res.headers["x-request-id"]);
+    assert.deepEqual(
+      res.body.details.map((d: { code: string }) => d.code),
+      ["route_not_found"],
+    );
+  });
+  test("a record not found is 404 too, told apart by details[].code (record_not_found, not ability_not_found)", async () => {
+    const unknown = await t.call("contact.nope", { input: {} }).expect(404);
+    assert.deepEqual(
+      unknown.body.details.map((d: { code: string }) => d.code),
+      ["ability_not_found"],
+    );
+    // A service's own detail, naming the field.
+    const contact = await t.call("contact.get", { input: { id: "ctc_01NOSUCHCONTACT0000000000" } }).expect(404);
+    assert.equal(contact.body.code, "not_found");
+    assert.deepEqual(
+      contact.body.details.map((d: { code: string; path: string }) => [d.code, d.path]),
+      [["record_not_found", "/input/id"]],
+    );
+    // A service that names no field still says which kind of 404 it is.
+    const key = await t.call("key.revoke", { input: { id: "key_nosuchkey" } }).expect(404);
+    assert.ok(
+      key.body.details.some((d: { code: string }) => d.code === "record_not_found"),
+      JSON.stringify(key.body),
+    );
+    assert.ok(!key.body.details.some((d: { code: string }) => d.code === "ability_not_found"));
   });
 });
 
@@ -265,6 +290,11 @@ describe("501", () => {
         res.status === 501 ||
         (res.status >= 400 && res.status < 500 && res.body.code !== "unknown_ability");
       assert.ok(ok, `${a.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.status === 404)
+        assert.ok(
+          res.body.details?.some((d: { code: string }) => d.code === "record_not_found"),
+          `${a.id}: a 404 from a declared ability must say record_not_found: ${JSON.stringify(res.body)}`,
+        );
     }
     assert.equal(statuses.size, 79);
     assert.equal(statuses.get("gantry.about"), 200);

@@ -28,6 +28,29 @@ export const ERROR_TABLE = {
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
 
+/**
+ * The spec's 404 is "no ability has the requested id". A missing record (and an unknown gateway
+ * route) answers 404 too, as a mature API does, so every 404 says which in `details[].code`: these
+ * are the codes that tell them apart, and each 404 code's own is added when its details carry none.
+ */
+export const NOT_FOUND_DETAILS = {
+  unknown_ability: "ability_not_found",
+  not_found: "record_not_found",
+} as const satisfies Partial<Record<ErrorCode, string>>;
+
+const NOT_FOUND_DETAIL_CODES: ReadonlySet<unknown> = new Set([
+  "ability_not_found",
+  "record_not_found",
+  "route_not_found",
+]);
+
+/** `details` with the detail that says what was not found, for a 404 code whose details lack one. */
+function withNotFoundDetail(code: ErrorCode, message: string, details: ErrorDetail[] | undefined) {
+  const own = (NOT_FOUND_DETAILS as Partial<Record<ErrorCode, string>>)[code];
+  if (!own || details?.some((d) => NOT_FOUND_DETAIL_CODES.has(d.code))) return details;
+  return [...(details ?? []), { path: "", message, code: own }];
+}
+
 export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
 
 /**
@@ -70,12 +93,15 @@ export const DETAIL_CODES = {
   idempotency_not_supported:
     "The Idempotency-Key header was sent for an ability that takes no idempotencyKey (`/headers/idempotency-key`).",
   idempotency_key_mismatch: "The Idempotency-Key header and input.idempotencyKey differ; send one, or the same value.",
-  unknown_ability_id: "No ability has this id; `suggestion` names the closest id the key may call, if any.",
+  ability_not_found:
+    "No ability has this id (the spec's 404; on /abilities/execute a 400); `suggestion` names the closest id the key may call, if any.",
+  route_not_found: "404: no gateway route has this method and path (see /openapi.json).",
   // Kit (every service)
   invalid_cursor: "The cursor is not one this list returned; pass `nextCursor` unchanged or omit it.",
   idempotency_mismatch: "The idempotencyKey was already used with a different value of this field.",
   invalid_character: "The input holds characters the database cannot store.",
-  not_found: "The id names no record of this tenant (or no vertical).",
+  record_not_found:
+    "404: the ability exists, but the id (or name) at `path` names no record of this tenant; every other 404 is ability_not_found or route_not_found.",
   // keys service
   exceeds_caller: "The requested grant is wider than the calling key's own (scopes, tenant, limits, expiry).",
   unknown_scope: "A scope matches no ability (`scope`).",
@@ -211,7 +237,7 @@ export class GantryError extends Error {
     this.name = "GantryError";
     this.code = code;
     this.reason = init.reason;
-    this.details = init.details;
+    this.details = withNotFoundDetail(code, message, init.details);
     this.retryAfterMs = init.retryAfterMs;
   }
 
@@ -227,6 +253,14 @@ export class GantryError extends Error {
     if (this.retryAfterMs !== undefined) out.retryAfterMs = this.retryAfterMs;
     return out;
   }
+}
+
+/** 404 for a method and path no gateway route serves (not an ability, not a record): `route_not_found`. */
+export function routeNotFound(message: string, reason?: string): GantryError {
+  return new GantryError("not_found", message, {
+    reason,
+    details: [{ path: "", message, code: "route_not_found" }],
+  });
 }
 
 export interface WireError {

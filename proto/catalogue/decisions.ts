@@ -18,6 +18,7 @@ export const conventions: readonly string[] = [
   "Union inputs are `oneOf` closed variants told apart by a const `action` (or `channel`, `op`, `type`); a variant whose discriminator may be omitted has no `default` (Ajv ignores defaults inside `oneOf`), the omission itself selects it.",
   "Metadata is at most 50 keys (`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`) with string (≤ 500), number or boolean values.",
   "`context` (tenantId, runId, verticalId) is part of the request envelope, never of an input schema.",
+  "404 is the spec's \"no ability has the requested id\" (code `unknown_ability`, detail code `ability_not_found`); a record an input names that does not exist in the tenant is also 404 (code `not_found`), always with detail code `record_not_found` and the field's `path`, so the two are never confused.",
 ];
 
 /** Per-ability decisions, keyed by ability id. */

@@ -259,7 +259,9 @@ function renderErrors(ability: AbilityDef): string {
   if (names.has("cursor"))
     lines.push("- `400 validation_failed` with detail code `invalid_cursor`: a cursor this list did not issue.");
   if ([...names].some((n) => n === "id" || n.endsWith("Id")))
-    lines.push("- `404 not_found`: a named record does not exist in the caller's tenant.");
+    lines.push(
+      "- `404 not_found` with detail code `record_not_found`: a named record does not exist in the caller's tenant (`details[].path` names it; an unknown ability id is `404 unknown_ability`, detail `ability_not_found`).",
+    );
   if (names.has("idempotencyKey"))
     lines.push(
       "- `409 conflict`: the idempotencyKey was used before with different input (`details` names the fields).",

@@ -133,8 +133,8 @@ export const ERROR_ROWS: readonly ErrorRow[] = [
   {
     status: "404",
     codes: "unknown_ability, not_found",
-    when: "No ability has that id, or the record named in the input does not exist for this tenant.",
-    action: "Check the id (GET /v1/abilities).",
+    when: "`details[].code` says which: `ability_not_found` (the spec's 404: no ability has that id), `record_not_found` (the ability exists; the record named at `details[].path` does not exist for this tenant) or `route_not_found` (no such gateway path).",
+    action: "ability_not_found: check the id (GET /v1/abilities); record_not_found: check the id at `path`.",
   },
   {
     status: "409",

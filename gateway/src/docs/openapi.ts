@@ -20,7 +20,7 @@ import {
   type AbilityDef,
   type JsonSchema,
 } from "@gantry/proto/catalogue";
-import { DETAIL_CODE_LIST, DETAIL_CODES, ERROR_CODES, GantryError, validateInput } from "@gantry/kit";
+import { DETAIL_CODE_LIST, DETAIL_CODES, ERROR_CODES, type ErrorDetail, GantryError, validateInput } from "@gantry/kit";
 import { errorBody } from "../pipeline/outcome.ts";
 import { IDEMPOTENCY_HEADER_DOC, takesIdempotencyKey } from "../pipeline/idempotency-header.ts";
 
@@ -151,7 +151,7 @@ export function sampleOf(schema: JsonSchema): unknown {
 function errorExample(
   code: GantryError["code"],
   message: string,
-  extra: { reason?: string; retryAfterMs?: number } = {},
+  extra: { reason?: string; retryAfterMs?: number; details?: ErrorDetail[] } = {},
   ability?: string,
 ) {
   return errorBody(new GantryError(code, message, extra), "req_4Xc9TqL2mB7nR1pV8sK0aZ", ability);
@@ -291,11 +291,29 @@ function errorResponses(o: OpenApiOptions): JsonSchema {
         ),
       },
     ),
-    NotFound: one("No ability has the requested id, or the record the input names does not exist for this tenant.", {
-      unknownAbility: errorExample("unknown_ability", 'No ability has the id "contact.nope".', {
-        reason: "GET /v1/abilities lists the abilities this key may call.",
-      }),
-    }),
+    NotFound: one(
+      "`details[].code` tells them apart: `ability_not_found` (the spec's 404: no ability has the requested id), `record_not_found` (the ability exists; the record the input names at `details[].path` does not exist for this tenant), `route_not_found` (no gateway route).",
+      {
+        unknownAbility: errorExample("unknown_ability", 'No ability has the id "contact.nope".', {
+          reason: "GET /v1/abilities lists the abilities this key may call.",
+          details: [{ path: "/path/id", message: 'No ability has the id "contact.nope"', code: "ability_not_found" }],
+        }),
+        missingRecord: errorExample(
+          "not_found",
+          "/input/id does not name a contact of this tenant.",
+          {
+            details: [
+              {
+                path: "/input/id",
+                message: "/input/id does not name a contact of this tenant",
+                code: "record_not_found",
+              },
+            ],
+          },
+          "contact.get",
+        ),
+      },
+    ),
     Conflict: one("The input conflicts with the current state, e.g. an idempotencyKey reused with a different input.", {
       idempotency: errorExample(
         "conflict",

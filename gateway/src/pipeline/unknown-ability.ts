@@ -61,7 +61,7 @@ export function unknownAbilityError(
   const detail: ErrorDetail =
     path === "/ability"
       ? { path, message: "/ability must be one of the catalogue's ability ids", code: "enum" }
-      : { path, message: `No ability has the id ${JSON.stringify(id)}`, code: "unknown_ability_id" };
+      : { path, message: `No ability has the id ${JSON.stringify(id)}`, code: "ability_not_found" };
   if (suggestion) detail.suggestion = suggestion;
   return path === "/ability"
     ? new GantryError("invalid_request", `Unknown ability ${JSON.stringify(id)}.`, { reason, details: [detail] })

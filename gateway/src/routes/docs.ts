@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Request, Response } from "express";
-import { GantryError } from "@gantry/kit";
+import { GantryError, routeNotFound } from "@gantry/kit";
 import { sendError } from "../respond.ts";
 import { abilitiesFor } from "../discovery/abilities.ts";
 import { keyRateLimit } from "../pipeline/rate-limit.ts";
@@ -83,8 +83,7 @@ export function docsMarkdownRoute(deps: GatewayDeps) {
 export function docsAssetRoute() {
   return (req: Request, res: Response) => {
     const asset = Object.hasOwn(ASSETS, String(req.params.file)) ? ASSETS[String(req.params.file)] : undefined;
-    if (!asset)
-      return sendError(res, new GantryError("not_found", `No docs asset ${JSON.stringify(req.params.file)}.`));
+    if (!asset) return sendError(res, routeNotFound(`No docs asset ${JSON.stringify(req.params.file)}.`));
     res.setHeader("Cache-Control", "public, max-age=300");
     securityHeaders(res);
     res.status(200).type(asset.type).send(asset.body);

@@ -8,7 +8,7 @@
  */
 import type express from "express";
 import type { Request, Response } from "express";
-import { type AreaService, AREA_SERVICES, GantryError, type IngressRequest } from "@gantry/kit";
+import { type AreaService, AREA_SERVICES, GantryError, type IngressRequest, routeNotFound } from "@gantry/kit";
 import type { GatewayDeps } from "../deps.ts";
 import { readRawBody } from "../pipeline/body.ts";
 import { sendError } from "../respond.ts";
@@ -36,7 +36,7 @@ export function mountIngress(app: express.Express, deps: GatewayDeps): void {
     const service = String(req.params.service);
     try {
       if (!SERVICES.has(service))
-        throw new GantryError("not_found", `No service '${service}': ${route} go to /v1/${route}/{service}/….`);
+        throw routeNotFound(`No service '${service}': ${route} go to /v1/${route}/{service}/….`);
       const ip = req.ip ?? "unknown";
       const decision = await deps.limiter.take(`ingress:${ip}`, INGRESS_RATE_LIMIT);
       if (!decision.allowed)
@@ -72,7 +72,7 @@ export function mountIngress(app: express.Express, deps: GatewayDeps): void {
       let err =
         thrown instanceof GantryError ? thrown : new GantryError("internal", "internal error", { cause: thrown });
       if (err.code === "not_implemented" || err.code === "method_not_allowed")
-        err = new GantryError("not_found", `The ${service} service takes no ${route}.`);
+        err = routeNotFound(`The ${service} service takes no ${route}.`);
       if (err.httpStatus >= 500 && err.code !== "unavailable")
         deps.log.error(
           { requestId: res.locals.requestId, service, route, err: String(err.cause ?? err) },

@@ -49,7 +49,7 @@ export function credentialSource(ctx: Context, service: string, connection: Conn
 /** 404 for a connection that does not exist *in the caller's tenant* (another tenant's looks the same). */
 export function connectionNotFound(id: string, path = "/input/connectionId"): GantryError {
   return new GantryError("not_found", `No connection with id ${id} in this tenant.`, {
-    details: [{ path, message: `${path} does not name a connection of this tenant`, code: "not_found" }],
+    details: [{ path, message: `${path} does not name a connection of this tenant`, code: "record_not_found" }],
   });
 }
 

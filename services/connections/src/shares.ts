@@ -172,7 +172,7 @@ export async function revokeShare(
         {
           path: "/input/shareId",
           message: "/input/shareId does not name a share of this connection",
-          code: "not_found",
+          code: "record_not_found",
         },
       ],
     });

@@ -317,7 +317,7 @@ export function loadRegistry(
 }
 
 function notFound(path: string, message: string): GantryError {
-  return new GantryError("not_found", message, { details: [{ path, message, code: "not_found" }] });
+  return new GantryError("not_found", message, { details: [{ path, message, code: "record_not_found" }] });
 }
 
 /** The toolkit by slug, or 404 naming the field. */

@@ -158,7 +158,7 @@ export function compareNames(given: string, bank: string): "match" | "partial" |
 
 export function notFound(what: string, id: string): GantryError {
   return new GantryError("not_found", `No ${what} ${id} exists for this tenant; check the id.`, {
-    details: [{ path: "/input/id", message: `/input/id names no ${what} of this tenant`, code: "not_found" }],
+    details: [{ path: "/input/id", message: `/input/id names no ${what} of this tenant`, code: "record_not_found" }],
   });
 }
 
@@ -167,7 +167,7 @@ export function unknownRecipient(path: string, id: string): GantryError {
     "not_found",
     `${path} ${id} is not a recipient of this tenant; verify the account with payout.verify_account first.`,
     {
-      details: [{ path, message: `${path} names no verified recipient of this tenant`, code: "not_found" }],
+      details: [{ path, message: `${path} names no verified recipient of this tenant`, code: "record_not_found" }],
     },
   );
 }

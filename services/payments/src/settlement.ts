@@ -74,7 +74,7 @@ export async function ownedRecipient(
         {
           path: "/input/recipientId",
           message: `/input/recipientId names no ${provider} account connected by this tenant`,
-          code: "not_found",
+          code: "record_not_found",
         },
       ],
     },

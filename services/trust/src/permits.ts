@@ -30,7 +30,7 @@ export function actionHashes(actions: readonly Action[]): string[] {
     const path = `/input/actions/${i}`;
     if (!abilityById.has(action.ability))
       throw new GantryError("invalid_request", `actions[${i}].ability "${action.ability}" is not an ability id.`, {
-        details: [{ path: `${path}/ability`, message: "No ability has this id", code: "unknown_ability_id" }],
+        details: [{ path: `${path}/ability`, message: "No ability has this id", code: "ability_not_found" }],
       });
     const input = structuredClone(action.input);
     try {

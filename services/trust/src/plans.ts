@@ -199,7 +199,7 @@ export function planView(plan: Plan) {
 export function planNotFound(planId: string, path = "/input/planId"): GantryError {
   return new GantryError("not_found", `No plan ${planId} exists for this tenant.`, {
     reason: "Send a plan id plan.create returned to this tenant.",
-    details: [{ path, message: "No plan of this tenant has this id", code: "not_found" }],
+    details: [{ path, message: "No plan of this tenant has this id", code: "record_not_found" }],
   });
 }
 

@@ -7,7 +7,7 @@ import { GantryError } from "@gantry/kit";
 /** 404 for a record that does not exist *in the caller's tenant* (another tenant's looks the same). */
 export function notFound(what: string, id: string, path = "/input/id"): GantryError {
   return new GantryError("not_found", `No ${what} with id ${id} in this tenant.`, {
-    details: [{ path, message: `${path} does not name a ${what} of this tenant`, code: "not_found" }],
+    details: [{ path, message: `${path} does not name a ${what} of this tenant`, code: "record_not_found" }],
   });
 }
 

@@ -18,7 +18,7 @@ export default ability("connection.revoke", async (input, call, ctx) => {
         {
           path: "/input/service",
           message: `/input/service names a service this tenant never connected`,
-          code: "not_found",
+          code: "record_not_found",
         },
       ],
     });

@@ -21,7 +21,7 @@ function toolBySlug(ctx: Context, slug: string): Tool {
       {
         path: "/input/tool",
         message: `/input/tool "${slug}" is not a tool slug; list them with integration.app.tools`,
-        code: "not_found",
+        code: "record_not_found",
       },
     ],
   });
@@ -44,7 +44,7 @@ export default ability("integration.app.execute", async (input, call, ctx) => {
           {
             path: "/input/connectionId",
             message: `/input/connectionId: no connected ${tool.toolkit} account`,
-            code: "not_found",
+            code: "record_not_found",
           },
         ],
       });

@@ -14,7 +14,7 @@ export default ability("skill.load", async (input, call, ctx) => {
     throw new GantryError(
       "not_found",
       `No skill is named "${input.name}"; skill.list lists them (${all.map((s) => s.name).join(", ")}).`,
-      { details: [{ path: "/input/name", message: `/input/name names no skill`, code: "not_found" }] },
+      { details: [{ path: "/input/name", message: `/input/name names no skill`, code: "record_not_found" }] },
     );
   return {
     name: skill.name,

@@ -191,7 +191,7 @@ test("payout.batch: validated whole before sending; one failing item ends partia
       assert.deepEqual(
         err.details.map((d: any) => [d.path, d.code]),
         [
-          ["/input/items/1/recipientId", "not_found"],
+          ["/input/items/1/recipientId", "record_not_found"],
           ["/input/items/2/amount", "currency_precision"],
           ["/input/items/2/reference", "duplicate_reference"],
           ["/input/items/3/currency", "recipient_currency"],

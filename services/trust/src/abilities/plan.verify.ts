@@ -24,7 +24,7 @@ export default ability("plan.verify", async (input, call, ctx) => {
     if (!scope.length)
       throw new GantryError("not_found", `Plan ${plan.id} has no phase ${input.phaseId}.`, {
         reason: `Its phases are ${phases.map((p) => p.id).join(", ")}.`,
-        details: [{ path: "/input/phaseId", message: "No phase of the plan has this id", code: "not_found" }],
+        details: [{ path: "/input/phaseId", message: "No phase of the plan has this id", code: "record_not_found" }],
       });
     const now = new Date(ctx.now());
     const { receipts, checks } = judge(scope, receiptIds, views, now.toISOString());

@@ -41,7 +41,7 @@ export default ability("lead.create", async (input, call, ctx) => {
                 {
                   path: "/input/contactId",
                   message: "/input/contactId does not name a contact of this tenant",
-                  code: "not_found",
+                  code: "record_not_found",
                 },
               ],
             },

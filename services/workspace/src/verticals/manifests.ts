@@ -84,7 +84,7 @@ export async function servableManifest(
   if (!loaded) {
     throw new GantryError("not_found", `No vertical "${id}".`, {
       reason: "vertical.list lists the verticals this Gantry serves.",
-      details: [{ path: "/input/id", message: `/input/id "${id}" is not a vertical`, code: "not_found" }],
+      details: [{ path: "/input/id", message: `/input/id "${id}" is not a vertical`, code: "record_not_found" }],
     });
   }
   const bad = loaded.manifest ? blocking(loaded.findings, section) : loaded.findings;
