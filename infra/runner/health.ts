@@ -33,6 +33,21 @@ export async function httpHealthy(baseUrl: string, timeoutMs = 1000): Promise<bo
   }
 }
 
+/**
+ * True when `GET <baseUrl>/health` answers 200 and names every one of `services` SERVING: a gateway
+ * is ready only once it reaches the services of its own stack (it was given their bound addresses),
+ * not merely when it listens.
+ */
+export async function gatewayReady(baseUrl: string, services: readonly string[], timeoutMs = 1000): Promise<boolean> {
+  try {
+    const res = await fetch(new URL("/health", baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await res.json().catch(() => ({}))) as { services?: Record<string, string> };
+    return res.status === 200 && services.every((s) => body.services?.[s] === "SERVING");
+  } catch {
+    return false;
+  }
+}
+
 /** True when a TCP connection to `host:port` is accepted. */
 export function tcpOpen(port: number, host = "127.0.0.1", timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {

@@ -26,12 +26,12 @@ import path from "node:path";
 import crypto from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT, type AreaService } from "@gantry/kit/topology.ts";
-import { HealthClient } from "@gantry/kit/health.ts";
 import { CHROMIUM_NO_SANDBOX_ENV } from "@gantry/kit/chromium.ts";
 import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
 import { chromiumSandboxRefusal } from "./chromium-sandbox.ts";
-import { httpHealthy, tcpOpen } from "./health.ts";
+import { gatewayReady, tcpOpen } from "./health.ts";
 import { pickPort, releasePort } from "./ports.ts";
+import { BoundPort } from "./bound-ports.ts";
 import { prepareSchema } from "@gantry/kit/migrate.ts";
 import pg from "pg";
 import {
@@ -104,6 +104,11 @@ export interface StackOptions {
   healthTimeoutMs?: number;
   /** Aborting it while the stack starts stops what was started and rejects. */
   signal?: AbortSignal;
+  /**
+   * Ask each area service for its usual port first (keys 50051 …), falling back to any free one when
+   * it is taken. Default: when not ephemeral. Either way the addresses handed on are the ones bound.
+   */
+  preferServicePorts?: boolean;
 }
 
 export interface Stack {
@@ -256,10 +261,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const note = (line: string) => sink.write("runner", line);
   const watchdog = new Watchdog();
   const procs = new Map<string, ManagedProcess>();
-  const probes: HealthClient[] = [];
+  const probes: Array<{ close(): void }> = [];
   const ports: number[] = [];
-  const port = async (preferred: number) => {
-    const p = await pickPort(ephemeral ? 0 : preferred);
+  const port = async (preferred: number, prefer = !ephemeral) => {
+    const p = await pickPort(prefer ? preferred : 0);
     ports.push(p);
     return p;
   };
@@ -506,8 +511,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // ---- shared environment -------------------------------------------------------------
     // One port per replica; a service this stack does not start keeps one address all the same.
     const grpcPorts = new Map<AreaService, number[]>();
+    const preferServicePorts = opts.preferServicePorts ?? !ephemeral;
     for (const s of AREA_SERVICES) {
-      const ports = [await port(s.defaultPort)];
+      const ports = [await port(s.defaultPort, preferServicePorts)];
       for (let i = 1; i < (replicaCount.get(s.name) ?? 1); i++) ports.push(await port(0));
       grpcPorts.set(s.name, ports);
     }
@@ -562,25 +568,33 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         note(`Chromium's sandbox is off for web and content: ${refusal} (${CHROMIUM_NO_SANDBOX_ENV}=1)`);
       }
     }
+    // Bind first, then tell: each replica reports the port it bound (bound-ports.ts); only those
+    // addresses reach the other services and the gateway.
+    const runDir = path.join(dataDir, "run");
+    fs.mkdirSync(runDir, { recursive: true });
+    const bound = new Map<string, BoundPort>();
+    const serviceEnv = (service: AreaService, grpcPort: number) =>
+      childEnv({
+        ...(BROWSER_SERVICES.has(service) ? browserEnv : {}),
+        NATS_URL: natsUrlFor(service),
+        GRPC_PORT: String(grpcPort),
+        ...(databaseUrls[service] ? { DATABASE_URL: databaseUrls[service] } : {}),
+      });
     for (const service of services) {
       const grpcPortList = grpcPorts.get(service)!;
       for (const [i, name] of replicaNames(service, grpcPortList.length).entries()) {
-        const grpcPort = grpcPortList[i];
-        const probe = new HealthClient(`127.0.0.1:${grpcPort}`);
-        probes.push(probe);
+        const b = new BoundPort(name, path.join(runDir, `${name}.port`), serviceEnv(service, grpcPortList[i]));
+        bound.set(name, b);
+        probes.push(b);
+        sink.subscribe((proc, line) => proc === name && b.onLine(line));
         add({
           name,
           command: process.execPath,
           args: [...NODE_PROCESS_ARGS, `services/${service}/src/main.ts`],
           cwd: REPO_ROOT,
-          env: childEnv({
-            ...(BROWSER_SERVICES.has(service) ? browserEnv : {}),
-            NATS_URL: natsUrlFor(service),
-            GRPC_PORT: String(grpcPort),
-            ...(databaseUrls[service] ? { DATABASE_URL: databaseUrls[service] } : {}),
-          }),
-          endpoint: `gRPC health 127.0.0.1:${grpcPort}`,
-          health: async () => (await probe.check()) === "SERVING",
+          env: b.env,
+          endpoint: `gRPC health at the port ${name} reports binding (asked for ${grpcPortList[i] || "any"})`,
+          health: () => b.healthy(),
         });
       }
     }
@@ -588,6 +602,33 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       serviceProcs.map((n) => procs.get(n)!),
       healthTimeoutMs,
     );
+    // A replica that had to take another port than the one announced: every service learns the
+    // addresses actually bound (a restart), then the gateway gets them.
+    for (let round = 0; ; round++) {
+      let moved = false;
+      for (const service of services) {
+        const actual = replicaNames(service, grpcPorts.get(service)!.length).map((n) => bound.get(n)!.port!);
+        if (actual.join() === grpcPorts.get(service)!.join()) continue;
+        grpcPorts.set(service, actual);
+        shared[AREA_SERVICES.find((s) => s.name === service)!.addrEnv] = actual.map((p) => `127.0.0.1:${p}`).join(",");
+        moved = true;
+      }
+      if (!moved) break;
+      if (round >= 3) throw new Error("service ports kept moving while the stack started; is another stack starting?");
+      note("a service port was taken by another process; restarting the services with the addresses bound");
+      await Promise.all(
+        serviceProcs.map(async (name) => {
+          const b = bound.get(name)!;
+          for (const s of AREA_SERVICES) b.env[s.addrEnv] = shared[s.addrEnv];
+          await procs.get(name)!.stop();
+          procs.get(name)!.start();
+        }),
+      );
+      await waitAll(
+        serviceProcs.map((n) => procs.get(n)!),
+        healthTimeoutMs,
+      );
+    }
 
     // ---- gateways -----------------------------------------------------------------------
     const gatewayUrls: string[] = [];
@@ -604,8 +645,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         args: [...NODE_PROCESS_ARGS, "gateway/src/main.ts"],
         cwd: REPO_ROOT,
         env: childEnv({ PORT: String(gwPort), NATS_URL: natsUrlFor("gateway") }),
-        endpoint: `${url}/health`,
-        health: () => httpHealthy(url),
+        endpoint: `${url}/health (every service of this stack SERVING)`,
+        health: () => gatewayReady(url, services),
       });
     }
     await waitAll(

@@ -14,6 +14,7 @@
  * // services/web/src/main.ts
  * main(defineService({ name: "web", init: () => ({}) })); // every owned ability answers 501
  */
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -301,6 +302,9 @@ export async function runService<Ctx, E extends EnvSchema>(
   server.addService(health.service, health.impl);
 
   const port = await server.listen(String(values.GRPC_HOST), Number(values.GRPC_PORT));
+  // The local runner hands this address on only once this process says it bound it
+  // (infra/runner/bound-ports.ts), whatever LOG_LEVEL hides.
+  if (process.env.GANTRY_LISTEN_FILE) writeFileSync(process.env.GANTRY_LISTEN_FILE, String(port));
   health.set("SERVING");
   log.info({ port, wired: handlers.size, owned: owned.length }, `${def.name} service listening`);
 
