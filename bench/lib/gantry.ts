@@ -9,7 +9,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import { AREA_SERVICES, type AreaService, type CallContext } from "@gantry/kit";
+import { AREA_SERVICES, type AreaService, type CallContext, loadCallKeys } from "@gantry/kit";
 import { abilityById, catalogue } from "@gantry/proto/catalogue";
 import { COMPILE_CACHE_DIR, NODE_PROCESS_ARGS, NODE_PROCESS_ENV, REPO_ROOT } from "../../infra/runner/stack.ts";
 import { freePort } from "../../infra/runner/ports.ts";
@@ -166,7 +166,7 @@ export async function wiredAbilities(ts: TestStack): Promise<Map<string, boolean
     AreaService,
     string
   >;
-  const d = new Dispatcher(addrs, 2_000);
+  const d = new Dispatcher(addrs, 2_000, false, loadCallKeys("gateway", ts.stack.env));
   const out = new Map<string, boolean>();
   try {
     for (const s of AREA_SERVICES) {

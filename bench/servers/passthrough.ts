@@ -13,7 +13,7 @@
  */
 import { createServer } from "node:http";
 import { abilityById } from "@gantry/proto/catalogue";
-import { AREA_SERVICES, GantryError, type AreaService, type CallContext } from "@gantry/kit";
+import { AREA_SERVICES, GantryError, loadCallKeys, type AreaService, type CallContext } from "@gantry/kit";
 import { Dispatcher } from "../../gateway/src/dispatch.ts";
 import { startCall } from "../../gateway/src/pipeline/request-id.ts";
 import { readJsonBody } from "../../gateway/src/pipeline/body.ts";
@@ -24,7 +24,8 @@ const addrs = Object.fromEntries(
   AREA_SERVICES.map((s) => [s.name, process.env[s.addrEnv] ?? `127.0.0.1:${s.defaultPort}`]),
 ) as Record<AreaService, string>;
 const context = JSON.parse(process.env.BENCH_CALL_CONTEXT ?? "{}") as Omit<CallContext, "requestId">;
-const dispatcher = new Dispatcher(addrs, 30_000);
+// Signs as the gateway does (kit/call-auth): the stack's GANTRY_CALL_KEY is in this process's env.
+const dispatcher = new Dispatcher(addrs, 30_000, false, loadCallKeys("gateway", process.env));
 
 const ROUTE = /^\/v1\/abilities\/([a-z0-9_.-]+)$/;
 

@@ -2,7 +2,16 @@
  * @module gateway/config
  * The gateway's environment, parsed once at start by the kit's config loader.
  */
-import { BASE_ENV, type ConfigOf, GATEWAY_DEFAULT_PORT, loadConfig, RATE_LIMIT_ENV, serviceAddrEnv } from "@gantry/kit";
+import {
+  BASE_ENV,
+  CALL_AUTH_ENV,
+  type ConfigOf,
+  GATEWAY_DEFAULT_PORT,
+  GRPC_TLS_ENV,
+  loadConfig,
+  RATE_LIMIT_ENV,
+  serviceAddrEnv,
+} from "@gantry/kit";
 
 export const GATEWAY_ENV = {
   PORT: {
@@ -77,6 +86,9 @@ export const GATEWAY_ENV = {
       'abilities each tenant may call only under a trust run (context.runId), as JSON {"<tenant>": ["payout.*", "message.send"]}; applies to its sub-tenants too',
   },
   ...serviceAddrEnv(),
+  // Every call to a service is signed as the gateway's (kit/call-auth), over mTLS when set (kit/grpc-tls).
+  ...CALL_AUTH_ENV,
+  ...GRPC_TLS_ENV,
 } as const;
 
 /** The gateway's configuration, typed from GATEWAY_ENV. */

@@ -11,7 +11,14 @@
  * it, is checked against its ability's output schema here, so no response escapes the contract.
  */
 import type { ServiceName } from "@gantry/proto/catalogue/types.ts";
-import { AREA_SERVICES, type AreaService, type CallContext, checkResult, GantryError } from "@gantry/kit";
+import {
+  AREA_SERVICES,
+  type AreaService,
+  type CallContext,
+  type CallKeys,
+  checkResult,
+  GantryError,
+} from "@gantry/kit";
 import { GrpcExecutor } from "./executors/grpc.ts";
 import type { AbilityExecutor, EdgeInfo, ExecuteOutput, WiredAbility } from "./executors/types.ts";
 
@@ -20,9 +27,11 @@ export class Dispatcher {
 
   private readonly checkResults: boolean;
 
-  constructor(addrs: Record<AreaService, string>, timeoutMs: number, checkResults = false) {
+  /** `callKeys`: the gateway's (kit/call-auth); without them calls go unsigned and services refuse them. */
+  constructor(addrs: Record<AreaService, string>, timeoutMs: number, checkResults = false, callKeys?: CallKeys) {
     this.checkResults = checkResults;
-    for (const s of AREA_SERVICES) this.executors.set(s.name, new GrpcExecutor(s.name, addrs[s.name], timeoutMs));
+    for (const s of AREA_SERVICES)
+      this.executors.set(s.name, new GrpcExecutor(s.name, addrs[s.name], timeoutMs, callKeys?.signer(s.name)));
   }
 
   /** Serves `service`'s abilities with `executor` (the gateway's own, in main.ts). */

@@ -20,6 +20,9 @@ import {
   ensureStream,
   type IngressClient,
   ingressClient,
+  loadCallKeys,
+  loadGrpcTls,
+  useGrpcTls,
   makeClient,
   startTelemetry,
   warmValidators,
@@ -58,7 +61,13 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
     max_age: 7 * 24 * 3600 * 1e9,
   });
 
-  const keysClient = makeClient(KEYS_PROTO, "gantry.keys.v1.KeyResolver", addrs.keys);
+  // Refuses to start without the keys that sign its calls to the services (kit/call-auth).
+  const callKeys = loadCallKeys("gateway", config);
+  if (!callKeys.signer("keys")) log.warn("GANTRY_CALL_AUTH=off and no call keys: calls to the services go unsigned");
+  useGrpcTls(loadGrpcTls(config));
+  const keysClient = makeClient(KEYS_PROTO, "gantry.keys.v1.KeyResolver", addrs.keys, {
+    signer: callKeys.signer("keys"),
+  });
   const keys = new KeyCache(keysClient, config.KEY_CACHE_TTL_MS, log, now);
   // Revocation and rotation notices evict at once; the 30 s TTL is only the fallback.
   const keySub = nats.nc.subscribe("keys.key.*", {
@@ -79,7 +88,7 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
 
   const limiter = await createRateLimiter(config.REDIS_URL, log);
   const ver = version(config.GANTRY_BUILD);
-  const dispatcher = new Dispatcher(addrs, config.UPSTREAM_TIMEOUT_MS, config.GANTRY_CHECK_RESULTS);
+  const dispatcher = new Dispatcher(addrs, config.UPSTREAM_TIMEOUT_MS, config.GANTRY_CHECK_RESULTS, callKeys);
   // Live status asks the dispatcher what each owner has wired; capability.discover, which the
   // dispatcher runs, asks live status: so the gateway's own executor is mounted once both exist.
   const liveStatus = new LiveStatus(dispatcher, now);
@@ -95,12 +104,17 @@ export async function startGateway(config: GatewayConfig = loadGatewayConfig()) 
   const ingress = (service: AreaService) => {
     let client = ingressClients.get(service);
     if (!client) {
-      client = ingressClient(addrs[service]);
+      client = ingressClient(addrs[service], callKeys.signer(service));
       ingressClients.set(service, client);
     }
     return client;
   };
-  const permits = new PermitGate(addrs.trust, config.UPSTREAM_TIMEOUT_MS, parseRunRequired(config.GANTRY_RUN_REQUIRED));
+  const permits = new PermitGate(
+    addrs.trust,
+    config.UPSTREAM_TIMEOUT_MS,
+    parseRunRequired(config.GANTRY_RUN_REQUIRED),
+    callKeys.signer("trust"),
+  );
   const defaultRateLimit = { limit: config.RATE_LIMIT_DEFAULT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
 
   const deps: GatewayDeps = {

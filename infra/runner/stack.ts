@@ -537,10 +537,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // signed stay verifiable across restarts.
     if (!process.env.TRUST_SIGNING_KEY && !opts.env?.TRUST_SIGNING_KEY)
       shared.TRUST_SIGNING_KEY = localMasterKey(dataDir, "trust-signing-key");
-    // And the keys that sign download and screenshot links, so links survive a restart.
+    // And the keys that sign download and screenshot links, so links survive a restart, and the
+    // master secret of internal call authentication (kit/call-auth), from which every process
+    // derives its caller→service keys: no service starts without it.
     for (const [variable, file] of [
       ["CONTENT_SIGNING_KEY", "content-signing-key"],
       ["WEB_SIGNING_KEY", "web-signing-key"],
+      ["GANTRY_CALL_KEY", "call-key"],
     ] as const)
       if (!process.env[variable] && !opts.env?.[variable]) shared[variable] = localMasterKey(dataDir, file);
     for (const [k, v] of Object.entries(opts.env ?? {})) {
@@ -697,7 +700,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 }
 
-/** A key of the local stack (`<dataDir>/<name>`: base64 of 32 random bytes, made once, mode 0600): the connections master key, the trust, content and web signing keys. */
+/** A key of the local stack (`<dataDir>/<name>`: base64 of 32 random bytes, made once, mode 0600): the connections master key, the trust, content and web signing keys, the call-authentication master. */
 function localMasterKey(dataDir: string, name = "connections-master-key"): string {
   const file = path.join(dataDir, name);
   try {

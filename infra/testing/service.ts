@@ -11,6 +11,7 @@
  * await assert.rejects(s.call("contact.get", { id: contact.id }, { tenant: "beta" }), { code: "not_found" });
  * await s.stop();
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,9 +20,12 @@ import pg from "pg";
 import {
   type AreaService,
   type CallContext,
+  type Caller,
+  type CallSigner,
   checkResult,
   GantryError,
   ingressClient,
+  loadCallKeys,
   makeClient,
   repoRoot,
   runService,
@@ -52,6 +56,11 @@ export interface ServiceHarness<Ctx> {
    * it: through the service's HttpIngress (kit/src/ingress.ts). Answers a fetch `Response`.
    */
   fetchFile: (url: string | URL, method?: "GET" | "HEAD") => Promise<Response>;
+  /**
+   * Signs calls to this service as `caller` (default the gateway, as `call` does), from the stack's
+   * GANTRY_CALL_KEY (kit/call-auth): for a test's own client of a typed internal RPC.
+   */
+  signer: (caller?: Caller) => CallSigner | undefined;
   stop: () => Promise<void>;
 }
 
@@ -60,6 +69,12 @@ export const HARNESS_BASE_URL = "http://gantry.test";
 
 let requests = 0;
 
+/**
+ * One call-authentication master for every harness of a test process (kit/call-auth), as one
+ * deployment has: a test that starts two services (payments calling connections) needs no wiring.
+ */
+const HARNESS_CALL_KEY = randomBytes(32).toString("base64");
+
 export async function startService<Ctx = unknown>(
   name: AreaService,
   env: Record<string, string> = {},
@@ -67,7 +82,15 @@ export async function startService<Ctx = unknown>(
   const dataDir = mkdtempSync(join(tmpdir(), `gantry-${name}-`));
   // The stack prepares the service's schema as its owner; the service gets only its own login, as
   // under `npm start` and in the chart, so a test sees production's privileges.
-  const stack = await startStack({ port: 0, dataDir, quiet: true, services: [], schemas: [name], gateways: 0 });
+  const stack = await startStack({
+    port: 0,
+    dataDir,
+    quiet: true,
+    services: [],
+    schemas: [name],
+    gateways: 0,
+    env: { GANTRY_CALL_KEY: HARNESS_CALL_KEY },
+  });
   const ownEnv = { ...stack.env, DATABASE_URL: stack.databaseUrls[name] ?? stack.env.DATABASE_URL };
   const serviceEnv = {
     ...process.env,
@@ -90,7 +113,11 @@ export async function startService<Ctx = unknown>(
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `127.0.0.1:${running.port}`);
+  // The harness stands where the gateway does: its calls carry the gateway's token.
+  const signer = (caller: Caller = "gateway") => loadCallKeys(caller, serviceEnv).signer(name);
+  const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `127.0.0.1:${running.port}`, {
+    signer: signer(),
+  });
   const db = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
   db.on("error", () => {});
   return {
@@ -126,7 +153,7 @@ export async function startService<Ctx = unknown>(
       const prefix = `/v1/files/${name}`;
       if (u.origin !== HARNESS_BASE_URL || !u.pathname.startsWith(`${prefix}/`))
         throw new Error(`${url} is not a ${name} file link under ${HARNESS_BASE_URL}${prefix}/`);
-      const files = ingressClient(`127.0.0.1:${running.port}`);
+      const files = ingressClient(`127.0.0.1:${running.port}`, signer());
       try {
         const res = await files.handle(
           {
@@ -156,6 +183,7 @@ export async function startService<Ctx = unknown>(
         files.close();
       }
     },
+    signer,
     stop: async () => {
       client.close();
       await db.end().catch(() => {});

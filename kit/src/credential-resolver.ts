@@ -8,13 +8,14 @@
  * callers share one definition.
  *
  * @example
- * const resolver = credentialResolver(deps.addrs.connections);
+ * const resolver = credentialResolver(deps.addrs.connections, deps.callKeys.signer("connections"));
  * const cred = await resolver.resolve(call.tenant, "payments", call.requestId);
  * if (cred.credential_source === "platform") use(cred.credentials.secret_key);
  */
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { makeClient } from "./grpc.ts";
 import { callSignal } from "./call-signal.ts";
+import type { CallSigner } from "./call-auth.ts";
 
 /** `gantry.connections.v1.ResolveCredentialRequest` (keepCase). */
 export interface ResolveCredentialRequest {
@@ -52,8 +53,9 @@ export interface CredentialResolverClient {
 /** Deadline of one resolve: a refresh at the provider may happen inside it. */
 const RESOLVE_DEADLINE_MS = 15_000;
 
-export function credentialResolver(addr: string): CredentialResolverClient {
-  const client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", addr);
+/** `signer`: the calling service's key for connections, which serves only the callers kit/topology lists. */
+export function credentialResolver(addr: string, signer: CallSigner | undefined): CredentialResolverClient {
+  const client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", addr, { signer });
   return {
     resolve: (tenant, service, requestId) =>
       client.unary<ResolveCredentialRequest, ResolvedCredential>(

@@ -21,15 +21,22 @@
  * opening a stream per call. A request over 64 KiB, or a server without that stream (it answers
  * UNIMPLEMENTED, as grpc-js servers do), gets a plain unary call. A call a shutting-down server
  * did not take is sent again, on a new connection or to another replica.
+ *
+ * **Who calls.** A client made with a `signer` (kit/call-auth) puts a token proving its process,
+ * bound to the method, the request's bytes and the call's deadline, on every call; with `tls`
+ * (kit/grpc-tls; by default the process's) it connects over TLS with its certificate.
  */
 import dns from "node:dns/promises";
 import http2 from "node:http2";
 import net from "node:net";
 import type * as grpc from "@grpc/grpc-js";
+import { status as GrpcStatus } from "@grpc/grpc-js";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
 import { CallStream, MULTIPLEX_MAX_REQUEST_BYTES } from "./grpc-multiplex.ts";
 import { codeFromGrpcStatus, GantryError, isErrorCode, type WireError } from "./errors.ts";
 import { callerGone } from "./call-signal.ts";
+import { CALL_AUTH_HEADER, type CallSigner, tokenExpiry } from "./call-auth.ts";
+import { type GrpcTls, grpcTls } from "./grpc-tls.ts";
 import { telemetryOn, tracedClientCall } from "./telemetry.ts";
 
 /** The trailer a Gantry server puts a `GantryError` in (JSON; binary metadata is base64 on the wire). */
@@ -58,6 +65,16 @@ interface Target {
   key: string;
   authority: string;
   socketPath?: string;
+  /** The name a replica's certificate is checked against under TLS (the name it was looked up by). */
+  servername?: string;
+}
+
+/** What a client needs besides its address. */
+export interface ClientOptions {
+  /** Signs every call as this process (kit/call-auth); the callee refuses unsigned calls. */
+  signer?: CallSigner;
+  /** Mutual TLS (kit/grpc-tls); default: the process's. */
+  tls?: GrpcTls;
 }
 
 /** One replica: a lazily opened HTTP/2 connection, reopened after it closes. */
@@ -76,18 +93,24 @@ class Replica {
 
   readonly target: Target;
   private readonly onFailure: () => void;
+  private readonly tls?: GrpcTls;
 
-  constructor(target: Target, onFailure: () => void) {
+  constructor(target: Target, onFailure: () => void, tls?: GrpcTls) {
     this.target = target;
     this.onFailure = onFailure;
+    this.tls = tls;
   }
 
   connect(): http2.ClientHttp2Session {
     const live = this.session;
     if (live && !live.closed && !live.destroyed) return live;
-    const { authority, socketPath } = this.target;
-    const session = http2.connect(authority, {
+    const { authority, socketPath, servername } = this.target;
+    const tls = this.tls;
+    const session = http2.connect(tls ? authority.replace(/^http:/, "https:") : authority, {
       ...(socketPath ? { createConnection: () => net.connect(socketPath) } : {}),
+      ...(tls
+        ? { ...tls, minVersion: "TLSv1.3" as const, ...(servername && !net.isIP(servername) ? { servername } : {}) }
+        : {}),
       settings: { enablePush: false },
       maxSessionMemory: 64,
     });
@@ -183,9 +206,9 @@ function parseTarget(entry: string): { host: string; port: number } | Target {
   return { host: m[1] ?? m[2], port: Number(m[3]) };
 }
 
-function ipTarget(ip: string, port: number): Target {
+function ipTarget(ip: string, port: number, servername?: string): Target {
   const host = net.isIPv6(ip) ? `[${ip}]` : ip;
-  return { key: `${host}:${port}`, authority: `http://${host}:${port}` };
+  return { key: `${host}:${port}`, authority: `http://${host}:${port}`, ...(servername ? { servername } : {}) };
 }
 
 export class RpcClient {
@@ -196,13 +219,17 @@ export class RpcClient {
   private resolving?: Promise<void>;
   private closed = false;
   private readonly methods: grpc.ServiceDefinition;
+  private readonly signer?: CallSigner;
+  private readonly tls?: GrpcTls;
 
   /**
    * @param service the generated service (kit `lookupService`), for method paths and codecs
    * @param addr `host:port`, `a:1,b:2`, a name with several DNS records, or `unix:/path`
    */
-  constructor(service: grpc.ServiceClientConstructor, addr: string) {
+  constructor(service: grpc.ServiceClientConstructor, addr: string, opts: ClientOptions = {}) {
     this.methods = service.service;
+    this.signer = opts.signer;
+    this.tls = opts.tls ?? grpcTls();
     const targets: Target[] = [];
     for (const entry of addr
       .split(",")
@@ -214,11 +241,11 @@ export class RpcClient {
       else {
         // Until the first lookup answers, the name itself is the one replica (the OS resolves it).
         this.names.push(t);
-        targets.push({ key: `${t.host}:${t.port}`, authority: `http://${t.host}:${t.port}` });
+        targets.push({ key: `${t.host}:${t.port}`, authority: `http://${t.host}:${t.port}`, servername: t.host });
       }
     }
     if (targets.length === 0) throw new Error(`no gRPC address given ("${addr}")`);
-    this.replicas = targets.map((t) => new Replica(t, () => this.refresh(1_000)));
+    this.replicas = targets.map((t) => new Replica(t, () => this.refresh(1_000), this.tls));
     this.refresh(0);
   }
 
@@ -229,7 +256,7 @@ export class RpcClient {
     this.resolvedAt = Date.now();
     this.resolving = Promise.all(
       this.names.map(async ({ host, port }) =>
-        (await dns.lookup(host, { all: true })).map((a) => ipTarget(a.address, port)),
+        (await dns.lookup(host, { all: true })).map((a) => ipTarget(a.address, port, host)),
       ),
     )
       .then((lists) => {
@@ -237,7 +264,10 @@ export class RpcClient {
         const wanted = [...new Map(lists.flat().map((t) => [t.key, t])).values()];
         if (wanted.length === 0 || this.closed) return;
         const keep = new Map(this.replicas.map((r) => [r.target.key, r]));
-        const next = [...fixed, ...wanted.map((t) => keep.get(t.key) ?? new Replica(t, () => this.refresh(1_000)))];
+        const next = [
+          ...fixed,
+          ...wanted.map((t) => keep.get(t.key) ?? new Replica(t, () => this.refresh(1_000), this.tls)),
+        ];
         for (const r of this.replicas) if (!next.includes(r)) r.close();
         this.replicas = [...new Set(next)];
       })
@@ -282,6 +312,9 @@ export class RpcClient {
     const message = def.requestSerialize(request);
     const deadlineMs = Math.max(1, Math.ceil(opts.deadlineMs ?? 30_000));
     const deadline = Date.now() + deadlineMs;
+    const sent = this.signer
+      ? { ...metadata, [CALL_AUTH_HEADER]: this.signer.sign(def.path, message, tokenExpiry(deadlineMs)) }
+      : metadata;
     return new Promise<Res>((resolvePromise, rejectPromise) => {
       // The attempt in flight, told to stop when the caller gives up.
       let stop: (() => void) | undefined;
@@ -365,7 +398,7 @@ export class RpcClient {
             }
             lost(replica, session, triesLeft, resends, "the connection failed");
           },
-          { deadlineMs: Math.max(1, left), metadata },
+          { deadlineMs: Math.max(1, left), metadata: sent },
         );
       };
 
@@ -388,7 +421,7 @@ export class RpcClient {
               "content-type": "application/grpc",
               te: "trailers",
               "grpc-timeout": `${Math.max(1, left)}m`,
-              ...metadata,
+              ...sent,
             },
             { endStream: false },
           );
@@ -501,7 +534,12 @@ function decodeMessage(raw: string): string {
   }
 }
 
-/** A non-OK status as a `GantryError`: the server's own when it sent one, else by the gRPC code. */
+/**
+ * A non-OK status as a `GantryError`: the server's own when it sent one, else by the gRPC code. A
+ * bare UNAUTHENTICATED is a refused call token (kit/call-auth): the deployment's keys disagree,
+ * which is no fault of whoever the caller acts for, so it is `internal` (a sanitized 500 at the
+ * gateway), never a 401 for an API key that is fine.
+ */
 export function statusError(grpcCode: number, details: string, errorTrailer?: string | Buffer): GantryError {
   if (errorTrailer !== undefined) {
     try {
@@ -518,5 +556,7 @@ export function statusError(grpcCode: number, details: string, errorTrailer?: st
       // fall through: judged by its status alone
     }
   }
+  if (grpcCode === GrpcStatus.UNAUTHENTICATED)
+    return new GantryError("internal", `the callee refused the call (UNAUTHENTICATED): ${details}`);
   return new GantryError(codeFromGrpcStatus(grpcCode), details || `gRPC status ${grpcCode}`);
 }

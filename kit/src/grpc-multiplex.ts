@@ -14,6 +14,7 @@ import { MULTIPLEX_PROTO } from "@gantry/proto/paths";
 import { frameMessage, MAX_MESSAGE_BYTES, MessageReader } from "./grpc-frame.ts";
 import { lookupService } from "./grpc-proto.ts";
 import { callerGone, deadlinePassed } from "./call-signal.ts";
+import type { Caller, CallVerifier } from "./call-auth.ts";
 import { tracedServerCall } from "./telemetry.ts";
 
 interface Call {
@@ -194,6 +195,8 @@ export interface ServerCall<Req = unknown> {
   signal: AbortSignal;
   /** Epoch ms, when the caller gave one. */
   deadline?: number;
+  /** Who made the call, as its token proved (kit/call-auth); absent on an open route or with auth off. */
+  caller?: Caller;
 }
 
 type UnaryHandler = (call: ServerCall, callback: (err: unknown, value?: unknown) => void) => void;
@@ -201,19 +204,32 @@ type UnaryHandler = (call: ServerCall, callback: (err: unknown, value?: unknown)
 export interface UnaryRoute {
   method: grpc.MethodDefinition<unknown, unknown>;
   handler: UnaryHandler;
+  /** Checks each call's token before its request is even decoded; none: an open route (health). */
+  auth?: CallVerifier;
 }
 
 /**
  * Runs a unary route on its request message, as a plain call and the Calls stream both do: `answer`
- * hears the handler's error or response once; a message that does not decode, or a handler that
- * throws, is an internal error (the throw's text is not sent).
+ * hears the handler's error or response once; a call whose token does not hold is UNAUTHENTICATED
+ * before anything else happens; a message that does not decode, or a handler that throws, is an
+ * internal error (the throw's text is not sent).
  */
 export function runRoute(
   route: UnaryRoute,
   message: Buffer,
   answer: (err: unknown, value?: unknown) => void,
-  call: Omit<ServerCall, "request">,
+  call: Omit<ServerCall, "request" | "caller">,
 ): void {
+  let caller: Caller | undefined;
+  if (route.auth) {
+    const verdict = route.auth.authenticate(route.method.path, message, call.metadata);
+    if ("refused" in verdict) {
+      // No Gantry trailer: the client reads it as a deployment fault, not as the user's (kit/grpc-client).
+      answer({ code: GrpcStatus.UNAUTHENTICATED, details: `call authentication: ${verdict.refused}` });
+      return;
+    }
+    caller = verdict.caller;
+  }
   let request: unknown;
   try {
     request = route.method.requestDeserialize(message);
@@ -230,7 +246,7 @@ export function runRoute(
       answer(err, value);
     };
     try {
-      route.handler({ request, metadata: call.metadata, signal: call.signal, deadline: call.deadline }, once);
+      route.handler({ request, metadata: call.metadata, signal: call.signal, deadline: call.deadline, caller }, once);
     } catch {
       once({ code: GrpcStatus.INTERNAL, details: "internal error" });
     }

@@ -15,10 +15,14 @@
  * (`grpc-timeout`, or the Call's `deadline_ms`) passes, and aborts the signal then, or when the
  * client resets the stream, cancels the call or goes away; the handler stops its work on it.
  *
+ * Every call of a route that is not open (all but health) is authenticated before it is decoded:
+ * its `gantry-call-auth` token must prove its caller (kit/call-auth), or it is answered
+ * UNAUTHENTICATED. With `tls` (kit/grpc-tls) the server speaks only TLS and takes only clients
+ * presenting a certificate of its CA.
+ *
  * What it does not do, because nothing here uses it: other streaming methods (answered
- * UNIMPLEMENTED), compression (a compressed request is refused), TLS (the services sit inside the
- * cluster network; see the chart's NetworkPolicy). Any gRPC client can call it: kubelet's gRPC
- * probe, grpcurl, grpc-js, grpc-go.
+ * UNIMPLEMENTED), compression (a compressed request is refused). Any gRPC client can call it:
+ * kubelet's gRPC probe (without TLS), grpcurl, grpc-js, grpc-go.
  */
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
@@ -28,6 +32,8 @@ import { ERROR_TRAILER } from "./grpc-client.ts";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
 import { multiplexMethod, runRoute, serveCallStream, type StatusParts, type UnaryRoute } from "./grpc-multiplex.ts";
 import { callerGone, deadlinePassed } from "./call-signal.ts";
+import type { CallVerifier } from "./call-auth.ts";
+import { type GrpcTls, grpcTls } from "./grpc-tls.ts";
 
 const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
 
@@ -93,13 +99,30 @@ export class RpcServer {
   /** Open Calls streams (kit/grpc-multiplex), drained on shutdown. */
   private readonly callStreams = new Set<() => void>();
   private draining = false;
-  private readonly server: http2.Http2Server;
+  private readonly server: http2.Http2Server | http2.Http2SecureServer;
+  private readonly auth?: CallVerifier;
 
-  constructor() {
+  /**
+   * @param opts.auth checks every call of a route not added as open; without it calls are taken
+   *   unsigned (GANTRY_CALL_AUTH=off, and the kit's own tests of the transport)
+   * @param opts.tls mutual TLS (default: the process's, kit/grpc-tls `useGrpcTls`)
+   */
+  constructor(opts: { auth?: CallVerifier; tls?: GrpcTls } = {}) {
+    this.auth = opts.auth;
+    const tls = opts.tls ?? grpcTls();
     // A client may open at most MAX_STREAMS streams at once (a plain call is one, each Calls stream
     // one); each plain call holds at most 16 MiB, and a connection's plain calls together at most
     // MAX_SESSION_REQUEST_BYTES.
-    this.server = http2.createServer({ maxSessionMemory: 64, settings: { maxConcurrentStreams: MAX_STREAMS } });
+    const limits = { maxSessionMemory: 64, settings: { maxConcurrentStreams: MAX_STREAMS } };
+    this.server = tls
+      ? http2.createSecureServer({
+          ...limits,
+          ...tls,
+          requestCert: true,
+          rejectUnauthorized: true,
+          minVersion: "TLSv1.3",
+        })
+      : http2.createServer(limits);
     this.server.on("session", (session) => {
       this.sessions.add(session);
       session.on("close", () => this.sessions.delete(session));
@@ -108,15 +131,23 @@ export class RpcServer {
     this.server.on("stream", (stream, headers) => this.serve(stream, headers));
   }
 
-  /** Serves the unary methods of `service` with `impl` (keyed by method name, as for grpc-js). */
+  /**
+   * Serves the unary methods of `service` with `impl` (keyed by method name, as for grpc-js).
+   * `open`: its calls need no token (health, which probes call).
+   */
   addService(
     service: grpc.ServiceDefinition,
     impl: grpc.UntypedServiceImplementation | Record<string, (...args: never[]) => unknown>,
+    { open = false }: { open?: boolean } = {},
   ): void {
     for (const [name, method] of Object.entries(service)) {
       const handler = impl[name] as unknown as UnaryHandler | undefined;
       if (!handler || method.requestStream || method.responseStream) continue;
-      this.routes.set(method.path, { method: method as UnaryRoute["method"], handler });
+      this.routes.set(method.path, {
+        method: method as UnaryRoute["method"],
+        handler,
+        ...(open || !this.auth ? {} : { auth: this.auth }),
+      });
     }
   }
 

@@ -6,15 +6,18 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { GantryError, ERROR_TABLE } from "./errors.ts";
-import { ERROR_TRAILER, RpcClient } from "./grpc-client.ts";
+import { type ClientOptions, ERROR_TRAILER, RpcClient } from "./grpc-client.ts";
 import { lookupService } from "./grpc-proto.ts";
 
 export { grpc };
 export { loadProto, lookupService } from "./grpc-proto.ts";
 
-/** A client of `fullName` (kit/grpc-client: round robin over the replicas `addr` names). */
-export function makeClient(file: string, fullName: string, addr: string): RpcClient {
-  return new RpcClient(lookupService(file, fullName), addr);
+/**
+ * A client of `fullName` (kit/grpc-client: round robin over the replicas `addr` names); with
+ * `opts.signer` (a process's `CallKeys.signer(callee)`) every call proves who makes it.
+ */
+export function makeClient(file: string, fullName: string, addr: string, opts: ClientOptions = {}): RpcClient {
+  return new RpcClient(lookupService(file, fullName), addr, opts);
 }
 
 /** Turns a thrown value into the status a gRPC handler returns. Unknown errors become `internal`. */

@@ -40,6 +40,8 @@ export * from "./prng.ts";
 export * from "./ssrf.ts";
 export * from "./credential-resolver.ts";
 export * from "./ingress.ts";
+export * from "./call-auth.ts";
+export * from "./grpc-tls.ts";
 export * from "./chromium.ts";
 export * from "./signed-links.ts";
 export * from "./blob/store.ts";

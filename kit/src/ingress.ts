@@ -21,6 +21,7 @@
 import { INGRESS_PROTO } from "@gantry/proto/paths";
 import { GantryError } from "./errors.ts";
 import { type grpc, lookupService, makeClient, toGrpcError } from "./grpc.ts";
+import type { CallSigner } from "./call-auth.ts";
 import type { Logger } from "./logger.ts";
 import { asSystem } from "./tenancy.ts";
 
@@ -110,8 +111,9 @@ export interface IngressClient {
   close(): void;
 }
 
-export function ingressClient(addr: string): IngressClient {
-  const client = makeClient(INGRESS_PROTO, "gantry.ingress.v1.HttpIngress", addr);
+/** `signer`: the gateway's key for the service (kit/call-auth). */
+export function ingressClient(addr: string, signer?: CallSigner): IngressClient {
+  const client = makeClient(INGRESS_PROTO, "gantry.ingress.v1.HttpIngress", addr, { signer });
   return {
     handle: (req, deadlineMs) => client.unary("Handle", req, { deadlineMs }),
     close: () => client.close(),

@@ -8,7 +8,10 @@
  * system scope), gRPC server with `grpc.health.v1`, graceful shutdown.
  *
  * Every call runs inside `withTenant(call.tenant)` (kit/tenancy.ts), and whatever a handler throws
- * goes through the one database-error translation (kit/data/db-errors.ts).
+ * goes through the one database-error translation (kit/data/db-errors.ts). Before that, every call
+ * but health's has proved its caller (kit/call-auth; the server checks the token before decoding),
+ * and a service calling `Execute` may run only the abilities kit/topology lists for it. A service
+ * without the call keys it needs does not start (unless GANTRY_CALL_AUTH=off).
  *
  * @example
  * // services/web/src/main.ts
@@ -28,8 +31,10 @@ import { translateDbError } from "./data/db-errors.ts";
 import type { AbilityNeed } from "./ability-needs.ts";
 import { sweepIdempotency } from "./data/idempotency.ts";
 import { BASE_ENV, serviceAddrEnv } from "./env.ts";
+import { CALL_AUTH_ENV, type CallKeys, loadCallKeys, mayExecute } from "./call-auth.ts";
+import { GRPC_TLS_ENV, loadGrpcTls, useGrpcTls } from "./grpc-tls.ts";
 import { GantryError } from "./errors.ts";
-import { type grpc, lookupService, toGrpcError } from "./grpc.ts";
+import { grpc, lookupService, toGrpcError } from "./grpc.ts";
 import { RpcServer } from "./grpc-server.ts";
 import type { ServerCall } from "./grpc-multiplex.ts";
 import { withCallSignal } from "./call-signal.ts";
@@ -55,6 +60,8 @@ function serviceEnv(defaultPort: number) {
         "ability ids switched off on this deployment, comma-separated (e.g. payout.send,payout.batch during an incident): they answer 501 and discovery shows them not wired; the same list may go to every service, each applies the ids it owns",
     },
     ...BASE_ENV,
+    ...CALL_AUTH_ENV,
+    ...GRPC_TLS_ENV,
     ...serviceAddrEnv(),
   } as const;
 }
@@ -91,6 +98,8 @@ export interface ServiceDeps<E extends EnvSchema = NoEnv> {
   prismaAdapter?: PrismaPg;
   /** `host:port` of every area service, for service-to-service calls by id. */
   addrs: Record<AreaService, string>;
+  /** This service's call keys: `callKeys.signer(callee)` signs its calls to another service (kit/call-auth). */
+  callKeys: CallKeys;
 }
 
 export interface ServiceDefinition<Ctx, E extends EnvSchema = NoEnv> {
@@ -179,6 +188,10 @@ export async function runService<Ctx, E extends EnvSchema>(
   const owned = abilitiesOfService(def.name);
   const ownedIds = new Set(owned.map((a) => a.id));
   const disabled = disabledAbilities(String(values.GANTRY_DISABLED_ABILITIES ?? ""), ownedIds);
+  const callKeys = loadCallKeys(def.name, values);
+  if (!callKeys.verifier) log.warn("GANTRY_CALL_AUTH=off: calls are taken without proof of their caller");
+  const tls = loadGrpcTls(values);
+  useGrpcTls(tls);
 
   let pool: TenantPool | undefined;
   let prismaAdapter: PrismaPg | undefined;
@@ -194,7 +207,7 @@ export async function runService<Ctx, E extends EnvSchema>(
   // connection, so consumers see every tenant's rows, as background work should. (Awaits inside a
   // call keep the call's scope: promise continuations follow the awaiting code.)
   const nats = await asSystem(() => connectNats(String(values.NATS_URL), def.name, log));
-  const deps: ServiceDeps<E> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs };
+  const deps: ServiceDeps<E> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs, callKeys };
   const ctx = await asSystem(() => def.init(deps));
 
   const handlers = await loadAbilities<Ctx>(
@@ -234,7 +247,7 @@ export async function runService<Ctx, E extends EnvSchema>(
     return withCallOutcome(() => withTenant(call.tenant, () => handler.run(input as never, call, ctx)));
   };
 
-  const server = new RpcServer();
+  const server = new RpcServer({ auth: callKeys.verifier ?? undefined, tls });
   const AbilityService = lookupService(ABILITY_PROTO, "gantry.ability.v1.AbilityService");
   server.addService(AbilityService.service, {
     Execute: (
@@ -242,6 +255,14 @@ export async function runService<Ctx, E extends EnvSchema>(
       callback: grpc.sendUnaryData<{ result_json: string; replayed: boolean }>,
     ) => {
       const req = call.request;
+      // The token proved who asks (the server checked it); a service may run only what it is listed for.
+      if (call.caller && !mayExecute(call.caller, def.name, req.ability)) {
+        callback({
+          code: grpc.status.UNAUTHENTICATED,
+          details: `call authentication: ${call.caller} may not run ${req.ability} on ${def.name}`,
+        } as grpc.ServiceError);
+        return;
+      }
       const callCtx = fromGrpcContext(req.context ?? ({} as GrpcCallContext));
       callCtx.signal = call.signal;
       callCtx.deadline = call.deadline;
@@ -299,7 +320,8 @@ export async function runService<Ctx, E extends EnvSchema>(
   });
   for (const extra of def.grpcServices?.(ctx, deps) ?? []) server.addService(extra.service, extra.impl);
   const health = healthService();
-  server.addService(health.service, health.impl);
+  // Open: kubelet's probe and the runner's carry no token.
+  server.addService(health.service, health.impl, { open: true });
 
   const port = await server.listen(String(values.GRPC_HOST), Number(values.GRPC_PORT));
   // The local runner hands this address on only once this process says it bound it

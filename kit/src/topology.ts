@@ -34,6 +34,34 @@ export const AREA_SERVICES: readonly ServiceSpec[] = [
 
 export const GATEWAY_DEFAULT_PORT = 8080;
 
+/** One kind of call a service makes to another (the gateway may call every method of every service). */
+export interface InternalCall {
+  caller: AreaService;
+  callee: AreaService;
+  /** The gRPC method path. */
+  method: string;
+  /** For `AbilityService/Execute`: the abilities the caller may run there. */
+  abilities?: readonly string[];
+}
+
+/**
+ * Every call one service makes to another, as the code makes them. Call authentication
+ * (kit/call-auth) lets through nothing else: a service's key for a pair not listed here buys it no
+ * call. Add a line here before a service calls another.
+ */
+export const INTERNAL_CALLS: readonly InternalCall[] = [
+  // Which credential to use for a tenant (kit/credential-resolver).
+  { caller: "payments", callee: "connections", method: "/gantry.connections.v1.CredentialResolver/ResolveCredential" },
+  { caller: "content", callee: "connections", method: "/gantry.connections.v1.CredentialResolver/ResolveCredential" },
+  // Plans read decisions and append lessons on the caller's behalf (services/trust/src/memory.ts).
+  {
+    caller: "trust",
+    callee: "memory",
+    method: "/gantry.ability.v1.AbilityService/Execute",
+    abilities: ["decision.list", "lesson.record"],
+  },
+];
+
 export function serviceSpec(name: AreaService): ServiceSpec {
   const spec = AREA_SERVICES.find((s) => s.name === name);
   if (!spec) throw new Error(`unknown service ${name}`);

@@ -12,6 +12,7 @@ import {
   toGrpcContext,
   type AreaService,
   type CallContext,
+  type CallSigner,
   type RpcClient,
 } from "@gantry/kit";
 import type { AbilityExecutor, ExecuteOutput, WiredAbility } from "./types.ts";
@@ -21,10 +22,11 @@ export class GrpcExecutor implements AbilityExecutor {
   private readonly client: RpcClient;
   private readonly timeoutMs: number;
 
-  constructor(service: AreaService, addr: string, timeoutMs: number) {
+  /** `signer`: the gateway's key for `service`; every Execute carries its token (kit/call-auth). */
+  constructor(service: AreaService, addr: string, timeoutMs: number, signer?: CallSigner) {
     this.service = service;
     this.timeoutMs = timeoutMs;
-    this.client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
+    this.client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr, { signer });
   }
 
   async execute(ability: string, inputJson: string, call: CallContext): Promise<ExecuteOutput> {

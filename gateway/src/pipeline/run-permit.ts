@@ -16,7 +16,7 @@
  * `message.send`): a call to one of them without `context.runId` is refused with 403
  * `run_required`. It applies to the tenant and its sub-tenants; checking it costs no RPC.
  */
-import { canonicalJson, GantryError, makeClient, sha256Hex, type RpcClient } from "@gantry/kit";
+import { type CallSigner, canonicalJson, GantryError, makeClient, sha256Hex, type RpcClient } from "@gantry/kit";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { AbilityDef } from "@gantry/proto/catalogue/types.ts";
 import type { Logger } from "@gantry/kit";
@@ -35,8 +35,13 @@ export class PermitGate {
   /** Ability patterns (`payout.*`, `message.send`, `*`) requiring a run, by tenant (GANTRY_RUN_REQUIRED). */
   private readonly required: ReadonlyMap<string, readonly string[]>;
 
-  constructor(addr: string, timeoutMs: number, required: ReadonlyMap<string, readonly string[]> = new Map()) {
-    this.client = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr);
+  constructor(
+    addr: string,
+    timeoutMs: number,
+    required: ReadonlyMap<string, readonly string[]> = new Map(),
+    signer?: CallSigner,
+  ) {
+    this.client = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr, { signer });
     this.timeoutMs = timeoutMs;
     this.required = required;
   }

@@ -13,16 +13,20 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { S3_SERVER_SKIP, type S3TestServer, startS3Server } from "@gantry/kit/blob/s3-test-server.ts";
-import { type CallContext, ingressClient, makeClient, toGrpcContext } from "@gantry/kit";
+import { type CallContext, ingressClient, loadCallKeys, makeClient, toGrpcContext } from "@gantry/kit";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 import { HARNESS_BASE_URL } from "@gantry/infra/testing/service.ts";
 import { type Stack, startStack } from "@gantry/infra/runner/stack.ts";
 
 let requests = 0;
 
+let stackEnv: Record<string, string> = {};
+/** Signs as the gateway does, with the stack's call key (kit/call-auth). */
+const asGateway = () => loadCallKeys("gateway", stackEnv).signer("content");
+
 /** Executes an ability on one replica (by its gRPC address), as the gateway would. */
 async function callOn(addr: string, ability: string, input: unknown, caller: Partial<CallContext> = {}): Promise<any> {
-  const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
+  const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr, { signer: asGateway() });
   const call: CallContext = {
     requestId: `req_replicas${++requests}`,
     tenant: "replica-co",
@@ -51,7 +55,7 @@ async function callOn(addr: string, ability: string, input: unknown, caller: Par
 /** GETs a link the service handed out from one replica's files ingress, as the gateway would. */
 async function fetchOn(addr: string, url: string): Promise<{ status: number; body: Buffer }> {
   const u = new URL(url);
-  const files = ingressClient(addr);
+  const files = ingressClient(addr, asGateway());
   try {
     const res = await files.handle(
       {
@@ -92,6 +96,7 @@ function replicaSuite(driver: string, skip: string | false, blobEnv: () => Promi
         replicas: { content: 2 },
         env: { CONNECTIONS_ADDR: "127.0.0.1:9", NODE_ENV: "test", LOG_LEVEL: "warn", ...env },
       });
+      stackEnv = stack.env;
       [a, b] = stack.env.CONTENT_ADDR.split(",");
       assert.ok(a && b && a !== b, `two replica addresses: ${stack.env.CONTENT_ADDR}`);
     });

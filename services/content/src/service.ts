@@ -47,7 +47,7 @@ export default defineService({
       config.CONTENT_PDF_TIMEOUT_MS,
       config.CONTENT_PDF_IDLE_MS,
     );
-    const credentials = credentialResolver(deps.addrs.connections);
+    const credentials = credentialResolver(deps.addrs.connections, deps.callKeys.signer("connections"));
     if (!deps.pool) throw new Error("content started without a database (DATABASE_URL)");
     const ctx: Context = {
       db: prismaClient(deps, PrismaClient),

@@ -28,7 +28,9 @@ export default defineService({
     const ctx: Context = {
       db: prismaClient(deps, PrismaClient),
       config,
-      resolver: config.PAYMENTS_TENANT_CREDENTIALS ? credentialResolver(deps.addrs.connections) : null,
+      resolver: config.PAYMENTS_TENANT_CREDENTIALS
+        ? credentialResolver(deps.addrs.connections, deps.callKeys.signer("connections"))
+        : null,
       nats,
       outbox: startOutboxRelay({ pool, schema: "payments", nats, log }),
       log,

@@ -4,17 +4,18 @@
  * `decision.list` for the decisions a plan must respect, `lesson.record` for the lessons plan.learn
  * appends to the lessons inbox. The call keeps the caller's context (tenant, key, request id), so
  * memory scopes and records it as the caller's, and what is left of its deadline and its signal
- * (kit/call-signal `forwardCall`): a caller that gave up stops memory's work too.
+ * (kit/call-signal `forwardCall`): a caller that gave up stops memory's work too. The calls are
+ * signed as trust's own (kit/call-auth): memory runs only these two abilities for it.
  */
-import { type CallContext, forwardCall, makeClient, toGrpcContext, type RpcClient } from "@gantry/kit";
+import { type CallContext, type CallSigner, forwardCall, makeClient, toGrpcContext, type RpcClient } from "@gantry/kit";
 import type { InputOf, OutputOf } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 
 export class MemoryClient {
   private readonly client: RpcClient;
 
-  constructor(addr: string) {
-    this.client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr);
+  constructor(addr: string, signer: CallSigner | undefined) {
+    this.client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr, { signer });
   }
 
   private async execute<R>(ability: string, input: unknown, call: CallContext): Promise<R> {

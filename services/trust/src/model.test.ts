@@ -72,7 +72,7 @@ before(async () => {
     TRUST_PLAN_MODEL: "planner-1",
     TRUST_PLAN_MODEL_API_KEY: "model-key",
   });
-  gate = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", `127.0.0.1:${s.port}`);
+  gate = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", `127.0.0.1:${s.port}`, { signer: s.signer() });
 });
 after(async () => {
   gate?.close();

@@ -29,7 +29,7 @@ export default defineService({
     }
     log.info({ signingKey: keys.current.kid, verifiableKeys: [...keys.publicKeys.keys()] }, "trust configured");
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
-    const memory = new MemoryClient(deps.addrs.memory);
+    const memory = new MemoryClient(deps.addrs.memory, deps.callKeys.signer("memory"));
     return { db: prismaClient(deps, PrismaClient), config, keys, memory, logs: new LogCache(), log, now };
   },
   grpcServices: (ctx) => [permitGateService(ctx)],

@@ -8,7 +8,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { makeClient } from "@gantry/kit";
+import { loadCallKeys, makeClient } from "@gantry/kit";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import type { ResolvedCredential } from "@gantry/kit";
@@ -84,6 +84,9 @@ test("start → consent at the provider → complete through the gateway; only t
     CONNECTIONS_PROTO,
     "gantry.connections.v1.CredentialResolver",
     t.stack.env.CONNECTIONS_ADDR,
+    {
+      signer: loadCallKeys("payments", t.stack.env).signer("connections"),
+    },
   );
   const resolved = await client.unary<object, ResolvedCredential>("ResolveCredential", {
     tenant: "acme",

@@ -84,7 +84,10 @@ export async function startConnections(
     resolve: (tenant, service, at = port) => {
       let client = clients.get(at);
       if (!client) {
-        client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", `127.0.0.1:${at}`);
+        // As payments asks (kit/topology: payments and content may resolve credentials).
+        client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", `127.0.0.1:${at}`, {
+          signer: s.signer("payments"),
+        });
         clients.set(at, client);
       }
       return client.unary<object, ResolvedCredential>("ResolveCredential", {

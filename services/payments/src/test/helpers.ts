@@ -56,7 +56,7 @@ export async function postWebhook(
   body: string,
   headers: Record<string, string>,
 ): Promise<{ status: number; body: any }> {
-  const client = ingressClient(`127.0.0.1:${t.port}`);
+  const client = ingressClient(`127.0.0.1:${t.port}`, t.signer());
   try {
     const res = await client.handle(
       {

@@ -91,7 +91,7 @@ describe("qa.browser_check", { skip }, () => {
     // Full-page PNG by default, behind a signed link the gateway serves without a key.
     assert.equal(r.screenshot.contentType, "image/png");
     assert.equal(r.screenshot.width, 390 * 2); // mobile viewport at device scale 2
-    const file = await getFile(s.port, r.screenshot.url);
+    const file = await getFile(s, r.screenshot.url);
     assert.equal(file.status, 200);
     assert.equal(file.type, "image/png");
     assert.equal(file.body.subarray(1, 4).toString(), "PNG");
@@ -106,16 +106,16 @@ describe("qa.browser_check", { skip }, () => {
     assert.match(link.pathname, /^\/v1\/files\/web\/screenshots\/art_[A-Za-z0-9]+\.png$/);
     const tampered = new URL(link);
     tampered.searchParams.set("expires", String(Number(link.searchParams.get("expires")) + 1000));
-    assert.equal((await getFile(s.port, tampered.href)).status, 403);
+    assert.equal((await getFile(s, tampered.href)).status, 403);
     const other = new URL(link);
     other.pathname = other.pathname.replace(/art_\w+/, "art_01AAAAAAAAAAAAAAAAAAAAAAAA");
-    assert.equal((await getFile(s.port, other.href)).status, 403);
+    assert.equal((await getFile(s, other.href)).status, 403);
     // A correctly signed link whose time has passed: 410.
     const id = /art_\w+/.exec(link.pathname)?.[0] ?? "";
     const past = Date.now() - 1000;
     const expired = new URL(link);
     expired.search = `?expires=${past}&sig=${s.ctx.signer.sign(id, past)}`;
-    assert.equal((await getFile(s.port, expired.href)).status, 410);
+    assert.equal((await getFile(s, expired.href)).status, 410);
     const none = await s.call("qa.browser_check", { url: `${site.base}/clean`, screenshot: false });
     assert.equal(none.screenshot, null);
   });

@@ -118,7 +118,7 @@ describe("web.browse in Chromium", { skip }, () => {
     assert.deepEqual([r.screenshot.width, r.screenshot.height], [1366, 768]);
     assert.match(r.screenshot.url, /^http:\/\/gw\.test\/v1\/files\/web\/screenshots\/art_/);
     assert.ok(Date.parse(r.screenshot.expires) > Date.now());
-    const file = await getFile(s.port, r.screenshot.url);
+    const file = await getFile(s, r.screenshot.url);
     assert.equal(file.status, 200);
     assert.equal(sha256(file.body), r.screenshot.sha256);
     const plain = await s.call("web.browse", { url: `${site.base}/article` });
@@ -148,7 +148,7 @@ describe("web.browse in Chromium", { skip }, () => {
     const second = await shot();
     assert.deepEqual(await stored(first.screenshot.id), { rows: 0, blobs: 0 });
     assert.deepEqual(await stored(second.screenshot.id), { rows: 1, blobs: 1 });
-    assert.equal((await getFile(s.port, second.screenshot.url)).status, 200);
+    assert.equal((await getFile(s, second.screenshot.url)).status, 200);
   });
 
   test("renderer: `browser` renders a page HTTP alone would do; `http` keeps the HTTP extraction of a script page", async () => {

@@ -5,12 +5,16 @@
  */
 import { createHash } from "node:crypto";
 import { ingressClient } from "@gantry/kit";
+import type { ServiceHarness } from "@gantry/infra/testing/service.ts";
 
-export async function getFile(port: number, link: string): Promise<{ status: number; type: string; body: Buffer }> {
+export async function getFile(
+  s: Pick<ServiceHarness<unknown>, "port" | "signer">,
+  link: string,
+): Promise<{ status: number; type: string; body: Buffer }> {
   const u = new URL(link);
   const prefix = "/v1/files/web";
   if (!u.pathname.startsWith(prefix)) throw new Error(`not a web files link: ${link}`);
-  const client = ingressClient(`127.0.0.1:${port}`);
+  const client = ingressClient(`127.0.0.1:${s.port}`, s.signer());
   try {
     const res = await client.handle(
       {
