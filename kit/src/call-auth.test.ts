@@ -241,6 +241,17 @@ describe("a service calling another: only the callers and methods kit/topology l
     });
   });
 
+  test("the gateway may not either: no ability it runs needs a tenant's raw token", async () => {
+    await resolving(asGateway, async (client) => {
+      const before = seen.length;
+      await refusedWith(
+        client.unary("ResolveCredential", { tenant: "globex", service: "payments" }),
+        /gateway may not call .*ResolveCredential on connections/,
+      );
+      assert.equal(seen.length, before);
+    });
+  });
+
   test("web, with a well-made key of its own, may not: refused before the handler", async () => {
     await resolving(asWeb, async (client) => {
       const before = seen.length;

@@ -34,8 +34,9 @@
  * the check off (for a local experiment only: any process that reaches a port may then claim any
  * tenant). Health checks (`grpc.health.v1`) stay open for probes.
  *
- * **Who may call what** besides the gateway (which may call every method) is
- * {@link INTERNAL_CALLS} (kit/topology): a verified caller outside it is refused as well.
+ * **Who may call what**: the gateway every method but the typed RPCs only services call
+ * (ResolveCredential); a service what {@link INTERNAL_CALLS} (kit/topology) lists for it. A
+ * verified caller outside that is refused as well.
  *
  * A refusal is gRPC UNAUTHENTICATED without a Gantry error trailer; the kit's client turns it into
  * `internal` (kit/grpc-client `statusError`), so an API user sees a sanitized 500, never a 401 for a
@@ -134,9 +135,15 @@ export function callSigner(caller: Caller, callee: AreaService, bytes: Buffer): 
   };
 }
 
-/** Whether `caller` may call `path` on `callee` at all (the gateway may call everything). */
+/**
+ * Typed RPCs only services call: not the gateway's either. ResolveCredential answers a tenant's
+ * decrypted token, which no ability the gateway runs needs to see.
+ */
+const SERVICE_ONLY = new Set(INTERNAL_CALLS.filter((c) => !c.abilities).map((c) => c.method));
+
+/** Whether `caller` may call `path` on `callee` at all (the gateway: every method but the services' own). */
 export function mayCall(caller: Caller, callee: AreaService, path: string): boolean {
-  if (caller === "gateway") return true;
+  if (caller === "gateway") return !SERVICE_ONLY.has(path);
   return INTERNAL_CALLS.some((c) => c.caller === caller && c.callee === callee && c.method === path);
 }
 

@@ -34,7 +34,10 @@ export const AREA_SERVICES: readonly ServiceSpec[] = [
 
 export const GATEWAY_DEFAULT_PORT = 8080;
 
-/** One kind of call a service makes to another (the gateway may call every method of every service). */
+/**
+ * One kind of call a service makes to another. The gateway may call every method of every service
+ * except the typed RPCs listed here (those without `abilities`): they are the services' own.
+ */
 export interface InternalCall {
   caller: AreaService;
   callee: AreaService;

@@ -1,8 +1,8 @@
 /**
  * The connections service believes no caller it cannot verify (issue 27 item 4; kit/call-auth). A
  * process on the pod network that forges a call context (another tenant, admin) over raw gRPC gets
- * neither an ability's result nor a tenant's decrypted token; a service the topology does not list
- * gets no token even with a well-made key; payments, which is listed, gets the tenant's token for
+ * neither an ability's result nor a tenant's decrypted token; a process the topology does not list
+ * (the gateway included) gets no token even with a well-made key; payments, which is listed, gets the tenant's token for
  * the tenant it signed. The real service, its real server and its handlers.
  */
 import { after, before, test } from "node:test";
@@ -105,10 +105,10 @@ test("a token of a made-up key, or a stale one, is refused", async () => {
   assert.equal(fresh.res?.credential_source, "tenant");
 });
 
-test("a service kit/topology does not list gets no credential, even with a well-made key", async () => {
+test("a process kit/topology does not list, the gateway included, gets no credential, even with a well-made key", async () => {
   const master = t.s.env.GANTRY_CALL_KEY;
   assert.ok(master, "the stack hands every process GANTRY_CALL_KEY");
-  for (const caller of ["web", "memory", "workspace"] as const) {
+  for (const caller of ["gateway", "web", "memory", "workspace"] as const) {
     const signer = callSigner(caller, "connections", Buffer.from(deriveCallKey(master, caller, "connections"), "hex"));
     const client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", `127.0.0.1:${t.port}`, {
       signer,
