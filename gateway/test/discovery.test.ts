@@ -204,6 +204,25 @@ describe("/docs", () => {
   });
 });
 
+describe("MCP tools/list", () => {
+  test("offers what can run or is only down for now, never a not_wired ability", async () => {
+    const res = await request(t.url)
+      .post("/mcp")
+      .set("Accept", "application/json, text/event-stream")
+      .set("Authorization", `Bearer ${narrow}`)
+      .set("MCP-Protocol-Version", "2025-11-25")
+      .send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
+      .expect(200);
+    const names = res.body.result.tools.map((x: { name: string }) => x.name);
+    assert.ok(!names.includes("web.browse"), "switched off (not_wired): a call would answer 501");
+    assert.ok(names.includes("contact.create"), "unavailable (workspace down) stays: a 503 says retry");
+    assert.deepEqual(
+      names,
+      NARROW_IDS.filter((id) => id !== "web.browse"),
+    );
+  });
+});
+
 describe("capability.discover", () => {
   const discover = (input: object, key = narrow) => t.call("capability.discover", { input }, key);
 
