@@ -753,6 +753,98 @@ test("OpenTelemetry: off by default; with an OTLP endpoint every workload gets t
   assert.notEqual(refused.code, 0, "an unknown protocol is refused");
 });
 
+function renderedDocs(args: string[]): Obj[] {
+  requireTools();
+  const r = helmTemplate(args);
+  assert.equal(r.code, 0, r.out);
+  return parseDocs(r.stdout);
+}
+
+test("the keys the services cannot start without are generated in the chart's Secret, kept on uninstall; given ones win", () => {
+  const secretOf = (docs: Obj[]) => docs.find((d) => d.kind === "Secret" && d.metadata.name === FULLNAME)!;
+  const generated = secretOf(renderedDocs([]));
+  const data = generated.stringData;
+  assert.equal(Buffer.from(data.CONNECTIONS_MASTER_KEY, "base64").length, 32, "CONNECTIONS_MASTER_KEY: 32 bytes");
+  assert.equal(Buffer.from(data.TRUST_SIGNING_KEY, "base64").length, 32, "TRUST_SIGNING_KEY: a 32-byte seed");
+  assert.match(data.CONTENT_SIGNING_KEY, /^[A-Za-z0-9]{64}$/);
+  assert.match(data.WEB_SIGNING_KEY, /^[A-Za-z0-9]{64}$/);
+  assert.notEqual(data.CONTENT_SIGNING_KEY, data.WEB_SIGNING_KEY);
+  assert.notEqual(
+    secretOf(renderedDocs([])).stringData.CONNECTIONS_MASTER_KEY,
+    data.CONNECTIONS_MASTER_KEY,
+    "fresh per install (helm upgrade keeps the live one: k8s/e2e.ts checks it on a cluster)",
+  );
+  assert.equal(generated.metadata.annotations["helm.sh/resource-policy"], "keep");
+  // The workloads read them from that Secret: each the keys it needs, no other.
+  const deployment = renderedDocs([]).find((d) => d.kind === "Deployment" && d.metadata.name === `${FULLNAME}-trust`)!;
+  const ref = deployment.spec.template.spec.containers[0].env.find((e: Obj) => e.name === "TRUST_SIGNING_KEY");
+  assert.equal(ref.valueFrom.secretKeyRef.name, FULLNAME);
+  const given = secretOf(renderedDocs(["--set", "secrets.providers.TRUST_SIGNING_KEY=bXkgb3duIGtleQ=="])).stringData;
+  assert.equal(given.TRUST_SIGNING_KEY, "bXkgb3duIGtleQ==");
+});
+
+test("content and web run the image with Chromium (<repository>-web, same tag); the others the plain one", () => {
+  const images = (args: string[]) =>
+    new Map(
+      renderedDocs(args)
+        .filter((d) => d.kind === "Deployment" && d.metadata.labels?.["app.kubernetes.io/name"] === "gantry")
+        .map((d) => [d.metadata.name.replace(`${FULLNAME}-`, ""), d.spec.template.spec.containers[0].image]),
+    );
+  const byDefault = images(["--set", "image.repository=r.example/gantry", "--set", "image.tag=1.2.3"]);
+  for (const [name, image] of byDefault) {
+    if (["postgres", "nats", "redis"].includes(name)) continue;
+    const browser = name === "content" || name === "web";
+    assert.equal(image, browser ? "r.example/gantry-web:1.2.3" : "r.example/gantry:1.2.3", name);
+  }
+  const chosen = images([
+    "--set",
+    "image.browserRepository=r.example/browser",
+    "--set",
+    `image.browserDigest=sha256:${"a".repeat(64)}`,
+    "--set",
+    "services.web.image.repository=r.example/own-web",
+  ]);
+  assert.equal(chosen.get("content"), `r.example/browser@sha256:${"a".repeat(64)}`);
+  assert.equal(chosen.get("web"), `r.example/own-web@sha256:${"a".repeat(64)}`, "a workload's own image keys win");
+  assert.match(chosen.get("keys")!, /^gantry:/);
+});
+
+test("Prometheus: off by default; on, every workload serves its metrics on a named port the pods announce", () => {
+  const off = renderedDocs([]);
+  assert.ok(!off.some((d) => d.kind === "NetworkPolicy" && d.metadata.name === `${FULLNAME}-metrics`));
+  const on = renderedDocs(["--set", "telemetry.prometheus.enabled=true"]);
+  const deployments = on.filter(
+    (d) => d.kind === "Deployment" && d.metadata.labels?.["app.kubernetes.io/name"] === "gantry",
+  );
+  const ours = deployments.filter((d) => !["postgres", "nats", "redis"].some((x) => d.metadata.name.endsWith(x)));
+  assert.equal(ours.length, 9);
+  for (const d of ours) {
+    const name = d.metadata.name.replace(`${FULLNAME}-`, "");
+    const env = on.find((x) => x.kind === "ConfigMap" && x.metadata.name === d.metadata.name)!.data;
+    assert.equal(env.OTEL_METRICS_EXPORTER, "prometheus", name);
+    assert.equal(env.OTEL_TRACES_EXPORTER, "none", `${name}: no collector, no traces`);
+    assert.equal(env.OTEL_EXPORTER_PROMETHEUS_PORT, "9464", name);
+    assert.equal(env.OTEL_SERVICE_NAME, name);
+    const pod = d.spec.template;
+    assert.equal(pod.metadata.annotations["prometheus.io/scrape"], "true", name);
+    assert.ok(
+      pod.spec.containers[0].ports.some((p: Obj) => p.name === "metrics" && p.containerPort === 9464),
+      name,
+    );
+  }
+  const policy = on.find((d) => d.kind === "NetworkPolicy" && d.metadata.name === `${FULLNAME}-metrics`)!;
+  assert.deepEqual(policy.spec.ingress, [{ ports: [{ protocol: "TCP", port: 9464 }] }]);
+  const both = renderedDocs([
+    "-f",
+    join(CI_DIR, "all-features-values.yaml"),
+    "--set",
+    "telemetry.prometheus.enabled=true",
+  ]);
+  const gw = both.find((d) => d.kind === "ConfigMap" && d.metadata.name === `${FULLNAME}-gateway`)!.data;
+  assert.equal(gw.OTEL_METRICS_EXPORTER, "otlp,prometheus");
+  assert.equal(gw.OTEL_TRACES_EXPORTER, undefined, "with a collector, traces go to it");
+});
+
 test("NOTES.txt warns when gateway replicas would each count rate limits on their own", () => {
   requireTools();
   assert.match(

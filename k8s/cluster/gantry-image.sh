@@ -6,9 +6,13 @@
 # differ); it runs as uid 1000 with the Dockerfile's environment. Differences: Node is the
 # `node` npm package's binary the tests run (node_modules/node/bin/node, Node 24) with the host's
 # glibc and libstdc++ instead of node:24-slim's Debian, and /bin/sh is busybox.
-#   gantry-image.sh <out.tar> [tag]      → an OCI archive of gantry.local/gantry:<tag> (default: dev)
+# With a third argument, also the Dockerfile's `web` target: the same filesystem plus this machine's
+# Debian Chromium (/usr/lib/chromium, its launcher and /etc/chromium.d), the shared libraries it and
+# its helpers link, the NSS modules it loads at run time, and fontconfig with the installed fonts.
+#   gantry-image.sh <out.tar> [tag] [web-out.tar]   → OCI archives of gantry.local/gantry:<tag>
+#                                                     (default: dev) and gantry.local/gantry-web:<tag>
 set -euo pipefail
-out=$1 tag=${2:-dev}
+out=$1 tag=${2:-dev} web_out=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
@@ -44,7 +48,39 @@ sed -n "/^COPY --chmod=0755 <<'EOF' \/usr\/local\/bin\/gantry$/,/^EOF$/p" "$root
 chmod 755 "$fs/usr/local/bin/gantry"
 [ -s "$fs/usr/local/bin/gantry" ] || { echo "could not extract the gantry entry point from the Dockerfile" >&2; exit 1; }
 
-"$here/image.sh" "gantry.local/gantry:$tag" "$fs" "$out" --workdir /app --user 1000:1000 \
-  --env NODE_ENV=production --env "GANTRY_BUILD=${GANTRY_BUILD:-}" --env HOME=/tmp --env SERVICE=gateway \
-  --env "NODE_OPTIONS=--expose-gc --max-semi-space-size=16 --import=/app/kit/src/idle-memory.ts" \
-  --env MALLOC_ARENA_MAX=2 --env PATH=/usr/local/bin:/bin -- /usr/local/bin/gantry
+pack() { # <name> <out> <SERVICE default>
+  "$here/image.sh" "gantry.local/$1:$tag" "$fs" "$2" --workdir /app --user 1000:1000 \
+    --env NODE_ENV=production --env "GANTRY_BUILD=${GANTRY_BUILD:-}" --env HOME=/tmp --env "SERVICE=$3" \
+    --env "NODE_OPTIONS=--expose-gc --max-semi-space-size=16 --import=/app/kit/src/idle-memory.ts" \
+    --env MALLOC_ARENA_MAX=2 --env PATH=/usr/local/bin:/usr/bin:/bin -- /usr/local/bin/gantry
+}
+pack gantry "$out" gateway
+[ -n "$web_out" ] || exit 0
+
+# The browser image is the plain one plus one layer (umoci raw add-layer): repacking the whole
+# filesystem again would compress node_modules a second time for nothing. Its config is the plain
+# one's (SERVICE=gateway, where the Dockerfile's web target says web): the chart names the process
+# in the container's arguments, which win over SERVICE.
+web=$tmp/web
+copy() { # files or directories, at their own paths, symlinks resolved, unless the plain image has them
+  local f
+  for f in "$@"; do
+    [ -e "$fs$f" ] && [ ! -d "$f" ] && continue
+    mkdir -p "$web$(dirname "$f")" && cp -aL "$f" "$web$f"
+  done
+}
+copy /usr/bin/chromium /usr/lib/chromium /etc/chromium.d /etc/fonts /usr/share/fonts
+[ -d /usr/share/fontconfig ] && copy /usr/share/fontconfig
+for lib in /usr/lib/x86_64-linux-gnu/{libsoftokn3,libfreebl3,libfreeblpriv3,libnssckbi,libnssdbm3}.so; do
+  [ -e "$lib" ] && copy "$lib"
+done
+for b in /usr/lib/chromium/chromium /usr/lib/chromium/chrome_crashpad_handler /usr/lib/chromium/*.so "$web"/usr/lib/x86_64-linux-gnu/*.so; do
+  for lib in $(ldd "${b#"$web"}" 2>/dev/null | grep -o '/[^ ]*'); do [ -e "$web$lib" ] || copy "$lib"; done
+done
+tar -C "$web" --owner=0 --group=0 -cf "$tmp/chromium-layer.tar" .
+mkdir "$tmp/web-oci"
+tar -C "$tmp/web-oci" -xf "$out"
+umoci raw add-layer --image "$tmp/web-oci:$tag" "$tmp/chromium-layer.tar"
+umoci gc --layout "$tmp/web-oci"
+tar -C "$tmp/web-oci" -cf "$web_out.partial" .
+mv "$web_out.partial" "$web_out"

@@ -6,6 +6,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createServer } from "node:net";
 import {
   inSpan,
   logTraceFields,
@@ -23,6 +25,8 @@ test("only the OTEL_* variables turn telemetry on; OTEL_SDK_DISABLED wins", () =
   assert.equal(telemetryWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector:4318/v1/traces" }), true);
   assert.equal(telemetryWanted({ OTEL_TRACES_EXPORTER: "console" }), true);
   assert.equal(telemetryWanted({ OTEL_TRACES_EXPORTER: "none" }), false);
+  assert.equal(telemetryWanted({ OTEL_METRICS_EXPORTER: "otlp,prometheus", OTEL_TRACES_EXPORTER: "none" }), true);
+  assert.equal(telemetryWanted({ OTEL_METRICS_EXPORTER: "otlp" }), false);
   assert.equal(
     telemetryWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" }),
     false,
@@ -57,4 +61,40 @@ test("on: the hop's metadata carries the client span's traceparent; log lines ca
   } finally {
     await stop().catch(() => {}); // the flush to nowhere fails, as it should
   }
+});
+
+test("metrics without a collector: a process serves its call counts at :<port>/metrics for Prometheus", async () => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  // A process of its own: the SDK starts once per process, and this one's is already on.
+  const scraped = execFileSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `import { startTelemetry, recordCall } from ${JSON.stringify(new URL("./telemetry.ts", import.meta.url).href)};
+       const stop = await startTelemetry("scrape-test");
+       recordCall("contact.get", 0.004);
+       recordCall("contact.get", 0.006, "not_found");
+       process.stdout.write(await (await fetch("http://127.0.0.1:${port}/metrics")).text());
+       await stop();`,
+    ],
+    {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: {
+        PATH: process.env.PATH,
+        OTEL_METRICS_EXPORTER: "prometheus",
+        OTEL_TRACES_EXPORTER: "none",
+        OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+      },
+    },
+  );
+  assert.match(scraped, /^gantry_ability_calls_total\{[^}]*gantry_ability="contact\.get"[^}]*\} 2$/m, scraped);
+  assert.match(scraped, /^gantry_ability_errors_total\{[^}]*gantry_error_code="not_found"[^}]*\} 1$/m);
+  assert.match(scraped, /service_name="scrape-test"/);
 });

@@ -4,8 +4,10 @@
  * variables and off when they are unset. Off, nothing of the SDK is loaded and each helper here is
  * one boolean test on the hot path; `@opentelemetry/api` alone is a no-op.
  *
- * On (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` set, or
- * `OTEL_TRACES_EXPORTER` naming an exporter; `OTEL_SDK_DISABLED=true` wins), {@link startTelemetry}
+ * On (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` set,
+ * `OTEL_TRACES_EXPORTER` naming an exporter, or `OTEL_METRICS_EXPORTER` naming `prometheus`: metrics
+ * scraped from the process at :9464/metrics, `OTEL_EXPORTER_PROMETHEUS_PORT`, with no collector;
+ * `OTEL_SDK_DISABLED=true` wins), {@link startTelemetry}
  * starts the Node SDK (kit/telemetry-sdk), which reads the rest itself: protocol
  * (`OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`, `http/json`, `grpc`), sampler
  * (`OTEL_TRACES_SAMPLER`, `_ARG`), service name (`OTEL_SERVICE_NAME`, else the process's name),
@@ -41,6 +43,7 @@ let on = false;
 export function telemetryWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === "true") return false;
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return true;
+  if ((env.OTEL_METRICS_EXPORTER ?? "").split(",").some((e) => e.trim() === "prometheus")) return true;
   const exporter = env.OTEL_TRACES_EXPORTER;
   return exporter !== undefined && exporter !== "" && exporter !== "none";
 }

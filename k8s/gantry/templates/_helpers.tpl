@@ -117,9 +117,19 @@ name, http (gateway) / grpc, portName, and database. Call: include "gantry.workl
 {{- toYaml $w -}}
 {{- end -}}
 
-{{/* The image of a workload: the global image with the workload's `image` keys over it. */}}
+{{/*
+The image of a workload: the global image with the workload's `image` keys over it. A workload with
+`browser: true` (content, web) starts from the image with Chromium instead: image.browserRepository,
+else `<image.repository>-web` (what the Dockerfile's `web` target is published as), with
+image.browserDigest as its pin.
+*/}}
 {{- define "gantry.image" -}}
-{{- $img := include "gantry.merge" (dict "base" .root.Values.image "override" (.w.image | default dict)) | fromYaml -}}
+{{- $base := deepCopy .root.Values.image -}}
+{{- if .w.browser -}}
+{{- $_ := set $base "repository" ($base.browserRepository | default (printf "%s-web" $base.repository)) -}}
+{{- $_ := set $base "digest" ($base.browserDigest | default "") -}}
+{{- end -}}
+{{- $img := include "gantry.merge" (dict "base" $base "override" (.w.image | default dict)) | fromYaml -}}
 {{- $tag := $img.tag | default .root.Chart.AppVersion | toString -}}
 {{- if $img.digest -}}
 {{- printf "%s@%s" $img.repository $img.digest -}}
@@ -141,6 +151,75 @@ name, http (gateway) / grpc, portName, and database. Call: include "gantry.workl
 {{- else -}}
 {{- . -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The keys a service does not start without, each with a freshly generated value in the format the
+service reads (secret.yaml keeps the live value instead, so this is used once per release):
+  CONNECTIONS_MASTER_KEY  base64 of 32 random bytes: wraps every stored credential's data key
+  TRUST_SIGNING_KEY       base64 of a 32-byte Ed25519 seed: signs receipts and checkpoints
+  CONTENT_SIGNING_KEY     64 characters: signs document download links
+  WEB_SIGNING_KEY         64 characters: signs screenshot links
+  GANTRY_CALL_KEY         base64 of 32 random bytes: the master of internal call authentication
+                          (call-keys.yaml derives each pod's caller→service keys from it)
+*/}}
+{{- define "gantry.generatedKeys" -}}
+CONNECTIONS_MASTER_KEY: {{ randBytes 32 | quote }}
+TRUST_SIGNING_KEY: {{ randBytes 32 | quote }}
+CONTENT_SIGNING_KEY: {{ randAlphaNum 64 | quote }}
+WEB_SIGNING_KEY: {{ randAlphaNum 64 | quote }}
+GANTRY_CALL_KEY: {{ randBytes 32 | quote }}
+{{- end -}}
+
+{{/*
+The generated keys' values for this release: secrets.providers wins, else the live chart-made
+Secret's value (kept across upgrades), else a fresh one. Computed once per render and remembered
+in .Values (shared by every template of the render), because secret.yaml and call-keys.yaml must
+see the same fresh master on a first install.
+*/}}
+{{- define "gantry.keyValues" -}}
+{{- if not (hasKey .Values "generatedKeyValues") -}}
+{{- $live := lookup "v1" "Secret" .Release.Namespace (include "gantry.fullname" .) -}}
+{{- $out := dict -}}
+{{- range $name, $fresh := include "gantry.generatedKeys" . | fromYaml -}}
+{{- if hasKey $.Values.secrets.providers $name -}}
+{{- $_ := set $out $name (include "gantry.str" (index $.Values.secrets.providers $name)) -}}
+{{- else if and $live $live.data (hasKey $live.data $name) -}}
+{{- $_ := set $out $name (index $live.data $name | b64dec) -}}
+{{- else -}}
+{{- $_ := set $out $name $fresh -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set .Values "generatedKeyValues" $out -}}
+{{- end -}}
+{{- toYaml (get .Values "generatedKeyValues") -}}
+{{- end -}}
+
+{{/*
+Who calls whom inside the release: (dict "in" {workload: [callers]} "out" {workload: [callees]}).
+The gateway calls every enabled area service; a service calls those in its `calls`.
+*/}}
+{{- define "gantry.callGraph" -}}
+{{- $in := dict -}}
+{{- $out := dict -}}
+{{- range $name := include "gantry.workloadNames" . | fromJsonArray -}}
+{{- $_ := set $in $name (list) -}}
+{{- $_ := set $out $name (list) -}}
+{{- end -}}
+{{- range $name := include "gantry.workloadNames" . | fromJsonArray -}}
+{{- if ne $name "gateway" -}}
+{{- $_ := set $out "gateway" (append (get $out "gateway") $name) -}}
+{{- $_ := set $in $name (append (get $in $name) "gateway") -}}
+{{- $w := include "gantry.workload" (dict "root" $ "name" $name) | fromYaml -}}
+{{- range $callee := $w.calls -}}
+{{- if hasKey $in $callee -}}
+{{- $_ := set $out $name (append (get $out $name) $callee) -}}
+{{- $_ := set $in $callee (append (get $in $callee) $name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml (dict "in" $in "out" $out) -}}
 {{- end -}}
 
 {{- define "gantry.secretName" -}}
@@ -221,13 +300,24 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- end -}}
 {{- end -}}
 {{- with $root.Values.telemetry -}}
+{{- $metrics := list -}}
 {{- if .otlpEndpoint -}}
 {{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" .otlpEndpoint -}}
 {{- $_ := set $env "OTEL_EXPORTER_OTLP_PROTOCOL" .protocol -}}
-{{- $_ := set $env "OTEL_SERVICE_NAME" $w.name -}}
 {{- $_ := set $env "OTEL_TRACES_SAMPLER" .sampler -}}
 {{- with .samplerArg -}}{{- $_ := set $env "OTEL_TRACES_SAMPLER_ARG" (toString .) -}}{{- end -}}
-{{- $_ := set $env "OTEL_METRICS_EXPORTER" (ternary "otlp" "none" .metrics) -}}
+{{- if .metrics -}}{{- $metrics = append $metrics "otlp" -}}{{- end -}}
+{{- else if .prometheus.enabled -}}
+{{- /* Metrics without a collector: no traces are made or sent. */ -}}
+{{- $_ := set $env "OTEL_TRACES_EXPORTER" "none" -}}
+{{- end -}}
+{{- if .prometheus.enabled -}}
+{{- $metrics = append $metrics "prometheus" -}}
+{{- $_ := set $env "OTEL_EXPORTER_PROMETHEUS_PORT" (toString (int .prometheus.port)) -}}
+{{- end -}}
+{{- if or .otlpEndpoint .prometheus.enabled -}}
+{{- $_ := set $env "OTEL_SERVICE_NAME" $w.name -}}
+{{- $_ := set $env "OTEL_METRICS_EXPORTER" (join "," $metrics | default "none") -}}
 {{- end -}}
 {{- end -}}
 {{- range $k, $v := $w.env -}}
@@ -271,6 +361,23 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
   valueFrom:
     secretKeyRef:
       name: {{ $blob.s3.existingSecret }}
+      key: {{ $key }}
+{{- end }}
+{{- end }}
+{{- /* Internal call authentication (kit/src/call-auth.ts): with the chart-made Secret, only this
+workload's caller→service keys (call-keys.yaml); with yours, the master it holds. */}}
+{{- if $root.Values.secrets.existingSecret }}
+- name: GANTRY_CALL_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: GANTRY_CALL_KEY
+{{- else }}
+{{- range $key := list "GANTRY_CALL_KEYS_IN" "GANTRY_CALL_KEYS_OUT" }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "gantry.fullname" $root }}-{{ $w.name }}-calls
       key: {{ $key }}
 {{- end }}
 {{- end }}
