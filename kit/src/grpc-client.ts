@@ -47,6 +47,12 @@ const PING_EVERY_MS = 30_000;
 const PING_TIMEOUT_MS = 10_000;
 const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
+/**
+ * A connection not open by then is given up. The address of a pod that is gone answers nothing
+ * (no host replies, so no refusal comes back): without this, calls queued on it would wait out
+ * their whole deadline while other replicas are there. Given up, they go to the next replica.
+ */
+const CONNECT_TIMEOUT_MS = 3_000;
 
 export interface CallOptions {
   /** Milliseconds the call may take, end to end (default 30 s). Sent along: the server enforces it too. */
@@ -116,7 +122,13 @@ class Replica {
     });
     this.session = session;
     session.unref();
+    const connectTimer = setTimeout(
+      () => session.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)),
+      CONNECT_TIMEOUT_MS,
+    ).unref();
+    session.once("close", () => clearTimeout(connectTimer));
     session.once("connect", () => {
+      clearTimeout(connectTimer);
       this.opened.add(session);
       this.plainOnly = false; // a new connection may reach a newer server
       this.backoffMs = BACKOFF_MIN_MS;
@@ -215,6 +227,8 @@ export class RpcClient {
   private replicas: Replica[] = [];
   private next = 0;
   private readonly names: Array<{ host: string; port: number }> = [];
+  /** Targets given as addresses (not names): never dropped by a lookup. */
+  private readonly fixedKeys = new Set<string>();
   private resolvedAt = 0;
   private resolving?: Promise<void>;
   private closed = false;
@@ -236,9 +250,14 @@ export class RpcClient {
       .map((s) => s.trim())
       .filter(Boolean)) {
       const t = parseTarget(entry);
-      if ("key" in t) targets.push(t);
-      else if (net.isIP(t.host) || t.host === "localhost") targets.push(ipTarget(t.host, t.port));
-      else {
+      if ("key" in t) {
+        targets.push(t);
+        this.fixedKeys.add(t.key);
+      } else if (net.isIP(t.host) || t.host === "localhost") {
+        const target = ipTarget(t.host, t.port);
+        targets.push(target);
+        this.fixedKeys.add(target.key);
+      } else {
         // Until the first lookup answers, the name itself is the one replica (the OS resolves it).
         this.names.push(t);
         targets.push({ key: `${t.host}:${t.port}`, authority: `http://${t.host}:${t.port}`, servername: t.host });
@@ -260,7 +279,9 @@ export class RpcClient {
       ),
     )
       .then((lists) => {
-        const fixed = this.replicas.filter((r) => !this.names.some((n) => r.target.key === `${n.host}:${n.port}`));
+        // Replicas given as addresses stay; those a name gave (and the name itself, before its
+        // first answer) are replaced by what the names answer now: a pod that is gone leaves.
+        const fixed = this.replicas.filter((r) => this.fixedKeys.has(r.target.key));
         const wanted = [...new Map(lists.flat().map((t) => [t.key, t])).values()];
         if (wanted.length === 0 || this.closed) return;
         const keep = new Map(this.replicas.map((r) => [r.target.key, r]));
