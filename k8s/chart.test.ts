@@ -21,6 +21,7 @@ import { basename, dirname, join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT } from "@gantry/kit/topology.ts";
+import { calleesOf, callersOf, deriveCallKey } from "@gantry/kit/call-auth.ts";
 import { NODE_PROCESS_ARGS, NODE_PROCESS_ENV, redisConfig } from "../infra/runner/stack.ts";
 import {
   COMPOSE_SCHEMA,
@@ -781,6 +782,42 @@ test("the keys the services cannot start without are generated in the chart's Se
   assert.equal(ref.valueFrom.secretKeyRef.name, FULLNAME);
   const given = secretOf(renderedDocs(["--set", "secrets.providers.TRUST_SIGNING_KEY=bXkgb3duIGtleQ=="])).stringData;
   assert.equal(given.TRUST_SIGNING_KEY, "bXkgb3duIGtleQ==");
+});
+
+test("internal call keys: each pod gets only its own caller→service keys, derived from the master as the kit derives them", () => {
+  const docs = renderedDocs([]);
+  const secret = (name: string) => docs.find((d) => d.kind === "Secret" && d.metadata.name === name)!.stringData;
+  const master = secret(FULLNAME).GANTRY_CALL_KEY;
+  assert.equal(Buffer.from(master, "base64").length, 32);
+  for (const name of ["gateway", ...AREA_SERVICES.map((a) => a.name)] as const) {
+    const keys = secret(`${FULLNAME}-${name}-calls`);
+    const incoming = JSON.parse(keys.GANTRY_CALL_KEYS_IN);
+    const outgoing = JSON.parse(keys.GANTRY_CALL_KEYS_OUT);
+    // What the process itself will insist on at start (kit/src/call-auth.ts loadCallKeys).
+    if (name !== "gateway")
+      for (const caller of callersOf(name))
+        assert.equal(incoming[caller], deriveCallKey(master, caller, name), `${name} ← ${caller}`);
+    for (const callee of calleesOf(name))
+      assert.equal(outgoing[callee], deriveCallKey(master, name, callee), `${name} → ${callee}`);
+    const env = docs
+      .find((d) => d.kind === "Deployment" && d.metadata.name === `${FULLNAME}-${name}`)!
+      .spec.template.spec.containers[0].env.map((e: Obj) => e.name);
+    assert.ok(env.includes("GANTRY_CALL_KEYS_IN") && env.includes("GANTRY_CALL_KEYS_OUT"), name);
+    assert.ok(!env.includes("GANTRY_CALL_KEY"), `${name} does not hold the master`);
+  }
+  // The same master every time the Secret is rendered within one release's render.
+  assert.equal(
+    JSON.parse(secret(`${FULLNAME}-keys-calls`).GANTRY_CALL_KEYS_IN).gateway,
+    deriveCallKey(master, "gateway", "keys"),
+  );
+  const own = renderedDocs(["-f", join(CI_DIR, "external-values.yaml")]);
+  const trust = own.find((d) => d.kind === "Deployment" && d.metadata.name === `${FULLNAME}-trust`)!;
+  const ref = trust.spec.template.spec.containers[0].env.find((e: Obj) => e.name === "GANTRY_CALL_KEY");
+  assert.deepEqual(
+    ref.valueFrom.secretKeyRef,
+    { name: "gantry-credentials", key: "GANTRY_CALL_KEY" },
+    "with your Secret: its master",
+  );
 });
 
 test("content and web run the image with Chromium (<repository>-web, same tag); the others the plain one", () => {
