@@ -283,7 +283,7 @@ export function loadCallKeys(self: Caller, config: CallAuthConfig): CallKeys {
   };
 }
 
-/** The token for one call, good until its deadline (capped): what the client puts in the metadata. */
+/** When a call's token stops being good: at its deadline, never more than MAX_TOKEN_TTL_MS ahead. */
 export function tokenExpiry(deadlineMs: number, now = Date.now()): number {
   return now + Math.min(deadlineMs, MAX_TOKEN_TTL_MS);
 }
