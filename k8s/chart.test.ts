@@ -15,6 +15,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -793,7 +794,10 @@ test("internal call keys: each pod gets only its own caller→service keys, deri
     const keys = secret(`${FULLNAME}-${name}-calls`);
     const incoming = JSON.parse(keys.GANTRY_CALL_KEYS_IN);
     const outgoing = JSON.parse(keys.GANTRY_CALL_KEYS_OUT);
-    // What the process itself will insist on at start (kit/src/call-auth.ts loadCallKeys).
+    // Exactly the pairs of kit/src/topology.ts INTERNAL_CALLS: what a process insists on at start
+    // (kit/src/call-auth.ts loadCallKeys), and no key for a call the kit would refuse anyway.
+    assert.deepEqual(Object.keys(outgoing).sort(), calleesOf(name).sort(), `${name} calls`);
+    if (name !== "gateway") assert.deepEqual(Object.keys(incoming).sort(), callersOf(name).sort(), `${name}'s callers`);
     if (name !== "gateway")
       for (const caller of callersOf(name))
         assert.equal(incoming[caller], deriveCallKey(master, caller, name), `${name} ← ${caller}`);
@@ -818,6 +822,43 @@ test("internal call keys: each pod gets only its own caller→service keys, deri
     { name: "gantry-credentials", key: "GANTRY_CALL_KEY" },
     "with your Secret: its master",
   );
+});
+
+test("grpcTls: a CA and a certificate for every name the pods dial, mounted in every workload, TCP probes", () => {
+  const docs = renderedDocs(["--set", "grpcTls.enabled=true"]);
+  const tls = docs.find((d) => d.kind === "Secret" && d.metadata.name === `${FULLNAME}-grpc-tls`)!.stringData;
+  const ca = new X509Certificate(tls["ca.crt"]);
+  const cert = new X509Certificate(tls["tls.crt"]);
+  assert.ok(cert.verify(ca.publicKey), "the certificate is signed by the CA");
+  assert.ok(cert.checkPrivateKey(createPrivateKey(tls["tls.key"])), "the key is the certificate's");
+  for (const { name } of AREA_SERVICES) {
+    // Every host a *_ADDR names (the kit checks the server's certificate against it).
+    const host = docs
+      .find((d) => d.kind === "ConfigMap" && d.metadata.name === `${FULLNAME}-gateway`)!
+      .data[`${name.toUpperCase()}_ADDR`].split(":")[0];
+    assert.equal(cert.checkHost(host), host, `the certificate holds ${host}`);
+    assert.equal(cert.checkHost(`${host}.${NAMESPACE}.svc.cluster.local`), `${host}.${NAMESPACE}.svc.cluster.local`);
+  }
+  for (const d of docs.filter(
+    (x) => x.kind === "Deployment" && x.metadata.labels?.["app.kubernetes.io/part-of"] === "gantry",
+  )) {
+    const name = d.metadata.name.replace(`${FULLNAME}-`, "");
+    if (["postgres", "nats", "redis"].includes(name)) continue;
+    const pod = d.spec.template.spec;
+    const env = docs.find((x) => x.kind === "ConfigMap" && x.metadata.name === d.metadata.name)!.data;
+    assert.equal(env.GRPC_TLS_CA_FILE, "/etc/gantry/grpc-tls/ca.crt", name);
+    assert.ok(
+      pod.containers[0].volumeMounts.some((m: Obj) => m.mountPath === "/etc/gantry/grpc-tls"),
+      name,
+    );
+    assert.equal(pod.volumes.find((v: Obj) => v.name === "grpc-tls").secret.secretName, `${FULLNAME}-grpc-tls`);
+    const probe = pod.containers[0].readinessProbe;
+    assert.ok(name === "gateway" ? probe.httpGet : probe.tcpSocket && !probe.grpc, `${name}: ${JSON.stringify(probe)}`);
+  }
+  const own = renderedDocs(["--set", "grpcTls.enabled=true", "--set", "grpcTls.existingSecret=mine"]);
+  assert.ok(!own.some((d) => d.kind === "Secret" && d.metadata.name === `${FULLNAME}-grpc-tls`));
+  const off = renderedDocs([]);
+  assert.ok(!off.some((d) => d.kind === "Secret" && d.metadata.name === `${FULLNAME}-grpc-tls`));
 });
 
 test("content and web run the image with Chromium (<repository>-web, same tag); the others the plain one", () => {

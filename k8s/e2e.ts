@@ -228,13 +228,20 @@ function installFresh(tag: string): void {
   ]);
 }
 
-/** `helm upgrade --reuse-values --wait` with one value changed: what an operator runs. */
+/** `helm upgrade --reset-then-reuse-values --wait` with one value changed: what an operator runs. */
 function upgrade(setting: string): void {
   helm(
-    ["upgrade", RELEASE, join(ROOT, "k8s", "gantry"), "-n", NS, "--reuse-values", "--wait", "--timeout", "10m"].concat([
-      "--set",
-      setting,
-    ]),
+    [
+      "upgrade",
+      RELEASE,
+      join(ROOT, "k8s", "gantry"),
+      "-n",
+      NS,
+      "--reset-then-reuse-values",
+      "--wait",
+      "--timeout",
+      "10m",
+    ].concat(["--set", setting]),
   );
 }
 

@@ -299,6 +299,11 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- with $blob.s3.endpoint -}}{{- $_ := set $env "BLOB_S3_ENDPOINT" . -}}{{- end -}}
 {{- end -}}
 {{- end -}}
+{{- if $root.Values.grpcTls.enabled -}}
+{{- $_ := set $env "GRPC_TLS_CERT_FILE" "/etc/gantry/grpc-tls/tls.crt" -}}
+{{- $_ := set $env "GRPC_TLS_KEY_FILE" "/etc/gantry/grpc-tls/tls.key" -}}
+{{- $_ := set $env "GRPC_TLS_CA_FILE" "/etc/gantry/grpc-tls/ca.crt" -}}
+{{- end -}}
 {{- with $root.Values.telemetry -}}
 {{- $metrics := list -}}
 {{- if .otlpEndpoint -}}
