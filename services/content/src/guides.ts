@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { type BlobStore, withAdvisoryLock } from "@gantry/kit";
 import type { Context } from "./context.ts";
-import { markdownToHtml } from "./markdown.ts";
+import { renderGuideMarkdown } from "./guide-markdown.ts";
 import { DEFAULT_THEME, escapeHtml } from "./theme.ts";
 
 /** What guide.publish accepts as a product (the catalogue's slug): anything else has no guides. */
@@ -144,7 +144,12 @@ export async function readGuides(
 const CSS = `body{font-family:Helvetica,Arial,sans-serif;color:#111827;max-width:760px;margin:0 auto;padding:24px;line-height:1.6}
 header{border-bottom:4px solid ${DEFAULT_THEME.brandColor};margin-bottom:20px}h1,h2,h3{color:${DEFAULT_THEME.brandColor}}
 a{color:${DEFAULT_THEME.accentColor}}.meta{color:#6b7280;font-size:14px}blockquote{border-left:4px solid ${DEFAULT_THEME.accentColor};margin:0 0 12px;padding:4px 12px;background:#f3f4f6}
-table{border-collapse:collapse}td,th{border:1px solid #d1d5db;padding:4px 8px}code{background:#f3f4f6;padding:0 3px}`;
+table{border-collapse:collapse}td,th{border:1px solid #d1d5db;padding:4px 8px}code{background:#f3f4f6;padding:0 3px}
+.gc-steps{padding-left:1.5em}.gc-step{margin-bottom:16px}.gc-step-title{font-weight:bold;margin-bottom:4px}
+.gc-label{font-weight:600;background:#eef2ff;border:1px solid #c7d2fe;border-radius:4px;padding:0 4px;white-space:nowrap}
+.gc-callout{border-left:4px solid #6b7280;background:#f9fafb;padding:6px 12px}.gc-callout-tip{border-color:#059669}
+.gc-callout-important{border-color:#7c3aed}.gc-callout-warning{border-color:#d97706}.gc-callout-caution{border-color:#dc2626}
+.gc-slip{border:1px dashed #9ca3af;border-radius:6px;padding:8px 16px;margin:12px 0;background:#fffbeb}.gc-slip-title{font-weight:bold;margin:0}`;
 
 function page(title: string, body: string, lang: string): string {
   return `<!doctype html>\n<html lang="${escapeHtml(lang)}">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n${body}\n</body>\n</html>\n`;
@@ -211,7 +216,7 @@ async function build(
   const metas = guides.map((g) => g.meta);
   for (const { meta, markdown } of guides) {
     const facts = [meta.time, meta.cost, meta.route ? `In the app: ${meta.route}` : null].filter(Boolean) as string[];
-    const body = `<header><p class="meta"><a href="${escapeHtml(`${base}${meta.locale}/`)}">${escapeHtml(product)} help centre</a> › ${escapeHtml(meta.area)}</p><h1>${escapeHtml(meta.title)}</h1>${meta.summary ? `<p>${escapeHtml(meta.summary)}</p>` : ""}${facts.length ? `<p class="meta">${facts.map(escapeHtml).join(" · ")}</p>` : ""}</header>\n<main>\n${markdownToHtml(markdown)}</main>`;
+    const body = `<header><p class="meta"><a href="${escapeHtml(`${base}${meta.locale}/`)}">${escapeHtml(product)} help centre</a> › ${escapeHtml(meta.area)}</p><h1>${escapeHtml(meta.title)}</h1>${meta.summary ? `<p>${escapeHtml(meta.summary)}</p>` : ""}${facts.length ? `<p class="meta">${facts.map(escapeHtml).join(" · ")}</p>` : ""}</header>\n<main>\n${renderGuideMarkdown(markdown).html}</main>`;
     await write(`${meta.locale}/${meta.slug}.html`, page(meta.title, body, meta.locale));
   }
   const locales = [...new Set(metas.map((m) => m.locale))].sort();

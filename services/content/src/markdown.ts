@@ -10,7 +10,7 @@
  *
  * The output is deterministic: the same Markdown gives byte-equal HTML.
  */
-import { Marked, type Tokens } from "marked";
+import { Marked, type MarkedExtension, type Tokens } from "marked";
 import { escapeHtml } from "./theme.ts";
 
 const LINK_SCHEMES = new Set(["http:", "https:", "mailto:"]);
@@ -25,7 +25,15 @@ function allowed(href: string, schemes: Set<string>): string | null {
   }
 }
 
-const marked = new Marked({
+/**
+ * A Marked with this module's sanitisation, plus `extensions` (the Guide Center's inline labels):
+ * every dialect renders raw HTML, links and images the same safe way.
+ */
+export function sanitizingMarked(...extensions: MarkedExtension[]): Marked {
+  return new Marked(SANITIZING, ...extensions);
+}
+
+const SANITIZING: MarkedExtension = {
   gfm: true,
   async: false,
   renderer: {
@@ -46,7 +54,9 @@ const marked = new Marked({
       return `<img src="${escapeHtml(src)}" alt="${escapeHtml(token.text)}"${title}>`;
     },
   },
-});
+};
+
+const marked = sanitizingMarked();
 
 /** Markdown → sanitized HTML fragment. */
 export function markdownToHtml(markdown: string): string {

@@ -9,6 +9,7 @@
 import { GantryError, sha256Hex, filesBase } from "@gantry/kit";
 import { grantsName } from "@gantry/kit/grants.ts";
 import { ability } from "../context.ts";
+import { renderGuideMarkdown } from "../guide-markdown.ts";
 import { buildSite, guideFile, guidePageUrl, guidesPrefix, helpCenterUrl } from "../guides.ts";
 import { newId } from "../ids.ts";
 
@@ -27,6 +28,26 @@ export default ability("guide.publish", async (input, call, ctx) => {
         ],
       },
     );
+  // Checked before anything is written: a guide with a broken construct is never stored or served.
+  const { problems } = renderGuideMarkdown(input.markdown);
+  if (problems.length) {
+    const shown = problems.slice(0, 20);
+    throw new GantryError(
+      "validation_failed",
+      `The guide's Markdown breaks the Guide Center grammar (services/content/docs/guide-markdown.md) on ${problems.length === 1 ? `line ${problems[0].line}` : `${problems.length} lines`}: ${shown
+        .map((p) => `line ${p.line}: ${p.problem}. ${p.fix}`)
+        .join(" ")}`,
+      {
+        details: shown.map((p) => ({
+          path: "/input/markdown",
+          message: `line ${p.line}: ${p.problem}. ${p.fix}`,
+          code: "invalid_value",
+          line: p.line,
+          fix: p.fix,
+        })),
+      },
+    );
+  }
   const now = new Date(ctx.now());
   const meta = {
     slug: input.slug,
