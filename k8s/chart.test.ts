@@ -648,7 +648,7 @@ test("the blob store: Postgres by default for content and web, nothing on the po
 
   const refused = helmTemplate(["--set", "blobStore.driver=s3"]);
   assert.notEqual(refused.code, 0);
-  assert.match(refused.out, /blobStore\.s3\.bucket is required/);
+  assert.match(refused.out, /\/blobStore\/s3\/bucket/);
 });
 
 test("Chromium: web and content run it without its sandbox only inside a confined pod; no other workload is told to", () => {
@@ -963,6 +963,13 @@ describe("the chart refuses bad values with a message naming them", () => {
     ));
   test("a call to a service that does not exist", () =>
     refuse(["--set", "services.trust.calls={billing}"], /trust\.calls: "billing" is not an area service/));
+  test("a disabled service that an enabled one calls", () =>
+    refuse(
+      ["--set", "services.connections.enabled=false"],
+      /services\.connections\.enabled is false, but (content|payments) calls it/,
+    ));
+  test("an external Weaviate without its URL (values.schema.json)", () =>
+    refuse(["--set", "weaviate.enabled=true", "--set", "weaviate.bundled.enabled=false"], /weaviate[\s\S]*url/));
   test("an external NATS without its URL", () =>
     refuse(["--set", "nats.bundled.enabled=false"], /nats\.url is required/));
 });

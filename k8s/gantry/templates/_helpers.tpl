@@ -212,10 +212,11 @@ The gateway calls every enabled area service; a service calls those in its `call
 {{- $_ := set $in $name (append (get $in $name) "gateway") -}}
 {{- $w := include "gantry.workload" (dict "root" $ "name" $name) | fromYaml -}}
 {{- range $callee := $w.calls -}}
-{{- if hasKey $in $callee -}}
+{{- if not (hasKey $in $callee) -}}
+{{- fail (printf "services.%s.enabled is false, but %s calls it (services.%s.calls) and does not start without it: disable %s too, or keep %s" $callee $name $name $name $callee) -}}
+{{- end -}}
 {{- $_ := set $out $name (append (get $out $name) $callee) -}}
 {{- $_ := set $in $callee (append (get $in $callee) $name) -}}
-{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
