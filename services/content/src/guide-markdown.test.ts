@@ -91,6 +91,13 @@ test("each broken construct names its line and the fix", () => {
       [11, "a slip block opens inside the slip block opened on line 9"],
     ],
   );
+  assert.deepEqual(
+    renderGuideMarkdown("[[ ]] then [[a [b] c]]\n\n`[[` in code").problems.map((p) => [p.line, p.problem]),
+    [
+      [1, "inline label at column 1 is empty"],
+      [1, "inline label at column 12 holds brackets or spans lines"],
+    ],
+  );
   assert.match(problems[0].fix, /!note, !tip, !important, !warning, !caution/);
   assert.match(problems[1].fix, /write "Step: Title"/);
   assert.match(problems[3].fix, /\[\[Label text\]\]/);

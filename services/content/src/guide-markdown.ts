@@ -32,7 +32,12 @@ export interface GuideProblem {
   fix: string;
 }
 
-const LABEL = /^\[\[([^[\]\n]*?[^\s[\]][^[\]\n]*?)\]\]/;
+// One character class between the brackets, so matching is linear on a 200,000-character line.
+const LABEL = /^\[\[([^[\]\n]+)\]\]/;
+const labelAt = (src: string) => {
+  const m = LABEL.exec(src);
+  return m && m[1].trim() !== "" ? m : null;
+};
 
 const label: TokenizerAndRendererExtension = {
   name: "guideLabel",
@@ -42,7 +47,7 @@ const label: TokenizerAndRendererExtension = {
     return i < 0 ? undefined : i;
   },
   tokenizer(src: string) {
-    const m = LABEL.exec(src);
+    const m = labelAt(src);
     return m ? { type: "guideLabel", raw: m[0], text: m[1].trim() } : undefined;
   },
   renderer(token: Tokens.Generic) {
@@ -70,7 +75,7 @@ function labelProblems(text: string, line: number): GuideProblem[] {
   const outsideCode = text.replace(/(`+)[^`]*?\1/g, (m) => " ".repeat(m.length));
   for (let i = outsideCode.indexOf("[["); i >= 0; i = outsideCode.indexOf("[[", i + 2)) {
     const rest = outsideCode.slice(i);
-    const m = LABEL.exec(rest);
+    const m = labelAt(rest);
     if (m) {
       i += m[0].length - 2;
       continue;
