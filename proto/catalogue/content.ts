@@ -592,7 +592,15 @@ export const abilities = [
         cost: line('Cost text (e.g. "Free", "Included in Pro").', 100),
         route: text("In-app route the guide explains (e.g. /settings/billing).", 500, { pattern: "^/" }),
         order: number("Position within its index section (ascending).", -1_000_000, 1_000_000),
-        markdown: text("Guide body: steps, inline labels, callout lines, slip blocks.", 200_000),
+        markdown: text(
+          "Guide body: steps, inline labels, callout lines, slip blocks (Guide Center Markdown: GitHub-flavoured Markdown, raw HTML shown as text, plus these four; grammar in services/content/docs/guide-markdown.md). " +
+            "Step: a line `Step: Title` starts a step, numbered for you through the guide; its body runs to the next step, heading or end. " +
+            "Inline label: `[[Save]]` names an interface element (literal text, one line). " +
+            "Callout line: `!tip Text`, kinds note, tip, important, warning, caution (`\\!` starts a plain line with !). " +
+            "Slip block: `::: slip Title` … `:::`, a boxed aside of Markdown (no nesting, no steps inside). " +
+            "Block constructs start at column 1 and are text inside fenced code. A broken construct is a 400 (`validation_failed`) with one detail per line: `path` /input/markdown, `code` invalid_value, `line`, `fix`; nothing is written.",
+          200_000,
+        ),
         deploy: flag("Build and deploy after writing; false only writes the file.", true),
       },
       ["product", "slug", "title", "area", "markdown"],
