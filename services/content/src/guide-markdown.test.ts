@@ -98,6 +98,13 @@ test("each broken construct names its line and the fix", () => {
       [1, "inline label at column 12 holds brackets or spans lines"],
     ],
   );
+  assert.deepEqual(renderGuideMarkdown("::: slip Code\n````\nkey\n:::\n").problems, [
+    {
+      line: 1,
+      problem: "the slip block opened on this line is never closed",
+      fix: 'Close the code fence opened on line 2 with a line "````"; it holds the rest of the guide, the slip\'s ":::" included.',
+    },
+  ]);
   assert.match(problems[0].fix, /!note, !tip, !important, !warning, !caution/);
   assert.match(problems[1].fix, /write "Step: Title"/);
   assert.match(problems[3].fix, /\[\[Label text\]\]/);

@@ -108,6 +108,7 @@ export function renderGuideMarkdown(markdown: string): { html: string; problems:
   const out: string[] = [];
   let chunk: string[] = [];
   let fence: string | null = null;
+  let fenceLine = 0;
   let slip: number | null = null;
   let steps = 0;
   let inSteps = false;
@@ -157,6 +158,7 @@ export function renderGuideMarkdown(markdown: string): { html: string; problems:
     }
     if (fenceMark) {
       fence = fenceMark[1];
+      fenceLine = line;
       chunk.push(text);
       continue;
     }
@@ -271,7 +273,11 @@ export function renderGuideMarkdown(markdown: string): { html: string; problems:
     problems.push({
       line: slip,
       problem: "the slip block opened on this line is never closed",
-      fix: `Add a line ":::" where the slip ends.`,
+      // An unclosed code fence swallows the ":::" a writer did put, so that is the fix to name.
+      fix:
+        fence === null
+          ? `Add a line ":::" where the slip ends.`
+          : `Close the code fence opened on line ${fenceLine} with a line "${fence}"; it holds the rest of the guide, the slip's ":::" included.`,
     });
     out.push("</aside>\n");
   }
