@@ -64,6 +64,10 @@ export const PATTERN_WORDS: Readonly<Record<string, string>> = {
   "^[a-z][a-z0-9_-]*$": "must be lowercase letters, digits, _ or -, starting with a letter",
   "^[a-z0-9][a-z0-9_-]*$": "must be lowercase letters, digits, _ or -, starting with a letter or digit",
   "^[a-z0-9]+(?:-[a-z0-9]+)*$": "must be a lowercase slug: letters and digits in words joined by single hyphens",
+  "^(?:\\*|[a-z0-9]+(?:-[a-z0-9]+)*)$":
+    "must be * (every one) or a lowercase slug: letters and digits in words joined by single hyphens",
+  "^(?:\\*|[A-Za-z0-9][A-Za-z0-9._-]*)$":
+    "must be * (every one) or letters, digits, _ . or -, starting with a letter or digit",
   "^\\+?[0-9][0-9 ().-]*[0-9]$": "must be a phone number: digits, optionally with +, spaces, (), . or -",
   "^\\+[1-9][0-9]{6,14}$": "must be a phone number in international form: + and 7 to 15 digits, e.g. +2348031234567",
   "^(?:\\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$":
