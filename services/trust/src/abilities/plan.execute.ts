@@ -48,7 +48,9 @@ export default ability("plan.execute", async (input, call, ctx) => {
         if (!phase)
           throw new GantryError("not_found", `Plan ${plan.id} has no phase ${input.phaseId}.`, {
             reason: `Its phases are ${phases.map((p) => p.id).join(", ")}.`,
-            details: [{ path: "/input/phaseId", message: "No phase of the plan has this id", code: "record_not_found" }],
+            details: [
+              { path: "/input/phaseId", message: "No phase of the plan has this id", code: "record_not_found" },
+            ],
           });
         const refusal = notStartable(phase, phases);
         if (refusal) throw refusal;
