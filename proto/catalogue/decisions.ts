@@ -97,7 +97,8 @@ export const decisions: Readonly<Record<string, string>> = {
   // trust
   "trust.preflight":
     "`actions[].ability` must look like an ability id; at most 50 actions and 50 claims; receipts are request ids.",
-  "trust.status": "`{runId}` from trust.preflight.",
+  "trust.status":
+    "`{runId, logFromSize?}`: runId from trust.preflight; logFromSize, the size of a receipt-log checkpoint kept earlier, asks for the consistency proof from it (`log.consistency`).",
   "plan.create": "`type` is a free slug (its values are not shown in the spec).",
   "plan.execute":
     "`{planId, phaseId?, idempotencyKey?}`: without phaseId every phase whose dependencies are met starts.",

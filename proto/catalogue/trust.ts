@@ -12,6 +12,7 @@ import {
   freeObject,
   id,
   idempotencyKey,
+  integer,
   line,
   nullable,
   object,
@@ -160,44 +161,75 @@ function claim() {
 
 /** A trust run with its permits and claims (trust.preflight, trust.status). */
 function run(description: string) {
+  return fields(runProps(), [], { description });
+}
+
+function runProps() {
+  return {
+    id: prefixedId("run", "Run id (`run_…`): send it as `context.runId` with each permitted call."),
+    tenant: str("Tenant of the run; calls under it must be this tenant's."),
+    task: str("What the run is for."),
+    status: enumOf(
+      "active: calls may use its permits; exhausted: every permit is used; expired: past `expires` (calls under it are refused with 403).",
+      RUN_STATUSES,
+    ),
+    keyId: str("API key (`key_…`) that created the run; calls under it must use this key."),
+    created: timestamp("When the run was created (RFC 3339)."),
+    expires: timestamp(
+      "When the run and its unused permits expire (RFC 3339): the deployment's run lifetime after creation (TRUST_RUN_TTL_SECONDS, 1 hour by default).",
+    ),
+    permits: list(
+      "One single-use permit per action, in input order.",
+      fields(
+        {
+          id: prefixedId("pmt", "Permit id (`pmt_…`)."),
+          ability: str("Ability the permit allows."),
+          inputHash: sha256(
+            "SHA-256 (hex) of the RFC 8785 canonical JSON of the exact input allowed; any other input is refused.",
+          ),
+          status: enumOf(
+            "issued: unused; used: consumed by one call (see `receipt`); expired: the run expired first.",
+            PERMIT_STATUSES,
+          ),
+          used: nullableTimestamp("When a call consumed it (RFC 3339); null unless used."),
+          receipt: nullable(receipt(), "The receipt of the call that consumed the permit; null unless used."),
+        },
+        [],
+        { description: "A single-use permit." },
+      ),
+    ),
+    claims: list("Claims attached to the run, oldest first.", claim()),
+  };
+}
+
+/**
+ * The tenant's receipt log as trust.status reads it: the signed checkpoint now and, with
+ * `logFromSize`, the consistency proof from that earlier size (RFC 9162 §2.1.4).
+ */
+function logView() {
   return fields(
     {
-      id: prefixedId("run", "Run id (`run_…`): send it as `context.runId` with each permitted call."),
-      tenant: str("Tenant of the run; calls under it must be this tenant's."),
-      task: str("What the run is for."),
-      status: enumOf(
-        "active: calls may use its permits; exhausted: every permit is used; expired: past `expires` (calls under it are refused with 403).",
-        RUN_STATUSES,
-      ),
-      keyId: str("API key (`key_…`) that created the run; calls under it must use this key."),
-      created: timestamp("When the run was created (RFC 3339)."),
-      expires: timestamp(
-        "When the run and its unused permits expire (RFC 3339): the deployment's run lifetime after creation (TRUST_RUN_TTL_SECONDS, 1 hour by default).",
-      ),
-      permits: list(
-        "One single-use permit per action, in input order.",
+      origin: str("The log's origin line: `gantry.trust/receipts/<tenant>`."),
+      treeSize: int("Number of receipts in the log at the checkpoint."),
+      rootHash: sha256("Root hash (hex) of the log at that size."),
+      checkpoint: str("The signed checkpoint (C2SP signed-note text) for treeSize and rootHash: keep it."),
+      consistency: nullable(
         fields(
           {
-            id: prefixedId("pmt", "Permit id (`pmt_…`)."),
-            ability: str("Ability the permit allows."),
-            inputHash: sha256(
-              "SHA-256 (hex) of the RFC 8785 canonical JSON of the exact input allowed; any other input is refused.",
+            fromSize: int("The earlier size, as sent in `logFromSize`."),
+            hashes: list(
+              "The consistency proof from fromSize to treeSize (RFC 9162 §2.1.4), empty when the sizes are equal or fromSize is 0.",
+              sha256("A node hash (hex)."),
             ),
-            status: enumOf(
-              "issued: unused; used: consumed by one call (see `receipt`); expired: the run expired first.",
-              PERMIT_STATUSES,
-            ),
-            used: nullableTimestamp("When a call consumed it (RFC 3339); null unless used."),
-            receipt: nullable(receipt(), "The receipt of the call that consumed the permit; null unless used."),
           },
           [],
-          { description: "A single-use permit." },
+          { description: "Consistency proof." },
         ),
+        "Proof that the log at fromSize is a prefix of the log at treeSize; null without `logFromSize`.",
       ),
-      claims: list("Claims attached to the run, oldest first.", claim()),
     },
     [],
-    { description },
+    { description: "The receipt log's checkpoint." },
   );
 }
 
@@ -402,12 +434,24 @@ export const abilities = [
   },
   {
     id: "trust.status",
-    summary: "Get a trust run: its expiry, its permits (used or not) and its claims with their receipts.",
+    summary:
+      "Get a trust run: its expiry, its permits (used or not), its claims with their receipts, and the receipt log's checkpoint.",
     inputSource: "ours",
-    input: object({ runId: id("Run id returned by trust.preflight.") }, ["runId"]),
-    output: run(
-      "The run with its permits (used or not, when, and the receipt of the call) and its claims with their receipts.",
+    input: object(
+      {
+        runId: id("Run id returned by trust.preflight."),
+        logFromSize: integer(
+          "Size of an earlier checkpoint of the tenant's receipt log you kept (its second line): `log.consistency` then carries the RFC 9162 consistency proof that the current log extends it, which `node services/trust/scripts/verify.ts consistency` checks offline with both checkpoints and the JWKS (a log rewritten in the database fails it). At most the current size.",
+          0,
+          2_147_483_647,
+        ),
+      },
+      ["runId"],
     ),
+    output: fields({ ...runProps(), log: logView() }, [], {
+      description:
+        "The run with its permits (used or not, when, and the receipt of the call), its claims with their receipts, and the tenant's receipt log checkpoint.",
+    }),
     example: { runId: "run_01J9ZA3B4C5D6E7F8G9H0J1K2M" },
   },
   {

@@ -7,14 +7,16 @@
  * signature and its inclusion proof.
  *
  * Proofs are made when a receipt is read ({@link LogCache}): against the log's size at that moment, with a checkpoint
- * (C2SP signed note) for that size and root signed then. Ed25519 signatures are deterministic, so
- * the checkpoint of a given size is the same whenever it is made.
+ * (C2SP signed note) for that size and root, signed then if it is new and stored (checkpoints.ts,
+ * which first checks the stored log still grows from the last checkpoint signed). Ed25519
+ * signatures are deterministic, so the checkpoint of a given size is the same whenever it is made.
  */
 import { canonicalJson, GantryError } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import type { Receipt } from "./db.ts";
 import { leafHash, MerkleLevels } from "./merkle.ts";
-import { type Envelope, signCheckpoint, signEnvelope } from "./signing.ts";
+import { currentCheckpoint, type SignedTree } from "./checkpoints.ts";
+import { type Envelope, signEnvelope } from "./signing.ts";
 
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 export const PREDICATE_TYPE = "https://gantry.dev/attestations/receipt/v1";
@@ -31,10 +33,7 @@ export interface ReceiptFields {
   at: Date;
 }
 
-/** The log's origin line in checkpoints: one log per tenant. */
-export function logOrigin(tenant: string): string {
-  return `gantry.trust/receipts/${tenant}`;
-}
+export { logOrigin } from "./checkpoints.ts";
 
 export function statementOf(f: ReceiptFields) {
   return {
@@ -102,8 +101,9 @@ export class LogCache {
     this.maxTenants = maxTenants;
   }
 
-  async tree(ctx: Pick<Context, "db">, tenant: string): Promise<MerkleLevels> {
-    const cached = this.trees.get(tenant);
+  /** The log's contiguous prefix; `fresh`: read every leaf from the database again, not the cache. */
+  async tree(ctx: Pick<Context, "db">, tenant: string, fresh = false): Promise<MerkleLevels> {
+    const cached = fresh ? undefined : this.trees.get(tenant);
     const leaves = cached ? cached.levels[0]! : [];
     const rows = await ctx.db.receipt.findMany({
       where: { tenant, logIndex: { gte: leaves.length } },
@@ -146,21 +146,21 @@ export interface ReceiptView {
 
 /**
  * The tenant's receipts with these request ids, by id, each with its inclusion proof against the
- * current log. Ids that are not receipts of the tenant are absent from the map.
+ * current log (or `signed`, the log and checkpoint the caller already read). Ids that are not receipts of the tenant are absent from the map.
  */
 export async function receiptViews(
   ctx: Context,
   tenant: string,
   requestIds: readonly string[],
+  signed?: SignedTree,
 ): Promise<Map<string, ReceiptView>> {
   const out = new Map<string, ReceiptView>();
   const ids = [...new Set(requestIds)];
   if (!ids.length) return out;
   const rows = await ctx.db.receipt.findMany({ where: { tenant, requestId: { in: ids } } });
   if (!rows.length) return out;
-  const tree = await ctx.logs.tree(ctx, tenant);
+  const { tree, note: checkpoint } = signed ?? (await currentCheckpoint(ctx, tenant));
   const root = tree.root();
-  const checkpoint = signCheckpoint(ctx.keys.current, logOrigin(tenant), tree.size, root);
   for (const r of rows) {
     out.set(r.requestId, {
       requestId: r.requestId,

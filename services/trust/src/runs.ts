@@ -4,12 +4,13 @@
  * permits (expired after `expires`; exhausted once every permit is used), each permit with the
  * receipt of the call that used it, and the run's claims with their receipts.
  */
+import type { SignedTree } from "./checkpoints.ts";
 import type { Context } from "./context.ts";
 import type { Run } from "./db.ts";
 import { claimView } from "./claims.ts";
 import { receiptViews } from "./receipts.ts";
 
-export async function runView(ctx: Context, run: Run) {
+export async function runView(ctx: Context, run: Run, signed?: SignedTree) {
   const [permits, claims] = await Promise.all([
     ctx.db.permit.findMany({ where: { runId: run.id, tenant: run.tenant }, orderBy: { position: "asc" } }),
     ctx.db.claim.findMany({
@@ -17,10 +18,12 @@ export async function runView(ctx: Context, run: Run) {
       orderBy: [{ createdAt: "asc" }, { position: "asc" }],
     }),
   ]);
-  const views = await receiptViews(ctx, run.tenant, [
-    ...permits.flatMap((p) => (p.requestId ? [p.requestId] : [])),
-    ...claims.flatMap((c) => c.receiptIds),
-  ]);
+  const views = await receiptViews(
+    ctx,
+    run.tenant,
+    [...permits.flatMap((p) => (p.requestId ? [p.requestId] : [])), ...claims.flatMap((c) => c.receiptIds)],
+    signed,
+  );
   const expired = run.expiresAt.getTime() <= ctx.now();
   const exhausted = permits.length > 0 && permits.every((p) => p.status === "used");
   return {

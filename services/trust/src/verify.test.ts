@@ -2,7 +2,8 @@
  * The offline verifier and the signing keys without any server: receipts signed by the current key
  * and by a rotated-out key (kept in TRUST_PREVIOUS_PUBLIC_KEYS) verify against the JWKS; a key
  * missing from the JWKS, a changed byte of the envelope, a wrong proof or a checkpoint for another
- * root do not. The configuration refuses a missing key outside development and test, and a
+ * root do not. A log's growth verifies from a kept checkpoint to a later one for every pair of sizes
+ * up to 40, and not once a leaf of the earlier log was rewritten. The configuration refuses a missing key outside development and test, and a
  * malformed one anywhere.
  */
 import assert from "node:assert/strict";
@@ -10,10 +11,10 @@ import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { canonicalJson, ConfigError } from "@gantry/kit";
 import { loadSigningKeys } from "./config.ts";
-import { inclusionPath, leafHash, rootHash } from "./merkle.ts";
+import { inclusionPath, leafHash, MerkleLevels, rootHash } from "./merkle.ts";
 import { logOrigin, type ReceiptView, statementOf } from "./receipts.ts";
 import { jwks, rawPublicKey, signCheckpoint, signEnvelope, type SigningKey, signingKey } from "./signing.ts";
-import { verifyReceipt } from "./verify.ts";
+import { type LogView, verifyLogConsistency, verifyReceipt } from "./verify.ts";
 
 function receiptsSignedBy(keys: SigningKey[], checkpointKey: SigningKey): ReceiptView[] {
   const rows = keys.map((key, i) => {
@@ -127,4 +128,58 @@ test("the signing key: required in production, a loud public default only in dev
   const dev = loadSigningKeys({ NODE_ENV: "development", TRUST_PREVIOUS_PUBLIC_KEYS: "[]" });
   assert.equal(dev.development, true);
   assert.equal(dev.current.kid, loadSigningKeys({ NODE_ENV: "test", TRUST_PREVIOUS_PUBLIC_KEYS: "[]" }).current.kid);
+});
+
+function logAnswer(key: SigningKey, leaves: Buffer[], fromSize: number | null, tenant = "acme"): LogView {
+  const tree = new MerkleLevels(leaves);
+  return {
+    origin: logOrigin(tenant),
+    treeSize: tree.size,
+    rootHash: tree.root().toString("hex"),
+    checkpoint: signCheckpoint(key, logOrigin(tenant), tree.size, tree.root()),
+    consistency:
+      fromSize === null ? null : { fromSize, hashes: tree.consistency(fromSize).map((h) => h.toString("hex")) },
+  };
+}
+
+test("a kept checkpoint and a later trust.status `log`: the log's growth verifies for every pair of sizes up to 40", () => {
+  const key = signingKey(randomBytes(32));
+  const set = jwks(new Map([[key.kid, key.publicKey]]));
+  const leaves = Array.from({ length: 40 }, (_, i) => leafHash(`receipt ${i}`));
+  for (let later = 1; later <= 40; later++) {
+    for (let earlier = 1; earlier <= later; earlier++) {
+      const kept = logAnswer(key, leaves.slice(0, earlier), null).checkpoint;
+      const result = verifyLogConsistency(kept, logAnswer(key, leaves.slice(0, later), earlier), set);
+      assert.ok(result.ok, `${earlier} → ${later}: ${result.problems.join("; ")}`);
+    }
+  }
+});
+
+test("a log rewritten under a kept checkpoint fails the consistency check offline, naming it", () => {
+  const key = signingKey(randomBytes(32));
+  const set = jwks(new Map([[key.kid, key.publicKey]]));
+  const leaves = Array.from({ length: 12 }, (_, i) => leafHash(`receipt ${i}`));
+  const kept = logAnswer(key, leaves.slice(0, 7), null).checkpoint;
+  // The database's leaf 3 rewritten, then the log grew and a checkpoint was signed over it.
+  const rewritten = leaves.map((l, i) => (i === 3 ? leafHash("forged receipt") : l));
+  const result = verifyLogConsistency(kept, logAnswer(key, rewritten, 7), set);
+  assert.equal(result.ok, false);
+  assert.deepEqual(result.problems, [
+    "consistency: the log at 12 does not extend the checkpoint of 7 (rewritten, or a wrong proof)",
+  ]);
+  // A proof from another size, another tenant's log, an unknown key, no proof: each named.
+  const honest = logAnswer(key, leaves, 7);
+  assert.ok(verifyLogConsistency(kept, honest, set).ok);
+  assert.match(verifyLogConsistency(kept, logAnswer(key, leaves, 6), set).problems.join(), /from size 6/);
+  assert.match(verifyLogConsistency(kept, logAnswer(key, leaves, 7, "beta"), set).problems.join(), /different logs/);
+  assert.match(verifyLogConsistency(kept, { ...honest, consistency: null }, set).problems.join(), /no consistency/);
+  const stranger = signingKey(randomBytes(32));
+  assert.match(
+    verifyLogConsistency(kept, logAnswer(stranger, leaves, 7), set).problems.join(),
+    /later checkpoint: no valid signature/,
+  );
+  assert.match(
+    verifyLogConsistency(kept, { ...honest, treeSize: 11 }, set).problems.join(),
+    /later checkpoint: signed for another tree size/,
+  );
 });

@@ -10,10 +10,14 @@
  *    path, gives the root hash at the proof's tree size;
  * 4. the checkpoint is signed by a key of the JWKS and commits to that size and root.
  *
+ * And that a tenant's log only grew ({@link verifyLogConsistency}): from a checkpoint the client kept
+ * to a newer one (trust.status's `log`, asked with `logFromSize`), both signed by a key of the JWKS, for the same log,
+ * with the RFC 9162 §2.1.4.2 consistency proof between them.
+ *
  * Used by scripts/verify.ts (the command line) and its test.
  */
 import { canonicalJson } from "@gantry/kit";
-import { leafHash, verifyInclusion } from "./merkle.ts";
+import { leafHash, verifyConsistency, verifyInclusion } from "./merkle.ts";
 import type { ReceiptView } from "./receipts.ts";
 import { PREDICATE_TYPE, STATEMENT_TYPE } from "./receipts.ts";
 import { keysOfJwks, openCheckpoint, openEnvelope, PAYLOAD_TYPE } from "./signing.ts";
@@ -75,5 +79,55 @@ export function verifyReceipt(receipt: ReceiptView, jwksSet: { keys?: unknown[] 
       problems.push("checkpoint: signed for another tree size or root than the proof");
     else checked.push(`checkpoint: signed, ${cp.origin} size ${cp.size}`);
   }
+  return { ok: problems.length === 0, checked, problems };
+}
+
+/** trust.status's `log`: the current checkpoint and, with `logFromSize`, the proof from that size. */
+export interface LogView {
+  origin: string;
+  treeSize: number;
+  rootHash: string;
+  checkpoint: string;
+  consistency: { fromSize: number; hashes: string[] } | null;
+}
+
+/**
+ * Whether the log of `later` (trust.status's `log`) extends the log of the checkpoint `earlier` that
+ * the client kept: both checkpoints signed by a key of the JWKS for the same origin, the later
+ * proof for the earlier size, and the consistency proof leading from the earlier root to the later.
+ */
+export function verifyLogConsistency(earlier: string, later: LogView, jwksSet: { keys?: unknown[] }): Verification {
+  const checked: string[] = [];
+  const problems: string[] = [];
+  const keys = keysOfJwks(jwksSet);
+  if (keys.size === 0) problems.push("jwks: holds no Ed25519 key");
+  const old = openCheckpoint(earlier, keys);
+  const cur = openCheckpoint(later?.checkpoint ?? "", keys);
+  if (!old.ok) problems.push(`earlier checkpoint: ${old.reason}`);
+  else checked.push(`earlier checkpoint: signed, ${old.origin} size ${old.size}`);
+  if (!cur.ok) problems.push(`later checkpoint: ${cur.reason}`);
+  else if (cur.size !== later.treeSize || cur.root.toString("hex") !== later.rootHash)
+    problems.push("later checkpoint: signed for another tree size or root than the answer");
+  else checked.push(`later checkpoint: signed, ${cur.origin} size ${cur.size}`);
+  if (!old.ok || !cur.ok) return { ok: false, checked, problems };
+  if (old.origin !== cur.origin)
+    problems.push(`origin: the checkpoints are of different logs (${old.origin}, ${cur.origin})`);
+  const proof = later.consistency;
+  if (!proof) problems.push("consistency: the answer carries no consistency proof (ask trust.status with logFromSize)");
+  else if (proof.fromSize !== old.size)
+    problems.push(`consistency: the proof is from size ${proof.fromSize}, the earlier checkpoint is of ${old.size}`);
+  else if (
+    !verifyConsistency(
+      old.size,
+      cur.size,
+      old.root,
+      cur.root,
+      proof.hashes.map((h) => Buffer.from(h, "hex")),
+    )
+  )
+    problems.push(
+      `consistency: the log at ${cur.size} does not extend the checkpoint of ${old.size} (rewritten, or a wrong proof)`,
+    );
+  else checked.push(`consistency: the log at ${cur.size} extends the checkpoint of ${old.size}`);
   return { ok: problems.length === 0, checked, problems };
 }

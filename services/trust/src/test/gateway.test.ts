@@ -5,7 +5,9 @@
  * another input, another ability, another key, another tenant, an unknown or expired run are each
  * refused with the reason named; the receipt of a call verifies offline (scripts/verify.ts, with the
  * gateway's JWKS) and a tampered one does not; an observed claim needs a receipt of the tenant; a
- * tenant policy requires a run for chosen abilities; MCP tool calls are held to the same permits.
+ * tenant policy requires a run for chosen abilities; MCP tool calls are held to the same permits;
+ * the log's growth verifies offline from a kept checkpoint, and a leaf rewritten in the database is
+ * refused by the service (no checkpoint signed over it) and caught offline by the kept checkpoint.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -28,6 +30,7 @@ let alice: string;
 let bob: string;
 let beta: string;
 let strict: string;
+let ledger: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "gantry-trust-e2e-"));
@@ -42,12 +45,13 @@ before(async () => {
       GANTRY_RUN_REQUIRED: JSON.stringify({ strict: ["contact.*"] }),
     },
   });
-  [alice, bob, beta, strict] = (
+  [alice, bob, beta, strict, ledger] = (
     await Promise.all([
       t.insertKey({ tenant: "acme", name: "alice" }),
       t.insertKey({ tenant: "acme", name: "bob" }),
       t.insertKey({ tenant: "beta", name: "beta" }),
       t.insertKey({ tenant: "strict", name: "strict" }),
+      t.insertKey({ tenant: "ledger", name: "ledger" }),
     ])
   ).map((k) => k.key);
 });
@@ -218,6 +222,78 @@ test("a receipt verifies offline with the JWKS; a tampered receipt does not", as
   assert.equal(badSig.code, 1);
   assert.match(badSig.stdout, /FAIL {2}signature: the signature does not verify/);
   assert.match(badSig.stdout, /FAIL {2}inclusion:/);
+});
+
+test("the log's growth verifies offline from a kept checkpoint; a leaf rewritten in the database is refused and caught", async () => {
+  const inputs = Array.from({ length: 6 }, (_, i) => ({ name: `Ledger Person ${i}` }));
+  const run = await preflight(
+    inputs.map((input) => ({ ability: "contact.create", input })),
+    ledger,
+  );
+  const callUnderRun = (i: number) => ok("contact.create", { input: inputs[i], context: { runId: run.id } }, ledger);
+  for (let i = 0; i < 3; i++) await callUnderRun(i);
+  const status = async (logFromSize?: number) =>
+    (await ok("trust.status", { input: { runId: run.id, logFromSize } }, ledger)).log;
+  const three = await status();
+  assert.equal(three.treeSize, 3);
+  assert.equal(three.origin, "gantry.trust/receipts/ledger");
+  assert.equal(three.consistency, null);
+  // The checkpoint is remembered: the same note again, stored with its size and root.
+  assert.equal((await status()).checkpoint, three.checkpoint);
+  const stored = await t.db.query(`SELECT size, root_hash FROM trust.checkpoints WHERE tenant = 'ledger'`);
+  assert.deepEqual(stored.rows, [{ size: 3, root_hash: three.rootHash }]);
+
+  const jwksFile = join(dir, "ledger-jwks.json");
+  writeFileSync(jwksFile, (await request(t.url).get("/.well-known/jwks.json")).text);
+  const script = join(repoRoot(), "services", "trust", "scripts", "verify.ts");
+  const verifyGrowth = async (kept: string, answer: unknown) => {
+    const keptFile = join(dir, `kept-${Math.random()}.txt`);
+    const answerFile = join(dir, `log-${Math.random()}.json`);
+    writeFileSync(keptFile, kept);
+    writeFileSync(answerFile, JSON.stringify(answer));
+    return exec(process.execPath, [script, "consistency", keptFile, answerFile, jwksFile]).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
+    );
+  };
+  await callUnderRun(3);
+  const four = await status(3);
+  assert.equal(four.treeSize, 4);
+  assert.equal(four.consistency.fromSize, 3);
+  const grew = await verifyGrowth(three.checkpoint, four);
+  assert.equal(grew.code, 0, grew.stdout);
+  assert.match(grew.stdout, /ok {4}consistency: the log at 4 extends the checkpoint of 3/);
+  const beyond = await t.call("trust.status", { input: { runId: run.id, logFromSize: 5 } }, ledger);
+  refusedWith(beyond, 400, "maximum");
+
+  // An attacker with database access rewrites receipt 1's leaf; the log then grows.
+  await t.db.query(`UPDATE trust.receipts SET leaf_hash = $1 WHERE tenant = 'ledger' AND log_index = 1`, [
+    sha256Hex("forged receipt"),
+  ]);
+  await callUnderRun(4);
+  // (a) The service checks the stored log against the checkpoint of 4 it signed and signs nothing.
+  for (const res of [
+    await t.call("trust.status", { input: { runId: run.id } }, ledger),
+    await t.call("trust.status", { input: { runId: run.id, logFromSize: 4 } }, ledger),
+  ]) {
+    assert.equal(res.status, 500, JSON.stringify(res.body));
+    assert.doesNotMatch(JSON.stringify(res.body), /rewritten|checkpoint|leaves/);
+  }
+  const sizes = await t.db.query(`SELECT size FROM trust.checkpoints WHERE tenant = 'ledger' ORDER BY size`);
+  assert.deepEqual(
+    sizes.rows.map((r) => r.size),
+    [3, 4],
+  );
+
+  // (b) The attacker also deletes the remembered checkpoints: the service, knowing no history,
+  // signs the rewritten log, and the client's kept checkpoint of 4 fails to verify against it.
+  await t.db.query(`DELETE FROM trust.checkpoints WHERE tenant = 'ledger'`);
+  const forged = await status(4);
+  assert.equal(forged.treeSize, 5);
+  const caught = await verifyGrowth(four.checkpoint, forged);
+  assert.equal(caught.code, 1, caught.stdout);
+  assert.match(caught.stdout, /FAIL {2}consistency: the log at 5 does not extend the checkpoint of 4/);
+  assert.match(caught.stdout, /log consistency NOT verified/);
 });
 
 test("an observed claim needs receipts of the tenant; other labels do not", async () => {
