@@ -63,8 +63,64 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const REF_DEFINITION = /^ {0,3}\[[^\]\n]+\]:\s*\S/;
 const STEP = /^step\s*:(.*)$/i;
 const NUMBERED_STEP = /^step\s+\d+\s*[:.)]/i;
-const CALLOUT = /^!([a-z][a-z-]*)(.*)$/i;
-const SLIP_OPEN = /^:::\s*slip(?:\s+(.*))?$/i;
+// The kind and the opening are matched alone and the rest of the line sliced off after them: one
+// pattern over both would backtrack quadratically on a long line (kit/src/regex-literals.test.ts).
+const CALLOUT_KIND = /^!([a-z][a-z-]*)/i;
+const SLIP_WORD = /^:::\s*slip/i;
+
+/** `!kind rest`: [line, kind, rest of the line as written], or null. */
+function calloutOf(text: string): [string, string, string] | null {
+  const m = CALLOUT_KIND.exec(text);
+  return m ? [text, m[1], text.slice(m[0].length)] : null;
+}
+
+/** `::: slip [title]`: [line, title] (title undefined when none), or null (`::: slipper` is not one). */
+function slipOpenOf(text: string): [string, string | undefined] | null {
+  const m = SLIP_WORD.exec(text);
+  if (!m) return null;
+  const rest = text.slice(m[0].length);
+  if (rest === "") return [text, undefined];
+  return /^\s/.test(rest) ? [text, rest.trimStart()] : null;
+}
+
+/**
+ * `text` with each code span blanked out, as CommonMark reads them: a run of n backticks up to the
+ * next run of exactly n. The runs are found in one pass and each is paired with the next of its
+ * length, so this stays linear however the backticks are arranged.
+ */
+function blankCodeSpans(text: string): string {
+  const runs: Array<{ at: number; n: number }> = [];
+  for (let i = 0; i < text.length; ) {
+    if (text[i] !== "`") {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < text.length && text[j] === "`") j++;
+    runs.push({ at: i, n: j - i });
+    i = j;
+  }
+  const nextSame = new Array<number>(runs.length).fill(-1);
+  const seen = new Map<number, number>();
+  for (let r = runs.length - 1; r >= 0; r--) {
+    nextSame[r] = seen.get(runs[r].n) ?? -1;
+    seen.set(runs[r].n, r);
+  }
+  let out = "";
+  let from = 0;
+  for (let r = 0; r < runs.length; ) {
+    const close = nextSame[r];
+    if (close < 0) {
+      r++;
+      continue;
+    }
+    const end = runs[close].at + runs[close].n;
+    out += text.slice(from, runs[r].at) + " ".repeat(end - runs[r].at);
+    from = end;
+    r = close + 1;
+  }
+  return out + text.slice(from);
+}
 const CLOSE = /^:::\s*$/;
 const OTHER_BLOCK = /^:::\s*(\S+)/;
 const HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
@@ -72,7 +128,7 @@ const HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
 /** Labels on one line that are not closed, or empty; code spans are left alone, as they render literally. */
 function labelProblems(text: string, line: number): GuideProblem[] {
   const out: GuideProblem[] = [];
-  const outsideCode = text.replace(/(`+)[^`]*?\1/g, (m) => " ".repeat(m.length));
+  const outsideCode = blankCodeSpans(text);
   for (let i = outsideCode.indexOf("[["); i >= 0; i = outsideCode.indexOf("[[", i + 2)) {
     const rest = outsideCode.slice(i);
     const m = labelAt(rest);
@@ -170,7 +226,7 @@ export function renderGuideMarkdown(markdown: string): { html: string; problems:
       chunk.push(text);
     };
 
-    const slipOpen = SLIP_OPEN.exec(text);
+    const slipOpen = slipOpenOf(text);
     if (slipOpen) {
       if (slip !== null) {
         refuse(
@@ -235,7 +291,7 @@ export function renderGuideMarkdown(markdown: string): { html: string; problems:
       out.push(`<li class="gc-step" id="step-${steps}">\n<p class="gc-step-title">${inline(title)}</p>\n`);
       continue;
     }
-    const callout = CALLOUT.exec(text);
+    const callout = calloutOf(text);
     if (callout) {
       const kind = callout[1].toLowerCase();
       const body = callout[2].trim();
