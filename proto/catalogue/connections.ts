@@ -111,8 +111,8 @@ function connectionProps() {
       CONNECTION_RESULT_STATUSES,
     ),
     authScheme: enumOf(
-      "How the account is authorised: `oauth2` (authorization code with PKCE) or `api_key` (credentials given once).",
-      ["oauth2", "api_key"],
+      "How the account is authorised: `oauth2` (authorization code with PKCE), `api_key` (credentials given once) or `token` (a token the user made at the provider, given once to integration.app.connect `token`: a GitHub personal access token, a Slack bot token; never refreshed).",
+      ["oauth2", "api_key", "token"],
     ),
     externalRef: nullableStr(
       "The provider's reference to the connected account (its account id, login or workspace id); null until connected. Never a credential.",
@@ -232,10 +232,10 @@ function toolkitOut() {
       name: str("Display name."),
       description: str("What the app is."),
       categories: list("Categories (slugs, e.g. `developer-tools`).", str("A category slug.")),
-      authScheme: enumOf("How accounts connect: `oauth2` (via returnUrl) or `api_key` (via `credentials`).", [
-        "oauth2",
-        "api_key",
-      ]),
+      authScheme: enumOf(
+        "How accounts connect: `oauth2` (via returnUrl; `github` and `slack` also take a `token` instead) or `api_key` (via `credentials`).",
+        ["oauth2", "api_key"],
+      ),
       credentialFields: list(
         "For `api_key` toolkits: the field names integration.app.connect `credentials` must contain; empty for `oauth2`.",
         str("A credential field name."),
@@ -440,7 +440,8 @@ export const abilities = [
   },
   {
     id: "integration.app.connect",
-    summary: "Connect an account of an integration app (toolkit) through OAuth or API-key credentials.",
+    summary:
+      "Connect an account of an integration app (toolkit) through OAuth, API-key credentials, or a GitHub or Slack token.",
     inputSource: "ours",
     input: object(
       {
@@ -456,6 +457,10 @@ export const abilities = [
           propertyNames: { type: "string", maxLength: 64, pattern: "^[A-Za-z_][A-Za-z0-9_]{0,63}$" },
           additionalProperties: { type: "string", minLength: 1, maxLength: 4096 },
         }),
+        token: text(
+          "For `github` and `slack`, instead of OAuth consent (no OAuth app needed): a GitHub personal access token (classic `ghp_…` or fine-grained `github_pat_…`) or a Slack bot token (`xoxb-…`). Checked with the provider (GitHub `GET /user`, Slack `auth.test`) before it is stored; stored encrypted; never echoed, listed or logged.",
+          1024,
+        ),
         idempotencyKey: idempotencyKey("the connection"),
       },
       ["toolkit"],
@@ -463,16 +468,16 @@ export const abilities = [
     output: fields(
       {
         connection: connection(
-          "The account: `pending` for OAuth toolkits until consent completes, `connected` for API-key toolkits (the credentials were checked with the provider).",
+          "The account: `pending` for OAuth toolkits until consent completes, `connected` for API-key credentials and tokens (checked with the provider; a token's account has the provider's `externalRef`, GitHub's login or Slack's bot user id, and GitHub's `scopes` for a classic token).",
         ),
         authorizationUrl: nullableStr(
-          "OAuth toolkits: the provider's authorization URL to send the user to (authorization code with PKCE); null for API-key toolkits.",
+          "OAuth toolkits: the provider's authorization URL to send the user to (authorization code with PKCE); null for API-key credentials and tokens.",
         ),
         state: nullableStr(
-          "OAuth toolkits: the consent session's anti-forgery value (for connection.authorize `complete`); null for API-key toolkits.",
+          "OAuth toolkits: the consent session's anti-forgery value (for connection.authorize `complete`); null for API-key credentials and tokens.",
         ),
         expires: nullableTimestamp(
-          "OAuth toolkits: when the consent session expires (RFC 3339); null for API-key toolkits.",
+          "OAuth toolkits: when the consent session expires (RFC 3339); null for API-key credentials and tokens.",
         ),
       },
       [],

@@ -45,7 +45,7 @@ export const decisions: Readonly<Record<string, string>> = {
   "connection.list":
     "`{service?, status?, limit, cursor}`; status is pending | connected | needs_reauth | revoked (needs_reauth: the provider refused a refresh; consent must be given again).",
   "integration.app.connect":
-    "`{toolkit, returnUrl?, label?, credentials?, idempotencyKey?}`: OAuth via returnUrl, or API-key toolkits via `credentials` (string values, never echoed).",
+    "`{toolkit, returnUrl?, label?, credentials?, token?, idempotencyKey?}`: OAuth via returnUrl, API-key toolkits via `credentials` (string values, never echoed), or for github and slack a `token` the user made there (GitHub personal access token, Slack bot token: no OAuth app needed), checked with the provider before it is stored (refused → 400 `/input/token`; provider unreachable → 503); without an OAuth app for the toolkit, `token` is required (400 naming it).",
   "integration.app.connections": "`{toolkit?, status?, limit, cursor}`, same statuses as connection.list.",
   "integration.app.execute":
     "`{tool, arguments, connectionId?, idempotencyKey?}`: tool slug from integration.app.tools; without connectionId the principal's only account of that toolkit is used (several → refused, never guessed).",

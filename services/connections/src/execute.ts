@@ -7,8 +7,9 @@
  * 2. the use is authorized (`authorizeUse`: the owner, or an active share listing exactly this tool
  *    version; 404 for another tenant's connection, 403 otherwise); the connection must be an account
  *    of the tool's toolkit and `connected` (409 naming its status otherwise);
- * 3. the credential is read (OAuth: refreshed first when due, src/refresh.ts; API key: the sealed
- *    fields) and put into the one header the toolkit names (`auth`);
+ * 3. the credential is read (OAuth: refreshed first when due, src/refresh.ts; a token given at
+ *    connect: as it was sealed; API key: the sealed fields) and put into the one header the toolkit
+ *    names (`auth`);
  * 4. the request (path and query parameters where the operation puts them, the rest as a JSON or
  *    form body) goes through the kit's SSRF guard (time and size caps, redirects re-checked, a
  *    cross-origin redirect drops `authorization`);
@@ -115,7 +116,8 @@ async function credentialOf(ctx: Context, call: CallContext, row: Connection): P
   requireConnected(fresh); // a refresh refused with invalid_grant leaves it needs_reauth
   const tokens = openTokens(ctx, fresh);
   if (!tokens) throw new GantryError("internal", `Connection ${row.id} is connected but holds no credential.`);
-  if (fresh.authScheme === "oauth2") return { access_token: tokens.access };
+  // A token given at connect (auth scheme `token`) is sealed and used exactly as an OAuth access token.
+  if (fresh.authScheme === "oauth2" || fresh.authScheme === "token") return { access_token: tokens.access };
   return JSON.parse(tokens.access) as Record<string, string>;
 }
 

@@ -98,6 +98,8 @@ export interface Tool extends ToolOut {
 
 export interface Toolkit {
   out: ToolkitOut;
+  /** The API base URL its tools run against (toolkit.json, or CONNECTIONS_TOOLKIT_BASE_URLS). */
+  baseUrl: string;
   auth: AuthInjection;
   headers: Record<string, string>;
   idempotencyHeader: string | null;
@@ -287,6 +289,7 @@ export function loadRegistry(
         verify = { tool, arguments: decl.verify.arguments ?? {} };
       }
       toolkits.set(decl.slug, {
+        baseUrl: baseUrls.get(decl.slug) ?? decl.baseUrl,
         auth,
         headers: decl.headers ?? {},
         idempotencyHeader: decl.idempotencyHeader ?? null,

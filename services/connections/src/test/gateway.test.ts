@@ -3,8 +3,10 @@
  * API keys, results checked against the catalogue by the gateway): the principal that completes a
  * consent is the key the gateway authenticated, so a second key of the same tenant is refused; every
  * ability of the area answers (none 501); a Stripe tool runs through the gateway against stripe-mock
- * with the Idempotency-Key header; the CredentialResolver answers the tenant's token over gRPC; no
- * token, key, code or state reaches any process's log.
+ * with the Idempotency-Key header; the CredentialResolver answers the tenant's token over gRPC; a
+ * GitHub account connects with a personal access token though the stack has no OAuth app for GitHub
+ * (checked with the GitHub stand-in, which answers only that token) and runs a tool; no token, key,
+ * code or state reaches any process's log.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,7 +15,7 @@ import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import type { ResolvedCredential } from "@gantry/kit";
 import { type AuthServer, startAuthServer } from "./auth-server.ts";
-import { STRIPE_MOCK_SKIP, type StripeMock, startStripeMock } from "./providers.ts";
+import { type GithubApi, STRIPE_MOCK_SKIP, type StripeMock, startGithubApi, startStripeMock } from "./providers.ts";
 
 let t: TestStack;
 let auth: AuthServer;
@@ -21,18 +23,20 @@ let alice: string;
 let bob: string;
 let beta: string;
 let stripe: StripeMock | null;
+let github: GithubApi;
 const STRIPE_KEY = "sk_test_51GatewayTestKeyNotARealOne987654321";
 
 before(async () => {
   auth = await startAuthServer();
   stripe = await startStripeMock();
+  github = await startGithubApi();
   t = await startTestStack({
     services: ["keys", "connections"],
     healthTimeoutMs: 120_000,
     env: {
       CONNECTIONS_ALLOW_HTTP_LOOPBACK: "true",
       CONNECTIONS_PROVIDERS: JSON.stringify({ payments: auth.providerConfig() }),
-      CONNECTIONS_TOOLKIT_BASE_URLS: JSON.stringify(stripe ? { stripe: stripe.url } : {}),
+      CONNECTIONS_TOOLKIT_BASE_URLS: JSON.stringify({ github: github.url, ...(stripe ? { stripe: stripe.url } : {}) }),
       LOG_LEVEL: "debug",
     },
   });
@@ -48,6 +52,7 @@ after(async () => {
   await t?.stop();
   await auth?.stop();
   await stripe?.stop();
+  await github?.stop();
 });
 
 async function ok(ability: string, input: unknown, key: string): Promise<any> {
@@ -170,4 +175,43 @@ test("a Stripe tool through the gateway (stripe-mock): Idempotency-Key replays, 
   const logs = t.stack.logs();
   assert.ok(logs.includes("tool executed"), "the execution was logged");
   assert.ok(!logs.includes(STRIPE_KEY), "the Stripe secret key appears in the logs");
+});
+
+test("no OAuth app for GitHub: a personal access token connects through the gateway and runs a tool; it is in no log", async () => {
+  const TOKEN = "ghp_GatewayTokenTestNotARealOne0123456789ab";
+  const WRONG = "ghp_GatewayTokenTestNotARealOne0123456789zz";
+  github.token = TOKEN;
+  const none = await t.call("integration.app.connect", { input: { toolkit: "github" } }, bob);
+  assert.equal(none.status, 400, JSON.stringify(none.body));
+  assert.equal(none.body.details[0].path, "/input/token");
+  assert.match(none.body.error, /personal access token/);
+
+  const wrong = await t.call("integration.app.connect", { input: { toolkit: "github", token: WRONG } }, bob);
+  assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+  assert.equal(wrong.body.details[0].code, "provider_refused");
+  assert.match(wrong.body.error, /refused by GitHub \(HTTP 401/);
+
+  const input = { toolkit: "github", token: TOKEN };
+  const first = await t.call("integration.app.connect", { input }, bob).set("Idempotency-Key", "gh-token-1");
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.equal(first.body.result.connection.status, "connected");
+  assert.equal(first.body.result.connection.authScheme, "token");
+  assert.equal(first.body.result.connection.externalRef, github.user.login);
+  const again = await t.call("integration.app.connect", { input }, bob).set("Idempotency-Key", "gh-token-1");
+  assert.equal(again.headers["idempotent-replayed"], "true");
+  assert.equal(again.body.result.connection.id, first.body.result.connection.id);
+  assert.ok(!JSON.stringify(first.body).includes(TOKEN), "the token is in the result");
+
+  const repo = await ok(
+    "integration.app.execute",
+    { tool: "GITHUB_GET_REPO", arguments: { owner: "acme", repo: "widgets" } },
+    bob,
+  );
+  assert.equal(repo.status, 200, JSON.stringify(repo.body));
+  assert.equal(repo.body.full_name, "acme/widgets");
+
+  const logs = t.stack.logs();
+  assert.ok(logs.includes("tool executed"), "the execution was logged");
+  assert.ok(!logs.includes(TOKEN), "the token appears in the logs");
+  assert.ok(!logs.includes(WRONG), "the refused token appears in the logs");
 });
