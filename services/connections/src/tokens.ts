@@ -81,6 +81,16 @@ export function tokenKindOf(toolkit: Toolkit, token: string): TokenKind {
       `is not taken by ${toolkit.out.name}: connect it ${toolkit.out.authScheme === "api_key" ? "with `credentials`" : "through OAuth consent (returnUrl)"}; tokens are taken by ${Object.keys(TOKEN_KINDS).join(", ")}`,
       "not_applicable",
     );
+  // A pasted line break or space would otherwise fail as a malformed header, which reads as an outage.
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e)
+      throw invalidField(
+        TOKEN_PATH,
+        `holds a space, line break or other character no ${toolkit.out.name} token has (at ${i}): give the token alone`,
+        "invalid_value",
+      );
+  }
   if (!kind.prefixes.some((p) => token.startsWith(p)))
     throw invalidField(
       TOKEN_PATH,

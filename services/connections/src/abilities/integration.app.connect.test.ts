@@ -179,6 +179,7 @@ test("no OAuth app: github and slack connect with tokens, checked against Prism 
   const misfits: Array<[Record<string, unknown>, string, string]> = [
     [{ toolkit: "github", token: BOT }, "/input/token", "invalid_value"],
     [{ toolkit: "slack", token: CLASSIC }, "/input/token", "invalid_value"],
+    [{ toolkit: "github", token: `${CLASSIC}\n` }, "/input/token", "invalid_value"],
     [{ toolkit: "stripe", token: CLASSIC }, "/input/token", "not_applicable"],
     [{ toolkit: "github", token: CLASSIC, returnUrl: "https://a.example/x" }, "/input/returnUrl", "not_applicable"],
   ];
