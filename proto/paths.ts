@@ -11,3 +11,4 @@ export const CONNECTIONS_PROTO = "gantry/connections/v1/connections.proto";
 export const INGRESS_PROTO = "gantry/ingress/v1/ingress.proto";
 export const TRUST_PROTO = "gantry/trust/v1/trust.proto";
 export const MULTIPLEX_PROTO = "gantry/rpc/v1/multiplex.proto";
+export const MEMORY_LESSONS_PROTO = "gantry/memory/v1/lessons.proto";

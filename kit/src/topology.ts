@@ -63,6 +63,10 @@ export const INTERNAL_CALLS: readonly InternalCall[] = [
     method: "/gantry.ability.v1.AbilityService/Execute",
     abilities: ["decision.list", "lesson.record"],
   },
+  // Consolidated lessons: plan.create's relevant critical/high ones, skill.load guardrails' critical
+  // ones (services/memory/src/lessons.ts).
+  { caller: "trust", callee: "memory", method: "/gantry.memory.v1.Lessons/ListConsolidated" },
+  { caller: "content", callee: "memory", method: "/gantry.memory.v1.Lessons/ListConsolidated" },
 ];
 
 export function serviceSpec(name: AreaService): ServiceSpec {

@@ -120,6 +120,22 @@ export const MEMORY_ENV = defineEnv({
     default: 90,
     description: "how long the LESSONS stream keeps lesson.recorded events",
   },
+  LESSONS_MERGE_THRESHOLD: {
+    type: "number",
+    exclusiveMinimum: 0,
+    maximum: 1.01,
+    default: 0.7,
+    description:
+      "cosine (title + lesson embeddings, the configured embedder) at or above which a recorded lesson is merged into the tenant's nearest consolidated lesson (above 1: never merged). With use-lite-512-v1 paraphrases of one lesson score ≈ 0.75–0.85 and different lessons ≤ ≈ 0.55",
+  },
+  LESSONS_RELEVANCE_THRESHOLD: {
+    type: "number",
+    minimum: 0,
+    maximum: 1.01,
+    default: 0.55,
+    description:
+      "cosine with a plan's goal at or above which a consolidated lesson is relevant to it (one whose trigger the goal names always is)",
+  },
 });
 
 /** The memory service's configuration (base variables included), derived from the schemas. */

@@ -21,6 +21,8 @@ export interface Context {
   store: VectorStore;
   embedder: Embedder;
   outbox: OutboxRelay;
+  /** This replica's share of the lessons consumer (lessons.ts), stopped on shutdown. */
+  lessons: { stop: () => Promise<void> };
   /** Epoch ms; shifted in tests through the kit's test clock. */
   now: Clock;
 }

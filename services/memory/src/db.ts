@@ -4,3 +4,4 @@
  * kit's tenant-scoped driver adapter with `prismaClient(deps, PrismaClient)`.
  */
 export { PrismaClient } from "./generated/prisma/client.ts";
+export type { ConsolidatedLesson } from "./generated/prisma/client.ts";

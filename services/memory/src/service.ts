@@ -2,11 +2,12 @@
  * @module memory/service
  * The memory service: semantic memory (memory.save/search/recall/forget) over a vector store
  * (Postgres by default, Weaviate with MEMORY_STORE=weaviate), the decision log (decision.record,
- * decision.list) and the lessons inbox (lesson.record, events on stream LESSONS). See README.md.
+ * decision.list), the lessons inbox (lesson.record, events on stream LESSONS) and its consolidation
+ * (lessons.ts: the durable consumer of LESSONS and the `gantry.memory.v1.Lessons` read). See README.md.
  *
  * `init` builds the handlers' context (context.ts); the handlers are `abilities/<id>.ts`, found by
- * the kit. `init` runs in system scope, and so does what it starts: the outbox relay and the
- * Postgres store's partition notices and version checks, which serve every tenant.
+ * the kit. `init` runs in system scope, and so does what it starts: the outbox relay, the lessons
+ * consumer and the Postgres store's partition notices and version checks, which serve every tenant.
  */
 import {
   STREAMS,
@@ -22,6 +23,7 @@ import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
 import { loadEmbedder } from "./embed/index.ts";
 import type { Embedder } from "./embed/types.ts";
+import { lessonsService, startLessonConsumer } from "./lessons.ts";
 import { createStore, type VectorStore } from "./store/index.ts";
 
 export default defineService({
@@ -44,7 +46,7 @@ export default defineService({
       },
       "memory ready",
     );
-    return {
+    const ctx: Context = {
       config: deps.config,
       log: deps.log,
       db: prismaClient(deps, PrismaClient),
@@ -54,9 +56,14 @@ export default defineService({
       embedder,
       outbox: startOutboxRelay({ pool: deps.pool, schema: "memory", nats: deps.nats, log: deps.log }),
       now: createClock(),
+      lessons: { stop: async () => {} },
     };
+    ctx.lessons = startLessonConsumer(ctx);
+    return ctx;
   },
+  grpcServices: (ctx) => [lessonsService(ctx)],
   close: async (ctx) => {
+    await ctx.lessons.stop();
     await ctx.outbox.stop();
     await ctx.store.close();
     await ctx.embedder.close?.();
