@@ -2,7 +2,8 @@
  * @module trust/plans
  * Plans: a goal turned into phases with dependencies, checks and the abilities each phase is
  * expected to call, built deterministically from a template (by `type`), the lessons earlier plans
- * recorded (plan.learn) and the decisions of the tenant's decision log (memory service
+ * recorded (plan.learn), the tenant's relevant critical and high consolidated lessons (memory's
+ * lessons consumer, over gRPC) and the decisions of the tenant's decision log (memory service
  * `decision.list`, over gRPC): the same input, lessons and decisions give the same plan.
  *
  * A plan's phases are one JSON document in `plans.phases`; every change reads it under
@@ -51,6 +52,15 @@ export interface Sources {
 export interface LessonRef {
   id: string;
   title: string;
+  /** A consolidated lesson's (memory's lessons consumer): its highest severity and how often it was recorded. */
+  consolidated?: { severity: string; count: number };
+}
+
+/** What a lesson's check says: a consolidated lesson's weight is part of it. */
+function lessonCheck(l: LessonRef): string {
+  if (!l.consolidated) return `Apply the lesson: ${clip(l.title)}`;
+  const { severity, count } = l.consolidated;
+  return `Apply the ${severity} lesson (recorded ${count === 1 ? "once" : `${count} times`}): ${clip(l.title)}`;
 }
 
 export interface DecisionRef {
@@ -115,7 +125,7 @@ export function buildPhases(
       ...(i === 0
         ? [
             ...lessons.map((l) => ({
-              text: `Apply the lesson: ${clip(l.title)}`,
+              text: lessonCheck(l),
               source: "lesson" as const,
               sourceRef: l.id,
             })),

@@ -1,21 +1,25 @@
 /**
  * @module trust/abilities/plan.create
  * Turns a goal into phases from the template of its `type` (generic when none matches), with the
- * lessons earlier plans of the same type or vertical recorded (plan.learn) and the tenant's most
- * relevant decisions (memory `decision.list`, over gRPC) as checks of the first phase, and the
- * constraints and the goal as checks of the last. Deterministic by default; with
+ * lessons earlier plans of the same type or vertical recorded (plan.learn), the tenant's critical and
+ * high consolidated lessons relevant to the goal (memory's lessons consumer merges every recorded
+ * lesson by meaning; a trigger the goal names, or a goal close in meaning, makes one relevant) and
+ * the tenant's most relevant decisions (memory `decision.list`, over gRPC) as checks of the first
+ * phase, and the constraints and the goal as checks of the last. Deterministic by default; with
  * TRUST_PLAN_MODEL_URL an OpenAI-compatible model drafts the phases (model.ts) and `method` says
  * `model`, unless its draft is unusable, when the template is used and the reason logged. When the
- * memory service is unreachable the plan is built without decisions, and says so by listing none.
+ * memory service is unreachable the plan is built without decisions and consolidated lessons, and
+ * says so by listing none.
  */
 import { GantryError } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { newId } from "../ids.ts";
 import { draftPlan } from "../model.ts";
-import { buildPhases, type DecisionRef, planView, type Skeleton, settle } from "../plans.ts";
+import { buildPhases, type DecisionRef, type LessonRef, planView, type Skeleton, settle } from "../plans.ts";
 
 const LESSONS = 10;
 const DECISIONS = 5;
+const CONSOLIDATED = 5;
 
 export default ability("plan.create", async (input, call, ctx) => {
   const constraints = input.constraints ?? [];
@@ -48,7 +52,20 @@ export default ability("plan.create", async (input, call, ctx) => {
       "decision.list unavailable: plan built without decisions",
     );
   }
-  const lessons = lessonRows.map((l) => ({ id: l.id, title: l.title }));
+  const lessons: LessonRef[] = lessonRows.map((l) => ({ id: l.id, title: l.title }));
+  try {
+    const consolidated = await ctx.memory.consolidatedLessons(call, input.goal, "high", CONSOLIDATED);
+    // A plan.learn lesson is consolidated too: listed once, as the plan's own.
+    const titles = new Set(lessons.map((l) => l.title.trim().toLowerCase()));
+    for (const c of consolidated)
+      if (!titles.has(c.title.trim().toLowerCase()))
+        lessons.push({ id: c.id, title: c.title, consolidated: { severity: c.severity, count: c.count } });
+  } catch (err) {
+    ctx.log.warn(
+      { requestId: call.requestId, err: err instanceof GantryError ? err.code : String(err) },
+      "consolidated lessons unavailable: plan built without them",
+    );
+  }
   let drafted: Skeleton | undefined;
   const { TRUST_PLAN_MODEL_URL: url, TRUST_PLAN_MODEL: model } = ctx.config;
   if (url) {
