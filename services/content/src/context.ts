@@ -11,6 +11,7 @@ import {
   type Logger,
   type SsrfGuard,
 } from "@gantry/kit";
+import type { LessonsReaderClient } from "@gantry/kit/lessons-reader.ts";
 import type { ArtifactStore } from "./artifacts.ts";
 import type { ContentConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
@@ -26,6 +27,8 @@ export interface Context {
   now: Clock;
   /** The connections service's CredentialResolver: the tenant's `email` connection or the platform account. */
   credentials: CredentialResolverClient;
+  /** The memory service's consolidated lessons: skill.load guardrails carries the tenant's critical ones. */
+  lessons: LessonsReaderClient;
   /** How download links are signed. */
   artifacts: ArtifactStore;
   /** Every file the service keeps: documents, guides, help centres, tenant skills (kit/src/blob). */

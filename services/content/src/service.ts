@@ -22,6 +22,7 @@ import {
   SsrfGuard,
 } from "@gantry/kit";
 import { partNotWired } from "@gantry/kit/ability-needs.ts";
+import { lessonsReader } from "@gantry/kit/lessons-reader.ts";
 import { ArtifactStore } from "./artifacts.ts";
 import { CONTENT_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
@@ -56,6 +57,7 @@ export default defineService({
       log,
       now,
       credentials,
+      lessons: lessonsReader(deps.addrs.memory, deps.callKeys.signer("memory")),
       artifacts: new ArtifactStore(signing.key),
       blobs: await createBlobStore({ config, pool: deps.pool, schema: "content", now, log }),
       pdf,
@@ -98,6 +100,7 @@ export default defineService({
         clearInterval(sweep);
         await pdf.close();
         credentials.close();
+        built.lessons.close();
         await built.db.$disconnect();
       },
     };

@@ -1,11 +1,14 @@
 /**
  * skill.list and skill.load: the built-in skills (engineering, ops, security, architecture-gaps,
  * tools, guardrails) by name with progressive disclosure, a tenant's own skills beside them (only
- * for that tenant), name rules enforced, pagination, and unknown names refused naming the field.
+ * for that tenant), name rules enforced, pagination, and unknown names refused naming the field;
+ * guardrails carry the tenant's critical consolidated lessons (a real memory service beside).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { withTenant } from "@gantry/kit";
+import { startService } from "@gantry/infra/testing/service.ts";
+import { eventually } from "@gantry/infra/testing/stack.ts";
 import { type ContentTest, startContent } from "../test/helpers.ts";
 
 let t: ContentTest;
@@ -89,4 +92,67 @@ test("skill.load: the body without front matter, its hash; guardrails are the ha
     assert.equal(err.details[0].path, "/input/name");
     return true;
   });
+});
+
+test("skill.load guardrails: the tenant's critical consolidated lessons follow the rules, for that tenant only", async () => {
+  const memory = await startService("memory");
+  const content = await startContent({ MEMORY_ADDR: `127.0.0.1:${memory.port}` });
+  try {
+    const critical = {
+      category: "ops",
+      severity: "critical",
+      fix: "The pipeline waits for the migration job.",
+    };
+    await memory.call(
+      "lesson.record",
+      {
+        ...critical,
+        title: "Run migrations before deploying the API",
+        lesson: "The API expects the new columns at boot.",
+      },
+      { tenant: "lesson-co" },
+    );
+    await memory.call(
+      "lesson.record",
+      {
+        ...critical,
+        severity: "high",
+        title: "Apply database migrations before the API deploy",
+        lesson: "The service needs the new columns when it starts.",
+      },
+      { tenant: "lesson-co" },
+    );
+    await memory.call(
+      "lesson.record",
+      {
+        category: "ops",
+        severity: "high",
+        title: "Rotate leaked API keys immediately",
+        lesson: "A leaked key was abused.",
+      },
+      { tenant: "lesson-co" },
+    );
+    const g = await eventually(async () => {
+      const r = await content.s.call("skill.load", { name: "guardrails" }, { tenant: "lesson-co" });
+      return r.content.includes("recorded 2 times") ? r : undefined;
+    }, 30_000);
+    assert.match(g.content, /^# Guardrails/);
+    assert.match(g.content, /Never expose secrets/);
+    const section = g.content.slice(g.content.indexOf("## Critical lessons of this tenant"));
+    assert.match(
+      section,
+      /- \*\*Run migrations before deploying the API\*\* \(recorded 2 times, last \d{4}-\d{2}-\d{2}\): The API expects the new columns at boot\. Fix: The pipeline waits for the migration job\./,
+    );
+    assert.ok(!section.includes("Rotate leaked API keys"), "a lesson that was never critical is not a guardrail");
+    assert.equal(
+      g.sha256,
+      (await content.s.call("skill.load", { name: "guardrails" }, { tenant: "lesson-co" })).sha256,
+    );
+    const other = await content.s.call("skill.load", { name: "guardrails" }, { tenant: "plain-co" });
+    assert.ok(!other.content.includes("Critical lessons"), "another tenant's guardrails carry none of them");
+    assert.notEqual(other.sha256, g.sha256);
+  } finally {
+    await content.stop();
+    await memory.stop();
+  }
 });
