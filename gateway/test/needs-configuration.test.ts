@@ -1,7 +1,7 @@
 /**
  * Discovery says what a deployment is missing (issue 32 item 1). Without a search provider
  * (WEB_SEARXNG_URL unset) web.research answers 501, research.verify's search answers 501, and
- * message.send's channel sms has no adapter: every surface a key can look at says so, names what to
+ * without a Twilio account (TWILIO_* unset) message.send's channel sms answers 501: every surface a key can look at says so, names what to
  * set, and agrees with what the calls return; MCP does not offer a tool that cannot run. With the
  * variable set, the same abilities are live: the status comes from the service's configuration.
  */
@@ -37,10 +37,11 @@ async function toolsList(t: TestStack): Promise<{ name: string; description: str
 
 const SEARCH_NEED = { part: null, status: "needs_configuration", variables: ["WEB_SEARXNG_URL"] };
 
-describe("without a search provider or an SMS adapter", () => {
+describe("without a search provider or an SMS account", () => {
   let t: TestStack;
   before(async () => {
-    t = await startTestStack({ services: ["keys", "web", "content"] });
+    // connections too: content asks it for an `sms` account before it answers 501.
+    t = await startTestStack({ services: ["keys", "web", "content", "connections"] });
   });
   after(async () => t?.stop());
 
@@ -64,7 +65,13 @@ describe("without a search provider or an SMS adapter", () => {
 
     const send = all.get("message.send")!;
     assert.equal(send.status, "live", "channel email runs");
-    assert.deepEqual(send.needs.map(withoutMessage), [{ part: "channel sms", status: "not_wired", variables: [] }]);
+    assert.deepEqual(send.needs.map(withoutMessage), [
+      {
+        part: "channel sms",
+        status: "needs_configuration",
+        variables: ["TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"],
+      },
+    ]);
     assert.deepEqual(all.get("web.browse")!.needs, [], "nothing missing: an empty list");
 
     const one = await request(t.url)
@@ -82,7 +89,7 @@ describe("without a search provider or an SMS adapter", () => {
     assert.match(research.body.error, /WEB_SEARXNG_URL/);
     await t.call("research.verify", { input: { query: "the VAT rate in Nigeria is 7.5%" } }).expect(501);
     const sms = await t.call("message.send", { input: { channel: "sms", to: "+15555550100", text: "hi" } }).expect(501);
-    assert.match(sms.body.error, /sms/);
+    assert.match(sms.body.error, /TWILIO_ACCOUNT_SID/);
   });
 
   test("capability.discover reports the status and the needs", async () => {

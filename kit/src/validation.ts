@@ -199,6 +199,49 @@ const rank = (keyword: string) => {
   return i === -1 ? PRIORITY.length : i;
 };
 
+/** `…/anyOf/2` or `…/oneOf/0` when `path` ends in a union branch, else null. */
+function unionBranch(path: string): { union: string; branch: string } | null {
+  const cut = path.lastIndexOf("/");
+  const union = path.slice(0, cut);
+  const n = path.slice(cut + 1);
+  if (n === "" || Number.isNaN(Number(n)) || !(union.endsWith("/anyOf") || union.endsWith("/oneOf"))) return null;
+  return { union, branch: path };
+}
+
+/**
+ * The errors of union branches the value was plainly not meant for: a branch whose discriminator
+ * (`channel: "email"`) or root type (a list where a string was given) does not match is left out
+ * when a sibling branch matched those, so an SMS with a bad number hears about its number, not that
+ * an email would need a subject. When no branch matched, every error stays.
+ */
+function withoutUnmeantBranches(errors: ErrorObject[]): ErrorObject[] {
+  const unmeant = new Set<string>();
+  const tried = new Map<string, Set<string>>();
+  for (const e of errors) {
+    const parts = e.schemaPath.split("/");
+    for (let i = parts.length - 1; i > 0; i--) {
+      const b = unionBranch(parts.slice(0, i + 1).join("/"));
+      if (!b) continue;
+      const set = tried.get(b.union) ?? new Set<string>();
+      tried.set(b.union, set.add(b.branch));
+      const rest = parts.slice(i + 1);
+      const discriminator = e.keyword === "const" && rest.length === 3 && rest[0] === "properties";
+      if ((e.keyword === "type" && rest.length === 1) || discriminator) unmeant.add(b.branch);
+    }
+  }
+  const dropped = new Set<string>();
+  for (const branches of tried.values())
+    if ([...branches].some((b) => !unmeant.has(b))) for (const b of branches) if (unmeant.has(b)) dropped.add(b);
+  if (dropped.size === 0) return errors;
+  const pruned = new Set([...tried.keys()].filter((u) => [...(tried.get(u) ?? [])].some((b) => dropped.has(b))));
+  return errors.filter((e) => {
+    if ((e.keyword === "anyOf" || e.keyword === "oneOf") && pruned.has(e.schemaPath)) return false;
+    const parts = e.schemaPath.split("/");
+    for (let i = parts.length - 1; i > 0; i--) if (dropped.has(parts.slice(0, i + 1).join("/"))) return false;
+    return true;
+  });
+}
+
 /**
  * One detail per field (JSON Pointer), in words, in the order Ajv found the fields: `code` is the
  * failing keyword and `params` its parameters. Several `type` failures at one place (the branches
@@ -206,7 +249,7 @@ const rank = (keyword: string) => {
  */
 export function toDetails(errors: ErrorObject[], root = "/input"): ErrorDetail[] {
   const byPath = new Map<string, ErrorObject[]>();
-  for (const e of errors) {
+  for (const e of withoutUnmeantBranches(errors)) {
     let path = root + e.instancePath;
     if (e.keyword === "required") path += `/${e.params.missingProperty}`;
     if (e.keyword === "additionalProperties") path += `/${e.params.additionalProperty}`;

@@ -219,8 +219,8 @@ function message(description: string) {
         MESSAGE_STATUSES,
       ),
       transport: enumOf(
-        "`smtp`: handed to an SMTP server; `outbox`: no SMTP server is configured (no email connection or platform account, no CONTENT_SMTP_URL), so the message was only stored, never delivered.",
-        ["smtp", "outbox"],
+        "`smtp`: handed to an SMTP server; `outbox`: no SMTP server is configured (no email connection or platform account, no CONTENT_SMTP_URL), so the message was only stored, never delivered; `twilio`: SMS over Twilio's Messages API, one request per recipient.",
+        ["smtp", "outbox", "twilio"],
       ),
       from: str("Sender actually used (the given one, or the connection's or platform's default)."),
       subject: nullableStr("Email subject; null for SMS."),
@@ -239,7 +239,10 @@ function message(description: string) {
               "SMTP reply code for this recipient (e.g. 250, 550) or the SMS provider's HTTP status; null when none was received. For an accepted recipient it is the server's reply to the message data (when it took responsibility); for a rejected one, its reply to RCPT TO.",
             ),
             response: nullableStr(
-              'The server\'s reply text for this recipient (e.g. "250 2.1.5 OK"); null when none was received.',
+              'The server\'s reply text for this recipient (e.g. "250 2.1.5 OK"; for SMS the provider\'s message status such as "queued", or its error such as "error 21211: Invalid \'To\' Phone Number"); null when none was received.',
+            ),
+            providerMessageId: nullableStr(
+              "SMS: the provider's id of this recipient's message (Twilio `SM…`), to look it up there; null for email or when the provider took nothing.",
             ),
           },
           [],
@@ -247,7 +250,7 @@ function message(description: string) {
         ),
       ),
       messageId: nullableStr(
-        "Email: the Message-ID header sent (`<…@…>`); SMS: the provider's message id. Null when nothing was accepted.",
+        "Email: the Message-ID header sent (`<…@…>`); SMS: the provider's id of the first accepted recipient's message (each recipient's is its `providerMessageId`). Null when nothing was accepted.",
       ),
       segments: nullable(int("Segments."), "SMS: number of segments the text was split into; null for email."),
       credentialSource: enumOf(
@@ -522,14 +525,25 @@ export const abilities = [
               description: "Recipient number in E.164, or a list of up to 50.",
               anyOf: [e164("One number."), array("Several numbers.", e164("A number."), 50, 1, true)],
             },
-            text: text("Message text; long messages are split into segments by the carrier.", 1600),
-            from: text("Sender id or number registered on the connection; the default sender when omitted.", 16, {
-              pattern: "^(?:\\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$",
-            }),
-            idempotencyKey: idempotencyKey("the message (it is sent once)"),
+            text: text(
+              "Message text, up to 1,600 characters (Twilio's limit); over 160 GSM-7 characters (70 with other characters) it is split into segments, each charged.",
+              1600,
+            ),
+            from: text(
+              "Sender: a number of the SMS account in E.164 or an alphanumeric sender id (1..11 letters, digits, spaces); the account's default sender when omitted.",
+              16,
+              {
+                pattern: "^(?:\\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$",
+              },
+            ),
+            idempotencyKey: idempotencyKey("the message (it is sent once to each number)"),
           },
           ["channel", "to", "text"],
-          { title: "sms", description: "Send an SMS." },
+          {
+            title: "sms",
+            description:
+              "Send an SMS over Twilio's Messages API, one message per number, through the tenant's `sms` connection or the platform's Twilio account; answers 501 when this deployment has none (discovery's `needs` names the variables).",
+          },
         ),
       ],
     },

@@ -88,7 +88,7 @@ export const decisions: Readonly<Record<string, string>> = {
   "email.render":
     "Theme keys are brandColor, accentColor, logoUrl, firmName, tagline, siteUrl; props are closed per template: notice {heading, body, actionLabel+actionUrl, footer}, invoice {invoiceNumber, issueDate, dueDate, customerName, customerEmail, currency, items, taxRate, notes, payUrl}, receipt {receiptNumber, paidAt, customerName, currency, items, paymentMethod, notes}.",
   "message.send":
-    "`oneOf` by `channel`: email `{to, cc?, bcc?, subject, text and/or html, from?, replyTo?, idempotencyKey?}` or sms `{to (E.164), text ≤ 1600, from?, idempotencyKey?}`.",
+    "`oneOf` by `channel`: email `{to, cc?, bcc?, subject, text and/or html, from?, replyTo?, idempotencyKey?}` or sms `{to (E.164, 1..50 unique), text ≤ 1600, from? (E.164 or an alphanumeric id of ≤ 11), idempotencyKey?}`; sms goes over Twilio's Messages API (one message per number, each recipient's status and Twilio sid in the result).",
   "message.send_markdown":
     "`to` is one address or 1..50 unique addresses; `from` is `addr` or `Name <addr>`; `brand` is `#RRGGBB`.",
   "guide.publish": "`slug` and `product` are kebab-case; `locale` like `en` / `pt-BR`; `route` starts with `/`.",

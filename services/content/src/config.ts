@@ -7,6 +7,10 @@
  * SMTP server), else the **outbox**: the message is stored in `deliveries` with status `captured`
  * and `transport: "outbox"` and is never delivered — the quick start (`npm start`, no
  * configuration) works, and no result ever says `sent` for a message no server took.
+ *
+ * SMS transport (sms.ts): the tenant's `sms` connection or the platform account that connections
+ * answers, else the platform's own Twilio account (`TWILIO_*`); with none of them channel sms answers
+ * 501 and discovery says which variables to set. There is no SMS outbox.
  */
 import { BLOB_ENV, defineEnv, type ServiceConfig } from "@gantry/kit";
 
@@ -38,6 +42,38 @@ export const CONTENT_ENV = defineEnv({
     type: "string",
     description:
       "SMTP server a tenant's OAuth `email` connection sends through (XOAUTH2, the connection's external ref as user), e.g. `smtps://smtp.gmail.com:465`; unset: tenant connections are not used for email (the platform account sends)",
+  },
+  TWILIO_ACCOUNT_SID: {
+    type: "string",
+    description:
+      "SMS (message.send channel sms): the platform's Twilio Account SID (`AC…`), used when the connections service has neither a tenant connection nor a platform account for `sms`; unset: channel sms answers 501",
+  },
+  TWILIO_AUTH_TOKEN: {
+    type: "string",
+    description: "the auth token of TWILIO_ACCOUNT_SID (HTTP Basic password; never logged)",
+  },
+  TWILIO_FROM: {
+    type: "string",
+    description:
+      "default SMS sender: a Twilio number in E.164 or an alphanumeric sender id; set it or TWILIO_MESSAGING_SERVICE_SID",
+  },
+  TWILIO_MESSAGING_SERVICE_SID: {
+    type: "string",
+    description:
+      "a Twilio Messaging Service (`MG…`) that picks the sender when the input names none (instead of TWILIO_FROM)",
+  },
+  TWILIO_API_URL: {
+    type: "string",
+    default: "https://api.twilio.com",
+    description:
+      "base URL of Twilio's REST API (operator-chosen; tests point it at a stand-in); `/2010-04-01/Accounts/{AccountSid}/Messages.json` is called",
+  },
+  TWILIO_TIMEOUT_MS: {
+    type: "integer",
+    minimum: 1000,
+    maximum: 15_000,
+    default: 10_000,
+    description: "time limit of one request to Twilio (one per recipient, ten at a time)",
   },
   CONTENT_SIGNING_KEY: {
     type: "string",

@@ -19,7 +19,7 @@
  * recipient not yet answered.
  */
 import type { createTransport as CreateTransport } from "nodemailer";
-import { GantryError, type CallContext } from "@gantry/kit";
+import { GantryError, type CallContext, type ResolvedCredential } from "@gantry/kit";
 import type { Context } from "./context.ts";
 
 export type Route =
@@ -37,6 +37,27 @@ function isCode(err: unknown, code: string): boolean {
   return (err as { code?: unknown })?.code === code;
 }
 
+/**
+ * What the connections service answers for `service` (the tenant's connection or the platform
+ * account), or null when it has neither. Unreachable is a 503, never a silent fallback.
+ */
+export async function resolveAccount(
+  ctx: Context,
+  call: CallContext,
+  service: "email" | "sms",
+): Promise<ResolvedCredential | null> {
+  try {
+    return await ctx.credentials.resolve(call.tenant, service, call.requestId);
+  } catch (err) {
+    if (isCode(err, "not_found")) return null;
+    throw new GantryError(
+      "unavailable",
+      `The connections service could not say which ${service === "sms" ? "SMS" : "email"} account to use; nothing was sent. Try again shortly.`,
+      { cause: err },
+    );
+  }
+}
+
 export async function routeFor(ctx: Context, call: CallContext): Promise<Route> {
   const fallback = (): Route =>
     ctx.config.CONTENT_SMTP_URL
@@ -48,17 +69,8 @@ export async function routeFor(ctx: Context, call: CallContext): Promise<Route> 
           defaultFrom: null,
         }
       : { kind: "outbox", credentialSource: "platform", connectionId: null, defaultFrom: null };
-  let cred: Awaited<ReturnType<Context["credentials"]["resolve"]>>;
-  try {
-    cred = await ctx.credentials.resolve(call.tenant, "email", call.requestId);
-  } catch (err) {
-    if (isCode(err, "not_found")) return fallback();
-    throw new GantryError(
-      "unavailable",
-      "The connections service could not say which email account to use; nothing was sent. Try again shortly.",
-      { cause: err },
-    );
-  }
+  const cred = await resolveAccount(ctx, call, "email");
+  if (!cred) return fallback();
   if (cred.credential_source === "tenant") {
     if (!ctx.config.CONTENT_OAUTH_SMTP_URL)
       throw new GantryError(

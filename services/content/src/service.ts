@@ -1,9 +1,9 @@
 /**
  * @module content/service
  * The content service: email rendering (MJML templates with the tenant theme) and delivery over real
- * SMTP (nodemailer) through the tenant's connection or the platform account, Markdown documents as
- * styled HTML and PDF (headless Chromium) behind signed expiring links, extractive summaries, Guide
- * Center help centres, and Agent Skills.
+ * SMTP (nodemailer), SMS over Twilio's Messages API (sms.ts), each through the tenant's connection or
+ * the platform account, Markdown documents as styled HTML and PDF (headless Chromium) behind signed
+ * expiring links, extractive summaries, Guide Center help centres, and Agent Skills.
  *
  * `init` checks the configuration first (a bad value stops the start, naming it), then starts the
  * sweep that deletes expired artifacts. Every file the service keeps is a blob in the kit's blob
@@ -21,8 +21,6 @@ import {
   prismaClient,
   SsrfGuard,
 } from "@gantry/kit";
-import { partNotWired } from "@gantry/kit/ability-needs.ts";
-import { lessonsReader } from "@gantry/kit/lessons-reader.ts";
 import { ArtifactStore } from "./artifacts.ts";
 import { CONTENT_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
@@ -30,6 +28,7 @@ import { PrismaClient } from "./db.ts";
 import { filesIngress } from "./files.ts";
 import { PdfRenderer } from "./pdf.ts";
 import { loadBuiltins } from "./skills.ts";
+import { checkSmsConfig, smsNeeds } from "./sms.ts";
 import { closeInterruptedSends, sweepArtifacts } from "./sweep.ts";
 
 const SWEEP_MS = 10 * 60_000;
@@ -39,6 +38,7 @@ export default defineService({
   env: CONTENT_ENV,
   init: async (deps): Promise<Context & { stop: () => Promise<void> }> => {
     const { config, log } = deps;
+    checkSmsConfig(config);
     const skills = loadBuiltins();
     const signing = linkSigningKey("content", "CONTENT_SIGNING_KEY", config.CONTENT_SIGNING_KEY, config.NODE_ENV);
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
@@ -57,7 +57,6 @@ export default defineService({
       log,
       now,
       credentials,
-      lessons: lessonsReader(deps.addrs.memory, deps.callKeys.signer("memory")),
       artifacts: new ArtifactStore(signing.key),
       blobs: await createBlobStore({ config, pool: deps.pool, schema: "content", now, log }),
       pdf,
@@ -71,8 +70,10 @@ export default defineService({
     };
     const sweep = setInterval(() => {
       asSystem(() => sweepArtifacts(ctx)).catch((err) => log.warn({ err: String(err) }, "artifact sweep failed"));
-      // Twice the SMTP timeout is as long as any call (or its replay) waits on a send.
-      asSystem(() => closeInterruptedSends(ctx, config.CONTENT_SMTP_TIMEOUT_MS * 2 + 60_000))
+      // As long as any call (or its replay) waits on a send: twice the SMTP timeout, or five rounds
+      // of requests to the SMS provider (50 recipients, ten at a time).
+      const waitMs = Math.max(config.CONTENT_SMTP_TIMEOUT_MS * 2, config.TWILIO_TIMEOUT_MS * 5);
+      asSystem(() => closeInterruptedSends(ctx, waitMs + 60_000))
         .then((n) => n > 0 && log.warn({ closed: n }, "sends interrupted by a crash closed as failed"))
         .catch((err) => log.warn({ err: String(err) }, "interrupted-send sweep failed"));
     }, SWEEP_MS);
@@ -86,6 +87,9 @@ export default defineService({
         email: config.CONTENT_SMTP_URL
           ? "smtp (CONTENT_SMTP_URL) unless connections answers"
           : "outbox unless connections answers",
+        sms: config.TWILIO_ACCOUNT_SID
+          ? "twilio (TWILIO_ACCOUNT_SID) unless connections answers"
+          : "501 unless connections answers",
       },
       "content configured",
     );
@@ -100,19 +104,12 @@ export default defineService({
         clearInterval(sweep);
         await pdf.close();
         credentials.close();
-        built.lessons.close();
         await built.db.$disconnect();
       },
     };
   },
   grpcServices: (ctx) => [ingressService(ctx.log, (req) => filesIngress(ctx, req))],
-  // message.send answers 501 for channel sms (no SMS adapter yet); discovery says so.
-  needs: () => [
-    partNotWired(
-      "message.send",
-      "channel sms",
-      "Channel sms has no provider adapter on this deployment yet (calls with it answer 501); channel email works.",
-    ),
-  ],
+  // Without a Twilio account of its own, channel sms answers 501 unless connections has one (sms.ts).
+  needs: (ctx) => smsNeeds(ctx.config),
   close: async (ctx) => ctx.stop(),
 });

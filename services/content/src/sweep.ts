@@ -17,7 +17,7 @@ export async function sweepArtifacts(ctx: Pick<Context, "db" | "blobs" | "now">,
 
 /** What an interrupted send says, on the message and each recipient without an answer. */
 export const INTERRUPTED =
-  "interrupted: the process sending this message stopped before the SMTP server answered, so whether it was delivered is unknown; if it did not arrive, send it again with a new idempotencyKey";
+  "interrupted: the process sending this message stopped before the mail server or SMS provider answered, so whether it was delivered is unknown; if it did not arrive, send it again with a new idempotencyKey";
 
 /**
  * A message still `sending` long after any call could be waiting on it (its process crashed between
