@@ -21,6 +21,7 @@ import {
   prismaClient,
   SsrfGuard,
 } from "@gantry/kit";
+import { lessonsReader } from "@gantry/kit/lessons-reader.ts";
 import { ArtifactStore } from "./artifacts.ts";
 import { CONTENT_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
@@ -57,6 +58,7 @@ export default defineService({
       log,
       now,
       credentials,
+      lessons: lessonsReader(deps.addrs.memory, deps.callKeys.signer("memory")),
       artifacts: new ArtifactStore(signing.key),
       blobs: await createBlobStore({ config, pool: deps.pool, schema: "content", now, log }),
       pdf,
@@ -104,6 +106,7 @@ export default defineService({
         clearInterval(sweep);
         await pdf.close();
         credentials.close();
+        built.lessons.close();
         await built.db.$disconnect();
       },
     };
