@@ -203,21 +203,22 @@ export function startLessonConsumer(ctx: Context): { stop: () => Promise<void> }
   let messages: ConsumerMessages | undefined;
   let current: Promise<void> = Promise.resolve();
   const loop = asSystem(async () => {
-    await ctx.nats.jsm.consumers
-      .add(STREAMS.LESSONS.name, {
-        durable_name: LESSONS_DURABLE,
-        ack_policy: AckPolicy.Explicit,
-        // Long enough for a cold model load (≈ 0.4 s) plus the merge; also how soon an event whose
-        // replica died mid-merge goes to another.
-        ack_wait: 60e9,
-        filter_subject: STREAMS.LESSONS.subjects[0],
-        max_ack_pending: 1_000,
-      })
-      .catch((err) => {
-        if (!/already (exists|in use)/i.test(String(err))) throw err;
-      });
     while (running) {
       try {
+        // In the loop: a consumer that could not be made (NATS down at start) is made on the next round.
+        await ctx.nats.jsm.consumers
+          .add(STREAMS.LESSONS.name, {
+            durable_name: LESSONS_DURABLE,
+            ack_policy: AckPolicy.Explicit,
+            // Long enough for a cold model load (≈ 0.4 s) plus the merge; also how soon an event whose
+            // replica died mid-merge goes to another.
+            ack_wait: 60e9,
+            filter_subject: STREAMS.LESSONS.subjects[0],
+            max_ack_pending: 1_000,
+          })
+          .catch((err) => {
+            if (!/already (exists|in use)/i.test(String(err))) throw err;
+          });
         const consumer = await ctx.nats.js.consumers.get(STREAMS.LESSONS.name, LESSONS_DURABLE);
         messages = await consumer.consume({ max_messages: 8 });
         for await (const m of messages) {
