@@ -11,6 +11,7 @@
 #   docker run gantry:0.1.0 keys                 # gRPC on 50051 (any area service by name)
 #   docker run -e SERVICE=keys gantry:0.1.0      # the same, by environment (compose, Helm)
 #   docker run gantry:0.1.0 migrate keys         # apply one service's migrations and exit (or: all)
+#   docker run gantry:0.1.0 postgres-roles keys  # make schema keys' owner and service logins (superuser DATABASE_URL)
 #   docker run --rm gantry:0.1.0 new-key         # print a fresh gk_… key (for GANTRY_ADMIN_KEY)
 #   docker exec <container> gantry health        # the container's own health check (HEALTHCHECK)
 #
@@ -94,7 +95,7 @@ COPY --from=app /app ./
 # The entry point: `<process> [args]`, or $SERVICE when no argument is given.
 COPY --chmod=0755 <<'EOF' /usr/local/bin/gantry
 #!/bin/sh
-# gantry [gateway|<area service>|migrate <service|all>|new-key|health] — see the Dockerfile header.
+# gantry [gateway|<area service>|migrate <service|all>|postgres-roles [--watch] <schema>...|new-key|health] — see the Dockerfile header.
 set -eu
 cd /app
 what="${1:-${SERVICE:-gateway}}"
@@ -102,6 +103,7 @@ if [ "$#" -gt 0 ]; then shift; fi
 case "$what" in
   gateway) exec node gateway/src/main.ts "$@" ;;
   migrate) exec node kit/src/migrate-cli.ts "$@" ;;
+  postgres-roles) exec node kit/src/postgres-roles-cli.ts "$@" ;;
   new-key) exec node --input-type=module -e 'import { generateKey } from "@gantry/kit/key-format.ts"; process.stdout.write(generateKey() + "\n");' ;;
   health)
     # This container's own check ($SERVICE): GET /health on the gateway, grpc.health.v1 on a service.

@@ -23,7 +23,17 @@ import { parse, parseAllDocuments } from "yaml";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { AREA_SERVICES, GATEWAY_DEFAULT_PORT } from "@gantry/kit/topology.ts";
 import { calleesOf, callersOf, deriveCallKey } from "@gantry/kit/call-auth.ts";
-import { NODE_PROCESS_ARGS, NODE_PROCESS_ENV, redisConfig } from "../infra/runner/stack.ts";
+import { schemaRoleNames } from "@gantry/kit/postgres-roles.ts";
+import {
+  NATS_PUBLISHES,
+  NATS_READS,
+  NATS_STREAMS,
+  NATS_SUBSCRIBES,
+  NODE_PROCESS_ARGS,
+  NODE_PROCESS_ENV,
+  natsConfig,
+  redisConfig,
+} from "../infra/runner/stack.ts";
 import {
   COMPOSE_SCHEMA,
   HADOLINT,
@@ -239,7 +249,7 @@ for (const set of VALUE_SETS) {
 
     test("a Deployment and a Service per enabled area service and the gateway, on the topology's ports", () => {
       const r = render();
-      const DEPENDENCIES = ["postgres", "nats", "redis", "weaviate"];
+      const DEPENDENCIES = ["postgres", "postgres-roles", "nats", "redis", "weaviate"];
       const deployments = r
         .all("Deployment")
         .filter((d) => !DEPENDENCIES.includes(d.metadata.labels["app.kubernetes.io/component"]));
@@ -297,7 +307,9 @@ for (const set of VALUE_SETS) {
         assert.ok(cm, `ConfigMap ${w}`);
         for (const s of AREA_SERVICES)
           assert.equal(cm.data[s.addrEnv], `${FULLNAME}-${s.name}-headless:${s.defaultPort}`, `${w} ${s.addrEnv}`);
-        assert.match(cm.data.NATS_URL, /^nats:\/\//);
+        // The bundled NATS's URL holds the workload's login: only in its own Secret.
+        if (values.nats.bundled.enabled) assert.equal(cm.data.NATS_URL, undefined, `${w}: NATS_URL in a ConfigMap`);
+        else assert.match(cm.data.NATS_URL, /^nats:\/\//);
         if (w === "gateway") assert.equal(cm.data.PORT, String(GATEWAY_DEFAULT_PORT));
         else assert.equal(cm.data.GRPC_PORT, String(AREA_SERVICES.find((s) => s.name === w)!.defaultPort));
         for (const secret of ["DATABASE_URL", "GANTRY_ADMIN_KEY", ...Object.keys(values.secrets.providers ?? {})])
@@ -309,8 +321,20 @@ for (const set of VALUE_SETS) {
         const env = new Map<string, Obj>((container.env ?? []).map((e: Obj) => [e.name, e.valueFrom?.secretKeyRef]));
         const spec = AREA_SERVICES.find((s) => s.name === w);
         if (spec?.database)
-          assert.equal(env.get("DATABASE_URL")?.key, "DATABASE_URL", `${w} reads DATABASE_URL from a Secret`);
+          assert.deepEqual(
+            env.get("DATABASE_URL"),
+            {
+              // The bundled Postgres: the service's own login; else the one URL of the main Secret.
+              name: values.postgres.bundled.enabled
+                ? `${FULLNAME}-${w}-database`
+                : values.secrets.existingSecret || FULLNAME,
+              key: "DATABASE_URL",
+            },
+            `${w} reads DATABASE_URL from a Secret`,
+          );
         else assert.ok(!env.has("DATABASE_URL"), `${w} owns no tables and gets no DATABASE_URL`);
+        if (values.nats.bundled.enabled)
+          assert.deepEqual(env.get("NATS_URL"), { name: `${FULLNAME}-${w}-nats`, key: "NATS_URL" }, `${w} NATS_URL`);
         for (const name of workload(values, w).secretEnv ?? [])
           assert.deepEqual(
             env.get(name),
@@ -338,15 +362,34 @@ for (const set of VALUE_SETS) {
       }
     });
 
-    test("a migrations Job per service with tables, as a pre-install/pre-upgrade hook", () => {
+    test("migrations: as each schema's owner in the pods' init container (bundled Postgres), else a hook Job per service", () => {
       const r = render();
       const jobs = r.all("Job");
       const dbServices = enabledServices.filter((s) => s.database);
+      if (values.postgres.bundled.enabled) {
+        assert.deepEqual(jobs, [], "no migration Jobs: the bundled Postgres' owners migrate in the pods");
+        for (const s of enabledServices) {
+          const pod = r.find("Deployment", `${FULLNAME}-${s.name}`)!.spec.template.spec;
+          if (!s.database) {
+            assert.equal(pod.initContainers, undefined, s.name);
+            continue;
+          }
+          const [init] = pod.initContainers;
+          assert.equal(init.name, "migrate");
+          assert.deepEqual(init.args, ["migrate", s.name]);
+          assert.equal(init.image, pod.containers[0].image, `${s.name}: the migrations of the image it runs`);
+          assert.deepEqual(init.env.find((e: Obj) => e.name === "DATABASE_URL").valueFrom.secretKeyRef, {
+            name: `${FULLNAME}-${s.name}-database`,
+            key: "MIGRATION_DATABASE_URL",
+          });
+        }
+        return;
+      }
       assert.deepEqual(
         jobs.map((j) => j.metadata.name).sort(),
         dbServices.map((s) => `${FULLNAME}-migrate-${s.name}`).sort(),
       );
-      const hooks = values.postgres.bundled.enabled ? "pre-upgrade" : "pre-install,pre-upgrade";
+      const hooks = "pre-install,pre-upgrade";
       for (const job of jobs) {
         const service = job.metadata.labels["gantry.dev/service"];
         assert.equal(job.metadata.annotations["helm.sh/hook"], hooks, job.metadata.name);
@@ -362,7 +405,6 @@ for (const set of VALUE_SETS) {
         assert.deepEqual(c.args, ["migrate", service]);
         const db = c.env.find((e: Obj) => e.name === "DATABASE_URL").valueFrom.secretKeyRef;
         if (values.secrets.existingSecret) assert.equal(db.name, values.secrets.existingSecret);
-        else if (values.postgres.bundled.enabled) assert.equal(db.name, `${FULLNAME}-postgres`);
         else {
           // The release's Secret does not exist during pre-install: the hook reads a hook Secret made just before it.
           assert.equal(db.name, `${FULLNAME}-migrations`);
@@ -530,11 +572,14 @@ for (const set of VALUE_SETS) {
           clients,
           [
             ...enabledServices.filter((s) => s.database).map((s) => s.name),
-            ...(values.migrations.enabled ? ["migrations"] : []),
+            // The roles pod; the migrations run in the database pods (init containers).
+            "postgres-roles",
           ].sort(),
         );
       }
-      if (values.migrations.enabled)
+      if (values.postgres.bundled.enabled)
+        assert.equal(egressTo(np("postgres-roles"), values.postgres.port).length, 1, "the roles pod reaches Postgres");
+      else if (values.migrations.enabled)
         assert.equal(egressTo(np("migrations"), values.postgres.port).length, 1, "migration Jobs reach Postgres");
     });
 
@@ -673,6 +718,109 @@ test("Chromium: web and content run it without its sandbox only inside a confine
       assert.deepEqual(c.securityContext.capabilities?.drop, ["ALL"], `${name}/${c.name}`);
       assert.equal(c.securityContext.capabilities?.add, undefined, `${name}/${c.name}`);
     }
+  }
+});
+
+test("the bundled Postgres: a login per schema and its owner, made in the Postgres pod; the superuser's password stays there", () => {
+  requireTools();
+  const r = helmTemplate([]);
+  assert.equal(r.code, 0, r.out);
+  const docs = parseDocs(r.stdout);
+  const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata?.name === name)!;
+  const admin = find("Secret", `${FULLNAME}-postgres`).stringData;
+  const roles = JSON.parse(admin["roles.json"]) as Record<string, string>;
+  const schemas = AREA_SERVICES.filter((s) => s.database).map((s) => s.name);
+  for (const schema of schemas) {
+    const names = schemaRoleNames(schema);
+    const own = find("Secret", `${FULLNAME}-${schema}-database`).stringData;
+    const url = new URL(own.DATABASE_URL);
+    const owner = new URL(own.MIGRATION_DATABASE_URL);
+    assert.deepEqual([url.username, url.password], [names.service, roles[names.service]], schema);
+    assert.deepEqual([owner.username, owner.password], [names.owner, roles[names.owner]], schema);
+    assert.match(roles[names.service], /^[A-Za-z0-9]{32}$/);
+    assert.notEqual(roles[names.service], roles[names.owner]);
+    assert.equal(url.host, `${FULLNAME}-postgres:5432`);
+  }
+  // The roles pod applies exactly these schemas' roles, as the superuser; the database's own pod
+  // does not run Gantry's image (an upgrade of Gantry must not restart Postgres).
+  const rolesPod = find("Deployment", `${FULLNAME}-postgres-roles`).spec.template.spec;
+  assert.deepEqual(rolesPod.containers[0].args, ["postgres-roles", "--watch", ...[...schemas].sort()]);
+  assert.deepEqual(rolesPod.containers[0].env.find((e: Obj) => e.name === "DATABASE_URL").valueFrom.secretKeyRef, {
+    name: `${FULLNAME}-postgres`,
+    key: "DATABASE_URL",
+  });
+  assert.equal(new URL(admin.DATABASE_URL).username, "gantry");
+  assert.ok(rolesPod.containers[0].readinessProbe, "ready only once the logins exist");
+  const postgres = find("StatefulSet", `${FULLNAME}-postgres`).spec.template.spec;
+  assert.ok(!postgres.containers.some((c: Obj) => String(c.image).includes("gantry")), "Postgres runs no Gantry image");
+  // Only the roles pod reaches Postgres besides the database services.
+  const ingress = find("NetworkPolicy", `${FULLNAME}-postgres`).spec.ingress[0].from.map(
+    (f: Obj) => f.podSelector.matchLabels["app.kubernetes.io/component"],
+  );
+  assert.deepEqual([...ingress].sort(), [...schemas, "postgres-roles"].sort());
+  // No other Gantry pod gets the superuser's Secret; each database pod only its own schema's.
+  for (const d of docs.filter(
+    (x) => (x.kind === "Deployment" || x.kind === "Job") && !x.metadata.name.endsWith("-postgres-roles"),
+  )) {
+    const spec = d.spec.template.spec;
+    const refs = [...(spec.initContainers ?? []), ...spec.containers]
+      .flatMap((c: Obj) => c.env ?? [])
+      .map((e: Obj) => e.valueFrom?.secretKeyRef?.name)
+      .filter(Boolean);
+    assert.ok(!refs.includes(`${FULLNAME}-postgres`), `${d.metadata.name} reads the superuser's Secret`);
+    const component = d.metadata.labels?.["app.kubernetes.io/component"];
+    for (const ref of refs.filter((n: string) => n.endsWith("-database")))
+      assert.equal(ref, `${FULLNAME}-${component}-database`, `${d.metadata.name} reads another schema's login`);
+  }
+});
+
+test("the bundled NATS takes only workload logins, with npm start's rights; each workload gets only its own", () => {
+  requireTools();
+  const r = helmTemplate([]);
+  assert.equal(r.code, 0, r.out);
+  const docs = parseDocs(r.stdout);
+  const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata?.name === name)!;
+  const secret = find("Secret", `${FULLNAME}-nats`).stringData;
+  const passwords = JSON.parse(secret["users.json"]) as Record<string, string>;
+  const workloads = ["gateway", ...AREA_SERVICES.map((s) => s.name)];
+  assert.deepEqual(Object.keys(passwords).sort(), [...workloads].sort());
+  // The values' rights are the runner's tables.
+  const chartValues = parse(readFileSync(join(CHART, "values.yaml"), "utf8")) as Obj;
+  for (const w of workloads) {
+    const rights = workload(chartValues, w).nats;
+    assert.deepEqual(rights.publish, NATS_PUBLISHES[w] ?? [], `${w} nats.publish`);
+    assert.deepEqual(rights.streams, NATS_STREAMS[w] ?? [], `${w} nats.streams`);
+    assert.deepEqual(rights.reads, NATS_READS[w] ?? [], `${w} nats.reads`);
+    assert.deepEqual(rights.subscribe, NATS_SUBSCRIBES[w] ?? [], `${w} nats.subscribe`);
+  }
+  // One set of rules: each user's as npm start's natsConfig makes them (order aside).
+  const users = (conf: string) =>
+    new Map(
+      [
+        ...conf.matchAll(
+          /\{ user: "([a-z]+)", password: "([^"]*)"(?:, permissions: \{ publish: \{ allow: \[">"\], deny: (\[[^\]]*\]) \}, subscribe: \{ allow: (\[[^\]]*\]) \} \})? \}/g,
+        ),
+      ].map((m) => [
+        m[1],
+        {
+          password: m[2],
+          deny: m[3] ? (JSON.parse(m[3]) as string[]).sort() : [],
+          subscribe: m[4] ? (JSON.parse(m[4]) as string[]).sort() : [],
+        },
+      ]),
+    );
+  const chart = users(secret["nats.conf"]);
+  const runner = users(natsConfig(new Map(workloads.map((w) => [w, passwords[w]]))));
+  assert.equal(chart.size, workloads.length);
+  assert.deepEqual(chart, runner);
+  assert.ok(chart.get("web")!.deny.includes("payments.>"), "a workload may not publish another's events");
+  assert.deepEqual(chart.get("web")!.subscribe, ["_INBOX.web.>"], "web subscribes only to its inbox");
+  assert.ok(chart.get("web")!.deny.includes("$JS.API.CONSUMER.*.*.AUDIT.>"), "web may not read the audit stream");
+  const nats = find("StatefulSet", `${FULLNAME}-nats`).spec.template.spec;
+  assert.ok(nats.containers[0].args.includes("--config=/etc/nats/nats.conf"));
+  for (const w of workloads) {
+    const url = new URL(find("Secret", `${FULLNAME}-${w}-nats`).stringData.NATS_URL);
+    assert.deepEqual([url.username, url.password, url.host], [w, passwords[w], `${FULLNAME}-nats:4222`]);
   }
 });
 
@@ -843,7 +991,7 @@ test("grpcTls: a CA and a certificate for every name the pods dial, mounted in e
     (x) => x.kind === "Deployment" && x.metadata.labels?.["app.kubernetes.io/part-of"] === "gantry",
   )) {
     const name = d.metadata.name.replace(`${FULLNAME}-`, "");
-    if (["postgres", "nats", "redis"].includes(name)) continue;
+    if (["postgres", "postgres-roles", "nats", "redis"].includes(name)) continue;
     const pod = d.spec.template.spec;
     const env = docs.find((x) => x.kind === "ConfigMap" && x.metadata.name === d.metadata.name)!.data;
     assert.equal(env.GRPC_TLS_CA_FILE, "/etc/gantry/grpc-tls/ca.crt", name);
@@ -870,7 +1018,7 @@ test("content and web run the image with Chromium (<repository>-web, same tag); 
     );
   const byDefault = images(["--set", "image.repository=r.example/gantry", "--set", "image.tag=1.2.3"]);
   for (const [name, image] of byDefault) {
-    if (["postgres", "nats", "redis"].includes(name)) continue;
+    if (["postgres", "postgres-roles", "nats", "redis"].includes(name)) continue;
     const browser = name === "content" || name === "web";
     assert.equal(image, browser ? "r.example/gantry-web:1.2.3" : "r.example/gantry:1.2.3", name);
   }
@@ -894,7 +1042,9 @@ test("Prometheus: off by default; on, every workload serves its metrics on a nam
   const deployments = on.filter(
     (d) => d.kind === "Deployment" && d.metadata.labels?.["app.kubernetes.io/name"] === "gantry",
   );
-  const ours = deployments.filter((d) => !["postgres", "nats", "redis"].some((x) => d.metadata.name.endsWith(x)));
+  const ours = deployments.filter(
+    (d) => !["postgres", "postgres-roles", "nats", "redis"].some((x) => d.metadata.name.endsWith(x)),
+  );
   assert.equal(ours.length, 9);
   for (const d of ours) {
     const name = d.metadata.name.replace(`${FULLNAME}-`, "");

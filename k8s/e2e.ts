@@ -19,12 +19,15 @@
  *               NOTES.txt says), key.issue, contact.create/get, memory.save/search,
  *               document.generate and its download, trust.preflight then the permitted call and its
  *               receipt, payment.initiate (sandbox).
+ *     least privilege  the workspace pods' Postgres login cannot read another schema, leave
+ *               row-level security or switch role; NATS refuses a connection without a login, and
+ *               web's login publishing or subscribing to payment events or reading the audit stream.
  *  6. replicas  `helm upgrade` to workspace at 2 replicas (its autoscaler's minimum); under load,
  *               every gateway and workspace pod serves calls (from each pod's own metrics).
  *  7. pod loss  a workspace pod deleted under load, and the gateway pods evicted: failed calls
  *               after client retries; the PodDisruptionBudget refuses the second eviction.
- *  8. rollout   `helm upgrade` to a new image tag under load (the migration Jobs run as its
- *               hooks): failed calls; the generated keys are the same after the upgrade.
+ *  8. rollout   `helm upgrade` to a new image tag under load: failed calls; each database pod's
+ *               migrations ran as its schema's owner; the generated keys are the same after.
  * The load is a client as the API asks clients to be: it retries a call that could not be sent
  * or was answered 502/503/504 (honouring retryAfterMs), up to 4 times. Ends with one line,
  * `k8s e2e: N passed, M failed`, and exit status 1 when M > 0.
@@ -35,6 +38,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
+import { natsSays } from "../infra/testing/nats-says.ts";
 import { CACHE, HELM, ROOT } from "./scripts/tools.ts";
 
 const CLUSTER = join(ROOT, "k8s", "cluster");
@@ -506,6 +511,64 @@ async function main(): Promise<void> {
         return pay.id;
       });
     });
+    await phase("least privilege", async () => {
+      const clusterIp = (svc: string) =>
+        kubectl(["-n", NS, "get", "service", `${RELEASE}-${svc}`, "-o", "jsonpath={.spec.clusterIP}"]).out.trim();
+      const secretValue = (name: string, key: string) =>
+        Buffer.from(kjson(["-n", NS, "get", "secret", name]).data[key], "base64").toString();
+      await check("Postgres: a service's login reads only its own schema and cannot widen itself", async () => {
+        // What the workspace pods hold, used from here: the same login over the same Service.
+        const url = new URL(secretValue(`${RELEASE}-workspace-database`, "DATABASE_URL"));
+        url.hostname = clusterIp("postgres");
+        const db = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 10_000 });
+        db.on("error", () => {});
+        await db.connect();
+        try {
+          const outcome = (sql: string) =>
+            db.query(sql).then(
+              () => "ok",
+              (e: { code?: string }) => e.code ?? "error",
+            );
+          const { rows } = await db.query(
+            "SELECT current_user AS name, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user",
+          );
+          expect(
+            rows[0].name === "gantry_workspace" && !rows[0].rolsuper && !rows[0].rolbypassrls,
+            `the workspace login is ${JSON.stringify(rows[0])}`,
+          );
+          expect((await outcome("SELECT count(*) FROM workspace.contacts")) === "ok", "its own table is not readable");
+          for (const sql of [
+            "SELECT count(*) FROM keys.api_keys",
+            "ALTER TABLE workspace.contacts DISABLE ROW LEVEL SECURITY",
+            "CREATE SCHEMA sneaky",
+          ])
+            expect((await outcome(sql)) === "42501", `${sql}: not refused`);
+          expect((await outcome("SET ROLE gantry")) !== "ok", "SET ROLE gantry was allowed");
+        } finally {
+          await db.end().catch(() => undefined);
+        }
+        return "gantry_workspace: keys.api_keys, DISABLE ROW LEVEL SECURITY, CREATE SCHEMA, SET ROLE refused";
+      });
+      await check(
+        "NATS: no connection without a login; a workload publishes, listens and reads only its own",
+        async () => {
+          const server = `nats://${clusterIp("nats")}:4222`;
+          const anonymous = await natsSays(server, {});
+          expect(/Authorization Violation/.test(anonymous), `without a login: ${anonymous}`);
+          const web = new URL(secretValue(`${RELEASE}-web-nats`, "NATS_URL"));
+          const login = { user: web.username, pass: decodeURIComponent(web.password) };
+          const own = await natsSays(server, login, "web.e2e.probe");
+          expect(own === "PONG", `web's login: ${own}`);
+          const other = await natsSays(server, login, "payments.payment.succeeded");
+          expect(/Permissions Violation for Publish/.test(other), `web publishing a payment event: ${other}`);
+          const listen = await natsSays(server, login, "payments.>", "sub");
+          expect(/Permissions Violation for Subscription/.test(listen), `web listening to payments: ${listen}`);
+          const read = await natsSays(server, login, "$JS.API.CONSUMER.CREATE.AUDIT");
+          expect(/Permissions Violation for Publish/.test(read), `web reading the audit stream: ${read}`);
+          return "anonymous refused; web may not publish or subscribe to payments.>, nor read AUDIT";
+        },
+      );
+    });
     expect(user && contactId, "the smoke made no key or contact: nothing to load");
     const read = (signal?: AbortSignal) => call(user, "contact.get", { id: contactId }, undefined, signal);
 
@@ -586,7 +649,6 @@ async function main(): Promise<void> {
           `gantry.local/${image}:${next}`,
         ]);
       const keysBefore = generatedKeys();
-      const upgradeStarted = new Date();
       const result = await underLoad(
         () => read(),
         (async () => {
@@ -599,29 +661,33 @@ async function main(): Promise<void> {
         expect(result.failed === 0, describeLoad(result));
         return describeLoad(result);
       });
-      await check("every pod runs the new tag; the migration Jobs completed", () => {
-        const stale = kjson(["-n", NS, "get", "pods", "-l", "app.kubernetes.io/name=gantry"])
-          .items.filter((p: Json) => p.metadata.labels["app.kubernetes.io/component"] !== "tests")
+      await check("every pod runs the new tag; each database pod's migrations ran as its schema's owner", () => {
+        const pods = kjson(["-n", NS, "get", "pods", "-l", "app.kubernetes.io/name=gantry"]).items.filter(
+          (p: Json) => p.metadata.labels["app.kubernetes.io/component"] !== "tests" && !p.metadata.deletionTimestamp,
+        );
+        const stale = pods
           .flatMap((p: Json) => p.spec.containers.map((c: Json) => c.image))
           .filter((image: string) => image.startsWith("gantry.local/gantry") && !image.endsWith(`:${next}`));
         expect(stale.length === 0, `pods still on the old tag: ${stale.join(", ")}`);
-        const completed = kjson([
-          "-n",
-          NS,
-          "get",
-          "events",
-          "--field-selector",
-          "involvedObject.kind=Job,reason=Completed",
-        ])
-          .items.filter(
-            (e: Json) => new Date(e.lastTimestamp ?? e.eventTime) >= new Date(upgradeStarted.getTime() - 1000),
-          )
-          .map((e: Json) => e.involvedObject.name as string);
-        expect(
-          completed.some((n: string) => n.includes("migrate")),
-          `no migration Job completed: ${completed}`,
+        // The bundled Postgres: each database pod's `migrate` init container, as the owner login.
+        const migrated = pods.filter(
+          (p: Json) =>
+            (p.spec.initContainers ?? []).some((c: Json) => c.name === "migrate" && c.image.endsWith(`:${next}`)) &&
+            (p.status.initContainerStatuses ?? []).some(
+              (c: Json) => c.name === "migrate" && c.state.terminated?.exitCode === 0,
+            ),
         );
-        return `${new Set(completed).size} migration Jobs`;
+        const components = new Set(migrated.map((p: Json) => p.metadata.labels["app.kubernetes.io/component"]));
+        const statuses = pods
+          .flatMap((p: Json) =>
+            (p.status.initContainerStatuses ?? []).map((c: Json) => `${p.metadata.name}: ${JSON.stringify(c.state)}`),
+          )
+          .join("; ");
+        expect(
+          components.size === 8,
+          `schemas migrated on the new tag: ${[...components]} (${statuses.slice(0, 1500)})`,
+        );
+        return `${migrated.length} pods, ${components.size} schemas`;
       });
       await check("the chart's generated keys are kept across upgrades", () => {
         const after = generatedKeys();

@@ -22,6 +22,7 @@ import { Redis } from "ioredis";
 import { generateKey } from "@gantry/kit";
 import { startStack, type Stack } from "./stack.ts";
 import { which } from "./binaries.ts";
+import { natsSays } from "../testing/nats-says.ts";
 
 const hasRedis = Boolean(process.env.REDIS_SERVER_BIN || which("redis-server"));
 
@@ -114,39 +115,6 @@ describe("Postgres: each service logs in as a role of its own", () => {
   });
 });
 
-/**
- * What nats-server answers to CONNECT with `login` (none: no credentials), then `PUB subject`,
- * then PING: the lines up to PONG or the first error. The raw protocol, so nothing between the
- * test and the server retries, hides or reorders an error.
- */
-function natsSays(url: string, login: { user?: string; pass?: string }, subject?: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const sock = net.connect({ host: hostname, port: Number(port) });
-    sock.setTimeout(3000, () => sock.destroy(new Error("timeout")));
-    sock.once("error", reject);
-    let text = "";
-    let sent = false;
-    sock.on("data", (d) => {
-      text += d.toString();
-      if (!sent && text.includes("INFO ")) {
-        sent = true;
-        const connect = JSON.stringify({ verbose: false, pedantic: false, ...login });
-        sock.write(`CONNECT ${connect}\r\n${subject ? `PUB ${subject} 2\r\nhi\r\n` : ""}PING\r\n`);
-      }
-      if (/PONG|-ERR/.test(text)) {
-        resolve(
-          text
-            .split("\r\n")
-            .filter((l) => l && !l.startsWith("INFO"))
-            .join("\n"),
-        );
-        sock.end();
-      }
-    });
-  });
-}
-
 describe("NATS: each process logs in, and publishes only its own area's subjects", () => {
   let stack: Stack;
   before(async () => {
@@ -177,6 +145,28 @@ describe("NATS: each process logs in, and publishes only its own area's subjects
       "$JS.API.STREAM.CREATE.EVENTS",
     ])
       assert.match(await natsSays(url, { user, pass }, subject), /Permissions Violation for Publish/, subject);
+  });
+
+  test("a service reads only its own streams and subscribes only to its own inbox and subjects", async () => {
+    const { url, user, pass } = login("keys");
+    // keys consumes AUDIT (its audit consumer), and no other stream.
+    assert.equal(await natsSays(url, { user, pass }, "$JS.API.CONSUMER.DURABLE.CREATE.AUDIT.keys-audit"), "PONG");
+    for (const subject of [
+      "$JS.API.CONSUMER.CREATE.WORKFLOWS",
+      "$JS.API.CONSUMER.CREATE.PAYMENTS.sneaky",
+      "$JS.API.CONSUMER.DURABLE.CREATE.LESSONS.sneaky",
+      "$JS.API.CONSUMER.MSG.NEXT.WORKFLOWS.workflow-deliveries",
+      "$JS.API.STREAM.MSG.GET.EVENTS",
+      "$JS.API.DIRECT.GET.CONNECTIONS",
+    ])
+      assert.match(await natsSays(url, { user, pass }, subject), /Permissions Violation for Publish/, subject);
+    assert.equal(await natsSays(url, { user, pass }, `_INBOX.${user}.abc.*`, "sub"), "PONG");
+    for (const subject of ["payments.>", "events.>", ">", "_INBOX.>", "_INBOX.gateway.>", "keys.key.*"])
+      assert.match(
+        await natsSays(url, { user, pass }, subject, "sub"),
+        /Permissions Violation for Subscription/,
+        subject,
+      );
   });
 });
 

@@ -33,16 +33,9 @@ import { gatewayReady, tcpOpen } from "./health.ts";
 import { pickPort, releasePort } from "./ports.ts";
 import { BoundPort } from "./bound-ports.ts";
 import { prepareSchema } from "@gantry/kit/migrate.ts";
+import { provisionServiceRoles, type SchemaRoles, schemaRoleNames } from "@gantry/kit/postgres-roles.ts";
 import pg from "pg";
-import {
-  adoptPassword,
-  ensureDatabase,
-  preparePostgres,
-  provisionServiceRoles,
-  type SchemaRoles,
-  schemaRoleNames,
-  searchableByOthers,
-} from "./postgres.ts";
+import { adoptPassword, ensureDatabase, preparePostgres, searchableByOthers } from "./postgres.ts";
 import { LogSink, ManagedProcess, Watchdog, type LineHandler, type ProcessSpec } from "./supervisor.ts";
 
 export { REPO_ROOT } from "./binaries.ts";
@@ -774,7 +767,7 @@ export const NATS_PUBLISHES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The JetStream streams each process kind declares at start (`ensureStream`): no one else may create or change them. */
-const NATS_STREAMS: Readonly<Record<string, readonly string[]>> = {
+export const NATS_STREAMS: Readonly<Record<string, readonly string[]>> = {
   gateway: ["AUDIT"],
   keys: ["AUDIT", "KEYS"],
   connections: ["CONNECTIONS"],
@@ -783,20 +776,37 @@ const NATS_STREAMS: Readonly<Record<string, readonly string[]>> = {
   workspace: ["EVENTS", "WORKFLOWS"],
 };
 
+/** The streams each process kind reads, through its durable consumers: no one else may read them. */
+export const NATS_READS: Readonly<Record<string, readonly string[]>> = {
+  keys: ["AUDIT"],
+  memory: ["LESSONS"],
+  workspace: ["WORKFLOWS"],
+};
+
+/** The subjects each process kind subscribes to directly (kit/src/nats.ts SUBJECTS), besides its own inbox. */
+export const NATS_SUBSCRIBES: Readonly<Record<string, readonly string[]>> = {
+  gateway: ["keys.key.*"],
+  memory: ["memory.partition.changed"],
+};
+
 /**
  * The local nats-server's logins: `runner` (the runner and tests: everything) and one per process
- * kind, which may not publish on another area's subjects, nor create, change, purge or delete a
- * stream that is not its own (JetStream's API is subjects too). Subscribing is not restricted yet:
- * the events a process reads are not secrets to the others (SECURITY.md says what is open).
+ * kind (JetStream's API is subjects too), which may
+ * - publish anywhere but on another area's subjects, and not create, change, purge or delete a
+ *   stream that is not its own;
+ * - read no stream but its own consumers' (no consumer, message get or direct get on the others);
+ * - subscribe only to its own inbox (`_INBOX.<user>.>`: kit/src/nats.ts gives each login its inbox
+ *   prefix, so no one can listen to another's replies) and the subjects of NATS_SUBSCRIBES.
  */
 export function natsConfig(logins: ReadonlyMap<string, string>): string {
-  const allStreams = [...new Set(Object.values(NATS_STREAMS).flat())];
+  const allStreams = [...new Set(Object.values(NATS_STREAMS).flat())].sort();
   const users = [...logins].map(([user, password]) => {
     if (user === "runner") return `    { user: "runner", password: "${password}" }`;
     const others = Object.entries(NATS_PUBLISHES)
       .filter(([owner]) => owner !== user)
       .flatMap(([, subjects]) => subjects);
     const own = new Set(NATS_STREAMS[user] ?? []);
+    const reads = new Set(NATS_READS[user] ?? []);
     const deny = [
       ...others,
       ...allStreams
@@ -805,8 +815,19 @@ export function natsConfig(logins: ReadonlyMap<string, string>): string {
       "$JS.API.STREAM.DELETE.>",
       "$JS.API.STREAM.PURGE.>",
       "$JS.API.STREAM.MSG.DELETE.>",
+      ...allStreams
+        .filter((s) => !reads.has(s))
+        .flatMap((s) => [
+          `$JS.API.CONSUMER.*.${s}`,
+          `$JS.API.CONSUMER.*.${s}.>`,
+          `$JS.API.CONSUMER.*.*.${s}.>`,
+          `$JS.API.STREAM.MSG.GET.${s}`,
+          `$JS.API.DIRECT.GET.${s}`,
+          `$JS.API.DIRECT.GET.${s}.>`,
+        ]),
     ];
-    return `    { user: "${user}", password: "${password}", permissions: { publish: { allow: [">"], deny: ${JSON.stringify(deny)} } } }`;
+    const subscribe = [`_INBOX.${user}.>`, ...(NATS_SUBSCRIBES[user] ?? [])];
+    return `    { user: "${user}", password: "${password}", permissions: { publish: { allow: [">"], deny: ${JSON.stringify(deny)} }, subscribe: { allow: ${JSON.stringify(subscribe)} } } }`;
   });
   return ["authorization {", "  users: [", users.join(",\n"), "  ]", "}", ""].join("\n");
 }

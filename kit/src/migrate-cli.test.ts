@@ -5,8 +5,8 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runCli } from "@gantry/infra/testing/run-cli.ts";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 const CLI = fileURLToPath(new URL("./migrate-cli.ts", import.meta.url));
@@ -17,18 +17,7 @@ before(async () => {
 });
 after(async () => t?.stop());
 
-function run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d));
-    child.stderr.on("data", (d: Buffer) => (out += d));
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
+const run = (args: string[], env: Record<string, string | undefined>) => runCli(CLI, args, env);
 
 test("migrate keys applies the keys schema, then finds it up to date", async () => {
   await t.db.query("DROP SCHEMA IF EXISTS keys CASCADE");

@@ -110,7 +110,12 @@ export function workflowSubject(tenant: string, workflow: string, what: "trigger
  * (`nats://user:password@host:4222`; nats.js reads no credentials from a URL itself). Every
  * process has a login of its own (SECURITY.md, "Who may reach what").
  */
-export function natsConnectOptions(url: string): { servers: string[]; user?: string; pass?: string } {
+export function natsConnectOptions(url: string): {
+  servers: string[];
+  user?: string;
+  pass?: string;
+  inboxPrefix?: string;
+} {
   let user: string | undefined;
   let pass: string | undefined;
   const servers = url.split(",").map((server) => {
@@ -121,7 +126,9 @@ export function natsConnectOptions(url: string): { servers: string[]; user?: str
     pass ??= decodeURIComponent(parsed.password);
     return `${parsed.protocol}//${parsed.host}`;
   });
-  return { servers, ...(user ? { user, pass } : {}) };
+  // Replies come to `_INBOX.<login>.…`, the only inbox the login may subscribe to: no process can
+  // listen to another's replies (JetStream acks, consumer deliveries).
+  return { servers, ...(user ? { user, pass, inboxPrefix: `_INBOX.${user}` } : {}) };
 }
 
 export async function connectNats(url: string, name: string, log: Logger): Promise<Nats> {

@@ -235,12 +235,16 @@ The gateway calls every enabled area service; a service calls those in its `call
 {{- end -}}
 {{- end -}}
 
-{{/* Where DATABASE_URL comes from: the bundled Postgres' Secret, else the main Secret. */}}
+{{/*
+Where a service's DATABASE_URL comes from: with the bundled Postgres, its own login's Secret
+(postgres.yaml: `<release>-<service>-database`, which also holds the owner's
+MIGRATION_DATABASE_URL); else the main Secret's one URL. (dict "root" $ "name" "keys")
+*/}}
 {{- define "gantry.databaseUrlSecret" -}}
-{{- if .Values.postgres.bundled.enabled -}}
-{{- printf "%s-postgres" (include "gantry.fullname" .) -}}
+{{- if .root.Values.postgres.bundled.enabled -}}
+{{- printf "%s-%s-database" (include "gantry.fullname" .root) .name -}}
 {{- else -}}
-{{- include "gantry.secretName" . -}}
+{{- include "gantry.secretName" .root -}}
 {{- end -}}
 {{- end -}}
 
@@ -273,7 +277,10 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- range $k, $v := $root.Values.config -}}
 {{- $_ := set $env $k (include "gantry.str" $v) -}}
 {{- end -}}
+{{- /* The bundled NATS's URL carries the workload's login: from its own Secret (gantry.secretEnv). */ -}}
+{{- if not $root.Values.nats.bundled.enabled -}}
 {{- $_ := set $env "NATS_URL" (include "gantry.natsUrl" $root) -}}
+{{- end -}}
 {{- /* The headless Services (service.yaml): every ready pod of a service, for client-side round robin. */ -}}
 {{- range $name, $svc := $root.Values.services -}}
 {{- $_ := set $env (printf "%s_ADDR" (upper $name)) (printf "%s-%s-headless:%d" $fullname $name (int $svc.port)) -}}
@@ -341,7 +348,7 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 - name: DATABASE_URL
   valueFrom:
     secretKeyRef:
-      name: {{ include "gantry.databaseUrlSecret" $root }}
+      name: {{ include "gantry.databaseUrlSecret" (dict "root" $root "name" $w.name) }}
       key: DATABASE_URL
 {{- end }}
 {{- if and $w.http $root.Values.redis.enabled }}
@@ -352,7 +359,13 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
       name: {{ ternary (printf "%s-redis" (include "gantry.fullname" $root)) $secret $root.Values.redis.bundled.enabled }}
       key: REDIS_URL
 {{- end }}
-{{- if $root.Values.secrets.existingSecret }}
+{{- if $root.Values.nats.bundled.enabled }}
+- name: NATS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "gantry.fullname" $root }}-{{ $w.name }}-nats
+      key: NATS_URL
+{{- else if $root.Values.secrets.existingSecret }}
 - name: NATS_URL
   valueFrom:
     secretKeyRef:
@@ -416,15 +429,9 @@ imagePullSecrets:
     sizeLimit: {{ .size | default "64Mi" }}
 {{- end -}}
 
-{{/* The hooks that run the migration Jobs. */}}
+{{/* The hooks that run the migration Jobs (an external Postgres; the bundled one migrates in each pod's init container). */}}
 {{- define "gantry.migrationHooks" -}}
-{{- if .Values.migrations.hooks -}}
-{{- .Values.migrations.hooks -}}
-{{- else if .Values.postgres.bundled.enabled -}}
-pre-upgrade
-{{- else -}}
-pre-install,pre-upgrade
-{{- end -}}
+{{- .Values.migrations.hooks | default "pre-install,pre-upgrade" -}}
 {{- end -}}
 
 {{/* A NetworkPolicy peer list of pods of one component: (dict "root" $ "component" "gateway") */}}
