@@ -363,6 +363,7 @@ export class RpcClient {
       const failed = (replica: Replica, why: string) =>
         new GantryError("unavailable", `${method} to ${replica.target.key}: ${why}`);
       // Nothing came back. If the connection never opened, nothing was sent: another replica may take it.
+      let lookedAgain = false;
       const lost = (
         replica: Replica,
         session: http2.ClientHttp2Session,
@@ -370,9 +371,19 @@ export class RpcClient {
         resends: number,
         why: string,
       ) => {
-        if (!replica.reached(session) && triesLeft > 0 && this.replicas.length > 1)
-          attempt(this.pick(replica), triesLeft - 1, resends);
-        else reject(failed(replica, why));
+        const unreached = !replica.reached(session);
+        if (unreached && triesLeft > 0 && this.replicas.length > 1) attempt(this.pick(replica), triesLeft - 1, resends);
+        else if (unreached && !lookedAgain && this.names.length > 0 && deadline - Date.now() > 1) {
+          // No replica took the connection, and the names may answer otherwise by now: a pod that
+          // became ready after the last lookup (a client made while its service was starting knew
+          // none), or one that is gone. Look them up once more, then try what they answer.
+          lookedAgain = true;
+          const left = new Promise<void>((r) => setTimeout(r, deadline - Date.now()).unref());
+          void Promise.race([this.lookUpNow(), left]).then(() => {
+            if (Date.now() >= deadline) reject(timeout());
+            else attempt(this.pick(), this.replicas.length - 1, resends);
+          });
+        } else reject(failed(replica, why));
       };
 
       // Over the connection's Calls stream (kit/grpc-multiplex): a message, not a stream of its own.
@@ -533,6 +544,12 @@ export class RpcClient {
   /** Resolves once pending name lookups have answered (tests). */
   async settled(): Promise<void> {
     await this.resolving;
+  }
+
+  /** Looks the names up now (or joins the lookup under way), settling when they have answered. */
+  private lookUpNow(): Promise<void> {
+    this.refresh(0);
+    return this.resolving ?? Promise.resolve();
   }
 
   close(): void {

@@ -29,11 +29,18 @@ const replaced = replica("replaced");
 await replaced.listen("127.0.0.2", port);
 
 let answer = ["127.0.0.2", "127.0.0.1"];
+/** A service whose first pod is not ready yet: its name answers nothing (as a headless Service with no ready pod). */
+const LATE = "trust-headless.gantry.test";
+let lateAnswer: string[] = [];
 const realLookup = dns.lookup.bind(dns);
-mock.method(dns, "lookup", (async (host: string, options: unknown) =>
-  host === NAME
-    ? answer.map((address) => ({ address, family: 4 }))
-    : realLookup(host, options as never)) as typeof dns.lookup);
+mock.method(dns, "lookup", (async (host: string, options: unknown) => {
+  if (host === NAME) return answer.map((address) => ({ address, family: 4 }));
+  if (host === LATE) {
+    if (lateAnswer.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+    return lateAnswer.map((address) => ({ address, family: 4 }));
+  }
+  return realLookup(host, options as never);
+}) as typeof dns.lookup);
 after(async () => {
   mock.restoreAll();
   await kept.shutdown(100);
@@ -58,6 +65,22 @@ test("a replica the name stops answering leaves the rotation; the calls go to th
     for (let i = 0; i < 4; i++) assert.equal(await call(), "kept");
     await client.settled();
     assert.deepEqual(client.targets, [`127.0.0.1:${port}`], "the replaced pod's address is gone");
+  } finally {
+    client.close();
+  }
+});
+
+test("a client made before its service had a ready pod reaches the first one on the first call", async () => {
+  // The gateway starts before the services that migrate first: its lookups find no pod yet.
+  const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `${LATE}:${port}`);
+  try {
+    await client.settled();
+    lateAnswer = ["127.0.0.1"]; // the pod is ready; nothing has looked the name up since
+    const { result_json } = await client.unary<object, { result_json: string }>("Execute", {
+      ability: "x",
+      input_json: "{}",
+    });
+    assert.equal(JSON.parse(result_json).replica, "kept");
   } finally {
     client.close();
   }
