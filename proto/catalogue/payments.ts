@@ -67,6 +67,11 @@ function payoutIdempotencyKey() {
 
 // ---- Results ----------------------------------------------------------------------------------
 
+/** A record's vertical: the call's context.verticalId when it was made (issue 32 item 7). */
+function recordVertical(what: string) {
+  return nullableStr(`Vertical the ${what} belongs to (from the call's context.verticalId), or null.`);
+}
+
 /**
  * Payment statuses as results show them (issue 15): pending → processing → succeeded | failed |
  * cancelled | expired; succeeded → refunded. A status only moves forward; webhooks and polling
@@ -157,6 +162,7 @@ function paymentProps() {
     ),
     contactId: nullableStr("Contact the payment belongs to, as given; null if none."),
     leadId: nullableStr("Lead the payment belongs to, as given; null if none."),
+    vertical: recordVertical("payment"),
     ...failureProps(),
     requestId: str(
       "Request id (`req_…`) of the payment.initiate call that created it: a receipt trust claims can cite.",
@@ -209,6 +215,7 @@ function payoutProps() {
       "payout.send: your idempotencyKey (your reference for the payout); null for batch items (the batch holds the key).",
     ),
     metadata: metadataOut("Your key-value data from payout.send (`{}` when none; batch items have none)."),
+    vertical: recordVertical("payout"),
     providerReference: nullableStr("The provider's own id of the transfer or payout, or null until sent."),
     ...failureProps(),
     requestId: str("Request id (`req_…`) of the call that created the payout: a receipt trust claims can cite."),
@@ -236,6 +243,7 @@ function batch(description = "A payout batch.", title?: string) {
       idempotencyKey: str("Your idempotencyKey for the batch."),
       mode: modeOut(),
       credentialSource: credentialSourceOut(),
+      vertical: recordVertical("batch (and each of its items)"),
       counts: fields(
         {
           total: int("Items in the batch."),
@@ -347,6 +355,9 @@ export const abilities = [
       provider: oneOfValues("Only payments through this provider.", PAYMENT_PROVIDERS),
       contactId: id("Only payments of this contact."),
       leadId: id("Only payments of this lead."),
+      vertical: id(
+        "Only payments of this vertical: filters by the record's vertical (the context.verticalId it was made with).",
+      ),
       createdAfter: dateTime("Only payments created at or after this time (RFC 3339)."),
       createdBefore: dateTime("Only payments created before this time (RFC 3339)."),
       limit: limit(),
@@ -489,6 +500,9 @@ export const abilities = [
       status: oneOfValues("Only payouts in this status.", PAYOUT_STATUSES),
       batchId: id("Only payouts of this batch."),
       recipientId: id("Only payouts to this recipient."),
+      vertical: id(
+        "Only payouts of this vertical: filters by the record's vertical (the context.verticalId it was made with).",
+      ),
       createdAfter: dateTime("Only payouts created at or after this time (RFC 3339)."),
       createdBefore: dateTime("Only payouts created before this time (RFC 3339)."),
       limit: limit(),

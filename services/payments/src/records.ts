@@ -34,6 +34,7 @@ export function paymentOut(p: Payment): PaymentOut {
     recipientId: p.recipientId,
     contactId: p.contactId,
     leadId: p.leadId,
+    vertical: p.vertical,
     failureCode: p.failureCode,
     failureMessage: p.failureMessage,
     requestId: p.requestId,
@@ -78,6 +79,7 @@ export function payoutOut(p: Payout): PayoutOut {
     reference: p.reference,
     idempotencyKey: p.idempotencyKey,
     metadata: (p.metadata ?? {}) as PayoutOut["metadata"],
+    vertical: p.vertical,
     providerReference: p.providerReference,
     failureCode: p.failureCode,
     failureMessage: p.failureMessage,
@@ -100,6 +102,7 @@ export function batchOut(b: PayoutBatch, items: Payout[]): BatchOut {
     idempotencyKey: b.idempotencyKey,
     mode: b.mode as BatchOut["mode"],
     credentialSource: b.credentialSource as BatchOut["credentialSource"],
+    vertical: b.vertical,
     counts: {
       total: items.length,
       pending: count("pending"),

@@ -53,6 +53,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
           providerAccount: provider.connectedAccount,
           contactId: input.contactId ?? null,
           leadId: input.leadId ?? null,
+          vertical: call.verticalId ?? null,
           requestId: call.requestId,
           createdAt: at,
           updatedAt: at,

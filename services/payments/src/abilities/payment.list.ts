@@ -1,7 +1,7 @@
 /**
  * @module payments/abilities/payment.list
  * The tenant's payments, newest first (kit keyset pagination), filtered by status, provider,
- * contact, lead and creation time.
+ * contact, lead, vertical and creation time.
  */
 import { afterCursor, NEWEST_FIRST, toPage } from "@gantry/kit";
 import { ability } from "../context.ts";
@@ -19,6 +19,7 @@ export default ability("payment.list", async (input, call, ctx) => {
       ...(input.provider ? { provider: input.provider } : {}),
       ...(input.contactId ? { contactId: input.contactId } : {}),
       ...(input.leadId ? { leadId: input.leadId } : {}),
+      ...(input.vertical ? { vertical: input.vertical } : {}),
       AND: [afterCursor(input.cursor), Object.keys(created).length ? { createdAt: created } : {}],
     },
     orderBy: NEWEST_FIRST,

@@ -1,7 +1,7 @@
 /**
  * @module payments/abilities/payout.list
  * The tenant's payouts (single and batch items), newest first (kit keyset pagination), filtered by
- * status, batch, recipient and creation time.
+ * status, batch, recipient, vertical and creation time.
  */
 import { afterCursor, NEWEST_FIRST, toPage } from "@gantry/kit";
 import { ability } from "../context.ts";
@@ -18,6 +18,7 @@ export default ability("payout.list", async (input, call, ctx) => {
       ...(input.status ? { status: input.status } : {}),
       ...(input.batchId ? { batchId: input.batchId } : {}),
       ...(input.recipientId ? { recipientId: input.recipientId } : {}),
+      ...(input.vertical ? { vertical: input.vertical } : {}),
       AND: [afterCursor(input.cursor), Object.keys(created).length ? { createdAt: created } : {}],
     },
     orderBy: NEWEST_FIRST,

@@ -60,6 +60,7 @@ export default ability("payout.send", async (input, call, ctx) => {
           description: input.description ?? null,
           idempotencyKey: input.idempotencyKey,
           metadata: (input.metadata ?? {}) as Prisma.InputJsonValue,
+          vertical: call.verticalId ?? null,
           requestId: call.requestId,
           createdAt: at,
           updatedAt: at,
