@@ -52,7 +52,7 @@ export function buildGoTool(dir: string, name: string): string {
       cwd: source,
       encoding: "utf8",
       env: { ...process.env, GOFLAGS: [process.env.GOFLAGS, "-buildvcs=false"].filter(Boolean).join(" ") },
-      timeout: 300_000,
+      timeout: 600_000,
     });
     if (built.status !== 0)
       throw new Error(`go build in ${dir} failed (exit ${built.status}):\n${`${built.stdout}${built.stderr}`.trim()}`);
