@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createLogger } from "./logger.ts";
 import { prepareSchema } from "./migrate.ts";
+import { waitForPostgres } from "./postgres-wait.ts";
 import { AREA_SERVICES } from "./topology.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -67,26 +68,9 @@ if (!Number.isFinite(waitSeconds) || waitSeconds < 0) {
 const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
 pool.on("error", () => {});
 
-/** Waits until Postgres accepts a query, retrying connection errors until the deadline. */
-async function waitForPostgres(): Promise<void> {
-  const deadline = Date.now() + waitSeconds * 1000;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await pool.query("SELECT 1");
-      return;
-    } catch (err) {
-      const e = err as Error & { code?: string };
-      if (Date.now() >= deadline)
-        throw new Error(`Postgres did not accept connections within ${waitSeconds} s: ${e.message}`, { cause: err });
-      if (attempt === 1 || attempt % 10 === 0) log.info({ err: e.message, code: e.code }, "waiting for Postgres");
-      await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * attempt)));
-    }
-  }
-}
-
 let code = 0;
 try {
-  await waitForPostgres();
+  await waitForPostgres(pool, waitSeconds, log);
   for (const t of targets) {
     const started = performance.now();
     const { migrations, tenantTables } = await prepareSchema(pool, t.name, t.dir);

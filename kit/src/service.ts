@@ -43,6 +43,7 @@ import { healthService } from "./health.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { prepareSchema } from "./migrate.ts";
 import { connectNats, type Nats } from "./nats.ts";
+import { waitForPostgres } from "./postgres-wait.ts";
 import { asSystem, TenantPool, withTenant } from "./tenancy.ts";
 import { AREA_SERVICES, type AreaService, serviceSpec } from "./topology.ts";
 import { validateInput, warmValidators } from "./validation.ts";
@@ -53,6 +54,14 @@ export const VERSION = "0.1.0";
 function serviceEnv(defaultPort: number) {
   return {
     GRPC_PORT: { type: "integer", minimum: 0, maximum: 65535, default: defaultPort, description: "gRPC port" },
+    DATABASE_WAIT_SECONDS: {
+      type: "integer",
+      minimum: 0,
+      maximum: 3600,
+      default: 60,
+      description:
+        "how long a starting service waits for Postgres to answer (a database starting beside it, a busy cluster DNS) before it gives up",
+    },
     GANTRY_DISABLED_ABILITIES: {
       type: "string",
       default: "",
@@ -149,11 +158,20 @@ export interface RunningService<Ctx, E extends EnvSchema> {
 
 const IDEMPOTENCY_SWEEP_MS = 3_600_000;
 
-/** Applies migrations and tenant isolation with a short-lived pool of the login role. */
-async function prepareDatabase(name: AreaService, url: string, log: Logger): Promise<{ role?: string }> {
-  const admin = new pg.Pool({ connectionString: url, max: 2 });
+/**
+ * Applies migrations and tenant isolation with a short-lived pool of the login role, once Postgres
+ * answers (DATABASE_WAIT_SECONDS, default 60).
+ */
+async function prepareDatabase(
+  name: AreaService,
+  url: string,
+  log: Logger,
+  waitSeconds: number,
+): Promise<{ role?: string }> {
+  const admin = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   admin.on("error", (err) => log.warn({ err: err.message }, "postgres pool error"));
   try {
+    await waitForPostgres(admin, waitSeconds, log);
     const prepared = await prepareSchema(admin, name, join(repoRoot(), "services", name, "prisma", "migrations"));
     const fresh = prepared.migrations.filter((m) => m.applied).map((m) => m.name);
     if (fresh.length) log.info({ migrations: fresh }, "migrations applied");
@@ -197,7 +215,7 @@ export async function runService<Ctx, E extends EnvSchema>(
   let prismaAdapter: PrismaPg | undefined;
   const url = values.DATABASE_URL as string | undefined;
   if (spec.database && url) {
-    const { role } = await prepareDatabase(def.name, url, log);
+    const { role } = await prepareDatabase(def.name, url, log, Number(values.DATABASE_WAIT_SECONDS));
     pool = new TenantPool({ connectionString: url, max: 10, role });
     pool.on("error", (err) => log.warn({ err: err.message }, "postgres pool error"));
     prismaAdapter = new PrismaPg(pool, { schema: def.name });
