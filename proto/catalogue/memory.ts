@@ -73,6 +73,11 @@ const hit = () =>
     { description: "One matching memory." },
   );
 
+/** A record's vertical: the call's context.verticalId when it was made (issue 32 item 7). */
+function recordVertical(what: string) {
+  return nullableStr(`Vertical the ${what} belongs to (from the call's context.verticalId), or null.`);
+}
+
 /** A decision of the decision log (decision.record, decision.list). */
 const decisionProps = () => ({
   id: str("Citable per-tenant id, `D-` + at least three digits (D-001, D-002, …).", { pattern: DECISION_ID_PATTERN }),
@@ -81,6 +86,7 @@ const decisionProps = () => ({
   status: enumOf("`active`, or `superseded` once a later decision replaced it.", ["active", "superseded"]),
   supersedes: nullableStr("Id of the earlier decision this one replaced, or null."),
   supersededBy: nullableStr("Id of the later decision that replaced this one, or null while it is active."),
+  vertical: recordVertical("decision"),
   created: timestamp("When the decision was recorded (RFC 3339)."),
   superseded: timestamp(
     "When a later decision replaced it (RFC 3339). Present only when `status` is `superseded`; absent (not null) otherwise.",
@@ -267,6 +273,9 @@ export const abilities = [
         4000,
       ),
       includeSuperseded: flag("Also return decisions that a later decision superseded.", false),
+      vertical: id(
+        "Only decisions of this vertical: filters by the record's vertical (the context.verticalId it was recorded with).",
+      ),
       limit: limit(),
       cursor: cursor(),
     }),
@@ -325,6 +334,7 @@ export const abilities = [
         status: enumOf("Always `inbox`: the lesson waits in the consolidation pipeline's inbox.", ["inbox"]),
         recorded: timestamp("When the lesson was recorded (RFC 3339)."),
         event: str("Subject of the event emitted for it (`memory.lesson.recorded`)."),
+        vertical: recordVertical("lesson"),
       },
       [],
       { description: "The recorded lesson." },

@@ -31,6 +31,7 @@ export interface DecisionRow {
   supersedes: number | null;
   supersededBy: number | null;
   supersededAt: Date | null;
+  vertical: string | null;
   createdAt: Date;
 }
 
@@ -42,6 +43,7 @@ export function decisionOut(d: DecisionRow) {
     status: d.supersededBy === null ? ("active" as const) : ("superseded" as const),
     supersedes: d.supersedes === null ? null : decisionId(d.supersedes),
     supersededBy: d.supersededBy === null ? null : decisionId(d.supersededBy),
+    vertical: d.vertical,
     created: d.createdAt.toISOString(),
     ...(d.supersededAt ? { superseded: d.supersededAt.toISOString() } : {}),
   };

@@ -1,11 +1,12 @@
 /**
  * @module memory/abilities/decision.list
- * `decision.list {query?, includeSuperseded?, limit?, cursor?}` → `{decisions, nextCursor}`.
+ * `decision.list {query?, includeSuperseded?, vertical?, limit?, cursor?}` → `{decisions, nextCursor}`.
  *
  * Without `query`: the tenant's decisions newest first (highest D-NNN first). With `query`: ranked by
  * cosine similarity between the query and each decision's title + why (no recency decay: a settled
  * decision does not fade), decisions with nothing in common left out, each with its `similarity`.
- * Superseded decisions are left out unless `includeSuperseded`. Decisions embedded by another model
+ * Superseded decisions are left out unless `includeSuperseded`; `vertical` keeps only the decisions
+ * recorded with that context.verticalId. Decisions embedded by another model
  * than the configured one are re-embedded on the fly (and stored), so a model change never mixes
  * vector spaces.
  */
@@ -21,7 +22,10 @@ import {
 import { bytesToVector, dot, vectorToBytes } from "../embed/types.ts";
 
 export default ability("decision.list", async (input, call, ctx) => {
-  const active = input.includeSuperseded ? {} : { supersededBy: null };
+  const active = {
+    ...(input.includeSuperseded ? {} : { supersededBy: null }),
+    ...(input.vertical ? { vertical: input.vertical } : {}),
+  };
   if (input.query === undefined) {
     const before = decodeListCursor(input.cursor);
     const rows = await ctx.db.decision.findMany({

@@ -55,6 +55,7 @@ export default ability("decision.record", async (input, call, ctx) => {
           dimensions: ctx.embedder.dimensions,
           requestId: call.requestId || null,
           keyId: call.keyId || null,
+          vertical: call.verticalId ?? null,
           createdAt: now,
         },
       });

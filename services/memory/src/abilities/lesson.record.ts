@@ -1,7 +1,7 @@
 /**
  * @module memory/abilities/lesson.record
  * `lesson.record {title, category, lesson, triggers?, severity?, context?, fix?, tags?, reusable?}`
- * → `{id, status: "inbox", recorded, event}`.
+ * → `{id, status: "inbox", recorded, event, vertical}` (`vertical`: the call's context.verticalId, or null).
  *
  * Appends to the lessons inbox of the consolidation pipeline. The lesson row and its
  * `memory.lesson.recorded` event (stream LESSONS, msg id = lesson id) are committed together
@@ -28,6 +28,8 @@ export interface LessonRecordedEvent {
   recorded: string;
   requestId: string | null;
   keyId: string | null;
+  /** The call's context.verticalId, or null; absent from events recorded before it was kept. */
+  vertical?: string | null;
 }
 
 export default ability("lesson.record", async (input, call, ctx) => {
@@ -48,6 +50,7 @@ export default ability("lesson.record", async (input, call, ctx) => {
     recorded: at.toISOString(),
     requestId: call.requestId || null,
     keyId: call.keyId || null,
+    vertical: call.verticalId ?? null,
   };
   await ctx.db.$transaction([
     ctx.db.lesson.create({
@@ -65,6 +68,7 @@ export default ability("lesson.record", async (input, call, ctx) => {
         reusable: event.reusable,
         requestId: event.requestId,
         keyId: event.keyId,
+        vertical: event.vertical,
         createdAt: at,
       },
     }),
@@ -73,5 +77,11 @@ export default ability("lesson.record", async (input, call, ctx) => {
     }),
   ]);
   await ctx.outbox.flush();
-  return { id, status: "inbox" as const, recorded: event.recorded, event: SUBJECTS.lessonRecorded };
+  return {
+    id,
+    status: "inbox" as const,
+    recorded: event.recorded,
+    event: SUBJECTS.lessonRecorded,
+    vertical: event.vertical ?? null,
+  };
 });
