@@ -15,11 +15,15 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { AbilityId, InputOf } from "@gantry/proto/catalogue";
+import type { AbilityId, InputOf, OutputOf } from "@gantry/proto/catalogue";
 import type { CallContext } from "./wire.ts";
 
-/** The handler of one ability. Input arrives validated against its schema, with defaults applied. */
-export type Run<Id extends AbilityId, Ctx> = (input: InputOf<Id>, call: CallContext, ctx: Ctx) => Promise<unknown>;
+/**
+ * The handler of one ability. Input arrives validated against its schema, with defaults applied; the
+ * result is typed from the catalogue's `output` schema, so a missing, misnamed or mistyped result
+ * field is a compile error in the handler that makes it (kit/src/ability-types.test.ts shows it).
+ */
+export type Run<Id extends AbilityId, Ctx> = (input: InputOf<Id>, call: CallContext, ctx: Ctx) => Promise<OutputOf<Id>>;
 
 export interface Ability<Id extends AbilityId = AbilityId, Ctx = unknown> {
   readonly id: Id;
@@ -28,9 +32,26 @@ export interface Ability<Id extends AbilityId = AbilityId, Ctx = unknown> {
 
 /** The `ability(id, run)` declarer of a service whose context is `Ctx`. */
 export function abilityOf<Ctx>() {
-  return function ability<const Id extends AbilityId>(id: Id, run: Run<Id, Ctx>): Ability<Id, Ctx> {
+  return function ability<const Id extends AbilityId>(id: Id, run: Run<NoInfer<Id>, Ctx>): Ability<Id, Ctx> {
     return Object.freeze({ id, run });
   };
+}
+
+/**
+ * A stored string narrowed to one of the catalogue's values (`TASK_STATUSES`, …): a column is a
+ * plain `text` to Postgres and Prisma, while the result schema names the values it may hold. A value
+ * outside them is a bug in what was written, so it fails the call instead of leaving the contract.
+ *
+ * @example
+ * status: oneOf(TASK_STATUSES, row.status, "task status"),
+ */
+export function oneOf<const V extends readonly string[]>(values: V, value: string, what: string): V[number] {
+  if (isOneOf(values, value)) return value;
+  throw new Error(`${what} ${JSON.stringify(value)} is not one of ${values.join(", ")}`);
+}
+
+function isOneOf<V extends readonly string[]>(values: V, value: string): value is V[number] {
+  return values.includes(value);
 }
 
 const SOURCE = /^(?!.*\.test\.ts$)(.+)\.ts$/;

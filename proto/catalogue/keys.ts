@@ -48,13 +48,16 @@ function rawKey() {
   );
 }
 
+/** What can happen to a key, as its event trail records it. */
+export const KEY_EVENT_KINDS = ["issued", "rotated", "revoked", "expired"] as const;
+
 /** One entry of a key's event trail. */
 const keyEvent = () =>
   fields(
     {
       kind: enumOf(
         "What happened: `issued` (minted by key.issue, key.rotate or at start), `rotated` (a successor was minted), `revoked`, or `expired` (its expiry passed).",
-        ["issued", "rotated", "revoked", "expired"],
+        KEY_EVENT_KINDS,
       ),
       at: timestamp("When it happened (RFC 3339)."),
       reason: nullableStr("Reason given (revocation reason, rotation note), or null."),

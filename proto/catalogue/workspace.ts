@@ -115,7 +115,13 @@ function docOps() {
 // these). Every record carries `tenant`, `vertical` (or null) and `created`/`updated` (RFC 3339, UTC).
 
 /** Workflow run statuses (services/workspace/src/workflows/deliverer.ts). */
-const RUN_STATUSES = ["queued", "delivering", "delivered", "failed"] as const;
+export const RUN_STATUSES = ["queued", "delivering", "delivered", "failed"] as const;
+
+/** How a workflow run is delivered: to the tenant's endpoint, or only published on its subject. */
+export const RUN_DELIVERIES = ["webhook", "subject"] as const;
+
+/** Sizes of a simulation's synthetic data set. */
+export const SIM_SIZES = ["small", "medium"] as const;
 /** Record kinds a vertical noun maps onto. */
 export const VERTICAL_RECORDS = ["contact", "lead", "task", "doc"] as const;
 /** Field types of a vertical noun field (the manifest lint, services/workspace/src/verticals/lint.ts, reads these). */
@@ -322,7 +328,7 @@ const simulation = () =>
       subTenant: str("The sandbox's sub-tenant name (`sim-…`): send it as `context.tenantId` to read the records."),
       vertical: str("Vertical whose nouns shaped the data."),
       seed: int("Seed the data was generated from (the given one, or the one drawn)."),
-      size: enumOf("small: tens of records; medium: hundreds.", ["small", "medium"]),
+      size: enumOf("small: tens of records; medium: hundreds.", SIM_SIZES),
       counts: fields(
         {
           contacts: int("Contacts written."),
@@ -945,7 +951,7 @@ export const abilities = [
         subject: str("NATS subject the trigger was published on (`workflows.<tenant token>.<workflow>.triggered`)."),
         delivery: enumOf(
           "`webhook`: delivered to the tenant's workflow endpoint; `subject`: only published on the subject.",
-          ["webhook", "subject"],
+          RUN_DELIVERIES,
         ),
         created: created("run"),
       },
@@ -997,7 +1003,7 @@ export const abilities = [
           0,
           2_147_483_647,
         ),
-        size: oneOfValues("small: tens of records; medium: hundreds.", ["small", "medium"], "small"),
+        size: oneOfValues("small: tens of records; medium: hundreds.", SIM_SIZES, "small"),
         idempotencyKey: idempotencyKey("the simulation"),
       },
       ["vertical"],

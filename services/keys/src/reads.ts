@@ -3,7 +3,8 @@
  * The hot reads as prepared statements (kit/src/data/prepared.ts), columns aliased to the Prisma
  * model so rows feed the same mappers (records.ts). Everything else goes through Prisma.
  */
-import { preparedQuery } from "@gantry/kit";
+import { oneOf, preparedQuery } from "@gantry/kit";
+import { KEY_EVENT_KINDS } from "@gantry/proto/catalogue/keys.ts";
 import type { KeyEventView, KeyViewRow } from "./records.ts";
 
 /**
@@ -41,5 +42,11 @@ export const keyForInspect = preparedQuery<InspectRow, [id: string]>(
 );
 
 export function eventTupleView([kind, at, reason, actorKeyId, requestId]: EventTuple): KeyEventView {
-  return { kind, at: new Date(at).toISOString(), reason, actorKeyId, requestId };
+  return {
+    kind: oneOf(KEY_EVENT_KINDS, kind, "key event kind"),
+    at: new Date(at).toISOString(),
+    reason,
+    actorKeyId,
+    requestId,
+  };
 }

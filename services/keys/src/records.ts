@@ -7,6 +7,9 @@
  * since expiry is a time) or `revoked`.
  */
 import { asSystem, GantryError, withTenant, type CallContext } from "@gantry/kit";
+import { oneOf } from "@gantry/kit";
+import type { OutputOf } from "@gantry/proto/catalogue";
+import { KEY_EVENT_KINDS } from "@gantry/proto/catalogue/keys.ts";
 import type { PrismaClient } from "./db.ts";
 import type { Context, RateLimitPolicy } from "./context.ts";
 import type { Grant } from "./containment.ts";
@@ -39,38 +42,11 @@ export function asCallingKey<T>(call: CallContext, fn: () => Promise<T>): Promis
   return withTenant(call.keyTenant || call.tenant, async () => await fn());
 }
 
-export interface KeyEventView {
-  kind: string;
-  at: string;
-  reason: string | null;
-  actorKeyId: string | null;
-  requestId: string | null;
-}
+/** A key as key.list and key.inspect show it (no secret): the catalogue's result schema. */
+export type KeyView = OutputOf<"key.list">["keys"][number];
 
-export interface KeyView {
-  id: string;
-  tenant: string;
-  name: string;
-  prefix: string;
-  status: "active" | "expired" | "revoked";
-  scopes: string[];
-  collections: string[];
-  products: string[];
-  subTenants: boolean;
-  admin: boolean;
-  /** The key's own limit; null = the deployment default. */
-  rateLimit: RateLimitPolicy | null;
-  created: string | null;
-  expires: string | null;
-  lastUsed: string | null;
-  revoked: string | null;
-  /** The successor minted by key.rotate. */
-  rotatedTo: string | null;
-  /** The key this one was rotated from. */
-  rotatedFrom: string | null;
-  source: "key" | "legacy";
-  events?: KeyEventView[];
-}
+/** One event of a key's trail. */
+export type KeyEventView = NonNullable<KeyView["events"]>[number];
 
 export function iso(d: Date | null | undefined): string | null {
   return d ? d.toISOString() : null;
@@ -129,7 +105,13 @@ export function legacyView(k: LegacyKey, lastUsed: Date | null): KeyView {
 }
 
 export function eventView(e: KeyEventRow): KeyEventView {
-  return { kind: e.kind, at: e.at.toISOString(), reason: e.reason, actorKeyId: e.actorKeyId, requestId: e.requestId };
+  return {
+    kind: oneOf(KEY_EVENT_KINDS, e.kind, "key event kind"),
+    at: e.at.toISOString(),
+    reason: e.reason,
+    actorKeyId: e.actorKeyId,
+    requestId: e.requestId,
+  };
 }
 
 /** Events of these keys, oldest first, at most `perKey` (the most recent) per key. */

@@ -16,17 +16,11 @@
  * Memory text and metadata are escaped (`&`, `<`, `>` as `&amp;`, `&lt;`, `&gt;`), and every line
  * of a memory is indented, so nothing a memory contains can close the block or pose as a new entry.
  */
+import type { OutputOf } from "@gantry/proto/catalogue";
 import type { Hit } from "./store/types.ts";
 
-export interface HitOut {
-  id: string;
-  text: string;
-  score: number;
-  similarity: number;
-  metadata: Record<string, string | number | boolean>;
-  created: string;
-  updated: string;
-}
+/** One search hit, as memory.search's result schema states it (memory.recall lists the same). */
+export type HitOut = OutputOf<"memory.search">["hits"][number];
 
 function round(n: number): number {
   return Math.round(n * 1e6) / 1e6;

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { GantryError, SsrfBlockedError, SsrfFetchError, type SsrfGuard } from "@gantry/kit";
+import type { OutputOf } from "@gantry/proto/catalogue";
 import type { Page } from "playwright-core";
 
 export type CheckInput =
@@ -19,6 +20,9 @@ export type CheckInput =
   | { type: "broken_links"; maxLinks?: number };
 
 export type Impact = "minor" | "moderate" | "serious" | "critical";
+
+/** The outcome of one check, as qa.browser_check's result schema states it. */
+export type CheckResult = OutputOf<"qa.browser_check">["checks"][number];
 const IMPACTS: Impact[] = ["minor", "moderate", "serious", "critical"];
 
 export interface ConsoleError {
@@ -83,7 +87,7 @@ export async function runCheck(
   guard: SsrfGuard,
   userAgent: string,
   deadline: number,
-): Promise<Record<string, unknown>> {
+): Promise<CheckResult> {
   switch (check.type) {
     case "status":
       return {

@@ -4,12 +4,32 @@
  * `updated` are RFC 3339 UTC timestamps; absent optional fields are `null`, never missing, so
  * clients can rely on the keys.
  */
+import { oneOf } from "@gantry/kit";
+import type { OutputOf } from "@gantry/proto/catalogue";
+import {
+  DOC_STATUSES,
+  LEAD_STATUSES,
+  SIM_SIZES,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
+} from "@gantry/proto/catalogue/workspace.ts";
 import type { Contact, Doc, DocComment, Lead, LeadEvent, Simulation, Task, TaskEvent, WorkflowRun } from "./db.ts";
 import { fromMinor } from "./money.ts";
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
-export function contactOut(c: Contact) {
+// Each shape is the catalogue's result schema (proto/catalogue/workspace.ts), so a field that drifts
+// from it is a compile error here.
+type ContactOut = OutputOf<"contact.get">;
+type LeadOut = OutputOf<"lead.get">;
+type LeadItem = OutputOf<"lead.list">["items"][number];
+type TaskOut = OutputOf<"task.get">;
+type TaskItem = OutputOf<"task.list">["items"][number];
+type DocOut = OutputOf<"workspace.doc.read">;
+type DocItem = OutputOf<"workspace.doc.list">["items"][number];
+type SimOut = OutputOf<"sim.generate">;
+
+export function contactOut(c: Contact): ContactOut {
   return {
     id: c.id,
     tenant: c.tenant,
@@ -17,17 +37,18 @@ export function contactOut(c: Contact) {
     email: c.email,
     phone: c.phone,
     company: c.company,
-    metadata: (c.metadata ?? {}) as Record<string, unknown>,
+    // Json to Prisma; always written from the validated `metadata` input, whose values are these.
+    metadata: (c.metadata ?? {}) as ContactOut["metadata"],
     vertical: c.vertical,
     created: iso(c.createdAt)!,
     updated: iso(c.updatedAt)!,
   };
 }
 
-export function leadEventOut(e: LeadEvent) {
+export function leadEventOut(e: LeadEvent): LeadOut["history"][number] {
   return {
-    from: e.fromStatus,
-    to: e.toStatus,
+    from: e.fromStatus === null ? null : oneOf(LEAD_STATUSES, e.fromStatus, "lead status"),
+    to: oneOf(LEAD_STATUSES, e.toStatus, "lead status"),
     reason: e.reason,
     keyId: e.keyId,
     requestId: e.requestId,
@@ -35,12 +56,18 @@ export function leadEventOut(e: LeadEvent) {
   };
 }
 
-export function leadOut(l: Lead, history?: LeadEvent[]) {
+/** A lead with its history (get, create, update_status). */
+export function leadOut(l: Lead, history: LeadEvent[]): LeadOut {
+  return { ...leadItemOut(l), history: history.map(leadEventOut) };
+}
+
+/** A lead as lists show it: no history. */
+export function leadItemOut(l: Lead): LeadItem {
   return {
     id: l.id,
     tenant: l.tenant,
     name: l.name,
-    status: l.status,
+    status: oneOf(LEAD_STATUSES, l.status, "lead status"),
     contactId: l.contactId,
     email: l.email,
     company: l.company,
@@ -51,23 +78,35 @@ export function leadOut(l: Lead, history?: LeadEvent[]) {
     created: iso(l.createdAt)!,
     updated: iso(l.updatedAt)!,
     closed: iso(l.closedAt),
-    ...(history ? { history: history.map(leadEventOut) } : {}),
   };
 }
 
 export const TASK_FINAL = new Set(["done", "cancelled"]);
 
-export function taskEventOut(e: TaskEvent) {
-  return { from: e.fromStatus, to: e.toStatus, note: e.note, keyId: e.keyId, requestId: e.requestId, at: iso(e.at)! };
+export function taskEventOut(e: TaskEvent): TaskOut["history"][number] {
+  return {
+    from: e.fromStatus === null ? null : oneOf(TASK_STATUSES, e.fromStatus, "task status"),
+    to: oneOf(TASK_STATUSES, e.toStatus, "task status"),
+    note: e.note,
+    keyId: e.keyId,
+    requestId: e.requestId,
+    at: iso(e.at)!,
+  };
 }
 
-export function taskOut(t: Task, now = new Date(), history?: TaskEvent[]) {
+/** A task with its history (get, create, update_status). */
+export function taskOut(t: Task, now: Date, history: TaskEvent[]): TaskOut {
+  return { ...taskItemOut(t, now), history: history.map(taskEventOut) };
+}
+
+/** A task as lists show it: no history. */
+export function taskItemOut(t: Task, now = new Date()): TaskItem {
   return {
     id: t.id,
     tenant: t.tenant,
     title: t.title,
-    status: t.status,
-    priority: t.priority,
+    status: oneOf(TASK_STATUSES, t.status, "task status"),
+    priority: oneOf(TASK_PRIORITIES, t.priority, "task priority"),
     assignedTo: t.assignedTo,
     dueAt: iso(t.dueAt),
     overdue: Boolean(t.dueAt && t.dueAt.getTime() < now.getTime() && !TASK_FINAL.has(t.status)),
@@ -75,11 +114,10 @@ export function taskOut(t: Task, now = new Date(), history?: TaskEvent[]) {
     created: iso(t.createdAt)!,
     updated: iso(t.updatedAt)!,
     closed: iso(t.closedAt),
-    ...(history ? { history: history.map(taskEventOut) } : {}),
   };
 }
 
-export function commentOut(c: DocComment) {
+export function commentOut(c: DocComment): OutputOf<"workspace.doc.comment"> {
   return {
     id: c.id,
     docId: c.docId,
@@ -91,21 +129,29 @@ export function commentOut(c: DocComment) {
   };
 }
 
-/** A doc; `content` only when asked (lists leave it out), comments only on read. */
-export function docOut(d: Doc, opts: { content?: boolean; comments?: DocComment[] } = {}) {
+/** A doc with its content and comments (create, read, close). */
+export function docOut(d: Doc, comments: DocComment[]): DocOut {
+  return { ...docItemOut(d), content: d.content, comments: comments.map(commentOut) };
+}
+
+/** A doc with its content but not its comments (patch). */
+export function docContentOut(d: Doc): OutputOf<"workspace.doc.patch"> {
+  return { ...docItemOut(d), content: d.content };
+}
+
+/** A doc as lists show it: no content (only its length), no comments. */
+export function docItemOut(d: Doc): DocItem {
   return {
     id: d.id,
     tenant: d.tenant,
     title: d.title,
     version: d.version,
-    status: d.status,
-    ...(opts.content === false ? {} : { content: d.content }),
+    status: oneOf(DOC_STATUSES, d.status, "doc status"),
     length: d.content.length,
     vertical: d.vertical,
     created: iso(d.createdAt)!,
     updated: iso(d.updatedAt)!,
     closed: iso(d.closedAt),
-    ...(opts.comments ? { comments: opts.comments.map(commentOut) } : {}),
   };
 }
 
@@ -131,7 +177,7 @@ export function runOut(r: WorkflowRun) {
   };
 }
 
-export function simOut(s: Simulation) {
+export function simOut(s: Simulation): SimOut {
   return {
     simId: s.id,
     id: s.id,
@@ -139,8 +185,9 @@ export function simOut(s: Simulation) {
     subTenant: s.sandboxTenant.slice(s.tenant.length + 1),
     vertical: s.vertical,
     seed: s.seed,
-    size: s.size,
-    counts: s.counts as Record<string, number>,
+    size: oneOf(SIM_SIZES, s.size, "simulation size"),
+    // Json to Prisma; sim.generate writes exactly these three counts in the same transaction.
+    counts: s.counts as SimOut["counts"],
     created: iso(s.createdAt)!,
     updated: iso(s.updatedAt)!,
   };

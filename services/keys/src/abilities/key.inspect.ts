@@ -33,12 +33,17 @@ export default ability("key.inspect", (_input, call, ctx) =>
       if (!k) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
       const usage = await ctx.db.legacyUsage.findFirst({ where: { keyId: k.id } });
       const view = legacyView(k, usage?.lastUsedAt ?? null);
-      return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: [] };
+      return { ...view, abilities: [...abilitiesOf(view.scopes)], ...acting, events: [] };
     }
     const row = await inspectRow(ctx, call.keyId);
     if (!row) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
     const view = rowView(row, ctx.now(), row.rotatedFrom);
-    return { ...view, abilities: abilitiesOf(view.scopes), ...acting, events: (row.events ?? []).map(eventTupleView) };
+    return {
+      ...view,
+      abilities: [...abilitiesOf(view.scopes)],
+      ...acting,
+      events: (row.events ?? []).map(eventTupleView),
+    };
   }),
 );
 

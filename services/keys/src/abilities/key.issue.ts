@@ -114,7 +114,7 @@ export default ability("key.issue", (input, call, ctx) =>
       subTenants: row.subTenants,
       admin: row.admin,
       rateLimit,
-      created: iso(row.createdAt),
+      created: row.createdAt.toISOString(),
       expires: iso(row.expiresAt),
     };
   }),

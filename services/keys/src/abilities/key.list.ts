@@ -40,9 +40,7 @@ export default ability("key.list", (input, call, ctx) =>
       if (events) v.events = events.get(r.id) ?? [];
       return v;
     });
-    const out: Record<string, unknown> = { keys, nextCursor: page.nextCursor };
-    if (call.admin) Object.assign(out, await legacySummary(ctx, tenant));
-    return out;
+    return { keys, nextCursor: page.nextCursor, ...(call.admin ? await legacySummary(ctx, tenant) : {}) };
   }),
 );
 

@@ -138,7 +138,7 @@ export default ability("key.rotate", (input, call, ctx) =>
       subTenants: s.subTenants,
       admin: s.admin,
       rateLimit: s.rateLimit && s.rateWindowSeconds ? { limit: s.rateLimit, windowSeconds: s.rateWindowSeconds } : null,
-      created: iso(s.createdAt),
+      created: s.createdAt.toISOString(),
       expires: iso(s.expiresAt),
       previous: { id: row.id, expires: oldExpires.toISOString() },
     };

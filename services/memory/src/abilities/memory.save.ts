@@ -16,6 +16,7 @@
  *   and `updated` are the memory's first and latest save times (ISO 8601).
  */
 import { randomBase62 } from "@gantry/kit";
+import type { OutputOf } from "@gantry/proto/catalogue";
 import { resolveCollection } from "../collections.ts";
 import { ability } from "../context.ts";
 import { wordingSimilarity } from "../embed/lexical.ts";
@@ -44,7 +45,7 @@ export default ability("memory.save", async (input, call, ctx) => {
       ? { duplicateSimilarity: (existing: string) => wordingSimilarity(input.text, existing) }
       : {}),
   });
-  return {
+  const saved: OutputOf<"memory.save"> = {
     id: r.memory.id,
     collection,
     action: r.created ? "created" : r.deduplicated ? "deduplicated" : "updated",
@@ -54,4 +55,5 @@ export default ability("memory.save", async (input, call, ctx) => {
     updated: new Date(r.memory.updatedAt).toISOString(),
     model: r.memory.model,
   };
+  return saved;
 });

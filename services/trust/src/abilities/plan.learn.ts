@@ -22,7 +22,8 @@ export default ability("plan.learn", async (input, call, ctx) => {
   const plan = await readPlan(ctx, call.tenant, input.planId);
   if (plan.status === "closed") throw closedConflict(plan);
   const tags = ["plan", ...(plan.type ? [plan.type] : []), ...(plan.vertical ? [plan.vertical] : [])];
-  const recorded: { id: string; title: string; lesson: string; severity: Lesson["severity"] | null }[] = [];
+  const recorded: { id: string; title: string; lesson: string; severity: NonNullable<Lesson["severity"]> | null }[] =
+    [];
   for (const l of input.lessons ?? []) {
     const out = await ctx.memory.recordLesson(call, {
       title: l.title,

@@ -7,6 +7,7 @@
  * The `capture` variant (src/capture.ts) captures registered official pages, stores each capture per
  * tenant and compares it with the tenant's previous capture of the page.
  */
+import type { OutputOf } from "@gantry/proto/catalogue";
 import { capturePages } from "../capture.ts";
 import { ability } from "../context.ts";
 import { research } from "../research.ts";
@@ -48,11 +49,12 @@ export default ability("research.verify", async (raw, call, ctx) => {
       fetched: s.page.fetched.toISOString(),
     });
   }
-  return {
+  const found: Extract<OutputOf<"research.verify">, { action: "search" }> = {
     action: "search",
     query: search.query,
     observations,
     searchProvider: run.provider,
     searched: run.searched.toISOString(),
   };
+  return found;
 });

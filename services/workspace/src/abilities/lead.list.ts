@@ -5,7 +5,7 @@
  */
 import { ability } from "../context.ts";
 import { NEWEST_FIRST, afterCursor, toPage } from "@gantry/kit";
-import { leadOut } from "../records.ts";
+import { leadItemOut } from "../records.ts";
 
 export default ability("lead.list", async (input, call, ctx) => {
   const and: object[] = [afterCursor(input.cursor)];
@@ -21,5 +21,5 @@ export default ability("lead.list", async (input, call, ctx) => {
     orderBy: NEWEST_FIRST,
     take: input.limit + 1,
   });
-  return toPage(rows, input.limit, (r) => leadOut(r));
+  return toPage(rows, input.limit, leadItemOut);
 });

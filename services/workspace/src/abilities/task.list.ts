@@ -5,7 +5,7 @@
  */
 import { ability } from "../context.ts";
 import { NEWEST_FIRST, afterCursor, toPage } from "@gantry/kit";
-import { taskOut } from "../records.ts";
+import { taskItemOut } from "../records.ts";
 
 export default ability("task.list", async (input, call, ctx) => {
   const now = ctx.now();
@@ -23,5 +23,5 @@ export default ability("task.list", async (input, call, ctx) => {
     orderBy: NEWEST_FIRST,
     take: input.limit + 1,
   });
-  return toPage(rows, input.limit, (r) => taskOut(r, now));
+  return toPage(rows, input.limit, (r) => taskItemOut(r, now));
 });

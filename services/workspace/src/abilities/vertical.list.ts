@@ -5,6 +5,7 @@
  * authenticated key may call it; manifests hold no tenant data.
  */
 import { decodeCursor, encodeCursor } from "@gantry/kit";
+import type { OutputOf } from "@gantry/proto/catalogue";
 import { ability } from "../context.ts";
 import { listVerticalIds, loadManifest } from "../verticals/manifests.ts";
 import { blocking } from "../verticals/lint.ts";
@@ -14,7 +15,7 @@ export default ability("vertical.list", async (input, _call, ctx) => {
   const ids = (await listVerticalIds(ctx.verticalsDir)).filter((id) => after === undefined || id > after);
   const page = ids.slice(0, input.limit);
   const items = await Promise.all(
-    page.map(async (id) => {
+    page.map(async (id): Promise<OutputOf<"vertical.list">["items"][number]> => {
       const loaded = await loadManifest(ctx.verticalsDir, id);
       const m = (loaded?.manifest ?? {}) as Record<string, unknown>;
       const surface = (m.surface ?? {}) as Record<string, unknown[]>;

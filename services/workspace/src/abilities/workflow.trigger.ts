@@ -10,16 +10,19 @@
  * msgID: JetStream drops the duplicate within its window, and the deliverer skips finished runs.
  */
 import { GantryError, encodeJson, idempotentCreate, workflowSubject, type CallContext } from "@gantry/kit";
+import { oneOf } from "@gantry/kit";
+import type { OutputOf } from "@gantry/proto/catalogue";
+import { RUN_STATUSES } from "@gantry/proto/catalogue/workspace.ts";
 import { ability, type Context } from "../context.ts";
 import { SCHEMA, type WorkflowRun } from "../db.ts";
 import { newId } from "../ids.ts";
 import { notFound } from "../errors.ts";
 import type { TriggerMessage } from "../workflows/deliverer.ts";
 
-function result(run: WorkflowRun) {
+function result(run: WorkflowRun): OutputOf<"workflow.trigger"> {
   return {
     runId: run.id,
-    status: run.status,
+    status: oneOf(RUN_STATUSES, run.status, "workflow run status"),
     workflow: run.workflow,
     subject: run.subject,
     delivery: run.endpointHost ? "webhook" : "subject",

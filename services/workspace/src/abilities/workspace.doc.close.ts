@@ -19,5 +19,5 @@ export default ability("workspace.doc.close", async (input, call, ctx) => {
     include: { comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
   });
   if (!row) throw notFound("workspace doc", input.id);
-  return docOut(row, { comments: row.comments });
+  return docOut(row, row.comments);
 });

@@ -35,7 +35,7 @@ export default ability("workspace.doc.create", async (input, call, ctx) => {
             updatedAt: now,
           },
         }),
-        { comments: [] },
+        [],
       ),
     replay: async (recordId) => {
       const row = await ctx.db.doc.findFirst({
@@ -43,7 +43,7 @@ export default ability("workspace.doc.create", async (input, call, ctx) => {
         include: { comments: { orderBy: { createdAt: "asc" } } },
       });
       if (!row) throw notFound("workspace doc", recordId);
-      return docOut(row, { comments: row.comments });
+      return docOut(row, row.comments);
     },
   });
   return result;

@@ -5,7 +5,7 @@
  */
 import { ability } from "../context.ts";
 import { NEWEST_FIRST, afterCursor, toPage } from "@gantry/kit";
-import { docOut } from "../records.ts";
+import { docItemOut } from "../records.ts";
 
 export default ability("workspace.doc.list", async (input, call, ctx) => {
   const and: object[] = [afterCursor(input.cursor)];
@@ -21,5 +21,5 @@ export default ability("workspace.doc.list", async (input, call, ctx) => {
     orderBy: NEWEST_FIRST,
     take: input.limit + 1,
   });
-  return toPage(rows, input.limit, (r) => docOut(r, { content: false }));
+  return toPage(rows, input.limit, docItemOut);
 });

@@ -5,7 +5,7 @@
  * the same version exactly one wins and the other gets 409 with the current version.
  */
 import { ability } from "../context.ts";
-import { docOut } from "../records.ts";
+import { docContentOut } from "../records.ts";
 import { notFound } from "../errors.ts";
 import { MAX_DOC_CHARS, applyOps, closedConflict, staleConflict, tooLarge } from "../docs.ts";
 
@@ -28,5 +28,5 @@ export default ability("workspace.doc.patch", async (input, call, ctx) => {
     throw staleConflict(now.id, input.baseVersion, now.version);
   }
   const updated = await ctx.db.doc.findFirstOrThrow({ where });
-  return docOut(updated);
+  return docContentOut(updated);
 });

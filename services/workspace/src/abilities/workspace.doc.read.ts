@@ -12,5 +12,5 @@ export default ability("workspace.doc.read", async (input, call, ctx) => {
     include: { comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
   });
   if (!row) throw notFound("workspace doc", input.id);
-  return docOut(row, { comments: row.comments });
+  return docOut(row, row.comments);
 });
