@@ -256,7 +256,9 @@ function plan(description: string) {
       tenant: str("Tenant of the plan."),
       goal: str("The goal, as given."),
       constraints: list("Constraints, as given (empty when none).", str("A constraint.")),
-      vertical: nullableStr("Vertical, or null."),
+      vertical: nullableStr(
+        "Vertical the plan belongs to: the input's `vertical`, else the call's context.verticalId; null when neither.",
+      ),
       type: nullableStr("Kind of plan, or null."),
       status: enumOf(
         "planned: no phase started; in_progress; verified: every phase verified; closed: outcome recorded by plan.learn.",
@@ -462,7 +464,7 @@ export const abilities = [
       {
         goal: text("What the plan must achieve.", 5000),
         constraints: array("Constraints the plan must respect.", text("One constraint.", 1000), 50),
-        vertical: slug("Vertical the plan belongs to."),
+        vertical: slug("Vertical the plan belongs to; defaults to the call's context.verticalId."),
         type: slug(
           "Kind of plan (free-form slug, e.g. launch, migration, incident); selects templates when one matches.",
         ),

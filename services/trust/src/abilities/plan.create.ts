@@ -1,7 +1,8 @@
 /**
  * @module trust/abilities/plan.create
  * Turns a goal into phases from the template of its `type` (generic when none matches), with the
- * lessons earlier plans of the same type or vertical recorded (plan.learn), the tenant's critical and
+ * lessons earlier plans of the same type or vertical recorded (plan.learn; the vertical is the input's,
+ * else the call's context.verticalId, as task.create does), the tenant's critical and
  * high consolidated lessons relevant to the goal (memory's lessons consumer merges every recorded
  * lesson by meaning; a trigger the goal names, or a goal close in meaning, makes one relevant) and
  * the tenant's most relevant decisions (memory `decision.list`, over gRPC) as checks of the first
@@ -23,15 +24,13 @@ const CONSOLIDATED = 5;
 
 export default ability("plan.create", async (input, call, ctx) => {
   const constraints = input.constraints ?? [];
+  const vertical = input.vertical ?? call.verticalId;
   const lessonRows = await ctx.db.planLesson.findMany({
     where: {
       tenant: call.tenant,
-      ...(input.type || input.vertical
+      ...(input.type || vertical
         ? {
-            OR: [
-              ...(input.type ? [{ type: input.type }] : []),
-              ...(input.vertical ? [{ vertical: input.vertical }] : []),
-            ],
+            OR: [...(input.type ? [{ type: input.type }] : []), ...(vertical ? [{ vertical }] : [])],
           }
         : {}),
     },
@@ -71,7 +70,7 @@ export default ability("plan.create", async (input, call, ctx) => {
   if (url) {
     const draft = await draftPlan(
       { url, model, apiKey: ctx.config.TRUST_PLAN_MODEL_API_KEY, timeoutMs: ctx.config.TRUST_PLAN_MODEL_TIMEOUT_MS },
-      { ...input, constraints },
+      { ...input, vertical, constraints },
       lessons,
       decisions,
     );
@@ -92,7 +91,7 @@ export default ability("plan.create", async (input, call, ctx) => {
       tenant: call.tenant,
       goal: input.goal,
       constraints,
-      vertical: input.vertical ?? null,
+      vertical: vertical ?? null,
       type: input.type ?? null,
       status: settle({ status: "planned" }, phases),
       method: drafted ? "model" : "deterministic",
