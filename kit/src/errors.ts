@@ -263,6 +263,26 @@ export function routeNotFound(message: string, reason?: string): GantryError {
   });
 }
 
+/**
+ * 404 for a record that does not exist *in the caller's tenant* (another tenant's looks the same):
+ * detail `record_not_found` at `path` (default `/input/id`). `what` names the kind of record
+ * ("contact", "payout batch"); `message` replaces the default wording (of the error and its detail)
+ * when it says more, e.g. for a record that is not a tenant's (a toolkit of the registry).
+ */
+export function notFound(
+  what: string,
+  id: string,
+  init: { path?: string; message?: string; reason?: string } = {},
+): GantryError {
+  const path = init.path ?? "/input/id";
+  const message = init.message ?? `No ${what} with id ${id} in this tenant.`;
+  const detail = init.message ?? `${path} does not name a ${what} of this tenant`;
+  return new GantryError("not_found", message, {
+    reason: init.reason,
+    details: [{ path, message: detail, code: "record_not_found" }],
+  });
+}
+
 export interface WireError {
   code: ErrorCode;
   message: string;

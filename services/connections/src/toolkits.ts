@@ -36,7 +36,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, GantryError } from "@gantry/kit";
+import { ConfigError, notFound } from "@gantry/kit";
 import type { OutputOf } from "@gantry/proto/catalogue";
 
 export const DEFAULT_TOOLKITS_DIR = fileURLToPath(new URL("../toolkits/", import.meta.url));
@@ -319,18 +319,14 @@ export function loadRegistry(
   return { toolkits };
 }
 
-function notFound(path: string, message: string): GantryError {
-  return new GantryError("not_found", message, { details: [{ path, message, code: "record_not_found" }] });
-}
-
 /** The toolkit by slug, or 404 naming the field. */
 export function toolkitOf(registry: Registry, slug: string, path = "/input/toolkit"): Toolkit {
   const t = registry.toolkits.get(slug);
   if (!t)
-    throw notFound(
+    throw notFound("toolkit", slug, {
       path,
-      `${path} is "${slug}", which is not a toolkit; known: ${[...registry.toolkits.keys()].join(", ")}`,
-    );
+      message: `${path} is "${slug}", which is not a toolkit; known: ${[...registry.toolkits.keys()].join(", ")}`,
+    });
   return t;
 }
 
@@ -341,14 +337,22 @@ export function toolkitOf(registry: Registry, slug: string, path = "/input/toolk
  */
 export function resolveTool(registry: Registry, toolId: string, path = "/input/toolId"): Tool {
   const m = /^([a-z0-9][a-z0-9_-]*)\.([A-Za-z0-9_.-]+)@([1-9][0-9]*)$/.exec(toolId);
-  if (!m) throw notFound(path, `${path} is "${toolId}", which is not a tool id (toolkit.tool@N)`);
+  if (!m)
+    throw notFound("tool", toolId, {
+      path,
+      message: `${path} is "${toolId}", which is not a tool id (toolkit.tool@N)`,
+    });
   const [, kit, name, version] = m;
   const toolkit = toolkitOf(registry, kit, path);
   const tool = toolkit.versions.get(`${name}@${version}`);
   if (tool) return tool;
   const known = [...toolkit.versions.values()].filter((t) => t.name === name).map((t) => t.version);
-  if (known.length === 0) throw notFound(path, `${path}: toolkit ${kit} has no tool ${name}`);
-  throw notFound(path, `${path}: ${kit}.${name} has no version ${version} (versions: ${known.join(", ")})`);
+  if (known.length === 0)
+    throw notFound("tool", toolId, { path, message: `${path}: toolkit ${kit} has no tool ${name}` });
+  throw notFound("tool", toolId, {
+    path,
+    message: `${path}: ${kit}.${name} has no version ${version} (versions: ${known.join(", ")})`,
+  });
 }
 
 /** The wire shape of a tool (no registry internals). */

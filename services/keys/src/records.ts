@@ -6,7 +6,7 @@
  * Status as shown: `active`, `expired` (its expiry has passed; stored status is still `active`,
  * since expiry is a time) or `revoked`.
  */
-import { asSystem, GantryError, withTenant, type CallContext } from "@gantry/kit";
+import { asSystem, GantryError, notFound, withTenant, type CallContext } from "@gantry/kit";
 import { oneOf } from "@gantry/kit";
 import type { OutputOf } from "@gantry/proto/catalogue";
 import { KEY_EVENT_KINDS } from "@gantry/proto/catalogue/keys.ts";
@@ -186,11 +186,8 @@ export function grantOf(row: ApiKeyRow, defaultRateLimit: RateLimitPolicy): Gran
   };
 }
 
-function notFound(id: string): GantryError {
-  return new GantryError("not_found", `No key ${id} in this tenant.`, {
-    reason: "key.list shows the keys this key may manage.",
-  });
-}
+/** What a 404 for a key the caller may not manage says to do. */
+const UNKNOWN_KEY = { reason: "key.list shows the keys this key may manage." };
 
 /**
  * The stored key `id`, if the caller may manage it: admin keys any key, tenant keys only keys of
@@ -201,7 +198,7 @@ function notFound(id: string): GantryError {
 export async function manageableKey(ctx: Context, call: CallContext, id: string, action: string): Promise<ApiKeyRow> {
   if (isLegacyId(id)) {
     const k = ctx.legacy.byId(id);
-    if (!k || (!call.admin && k.tenant !== call.tenant)) throw notFound(id);
+    if (!k || (!call.admin && k.tenant !== call.tenant)) throw notFound("key", id, UNKNOWN_KEY);
     throw new GantryError(
       "invalid_request",
       `${id} is a legacy key from GANTRY_LEGACY_KEYS; it cannot be ${action} through the API.`,
@@ -214,6 +211,6 @@ export async function manageableKey(ctx: Context, call: CallContext, id: string,
   }
   // findFirst, never batched with other calls' lookups (findUnique is): the row comes back under this call's scope.
   const row = await ctx.db.apiKey.findFirst({ where: { id } });
-  if (!row || (!call.admin && row.tenant !== call.tenant)) throw notFound(id);
+  if (!row || (!call.admin && row.tenant !== call.tenant)) throw notFound("key", id, UNKNOWN_KEY);
   return row;
 }

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { moneyOut, toMinor } from "./money.ts";
+import { moneyOut, toMinor } from "@gantry/kit/money.ts";
 import { applicationFee } from "./providers/provider-a.ts";
 import { compareNames } from "./records.ts";
 import { batchStatus, canMovePayment, canMovePayout } from "./states.ts";

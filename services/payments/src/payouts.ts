@@ -17,7 +17,7 @@ import type { Context } from "./context.ts";
 import type { Payout, Prisma } from "./db.ts";
 import { queueStatus } from "./events.ts";
 import { balanceKey, balances, lockBalance, post } from "./ledger.ts";
-import { moneyOut } from "./money.ts";
+import { moneyOut } from "@gantry/kit/money.ts";
 import { type Advanced, type Origin, recordWebhook } from "./payments.ts";
 import { providerOf } from "./providers/index.ts";
 import type { PayoutState, Provider } from "./providers/types.ts";

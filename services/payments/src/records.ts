@@ -6,7 +6,7 @@
 import { GantryError } from "@gantry/kit";
 import type { OutputOf } from "@gantry/proto/catalogue";
 import type { Payment, PaymentEvent, Payout, PayoutBatch, Recipient } from "./db.ts";
-import { moneyOut } from "./money.ts";
+import { moneyOut } from "@gantry/kit/money.ts";
 import { batchStatus } from "./states.ts";
 
 export type PaymentOut = OutputOf<"payment.initiate">;
@@ -157,12 +157,6 @@ export function compareNames(given: string, bank: string): "match" | "partial" |
   const b = words(bank);
   if (a.length && a.join(" ") === b.join(" ")) return "match";
   return a.some((w) => b.includes(w)) ? "partial" : "mismatch";
-}
-
-export function notFound(what: string, id: string): GantryError {
-  return new GantryError("not_found", `No ${what} ${id} exists for this tenant; check the id.`, {
-    details: [{ path: "/input/id", message: `/input/id names no ${what} of this tenant`, code: "record_not_found" }],
-  });
 }
 
 export function unknownRecipient(path: string, id: string): GantryError {

@@ -14,7 +14,7 @@ import {
   TASK_STATUSES,
 } from "@gantry/proto/catalogue/workspace.ts";
 import type { Contact, Doc, DocComment, Lead, LeadEvent, Simulation, Task, TaskEvent, WorkflowRun } from "./db.ts";
-import { fromMinor } from "./money.ts";
+import { moneyOut } from "@gantry/kit/money.ts";
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -72,7 +72,7 @@ export function leadItemOut(l: Lead): LeadItem {
     email: l.email,
     company: l.company,
     source: l.source,
-    value: l.valueMinor !== null && l.valueCurrency ? fromMinor(l.valueMinor, l.valueCurrency) : null,
+    value: l.valueMinor !== null && l.valueCurrency ? moneyOut(l.valueMinor, l.valueCurrency) : null,
     notes: l.notes,
     vertical: l.vertical,
     created: iso(l.createdAt)!,

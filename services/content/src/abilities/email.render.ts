@@ -6,9 +6,9 @@
  * items in integer minor units and returned as printed.
  */
 import { sha256Hex } from "@gantry/kit";
+import { moneyOut } from "@gantry/kit/money.ts";
 import { ability } from "../context.ts";
 import { renderTemplate } from "../email/templates.ts";
-import { moneyOut } from "../money.ts";
 import { resolveTheme } from "../theme.ts";
 
 export default ability("email.render", async (input) => {

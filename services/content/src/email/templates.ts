@@ -3,9 +3,10 @@
  * The email.render templates — `notice`, `invoice`, `receipt` — as MJML bodies for the frame in
  * layout.ts, each with its plain-text part. Props arrive checked by the catalogue schema (per
  * template: required fields, types, lengths, no unknown fields); amounts are checked and totalled in
- * minor units by money.ts. Dates print in a fixed locale and UTC so output never depends on the host.
+ * minor units by invoice-totals.ts. Dates print in a fixed locale and UTC so output never depends on the host.
  */
-import { computeTotals, formatMoney, type LineItem, type Totals } from "../money.ts";
+import { formatMoney } from "@gantry/kit/money.ts";
+import { computeTotals, type LineItem, type Totals } from "../invoice-totals.ts";
 import { escapeHtml, safeUrl, type Theme } from "../theme.ts";
 import { renderFrame } from "./layout.ts";
 

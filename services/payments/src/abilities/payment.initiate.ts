@@ -14,7 +14,7 @@ import { idempotentCreate } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
-import { toMinor } from "../money.ts";
+import { toMinor } from "@gantry/kit/money.ts";
 import { advancePayment } from "../payments.ts";
 import { providerFor } from "../providers/index.ts";
 import { paymentOut } from "../records.ts";

@@ -3,10 +3,11 @@
  * One payment, refreshed from its provider first (a `poll` status change when the provider reports a
  * later status; forward only, so a webhook that already moved it wins), with its history.
  */
+import { notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { advancePayment } from "../payments.ts";
 import { providerOf } from "../providers/index.ts";
-import { historyOut, notFound, paymentOut } from "../records.ts";
+import { historyOut, paymentOut } from "../records.ts";
 
 /** Statuses a provider may still change. */
 const OPEN = new Set(["pending", "processing", "succeeded"]);

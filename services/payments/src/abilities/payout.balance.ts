@@ -9,7 +9,7 @@
  */
 import { ability } from "../context.ts";
 import { type Balances, balanceKey, balances } from "../ledger.ts";
-import { checkCurrency, moneyOut } from "../money.ts";
+import { checkCurrency, moneyOut } from "@gantry/kit/money.ts";
 import { providerFor } from "../providers/index.ts";
 import { holderOf } from "../settlement.ts";
 

@@ -11,7 +11,7 @@ import { type ErrorDetail, GantryError, idempotentCreate } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { type Recipient, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
-import { toMinor } from "../money.ts";
+import { toMinor } from "@gantry/kit/money.ts";
 import { dispatch, reserve } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
 import { batchOut, currencyMismatch, unknownRecipient } from "../records.ts";

@@ -10,7 +10,7 @@ import { idempotentCreate } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { type Prisma, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
-import { toMinor } from "../money.ts";
+import { toMinor } from "@gantry/kit/money.ts";
 import { dispatch, reserve } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
 import { currencyMismatch, payoutOut, unknownRecipient } from "../records.ts";

@@ -5,9 +5,10 @@
  * in flight are asked for their status, and so is a single paid payout (a bank may still reverse
  * it). Forward only: a webhook that already moved it wins.
  */
+import { notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { refreshPayout } from "../payouts.ts";
-import { batchOut, notFound, payoutOut } from "../records.ts";
+import { batchOut, payoutOut } from "../records.ts";
 
 const OPEN = new Set(["pending", "processing", "paid"]);
 

@@ -9,7 +9,7 @@ import { isUniqueViolation } from "@gantry/kit";
 import { accountFingerprint, DEVELOPMENT_FINGERPRINT_KEY } from "../accounts.ts";
 import { ability } from "../context.ts";
 import { newId } from "../ids.ts";
-import { checkCurrency } from "../money.ts";
+import { checkCurrency } from "@gantry/kit/money.ts";
 import { providerFor } from "../providers/index.ts";
 import { recipientOut } from "../records.ts";
 

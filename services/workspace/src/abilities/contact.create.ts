@@ -4,13 +4,13 @@
  * makes retries return the same contact. One prepared INSERT (writes.ts) through the kit's
  * `idempotentInsert`, which also carries the idempotency row, rather than a Prisma transaction.
  */
-import { idempotentInsert } from "@gantry/kit";
+import { idempotentInsert, notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { SCHEMA, type Contact } from "../db.ts";
 import { newId } from "../ids.ts";
 import { contactOut } from "../records.ts";
 import { normalizeEmail, phoneOrThrow } from "../contacts.ts";
-import { nonBlank, notFound } from "../errors.ts";
+import { nonBlank } from "../errors.ts";
 import { contactById } from "../reads.ts";
 import { insertContact } from "../writes.ts";
 

@@ -4,11 +4,12 @@
  * merged key by key and a key set to `null` is removed. The row is locked for the read-modify-write
  * so concurrent updates of different metadata keys both survive.
  */
+import { notFound } from "@gantry/kit";
 import { Prisma } from "../generated/prisma/client.ts";
 import { ability } from "../context.ts";
 import { contactOut } from "../records.ts";
 import { normalizeEmail, phoneOrThrow } from "../contacts.ts";
-import { invalidField, nonBlank, notFound } from "../errors.ts";
+import { invalidField, nonBlank } from "../errors.ts";
 
 export default ability("contact.update", async (input, call, ctx) => {
   const phone = typeof input.phone === "string" ? phoneOrThrow(input.phone) : input.phone;

@@ -4,14 +4,14 @@
  * name a contact of the same tenant; the lead's email and company default to the contact's. The
  * value is stored in integer minor units of its currency.
  */
-import { GantryError, idempotentCreate } from "@gantry/kit";
+import { GantryError, idempotentCreate, notFound } from "@gantry/kit";
+import { toMinor } from "@gantry/kit/money.ts";
 import { ability } from "../context.ts";
 import { SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { leadOut } from "../records.ts";
-import { toMinor } from "../money.ts";
 import { normalizeEmail } from "../contacts.ts";
-import { nonBlank, notFound } from "../errors.ts";
+import { nonBlank } from "../errors.ts";
 
 export default ability("lead.create", async (input, call, ctx) => {
   const name = nonBlank(input.name, "/input/name");

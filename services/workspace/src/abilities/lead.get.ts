@@ -2,9 +2,9 @@
  * @module workspace/abilities/lead.get
  * One lead of the caller's tenant with its full status history (oldest first).
  */
+import { notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { leadOut } from "../records.ts";
-import { notFound } from "../errors.ts";
 
 export default ability("lead.get", async (input, call, ctx) => {
   const row = await ctx.db.lead.findFirst({

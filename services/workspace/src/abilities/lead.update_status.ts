@@ -4,10 +4,10 @@
  * checked and written, so two concurrent moves cannot both pass the check; every move is appended to
  * the lead's history with the reason, the key and the request id.
  */
+import { notFound } from "@gantry/kit";
 import { Prisma } from "../generated/prisma/client.ts";
 import { ability } from "../context.ts";
 import { leadOut } from "../records.ts";
-import { notFound } from "../errors.ts";
 import { assertTransition } from "../transitions.ts";
 
 export default ability("lead.update_status", async (input, call, ctx) =>

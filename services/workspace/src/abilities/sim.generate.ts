@@ -8,19 +8,18 @@
  * transaction, so a simulation is either complete or absent.
  */
 import { randomInt } from "node:crypto";
-import { idempotentCreate } from "@gantry/kit";
+import { idempotentCreate, notFound } from "@gantry/kit";
+import { toMinor } from "@gantry/kit/money.ts";
 import { ability } from "../context.ts";
 import { SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { simOut } from "../records.ts";
-import { notFound } from "../errors.ts";
-import { toMinor } from "../money.ts";
 import { servableManifest } from "../verticals/manifests.ts";
 import { planSimulation } from "../sim/plan.ts";
 
 export default ability("sim.generate", async (input, call, ctx) => {
   const manifest = await servableManifest(ctx.verticalsDir, input.vertical, "surface").catch((err) => {
-    if (err?.code === "not_found") throw notFound("vertical", input.vertical, "/input/vertical");
+    if (err?.code === "not_found") throw notFound("vertical", input.vertical, { path: "/input/vertical" });
     throw err;
   });
   // Without a seed one is drawn and recorded on the simulation; an idempotent replay returns that

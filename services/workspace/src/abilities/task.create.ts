@@ -3,12 +3,12 @@
  * Creates an open task. `dueInHours` is turned into an absolute due time at creation; `vertical`
  * defaults to context.verticalId. An idempotencyKey makes retries return the same task.
  */
-import { idempotentCreate } from "@gantry/kit";
+import { idempotentCreate, notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { taskOut } from "../records.ts";
-import { nonBlank, notFound } from "../errors.ts";
+import { nonBlank } from "../errors.ts";
 
 export default ability("task.create", async (input, call, ctx) => {
   const title = nonBlank(input.title, "/input/title");

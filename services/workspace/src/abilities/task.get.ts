@@ -2,9 +2,9 @@
  * @module workspace/abilities/task.get
  * One task of the caller's tenant with its status history (oldest first) and `overdue`.
  */
+import { notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { taskOut } from "../records.ts";
-import { notFound } from "../errors.ts";
 
 export default ability("task.get", async (input, call, ctx) => {
   const row = await ctx.db.task.findFirst({

@@ -3,10 +3,10 @@
  * Changes a task's status (transitions.ts): done and cancelled only reopen to open. The row is
  * locked while the move is checked and written; each move is appended to the task's history.
  */
+import { notFound } from "@gantry/kit";
 import { Prisma } from "../generated/prisma/client.ts";
 import { ability } from "../context.ts";
 import { taskOut } from "../records.ts";
-import { notFound } from "../errors.ts";
 import { assertTransition } from "../transitions.ts";
 
 export default ability("task.update_status", async (input, call, ctx) =>

@@ -9,14 +9,13 @@
  * 503, so a retry starts clean. A replay of a run that is still `queued` re-publishes with the same
  * msgID: JetStream drops the duplicate within its window, and the deliverer skips finished runs.
  */
-import { GantryError, encodeJson, idempotentCreate, workflowSubject, type CallContext } from "@gantry/kit";
+import { GantryError, encodeJson, idempotentCreate, workflowSubject, type CallContext, notFound } from "@gantry/kit";
 import { oneOf } from "@gantry/kit";
 import type { OutputOf } from "@gantry/proto/catalogue";
 import { RUN_STATUSES } from "@gantry/proto/catalogue/workspace.ts";
 import { ability, type Context } from "../context.ts";
 import { SCHEMA, type WorkflowRun } from "../db.ts";
 import { newId } from "../ids.ts";
-import { notFound } from "../errors.ts";
 import type { TriggerMessage } from "../workflows/deliverer.ts";
 
 function result(run: WorkflowRun): OutputOf<"workflow.trigger"> {

@@ -3,9 +3,9 @@
  * Closes a doc: it becomes read-only (patch and comment answer 409). Closing a closed doc returns
  * it unchanged, so a retried close is harmless.
  */
+import { notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { docOut } from "../records.ts";
-import { notFound } from "../errors.ts";
 
 export default ability("workspace.doc.close", async (input, call, ctx) => {
   const where = { id: input.id, tenant: call.tenant };

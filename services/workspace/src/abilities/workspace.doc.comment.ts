@@ -4,11 +4,12 @@
  * doc row is locked (FOR SHARE) while the comment is written, so a comment never lands on a doc
  * that a concurrent close has just made read-only.
  */
+import { notFound } from "@gantry/kit";
 import { Prisma } from "../generated/prisma/client.ts";
 import { ability } from "../context.ts";
 import { newId } from "../ids.ts";
 import { commentOut } from "../records.ts";
-import { invalidField, notFound } from "../errors.ts";
+import { invalidField } from "../errors.ts";
 import { closedConflict } from "../docs.ts";
 
 export default ability("workspace.doc.comment", async (input, call, ctx) =>

@@ -2,12 +2,12 @@
  * @module workspace/abilities/workspace.doc.create
  * Creates a Markdown doc at version 1, open.
  */
-import { idempotentCreate } from "@gantry/kit";
+import { idempotentCreate, notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { docOut } from "../records.ts";
-import { nonBlank, notFound } from "../errors.ts";
+import { nonBlank } from "../errors.ts";
 
 export default ability("workspace.doc.create", async (input, call, ctx) => {
   const title = nonBlank(input.title, "/input/title");

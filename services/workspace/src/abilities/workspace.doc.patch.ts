@@ -4,9 +4,9 @@
  * write is one conditional UPDATE (version = baseVersion AND status = open), so of two patches on
  * the same version exactly one wins and the other gets 409 with the current version.
  */
+import { notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { docContentOut } from "../records.ts";
-import { notFound } from "../errors.ts";
 import { MAX_DOC_CHARS, applyOps, closedConflict, staleConflict, tooLarge } from "../docs.ts";
 
 export default ability("workspace.doc.patch", async (input, call, ctx) => {

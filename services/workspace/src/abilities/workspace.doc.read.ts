@@ -2,9 +2,9 @@
  * @module workspace/abilities/workspace.doc.read
  * A doc with its content, version, status and comments (oldest first).
  */
+import { notFound } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { docOut } from "../records.ts";
-import { notFound } from "../errors.ts";
 
 export default ability("workspace.doc.read", async (input, call, ctx) => {
   const row = await ctx.db.doc.findFirst({
