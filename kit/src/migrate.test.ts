@@ -1,13 +1,14 @@
 /**
  * The migration runner on a real Postgres: applies in order, records like Prisma, is idempotent,
- * rolls back a failing migration whole, refuses an edited one, and serialises concurrent runners.
+ * rolls back a failing migration whole, refuses an edited one, and serialises concurrent runners;
+ * and creates the kit's own tables (idempotency_records) for the services topology says use them.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate } from "./migrate.ts";
+import { kitTablesOf, migrate, prepareSchema } from "./migrate.ts";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 let t: TestStack;
@@ -72,4 +73,52 @@ test("concurrent runners apply each migration exactly once", async () => {
     migrate(t.db, "mtest_d", dir),
   ]);
   assert.equal(results.flat().filter((m) => m.applied).length, 1);
+});
+
+test("the kit's idempotency table: created after the migrations, under row-level security, harmless when a migration made it", async () => {
+  assert.equal(kitTablesOf("workspace").idempotency, true);
+  assert.equal(kitTablesOf("keys").idempotency, false);
+  assert.equal(kitTablesOf("mtest_e").idempotency, false);
+  const columns = async (schema: string) =>
+    (
+      await t.db.query(
+        `SELECT column_name, data_type, is_nullable FROM information_schema.columns
+          WHERE table_schema = $1 AND table_name = 'idempotency_records' ORDER BY column_name`,
+        [schema],
+      )
+    ).rows;
+
+  // A new service: no SQL of its own for the table.
+  const fresh = migrationsDir({
+    "20260101000000_a": "CREATE TABLE things (id int primary key, tenant text not null);",
+  });
+  const prepared = await prepareSchema(t.db, "mtest_e", fresh, { idempotency: true });
+  assert.deepEqual(prepared.tenantTables.sort(), ["idempotency_records", "things"]);
+  const { rows: rls } = await t.db.query(
+    `SELECT relrowsecurity AS enabled, relforcerowsecurity AS forced FROM pg_class
+      WHERE oid = to_regclass('"mtest_e"."idempotency_records"')`,
+  );
+  assert.deepEqual(rls, [{ enabled: true, forced: true }]);
+  const { rows: pk } = await t.db.query(
+    `SELECT conname FROM pg_constraint WHERE conrelid = to_regclass('"mtest_e"."idempotency_records"') AND contype = 'p'`,
+  );
+  assert.deepEqual(pk, [{ conname: "idempotency_records_pkey" }]);
+
+  // An older service whose first migration created it: the same table, untouched; and again is a no-op.
+  const older = migrationsDir({
+    "20260101000000_init": `CREATE TABLE "idempotency_records" (
+    "tenant" TEXT NOT NULL, "ability" TEXT NOT NULL, "key" TEXT NOT NULL, "input_hash" TEXT NOT NULL,
+    "input" JSONB NOT NULL, "record_id" TEXT NOT NULL, "created_at" TIMESTAMPTZ(3) NOT NULL,
+    CONSTRAINT "idempotency_records_pkey" PRIMARY KEY ("tenant", "ability", "key"));`,
+  });
+  assert.deepEqual(
+    (await migrate(t.db, "mtest_f", older, { idempotency: true })).map((m) => m.applied),
+    [true],
+  );
+  assert.deepEqual(
+    (await migrate(t.db, "mtest_f", older, { idempotency: true })).map((m) => m.applied),
+    [false],
+  );
+  assert.deepEqual(await columns("mtest_f"), await columns("mtest_e"));
+  assert.equal((await columns("mtest_e")).length, 7);
 });

@@ -10,16 +10,34 @@
  * the chart's Jobs use it). A service's own login is not the owner and cannot change a table: at
  * start it only checks that every migration was applied and every tenant table is under row-level
  * security, and refuses to serve otherwise (SECURITY.md, "Who may reach what").
+ *
+ * Tables the kit owns are created by the kit, not by each service's SQL: after a service's own
+ * migrations the runner creates the `idempotency_records` table (kit/src/data/idempotency.ts) in
+ * the schema of every service whose kit/src/topology.ts entry says `idempotency: true`.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type pg from "pg";
+import { IDEMPOTENCY_TABLE_SQL } from "./data/idempotency.ts";
 import { bypassesRls, enforceTenantIsolation, SERVICE_ROLE, tablesWithoutIsolation } from "./tenancy.ts";
+import { AREA_SERVICES } from "./topology.ts";
 
 export interface AppliedMigration {
   name: string;
   applied: boolean;
+}
+
+/** The kit-owned tables a schema gets besides its own migrations. */
+export interface KitTables {
+  /** The `idempotency_records` table of kit/src/data/idempotency.ts. */
+  idempotency?: boolean;
+}
+
+/** What kit/src/topology.ts declares for the service named like `schema` (nothing for another schema). */
+export function kitTablesOf(schema: string): KitTables {
+  const spec = AREA_SERVICES.find((s) => s.name === schema);
+  return { idempotency: spec?.idempotency === true };
 }
 
 const PRISMA_MIGRATIONS_TABLE = `
@@ -42,9 +60,16 @@ function quoteIdent(name: string): string {
 /**
  * Applies every migration not yet recorded, in name order, each in its own transaction, under an
  * advisory lock so that replicas starting together apply each migration once. A recorded migration
- * whose file changed since is refused: history must not be rewritten.
+ * whose file changed since is refused: history must not be rewritten. Then, under the same lock,
+ * the kit's own tables (`kit`, by default what topology declares for the schema), each
+ * `CREATE TABLE IF NOT EXISTS`, so a service whose migration created one already is left as it is.
  */
-export async function migrate(pool: pg.Pool, schema: string, migrationsDir: string): Promise<AppliedMigration[]> {
+export async function migrate(
+  pool: pg.Pool,
+  schema: string,
+  migrationsDir: string,
+  kit: KitTables = kitTablesOf(schema),
+): Promise<AppliedMigration[]> {
   const schemaIdent = quoteIdent(schema);
   let names: string[];
   try {
@@ -101,6 +126,7 @@ export async function migrate(pool: pg.Pool, schema: string, migrationsDir: stri
       }
       result.push({ name, applied: true });
     }
+    if (kit.idempotency) await client.query(IDEMPOTENCY_TABLE_SQL);
   } finally {
     await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`gantry-migrate:${schema}`]).catch(() => {});
     await client.query(`RESET search_path`).catch(() => {});
@@ -121,9 +147,14 @@ export interface PreparedSchema {
  * What a service's schema needs before it serves, run by the service at start and by the migrate
  * command alike: the migrations, then tenant isolation on every table with a `tenant` column.
  */
-export async function prepareSchema(pool: pg.Pool, schema: string, migrationsDir: string): Promise<PreparedSchema> {
-  if (!(await mayMigrate(pool, schema))) return checkSchema(pool, schema, migrationsDir);
-  const migrations = await migrate(pool, schema, migrationsDir);
+export async function prepareSchema(
+  pool: pg.Pool,
+  schema: string,
+  migrationsDir: string,
+  kit: KitTables = kitTablesOf(schema),
+): Promise<PreparedSchema> {
+  if (!(await mayMigrate(pool, schema))) return checkSchema(pool, schema, migrationsDir, kit);
+  const migrations = await migrate(pool, schema, migrationsDir, kit);
   const role = (await bypassesRls(pool)) ? SERVICE_ROLE : undefined;
   const tenantTables = await enforceTenantIsolation(pool, schema, role);
   return { migrations, tenantTables, role };
@@ -144,10 +175,15 @@ export async function mayMigrate(pool: pg.Pool, schema: string): Promise<boolean
 
 /**
  * What a login that may not migrate does instead: refuse to serve a schema that is behind its
- * migrations (or whose applied migrations were edited), or whose tenant tables are not all under
- * row-level security, naming what the owner has to run.
+ * migrations (or whose applied migrations were edited), that lacks a kit table it should have, or
+ * whose tenant tables are not all under row-level security, naming what the owner has to run.
  */
-async function checkSchema(pool: pg.Pool, schema: string, migrationsDir: string): Promise<PreparedSchema> {
+async function checkSchema(
+  pool: pg.Pool,
+  schema: string,
+  migrationsDir: string,
+  kit: KitTables,
+): Promise<PreparedSchema> {
   const schemaIdent = quoteIdent(schema);
   const fix = `apply them as the schema's owner (node kit/src/migrate-cli.ts ${schema}, or the chart's migrations Job)`;
   let names: string[] = [];
@@ -184,6 +220,12 @@ async function checkSchema(pool: pg.Pool, schema: string, migrationsDir: string)
   }
   if (pending.length > 0)
     throw new Error(`schema ${schema} has migrations that are not applied (${pending.join(", ")}): ${fix}`);
+  if (kit.idempotency) {
+    const { rows } = await pool.query("SELECT to_regclass($1) IS NOT NULL AS exists", [
+      `${schemaIdent}."idempotency_records"`,
+    ]);
+    if (!rows[0].exists) throw new Error(`schema ${schema} has no idempotency_records table (the kit's): ${fix}`);
+  }
   const uncovered = await tablesWithoutIsolation(pool, schema);
   if (uncovered.tables.length > 0)
     throw new Error(

@@ -19,16 +19,21 @@ export interface ServiceSpec {
   addrEnv: AddrEnv;
   /** Whether the service owns a Postgres schema (named after the service). */
   database: boolean;
+  /**
+   * Whether the service offers `idempotencyKey` through the kit (kit/src/data/idempotency.ts): the
+   * kit's migration runner then creates the kit-owned `idempotency_records` table in its schema.
+   */
+  idempotency?: boolean;
 }
 
 export const AREA_SERVICES: readonly ServiceSpec[] = [
   { name: "keys", defaultPort: 50051, addrEnv: "KEYS_ADDR", database: true },
-  { name: "connections", defaultPort: 50052, addrEnv: "CONNECTIONS_ADDR", database: true },
-  { name: "payments", defaultPort: 50053, addrEnv: "PAYMENTS_ADDR", database: true },
+  { name: "connections", defaultPort: 50052, addrEnv: "CONNECTIONS_ADDR", database: true, idempotency: true },
+  { name: "payments", defaultPort: 50053, addrEnv: "PAYMENTS_ADDR", database: true, idempotency: true },
   { name: "memory", defaultPort: 50054, addrEnv: "MEMORY_ADDR", database: true },
-  { name: "content", defaultPort: 50055, addrEnv: "CONTENT_ADDR", database: true },
-  { name: "trust", defaultPort: 50056, addrEnv: "TRUST_ADDR", database: true },
-  { name: "workspace", defaultPort: 50057, addrEnv: "WORKSPACE_ADDR", database: true },
+  { name: "content", defaultPort: 50055, addrEnv: "CONTENT_ADDR", database: true, idempotency: true },
+  { name: "trust", defaultPort: 50056, addrEnv: "TRUST_ADDR", database: true, idempotency: true },
+  { name: "workspace", defaultPort: 50057, addrEnv: "WORKSPACE_ADDR", database: true, idempotency: true },
   { name: "web", defaultPort: 50058, addrEnv: "WEB_ADDR", database: true },
 ];
 

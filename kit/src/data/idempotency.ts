@@ -15,15 +15,12 @@
  *   older ones (the kit runs it hourly for services that have the table), after which a key may be
  *   used again.
  *
- * A service that offers idempotency creates this table in its own schema (its migration; the
- * schema-vs-SQL test checks it like any other):
- *
- * ```sql
- * CREATE TABLE "idempotency_records" (
- *   "tenant" TEXT NOT NULL, "ability" TEXT NOT NULL, "key" TEXT NOT NULL, "input_hash" TEXT NOT NULL,
- *   "input" JSONB NOT NULL, "record_id" TEXT NOT NULL, "created_at" TIMESTAMPTZ(3) NOT NULL,
- *   CONSTRAINT "idempotency_records_pkey" PRIMARY KEY ("tenant", "ability", "key"));
- * ```
+ * The table is the kit's: a service that offers idempotency says so in kit/src/topology.ts
+ * (`idempotency: true`), and the kit's migration runner creates it in the service's schema after the
+ * service's own migrations (`IDEMPOTENCY_TABLE_SQL`; a tenant table, so row-level security applies).
+ * The service declares the `IdempotencyRecord` model in its schema.prisma (the schema-vs-SQL test
+ * checks it like any other table); its migrations neither create nor alter the table. Services
+ * older than this created it in their first migration, which the `IF NOT EXISTS` leaves alone.
  *
  * A creation that is one INSERT … RETURNING can skip Prisma's interactive transaction with
  * `idempotentInsert`: the statement runs as a prepared statement on the service's tenant-scoped
@@ -108,6 +105,19 @@ function mismatch(ability: string, key: string, fields: string[]): GantryError {
     },
   );
 }
+
+/** The kit-owned table, created by the migration runner (kit/src/migrate.ts) for services that declare `idempotency`. */
+export const IDEMPOTENCY_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS "idempotency_records" (
+    "tenant" TEXT NOT NULL,
+    "ability" TEXT NOT NULL,
+    "key" TEXT NOT NULL,
+    "input_hash" TEXT NOT NULL,
+    "input" JSONB NOT NULL,
+    "record_id" TEXT NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL,
+    CONSTRAINT "idempotency_records_pkey" PRIMARY KEY ("tenant", "ability", "key")
+)`;
 
 const table = (schema: string) => `"${schema.replaceAll('"', '""')}"."idempotency_records"`;
 
