@@ -953,6 +953,7 @@ export const abilities = [
           "`webhook`: delivered to the tenant's workflow endpoint; `subject`: only published on the subject.",
           RUN_DELIVERIES,
         ),
+        vertical: recordVertical("run"),
         created: created("run"),
       },
       [],

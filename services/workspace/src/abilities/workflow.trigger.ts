@@ -25,6 +25,7 @@ function result(run: WorkflowRun): OutputOf<"workflow.trigger"> {
     workflow: run.workflow,
     subject: run.subject,
     delivery: run.endpointHost ? "webhook" : "subject",
+    vertical: run.vertical,
     created: run.createdAt.toISOString(),
   };
 }
@@ -84,6 +85,7 @@ export default ability("workflow.trigger", async (input, call, ctx) => {
           endpointHost: endpoint?.url.host ?? null,
           keyId: call.keyId || null,
           requestId: call.requestId || null,
+          vertical: call.verticalId ?? null,
           createdAt: now,
           updatedAt: now,
         },
