@@ -207,6 +207,11 @@ function moneyOut(description: string) {
   );
 }
 
+/** A record's vertical: the call's context.verticalId when it was made (issue 32 item 7). */
+function recordVertical(what: string) {
+  return nullableStr(`Vertical the ${what} belongs to (from the call's context.verticalId), or null.`);
+}
+
 /** A sent message (message.send, message.send_markdown): one record, a status per recipient. */
 function message(description: string) {
   return fields(
@@ -257,6 +262,7 @@ function message(description: string) {
         "Whose account sent it: `tenant` (the tenant's connection for the channel) or `platform` (the platform account: no usable connection).",
         ["tenant", "platform"],
       ),
+      vertical: recordVertical("message"),
       requestId: str(
         "Request id (`req_…`) of the call that sent it: a receipt trust claims can cite. A replay with the same idempotencyKey returns the first result, so this is then the first call's id.",
       ),
@@ -634,6 +640,9 @@ export const abilities = [
           ["created", "updated"],
         ),
         sha256: sha256("SHA-256 (hex) of the written file."),
+        vertical: nullableStr(
+          "Vertical the guide belongs to: the context.verticalId it was first published with, or the one a later publish named; null when none did.",
+        ),
         deployed: bool("Whether this call built and deployed the help centre (false when `deploy` was false)."),
         url: str(
           "Public URL of the guide page: live when `deployed` is true; otherwise where the next deploy will serve it.",

@@ -57,6 +57,7 @@ export function messageOut(row: Row) {
     messageId: row.status === "failed" ? null : row.messageId,
     segments: row.channel === "sms" ? (recipients.find((r) => r.segments !== null)?.segments ?? null) : null,
     credentialSource: row.credentialSource as "tenant" | "platform",
+    vertical: row.vertical,
     requestId: row.requestId,
     created: row.createdAt.toISOString(),
     sent: row.sentAt?.toISOString() ?? null,
@@ -80,7 +81,7 @@ function domainOf(from: string): string {
 
 type NewDelivery = Omit<
   Prisma.DeliveryUncheckedCreateInput,
-  "id" | "tenant" | "status" | "requestId" | "createdAt" | "recipients"
+  "id" | "tenant" | "status" | "vertical" | "requestId" | "createdAt" | "recipients"
 >;
 
 /**
@@ -111,6 +112,7 @@ async function recordSend(
           id,
           tenant: call.tenant,
           status: "sending",
+          vertical: call.verticalId ?? null,
           requestId: call.requestId,
           createdAt: new Date(ctx.now()),
           recipients: {

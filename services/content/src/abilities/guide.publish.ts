@@ -85,7 +85,8 @@ export default ability("guide.publish", async (input, call, ctx) => {
     requestId: call.requestId,
     updatedAt: now,
   };
-  await ctx.db.guide.upsert({
+  // The vertical is the creating call's; a later publish changes it only when it names one.
+  const { vertical } = await ctx.db.guide.upsert({
     where,
     create: {
       id: newId("guide"),
@@ -93,10 +94,12 @@ export default ability("guide.publish", async (input, call, ctx) => {
       product: input.product,
       locale: input.locale,
       slug: input.slug,
+      vertical: call.verticalId ?? null,
       createdAt: now,
       ...fields,
     },
-    update: fields,
+    update: call.verticalId ? { ...fields, vertical: call.verticalId } : fields,
+    select: { vertical: true },
   });
 
   let published: Date | null = null;
@@ -118,6 +121,7 @@ export default ability("guide.publish", async (input, call, ctx) => {
     path: rel,
     action: existing ? ("updated" as const) : ("created" as const),
     sha256: digest,
+    vertical,
     deployed: input.deploy,
     url: guidePageUrl(base, input.locale, input.slug),
     helpCenterUrl: base,
