@@ -54,7 +54,11 @@ function isOneOf<V extends readonly string[]>(values: V, value: string): value i
   return values.includes(value);
 }
 
-const SOURCE = /^(?!.*\.test\.ts$)(.+)\.ts$/;
+/** The ability id a handler file is named after (`<id>.ts`; tests beside it are not handlers). */
+function handlerId(file: string): string | undefined {
+  if (!file.endsWith(".ts") || file.endsWith(".test.ts") || file.length <= 3) return undefined;
+  return file.slice(0, -3);
+}
 
 /**
  * Loads the handlers in `dir` (one `<id>.ts` per ability). Refuses a file named after an ability the
@@ -69,7 +73,7 @@ export async function loadAbilities<Ctx>(
   const found = new Map<string, Ability<AbilityId, Ctx>>();
   if (!existsSync(dir)) return found;
   for (const file of readdirSync(dir).sort()) {
-    const id = SOURCE.exec(file)?.[1];
+    const id = handlerId(file);
     if (!id) continue;
     if (!owned.has(id))
       throw new Error(

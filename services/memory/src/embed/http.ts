@@ -57,7 +57,7 @@ abstract class HttpEmbedder implements Embedder {
       ...opts,
       queryPrefix: opts.queryPrefix ?? prefixes.query,
       documentPrefix: opts.documentPrefix ?? prefixes.document,
-      baseUrl: opts.baseUrl.replace(/(?<!\/)\/+$/, ""),
+      baseUrl: withoutTrailingSlashes(opts.baseUrl),
     };
   }
 
@@ -196,4 +196,11 @@ export class OllamaEmbedder extends HttpEmbedder {
     }
     return embeddings as number[][];
   }
+}
+
+/** `url` without the slashes it ends with (a loop: a regex for it either backtracks or needs a lookbehind). */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === "/") end--;
+  return url.slice(0, end);
 }
