@@ -236,7 +236,8 @@ describe("OpenAPI 3.1 document", () => {
       /\bcode:\s*"([^"]+)"/g, // { path, message, code: "invalid_cursor" }
       /\bcode:\s*[^,}\n]*\?\s*"([^"]+)"\s*:\s*"[^"]+"/g, // code: cond ? "a" : "b"
       /\bcode:\s*[^,}\n]*\?\s*"[^"]+"\s*:\s*"([^"]+)"/g,
-      /\binvalidField\(\s*[^;]*?,\s*"([a-z_]+)",?\s*\)/g, // workspace: invalidField(path, message, code)
+      // workspace invalidField(path, message, code); kit money refuse(path, message, short, code); content invalid(…)
+      /\b(?:invalidField|refuse|invalid)\((?:[^()]|\([^()]*\))*?,\s*"([a-z_]+)",?\s*\)/g,
       /\.add\(\s*[^,;\n]+?,\s*"([a-z_A-Z]+)"\s*,/g, // manifest lint: this.add(path, code, message)
     ];
     for (const file of files) {
