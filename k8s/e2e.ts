@@ -72,6 +72,12 @@ function run(cmd: string, args: string[], opts: { timeoutMs?: number; input?: st
 const kubectl = (args: string[], opts: { timeoutMs?: number; input?: string; ok?: boolean } = {}) =>
   run(join(binDir, "kubectl"), args, opts);
 const kjson = (args: string[]) => JSON.parse(kubectl([...args, "-o", "json"]).out);
+/** The ClusterIP of the release's Service `<release>-<name>` (this host reaches Service addresses). */
+const clusterIp = (name: string) =>
+  kubectl(["-n", NS, "get", "service", `${RELEASE}-${name}`, "-o", "jsonpath={.spec.clusterIP}"]).out.trim();
+/** One key of a Secret in the e2e namespace, decoded. */
+const secretValue = (name: string, key: string) =>
+  Buffer.from(kjson(["-n", NS, "get", "secret", name]).data[key], "base64").toString();
 const helm = (args: string[], timeoutMs = 900_000) => run(HELM, args, { timeoutMs });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -421,8 +427,7 @@ async function main(): Promise<void> {
         await sleep(10_000);
       }
     });
-    const ip = kubectl(["-n", NS, "get", "service", `${RELEASE}-gateway`, "-o", "jsonpath={.spec.clusterIP}"]).out;
-    gatewayUrl = `http://${ip.trim()}`;
+    gatewayUrl = `http://${clusterIp("gateway")}`;
     let user = "";
     let contactId = "";
 
@@ -513,10 +518,6 @@ async function main(): Promise<void> {
       });
     });
     await phase("least privilege", async () => {
-      const clusterIp = (svc: string) =>
-        kubectl(["-n", NS, "get", "service", `${RELEASE}-${svc}`, "-o", "jsonpath={.spec.clusterIP}"]).out.trim();
-      const secretValue = (name: string, key: string) =>
-        Buffer.from(kjson(["-n", NS, "get", "secret", name]).data[key], "base64").toString();
       await check("Postgres: a service's login reads only its own schema and cannot widen itself", async () => {
         // What the workspace pods hold, used from here: the same login over the same Service.
         const url = new URL(secretValue(`${RELEASE}-workspace-database`, "DATABASE_URL"));
