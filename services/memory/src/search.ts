@@ -9,7 +9,7 @@ import { resolveCollection } from "./collections.ts";
 import { halfLifeMs, type Context } from "./context.ts";
 import { parseFilter } from "./filter.ts";
 import { hitOut, type HitOut } from "./format.ts";
-import { mixedModels } from "./store/postgres.ts";
+import { mixedModels } from "./store/refusals.ts";
 
 export async function searchCollection(
   ctx: Context,

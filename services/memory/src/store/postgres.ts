@@ -42,6 +42,7 @@ import type { FilterNode, Metadata } from "../filter.ts";
 import { bytesToVector, DIMENSIONS, vectorToBuffer } from "../embed/types.ts";
 import { Partition, type PartitionRow } from "./partition.ts";
 import { planSave } from "./save-plan.ts";
+import { mixedModels } from "./refusals.ts";
 import type { Hit, PartitionInfo, SaveRequest, SaveResult, SearchOptions, StoredMemory, VectorStore } from "./types.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 
@@ -103,16 +104,6 @@ function toRow(r: MemoryRowSql): PartitionRow {
 
 function keyOf(tenant: string, collection: string): string {
   return `${tenant}\u0000${collection}`;
-}
-
-export function mixedModels(collection: string, has: string, wants: string): GantryError {
-  return new GantryError(
-    "conflict",
-    `Collection "${collection}" holds vectors of the model ${has}; this service embeds with ${wants}. Mixing models in one collection is refused.`,
-    {
-      reason: `Re-embed the collection with the configured model (npm run reembed -w @gantry/memory -- --tenant <tenant> --collection ${collection}), or configure the memory service with ${has} again.`,
-    },
-  );
 }
 
 export class PostgresStore implements VectorStore {
@@ -642,14 +633,4 @@ export class PostgresStore implements VectorStore {
       };
     });
   }
-}
-
-export function idInOtherCollection(id: string, collection: string): GantryError {
-  return new GantryError(
-    "conflict",
-    `Memory ${id} belongs to collection "${collection}"; an id is unique per tenant and a memory does not move between collections.`,
-    {
-      reason: "Save it with that collection, or forget it there first.",
-    },
-  );
 }

@@ -7,7 +7,7 @@
  * Stores supply the three lookups; they only differ in how they answer them and how they write.
  */
 import type { SaveRequest, SaveResult, StoredMemory } from "./types.ts";
-import { idInOtherCollection } from "./postgres.ts";
+import { idInOtherCollection } from "./refusals.ts";
 
 export interface SaveLookups {
   /** The memory with this id in the request's collection. */

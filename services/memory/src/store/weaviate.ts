@@ -44,7 +44,7 @@ import {
   type StoredMemory,
   type VectorStore,
 } from "./types.ts";
-import { mixedModels } from "./postgres.ts";
+import { mixedModels } from "./refusals.ts";
 import { planSave } from "./save-plan.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 
