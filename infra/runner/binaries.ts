@@ -12,12 +12,21 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Where tools built by the runner are kept (independent of a stack's data directory). */
 export const TOOLS_BIN = path.join(REPO_ROOT, ".gantry", "bin");
+/**
+ * The machine's tools cache, outside the clone, where .ci/run keeps the tools it builds with Go
+ * (weaviate-server, helm, jaeger, the Kubernetes binaries, Schemathesis' virtualenv) so a fresh clone
+ * reuses them: `$GANTRY_TOOLS_CACHE`, else `${XDG_CACHE_HOME:-$HOME/.cache}/gantry/bin`.
+ */
+export const TOOLS_CACHE =
+  process.env.GANTRY_TOOLS_CACHE ||
+  path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache"), "gantry", "bin");
 /** The nats-server release built when no binary is installed (builds with Go ≥ 1.24). */
 export const NATS_SERVER_MODULE = "github.com/nats-io/nats-server/v2@v2.11.17";
 

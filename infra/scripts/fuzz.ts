@@ -39,11 +39,11 @@
  * a temporary directory, printed). Arguments after `--` go to `schemathesis run` (e.g.
  * `npm run fuzz -- --include-path-regex contact`).
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { generateKey } from "@gantry/kit";
+import { TOOLS_CACHE, which } from "../runner/binaries.ts";
 import { startStack, type Stack } from "../runner/stack.ts";
 import { runChild } from "./run-child.ts";
 
@@ -68,16 +68,12 @@ const WORKERS = process.env.FUZZ_WORKERS ?? "2";
 
 /** Where Schemathesis is: SCHEMATHESIS_BIN, the virtualenv .ci/run caches, or PATH; undefined if none. */
 export function findSchemathesis(): string | undefined {
-  const tools =
-    process.env.GANTRY_TOOLS_CACHE ||
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "gantry", "bin");
   const candidates = [
     process.env.SCHEMATHESIS_BIN,
-    path.join(tools, `schemathesis-${SCHEMATHESIS_VERSION}`, "bin", "schemathesis"),
+    path.join(TOOLS_CACHE, `schemathesis-${SCHEMATHESIS_VERSION}`, "bin", "schemathesis"),
   ];
   for (const c of candidates) if (c && fs.existsSync(c)) return c;
-  const which = spawnSync("sh", ["-c", "command -v schemathesis"], { encoding: "utf8" });
-  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : undefined;
+  return which("schemathesis");
 }
 
 async function call(baseUrl: string, key: string, ability: string, input: unknown): Promise<Record<string, unknown>> {

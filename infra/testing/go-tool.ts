@@ -15,13 +15,8 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT, which } from "../runner/binaries.ts";
-
-/** The machine's tools cache, outside the clone (the directory .ci/run keeps its Go-built tools in). */
-export const TOOLS_CACHE =
-  process.env.GANTRY_TOOLS_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "gantry", "bin");
+import { REPO_ROOT, TOOLS_CACHE, which } from "../runner/binaries.ts";
 
 /** The go command: on PATH, else where the official archive installs it (as .ci/run looks). */
 export const GO = which("go") ?? (existsSync("/usr/local/go/bin/go") ? "/usr/local/go/bin/go" : undefined);

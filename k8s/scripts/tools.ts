@@ -31,16 +31,16 @@ import {
   renameSync,
   rmSync,
 } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TOOLS_CACHE } from "../../infra/runner/binaries.ts";
 import { convert } from "./openapi2jsonschema.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The machine's tools cache, outside the clone: the directory .ci/run keeps weaviate-server in. */
-export const CACHE =
-  process.env.GANTRY_TOOLS_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "gantry", "bin");
+export const CACHE = TOOLS_CACHE;
 /** Where earlier versions of this script kept the tools, inside the clone: adopted when current. */
 const OLD_DIR = join(ROOT, ".gantry");
 
