@@ -1180,6 +1180,21 @@ function renderNotes(args: string[]): string {
   }
 }
 
+test("gateway.trustedProxies reaches the gateway alone as TRUSTED_PROXIES; an Ingress without it is warned about", () => {
+  const configOf = (docs: Obj[], w: string) =>
+    docs.find((d) => d.kind === "ConfigMap" && d.metadata.name === `${FULLNAME}-${w}`)?.data ?? {};
+  const set = renderedDocs(["--set-string", "gateway.trustedProxies=10.0.0.0/8\\,loopback"]);
+  assert.equal(configOf(set, "gateway").TRUSTED_PROXIES, "10.0.0.0/8,loopback");
+  for (const s of AREA_SERVICES) assert.equal(configOf(set, s.name).TRUSTED_PROXIES, undefined, s.name);
+  assert.equal(configOf(renderedDocs([]), "gateway").TRUSTED_PROXIES, undefined, "unset: the socket's address");
+  const ingress = ["--set", "ingress.enabled=true"];
+  assert.match(renderNotes(ingress), /gateway\.trustedProxies is empty/);
+  assert.doesNotMatch(
+    renderNotes([...ingress, "--set", "gateway.trustedProxies=10.0.0.0/8"]),
+    /trustedProxies is empty/,
+  );
+});
+
 test("NOTES.txt tells the operator the URL and how to get the admin key", () => {
   requireTools();
   const plain = renderNotes([]);

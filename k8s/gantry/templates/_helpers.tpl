@@ -333,6 +333,9 @@ Call: include "gantry.env" (dict "root" $ "w" $w) | fromYaml
 {{- $_ := set $env "OTEL_METRICS_EXPORTER" (join "," $metrics | default "none") -}}
 {{- end -}}
 {{- end -}}
+{{- if and (eq $w.name "gateway") $root.Values.gateway.trustedProxies -}}
+{{- $_ := set $env "TRUSTED_PROXIES" $root.Values.gateway.trustedProxies -}}
+{{- end -}}
 {{- range $k, $v := $w.env -}}
 {{- $_ := set $env $k (include "gantry.str" $v) -}}
 {{- end -}}
