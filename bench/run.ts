@@ -35,7 +35,8 @@ import { abilityById } from "@gantry/proto/catalogue";
 import { startChild, type Child } from "./lib/child.ts";
 import { fmtSize } from "./lib/format.ts";
 import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
-import { CpuMeter, RssSampler, memoryOf, processTrees, settle } from "./lib/proc-stats.ts";
+import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
+import { processTrees } from "../infra/testing/process-tree.ts";
 import { EG_VERSION, ensureExpressGateway, startExpressGateway } from "./lib/express-gateway.ts";
 import {
   call,

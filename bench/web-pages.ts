@@ -1,5 +1,5 @@
 /**
- * @module web/bench
+ * @module bench/web-pages
  * web.browse's page pipeline on a local page, HTTP path and browser path: pages per second and pages
  * per CPU-second (this process and its Chromium processes together: one core busy for one second is
  * one CPU-second, so this is "pages per second per core"). In process, no gateway or gRPC: what is
@@ -9,16 +9,17 @@
  * page's context is closed) is not counted: the browser path's per-core figure is an upper bound.
  *
  * @example
- * node services/web/src/bench.ts --seconds 10 --concurrency 2
+ * node bench/web-pages.ts --seconds 10 --concurrency 2
  */
 import { parseArgs } from "node:util";
 import { createClock, createLogger, SsrfGuard } from "@gantry/kit";
-import { cpuTicksByRoot, CLK_TCK } from "../../../bench/lib/proc-stats.ts";
-import { BrowserPool } from "./browser.ts";
-import type { Context } from "./context.ts";
-import { loadPage } from "./page.ts";
-import { RobotsCache } from "./robots.ts";
-import { startSite } from "./test/sites.ts";
+import { cpuTicksByRoot, CLK_TCK } from "./lib/proc-stats.ts";
+import { BrowserPool } from "../services/web/src/browser.ts";
+import type { Context } from "../services/web/src/context.ts";
+import { loadPage } from "../services/web/src/page.ts";
+import { pageReader } from "../services/web/src/reader.ts";
+import { RobotsCache } from "../services/web/src/robots.ts";
+import { startSite } from "../services/web/src/test/sites.ts";
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +39,8 @@ const ctx = {
   guard,
   robots: new RobotsCache(guard, userAgent),
   browser: new BrowserPool({ executablePath: values.chromium, concurrency, guard, userAgent, log, idleMs: 0 }),
+  // Extraction in its idle worker, as the service runs it; kept alive for the whole run.
+  reader: pageReader(60_000),
   search: null,
   log,
   now: createClock(),
@@ -74,5 +77,6 @@ try {
   await measure("browser", `${site.base}/article`, "browser");
 } finally {
   await ctx.browser.close();
+  await ctx.reader.close();
   await site.close();
 }

@@ -24,7 +24,8 @@ import {
   type TargetRow,
 } from "./report.ts";
 import { mergeConcurrent } from "./scaleout.ts";
-import { CpuMeter, RssSampler, memoryOf, processTrees, rssBytes } from "./proc-stats.ts";
+import { CpuMeter, RssSampler, memoryOf, rssBytes } from "./proc-stats.ts";
+import { processTrees } from "../../infra/testing/process-tree.ts";
 import { spawnSync } from "node:child_process";
 import { mergeLoads, type LoadResult } from "./load.ts";
 import { Corpus, floorSearch, naiveFloorSearch, stats } from "./memory.ts";

@@ -11,74 +11,10 @@
  */
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
+import { childrenTable, descendants, processStat, processTrees } from "../../infra/testing/process-tree.ts";
 
 /** Linux clock ticks per second (`getconf CLK_TCK`); 100 on every mainstream kernel config. */
 export const CLK_TCK = 100;
-
-interface StatLine {
-  ppid: number;
-  /** user + system CPU time of this process, in clock ticks. */
-  ticks: number;
-  /** user + system CPU time of its children that ended and were waited for, in clock ticks. */
-  reapedTicks: number;
-}
-
-function readStat(pid: number): StatLine | undefined {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
-    const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    // rest[0] is field 3 (state); ppid is field 4, utime 14, stime 15, cutime 16, cstime 17.
-    return {
-      ppid: Number(rest[1]),
-      ticks: Number(rest[11]) + Number(rest[12]),
-      reapedTicks: Number(rest[13]) + Number(rest[14]),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The children of every live pid on the machine, from one pass over /proc. */
-export function childrenTable(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const name of fs.readdirSync("/proc")) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
-    const st = readStat(pid);
-    if (!st) continue;
-    let list = children.get(st.ppid);
-    if (!list) {
-      list = [];
-      children.set(st.ppid, list);
-    }
-    list.push(pid);
-  }
-  return children;
-}
-
-/** The roots and all their descendants in `children` (deduplicated). */
-function descendants(roots: readonly number[], children: Map<number, number[]>): number[] {
-  const out = new Set<number>();
-  const queue = [...roots];
-  while (queue.length) {
-    const pid = queue.pop()!;
-    if (out.has(pid)) continue;
-    out.add(pid);
-    for (const c of children.get(pid) ?? []) queue.push(c);
-  }
-  return [...out];
-}
-
-/**
- * The roots that are alive and all their descendants (deduplicated). Pass `children` to look at
- * several sets of roots with one read of /proc.
- */
-export function processTrees(roots: readonly number[], children?: Map<number, number[]>): number[] {
-  const alive = roots.filter((p) => p > 0 && fs.existsSync(`/proc/${p}`));
-  if (alive.length === 0) return [];
-  return descendants(alive, children ?? childrenTable());
-}
 
 function statusKb(pid: number, field: string): number {
   try {
@@ -128,7 +64,7 @@ export function cpuTicksByRoot(roots: readonly number[]): Map<number, number> {
     // the tree's total only grows. Without it a target during which backends closed showed less
     // Postgres CPU than it used (as little as none).
     for (const pid of descendants([root], children)) {
-      const st = readStat(pid);
+      const st = processStat(pid);
       sum += st ? st.ticks + st.reapedTicks : 0;
     }
     out.set(root, sum);
@@ -163,7 +99,7 @@ export class CpuMeter {
 
   start(): void {
     this.startByRoot = cpuTicksByRoot(this.roots);
-    this.startSelf = readStat(process.pid)?.ticks ?? 0;
+    this.startSelf = processStat(process.pid)?.ticks ?? 0;
     this.startMachine = machineTicks();
     this.startedAt = performance.now();
   }
@@ -172,7 +108,7 @@ export class CpuMeter {
   stop(): { byRoot: Map<number, number>; self: number; other: number; seconds: number } {
     const seconds = (performance.now() - this.startedAt) / 1000;
     const endByRoot = cpuTicksByRoot(this.roots);
-    const endSelf = readStat(process.pid)?.ticks ?? 0;
+    const endSelf = processStat(process.pid)?.ticks ?? 0;
     const endMachine = machineTicks();
     const byRoot = new Map<number, number>();
     let ours = 0;

@@ -5,7 +5,8 @@
  * Posts one message when its first sample is taken, so the caller knows it is running.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { childrenTable, processTrees, rssBytes } from "./proc-stats.ts";
+import { childrenTable, processTrees } from "../../infra/testing/process-tree.ts";
+import { rssBytes } from "./proc-stats.ts";
 
 const { sets, intervalMs } = workerData as { sets: number[][]; intervalMs: number };
 const peaks = sets.map(() => 0);

@@ -11,7 +11,7 @@
 import type pg from "pg";
 import type { Clock } from "../clock.ts";
 import { checkKey, checkPrefix, checkScope, checkSystem } from "./checks.ts";
-import type { Blob, BlobInfo, BlobStore, PutOptions } from "./store.ts";
+import type { Blob, BlobInfo, BlobStore, PutOptions } from "./types.ts";
 
 type Row = { key: string; size: number; content_type: string; expires_at: Date | null; bytes?: Buffer };
 

@@ -28,7 +28,7 @@ import {
 import type { Clock } from "../clock.ts";
 import { GantryError } from "../errors.ts";
 import { checkKey, checkPrefix, checkScope, checkSystem } from "./checks.ts";
-import type { Blob, BlobInfo, BlobStore, PutOptions } from "./store.ts";
+import type { Blob, BlobInfo, BlobStore, PutOptions } from "./types.ts";
 
 export interface S3BlobStoreOptions {
   bucket: string;

@@ -35,8 +35,10 @@ import type { Clock } from "../clock.ts";
 import { type ConfigOf, ConfigError, defineEnv } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { PostgresBlobStore } from "./postgres.ts";
+import type { BlobStore } from "./types.ts";
 
 export { isBlobKey } from "./checks.ts";
+export type { Blob, BlobInfo, BlobStore, PutOptions } from "./types.ts";
 
 export const BLOB_ENV = defineEnv({
   BLOB_STORE: {
@@ -66,46 +68,6 @@ export const BLOB_ENV = defineEnv({
 });
 
 export type BlobConfig = ConfigOf<typeof BLOB_ENV>;
-
-export interface BlobInfo {
-  key: string;
-  size: number;
-  contentType: string;
-  /** Unix ms after which the blob is gone, or null when it does not expire. */
-  expires: number | null;
-}
-
-export interface Blob extends BlobInfo {
-  bytes: Buffer;
-}
-
-export interface PutOptions {
-  /** Default `application/octet-stream`. */
-  contentType?: string;
-  /** Unix ms; after it the blob is not served and the sweep deletes it. */
-  expires?: number | null;
-}
-
-export interface BlobStore {
-  readonly driver: "postgres" | "s3";
-  /** Stores `bytes` under (tenant, key), replacing what was there. */
-  put(tenant: string, key: string, bytes: Buffer, options?: PutOptions): Promise<void>;
-  /** The blob, or null when there is none or it has expired. */
-  get(tenant: string, key: string): Promise<Blob | null>;
-  /** What `get` would answer, without the bytes. */
-  stat(tenant: string, key: string): Promise<BlobInfo | null>;
-  /** The tenant's keys starting with `prefix`, in key order (a blob past its expiry may be listed until swept). */
-  list(tenant: string, prefix: string): Promise<Array<{ key: string; size: number }>>;
-  /** Deletes one blob; deleting what is not there is not an error. */
-  delete(tenant: string, key: string): Promise<void>;
-  /** Deletes every blob of the tenant whose key starts with `prefix`; answers how many. */
-  deletePrefix(tenant: string, prefix: string): Promise<number>;
-  /**
-   * Deletes up to `limit` expired blobs of every tenant (system scope); answers how many it found
-   * (with S3, two replicas sweeping at once may both count one blob).
-   */
-  sweep(limit?: number): Promise<number>;
-}
 
 export interface BlobStoreOptions {
   config: BlobConfig;

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { eventually } from "@gantry/infra/testing/stack.ts";
-import { processTrees } from "../../../bench/lib/proc-stats.ts";
+import { processTrees } from "@gantry/infra/testing/process-tree.ts";
 import { PdfRenderer } from "./pdf.ts";
 
 const CHROMIUM = process.env.CONTENT_CHROMIUM_PATH ?? "/usr/bin/chromium";
