@@ -183,9 +183,9 @@ export const COMPILE_CACHE_DIR = path.join(REPO_ROOT, ".gantry", "compile-cache"
  *
  * A 16 MiB semi-space caps the young generation: on a machine with this much memory V8 lets it grow
  * to 64 MiB per semi-space, and node:http2 keeps a fifth of what a call allocates past the next
- * scavenge, so each scavenge copied megabytes and paused the process 10–15 ms. With 16 MiB the pauses
- * are about a third as long and a busy process holds ≈ 80 MiB less, at the same CPU per call
- * (docs/benchmarks.md, *Findings, fourth pass*).
+ * scavenge, so each scavenge copied megabytes and paused the process long enough to show in the p99.
+ * With 16 MiB the pauses are shorter and a busy process holds less, at the same CPU per call
+ * (docs/benchmarks.md, *Findings, fourth pass*, *The young generation*).
  */
 export const NODE_PROCESS_ARGS: readonly string[] = [
   "--expose-gc",

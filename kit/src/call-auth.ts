@@ -12,8 +12,8 @@
  * followed by the request message's bytes exactly as sent. Those bytes hold the whole call context
  * and the ability id (and the input): signing them as they are needs no canonical encoding, and a
  * token cannot be lifted onto another context, ability, input, method or callee. It expires with
- * the call's deadline, at most {@link MAX_TOKEN_TTL_MS} ahead. HMAC, not signatures: a verify costs
- * about 2 µs, an Ed25519 one about 60 µs, on every hop.
+ * the call's deadline, at most {@link MAX_TOKEN_TTL_MS} ahead. HMAC, not signatures: an Ed25519 verify
+ * costs far more, on every hop (docs/benchmarks.md, *Call authentication*).
  *
  * **Keys.** One secret per caller→callee pair, all derived from one master secret:
  *
@@ -104,8 +104,8 @@ export interface CallVerifier {
 }
 
 /**
- * A key as OpenSSL holds it: `createHmac` with raw bytes imports the key on every call, about
- * 20 µs on OpenSSL 3, against about 3 µs with a KeyObject made once.
+ * A key as OpenSSL holds it: `createHmac` with raw bytes imports the key on every call, far
+ * dearer than the MAC with a KeyObject made once (docs/benchmarks.md, *Call authentication*).
  */
 function hmacKey(bytes: Buffer): KeyObject {
   return createSecretKey(bytes);

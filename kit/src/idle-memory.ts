@@ -4,14 +4,15 @@
  * local runner (`node --expose-gc --import=…/idle-memory.ts <main>`, `NODE_PROCESS_ARGS` in
  * infra/runner/stack.ts) and by the image (`NODE_OPTIONS` in the Dockerfile). Every 0.5 s it reads the process's CPU time, and once the process has used almost none
  * (< 1% of a core) for 2 s after having worked since the last release (≥ 200 ms of CPU: start-up, a
- * burst of calls), it runs one memory-reducing full garbage collection (≈ 25–50 ms). That returns
+ * burst of calls), it runs one memory-reducing full garbage collection (its cost: docs/benchmarks.md,
+ * *The idle collection*). That returns
  * the young generation V8 grew under load and compacts the old one: ≈ 15–30 MiB per process after
  * start, more after load (infra/README.md, "Memory").
  *
  * V8 does this by itself only about 100 s into a quiet spell: its memory reducer waits for a low
  * allocation rate, which it measures at garbage collections, and an idle process makes none, so
  * only the reducer's watchdog ends the wait. A busy process never qualifies, so a steady load
- * keeps V8's own heuristics; one collection (tens of ms) runs per busy-then-quiet transition.
+ * keeps V8's own heuristics; one collection runs per busy-then-quiet transition.
  *
  * At the same moment it writes Node's compile cache. Without `--expose-gc` (a process
  * started some other way) it does nothing.

@@ -5,7 +5,7 @@
  * Ajv runs with `allErrors`, so every keyword of a string is checked even after one failed: a
  * `pattern` (or `format`) would still scan a 1 MiB string that `maxLength: 320` had already refused,
  * and a regular expression's cost grows with what it scans. Ajv's own `minLength`/`maxLength` count
- * code points over the whole string (~30 ms for 1 MiB here). `lengthFirst` rewrites a schema so
+ * code points over the whole string (docs/benchmarks.md, *String lengths before patterns*). `lengthFirst` rewrites a schema so
  * that each length is checked by `minChars`/`maxChars`, which look at no more of a string than twice
  * the limit (a string of n UTF-16 units holds between n/2 and n code points), and so that a string's
  * `pattern` and `format` run only once its `maxLength` holds. Errors keep Ajv's form (`maxLength`,

@@ -10,9 +10,10 @@ import { GantryError } from "@gantry/kit";
 import { MAX_DEPTH } from "./input-shape.ts";
 
 /**
- * Levels of objects and lists a body may nest, checked on the bytes before JSON.parse, which takes
- * ~200 ms for a 1 MiB body of `[[[[…` (the scan of the same bytes, ~2 ms). Twice input-shape's
- * MAX_DEPTH: bodies between the two are parsed, and input-shape names the place that is too deep.
+ * Levels of objects and lists a body may nest, checked on the bytes before JSON.parse, which is far
+ * slower on a deep body of `[[[[…` than this scan (docs/benchmarks.md, *Deep JSON
+ * bodies*). Twice input-shape's MAX_DEPTH: bodies between the two are parsed, and input-shape names
+ * the place that is too deep.
  */
 export const MAX_BODY_DEPTH = 2 * MAX_DEPTH;
 

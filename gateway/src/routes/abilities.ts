@@ -5,8 +5,8 @@
  * apply the same policies.
  *
  * `POST /v1/abilities/{id}` is the hot path, so main.ts hands it to {@link abilityFastPath} before
- * Express sees the request: Express's routing and response helpers cost about 50 µs of CPU per
- * call (docs/benchmarks.md), a sixth of a whole hop. Only an exact match takes the fast path;
+ * Express sees the request: Express's routing and response helpers cost a sizeable share of a whole
+ * hop's CPU (docs/benchmarks.md, *Express routing on the hot path*). Only an exact match takes the fast path;
  * any other spelling (a trailing slash, other case, a wrong method) goes through Express's routes
  * in app.ts, which end in this same handler or in their error answers.
  */

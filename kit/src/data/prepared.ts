@@ -1,8 +1,8 @@
 /**
  * @module kit/data/prepared
  * A hot-path read as a named prepared statement on the service's `TenantPool`, for the few reads
- * where Prisma's per-query cost shows (contact.get through the whole chain went from 0.73× to 0.89×
- * express-gateway's proxy throughput, each ratio measured within its own `npm run bench` run).
+ * where Prisma's per-query cost shows (docs/benchmarks.md, *Named prepared statements for hot
+ * reads*).
  * Postgres plans the statement once per connection.
  *
  * Tenant isolation holds by construction, as for Prisma: the pool puts the call's scope on the
