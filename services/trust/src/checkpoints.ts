@@ -5,11 +5,13 @@
  * (RFC 9162 §2.1.4, c2sp.org/tlog-checkpoint):
  *
  * - a size whose checkpoint is stored is answered with it, unchanged;
- * - before signing a checkpoint for a new size, the service reads every leaf of the log from the
- *   database again (not its cache) and checks that the first `size` of them still have the root of
- *   the last checkpoint it signed, whose signature it checks too. A log rewritten underneath it (a
- *   leaf changed, removed or reordered in the database) is refused: nothing is signed, the error is
- *   logged and the call fails with a plain 500;
+ * - before signing a checkpoint for a new size, the service computes the root of the last checkpoint
+ *   it signed from the stored subtree hashes (log-nodes.ts: O(log n) of them, the right edge of the
+ *   tree at that size) and checks it against that checkpoint, whose signature it checks too. A log
+ *   whose stored hashes were rewritten underneath it up to that edge is refused: nothing is signed,
+ *   the error is logged and the call fails with a plain 500. A rewrite below the edge alone (a leaf
+ *   without its ancestors) leaves the roots as they were and breaks the inclusion proofs of the
+ *   leaves around it, which every verifier checks;
  * - trust.status serves consistency proofs between sizes (`logFromSize`), so a client holding an older checkpoint
  *   checks offline that the newer one extends it (src/verify.ts, scripts/verify.ts).
  *
@@ -17,9 +19,9 @@
  * checkpoints makes the service sign the rewritten log; every client holding an older checkpoint
  * then sees its consistency proof fail.
  */
-import { GantryError } from "@gantry/kit";
+import { GantryError, preparedQuery } from "@gantry/kit";
 import type { Context } from "./context.ts";
-import type { MerkleLevels } from "./merkle.ts";
+import { StoredTree } from "./log-nodes.ts";
 import { openCheckpoint, signCheckpoint } from "./signing.ts";
 
 /** The log's origin line in checkpoints: one log per tenant. */
@@ -28,7 +30,7 @@ export function logOrigin(tenant: string): string {
 }
 
 export interface SignedTree {
-  tree: MerkleLevels;
+  tree: StoredTree;
   /** The signed checkpoint (C2SP note) for the tree's size and root. */
   note: string;
 }
@@ -41,7 +43,7 @@ export interface SignedTree {
 function rewriteOf(
   ctx: Pick<Context, "keys">,
   tenant: string,
-  tree: MerkleLevels,
+  tree: StoredTree,
   last: { size: number; rootHash: string; note: string },
 ): string | null {
   const opened = openCheckpoint(last.note, ctx.keys.publicKeys);
@@ -54,19 +56,35 @@ function rewriteOf(
   return null;
 }
 
+const logHead = preparedQuery<
+  { size: number; lastSize: number | null; lastRoot: string | null; lastNote: string | null },
+  [tenant: string]
+>(
+  "trust.log_head",
+  `SELECT coalesce(l.size, 0) AS size, c.size AS "lastSize", c.root_hash AS "lastRoot", c.note AS "lastNote"
+     FROM (SELECT $1::text AS tenant) t
+     LEFT JOIN trust.logs l ON l.tenant = t.tenant
+     LEFT JOIN LATERAL (SELECT size, root_hash, note FROM trust.checkpoints
+                         WHERE tenant = t.tenant ORDER BY size DESC LIMIT 1) c ON true`,
+);
+
 /**
  * The tenant's log as it stands with its signed checkpoint: the stored one when the size was signed
  * before, else a new one signed (and stored) once the stored log is checked against the last
  * checkpoint. Throws a 500 (logged with the reason) when the log was rewritten.
  */
 export async function currentCheckpoint(ctx: Context, tenant: string): Promise<SignedTree> {
-  // The last checkpoint first, then the log: a checkpoint another replica signs meanwhile is for a
-  // prefix of what the log read finds (or it is a later size this read does not need).
-  const last = await ctx.db.checkpoint.findFirst({ where: { tenant }, orderBy: { size: "desc" } });
-  const cached = await ctx.logs.tree(ctx, tenant);
-  if (last && last.size === cached.size && cached.root().toString("hex") === last.rootHash)
-    return { tree: cached, note: last.note };
-  const tree = await ctx.logs.tree(ctx, tenant, true);
+  // The log's size and the last checkpoint in one snapshot: a checkpoint another replica signs
+  // meanwhile is for a size this read does not need.
+  const [head] = await logHead(ctx.pool, tenant);
+  const { size, lastSize, lastRoot, lastNote } = head!;
+  const last = lastSize === null ? null : { size: lastSize, rootHash: lastRoot!, note: lastNote! };
+  const tree = await new StoredTree(ctx.pool, tenant, size).load((t) => {
+    t.root();
+    if (last && last.size <= size) t.rootAt(last.size);
+  });
+  const root = tree.root();
+  if (last && last.size === size && root.toString("hex") === last.rootHash) return { tree, note: last.note };
   if (last) {
     const problem = rewriteOf(ctx, tenant, tree, last);
     if (problem) {
@@ -76,14 +94,13 @@ export async function currentCheckpoint(ctx: Context, tenant: string): Promise<S
       );
       throw new GantryError("internal", "internal error");
     }
-    if (last.size === tree.size) return { tree, note: last.note };
+    if (last.size === size) return { tree, note: last.note };
   }
-  const root = tree.root();
-  const note = signCheckpoint(ctx.keys.current, logOrigin(tenant), tree.size, root);
+  const note = signCheckpoint(ctx.keys.current, logOrigin(tenant), size, root);
   // Another replica may have signed the same size: the same note (Ed25519 is deterministic) or, after
   // a rotation, one by the other key; either stands.
   await ctx.db.checkpoint.createMany({
-    data: [{ tenant, size: tree.size, rootHash: root.toString("hex"), note, signedAt: new Date(ctx.now()) }],
+    data: [{ tenant, size, rootHash: root.toString("hex"), note, signedAt: new Date(ctx.now()) }],
     skipDuplicates: true,
   });
   return { tree, note };
@@ -93,11 +110,12 @@ export async function currentCheckpoint(ctx: Context, tenant: string): Promise<S
  * The consistency proof from the tenant's log at `fromSize` to the tree of `signed` (RFC 9162
  * §2.1.4.1), as hex hashes; 400 when `fromSize` is beyond it.
  */
-export function consistencyFrom(signed: SignedTree, fromSize: number, path: string): string[] {
+export async function consistencyFrom(signed: SignedTree, fromSize: number, path: string): Promise<string[]> {
   if (fromSize > signed.tree.size)
     throw new GantryError("invalid_request", `fromSize ${fromSize} is beyond the log's ${signed.tree.size} leaves.`, {
       reason: "Send the size of a checkpoint you kept (its second line); the log only grows.",
       details: [{ path, message: `at most ${signed.tree.size}`, code: "maximum" }],
     });
+  await signed.tree.load((t) => t.consistency(fromSize));
   return signed.tree.consistency(fromSize).map((h) => h.toString("hex"));
 }

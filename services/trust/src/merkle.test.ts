@@ -1,17 +1,22 @@
 /**
  * RFC 6962 hashing against independently computed values, and inclusion proofs for every leaf of
  * trees of every size up to 17 (balanced and unbalanced), consistency proofs between every pair of
- * sizes up to 40, plus proofs that must fail.
+ * sizes up to 40, plus proofs that must fail; and the stored-node tree the service keeps (appends
+ * in batches of any size, reading only the right edge) giving the same roots and proofs.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
 import {
+  appendNodes,
   consistencyProof,
+  frontierOf,
   inclusionPath,
   leafHash,
   MerkleLevels,
+  NodeTree,
   nodeHash,
+  nodesRead,
   rootHash,
   verifyConsistency,
   verifyInclusion,
@@ -129,4 +134,47 @@ test("consistency proofs refuse sizes outside the tree or backwards", () => {
   assert.throws(() => levels.rootAt(6), RangeError);
   assert.ok(!verifyConsistency(4, 3, levels.rootAt(4), levels.rootAt(3), []));
   assert.ok(!verifyConsistency(3, 3, levels.rootAt(3), levels.rootAt(4), []));
+});
+
+/** The nodes the service would store, in a map, after appending `leaves` in batches of `sizes`. */
+class MapTree extends NodeTree {
+  readonly stored = new Map<string, Buffer>();
+  constructor(leaves: readonly Buffer[], batches: readonly number[]) {
+    super(leaves.length);
+    let size = 0;
+    for (const k of batches) {
+      const frontier = new Map(frontierOf(size).map(({ level, idx }) => [`${level}/${idx}`, this.node(level, idx)]));
+      for (const n of appendNodes(size, frontier, leaves.slice(size, size + k)))
+        this.stored.set(`${n.level}/${n.idx}`, n.hash);
+      size += k;
+    }
+  }
+  protected node(level: number, idx: number): Buffer {
+    const hash = this.stored.get(`${level}/${idx}`);
+    if (!hash) throw new Error(`${level}/${idx} not stored`);
+    return hash;
+  }
+}
+
+test("appending in batches from the right edge stores the nodes of the same tree, proofs read O(log n) of them", () => {
+  const leaves = leavesOf(300);
+  const batchings = [Array(300).fill(1), [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 69], [256, 44], [300]];
+  for (const batches of batchings) {
+    const tree = new MapTree(leaves, batches);
+    const levels = new MerkleLevels(leaves);
+    assert.deepEqual(tree.root(), rootHash(leaves), `root after batches ${batches.slice(0, 4)}`);
+    // Every perfect subtree is stored: 300 leaves, 150 + 75 + 37 + 18 + 9 + 4 + 2 + 1 above them.
+    assert.equal(tree.stored.size, 300 + 150 + 75 + 37 + 18 + 9 + 4 + 2 + 1);
+    for (const i of [0, 1, 127, 255, 256, 298, 299]) assert.deepEqual(tree.path(i), inclusionPath(i, leaves));
+    for (const first of [1, 3, 256, 257, 299])
+      assert.deepEqual(tree.consistency(first), levels.consistency(first), `consistency from ${first}`);
+  }
+  // What a proof reads is logarithmic: a path of a 2^20-leaf tree reads 20 nodes, a root at most 20.
+  assert.equal(nodesRead(2 ** 20, (t) => t.path(12345)).length, 20);
+  assert.ok(nodesRead(2 ** 20 - 1, (t) => t.root()).length <= 20);
+  assert.ok(nodesRead(2 ** 20 - 1, (t) => t.consistency(777_777)).length <= 2 * 20);
+});
+
+test("an append without the right edge's nodes is refused rather than hashed against nothing", () => {
+  assert.throws(() => appendNodes(3, new Map(), [leafHash("x")]), /missing from the frontier/);
 });

@@ -153,42 +153,36 @@ export function verifyConsistency(
   return sn === 0 && fr.equals(Buffer.from(firstRoot)) && sr.equals(Buffer.from(secondRoot));
 }
 
-/**
- * The whole tree as levels (leaves first, root last), built once in O(n) so that any number of
- * audit paths cost O(log n) each. Pairs are hashed left to right and a lone last node is carried up
- * unchanged: the same tree as RFC 6962's recursive split (merkle.test.ts checks they agree).
- */
-export class MerkleLevels {
-  readonly levels: Buffer[][];
+/** Where a perfect subtree's hash is kept: `level` k holds the MTH of leaves [idx·2^k, (idx+1)·2^k). */
+export interface NodeKey {
+  level: number;
+  idx: number;
+}
 
-  constructor(leaves: readonly Buffer[]) {
-    const levels: Buffer[][] = [[...leaves]];
-    while (levels.at(-1)!.length > 1) {
-      const below = levels.at(-1)!;
-      const up: Buffer[] = [];
-      for (let i = 0; i < below.length; i += 2)
-        up.push(i + 1 < below.length ? nodeHash(below[i]!, below[i + 1]!) : below[i]!);
-      levels.push(up);
-    }
-    this.levels = levels;
+/**
+ * A tree of `size` leaves read through the hashes of its perfect subtrees (`node`): every MTH a
+ * root, audit path or consistency proof needs is one stored node, or (only at the right edge) a
+ * hash of O(log n) of them. Whatever holds the nodes (arrays here, Postgres in the service) gives
+ * the same tree as RFC 6962's recursive split (merkle.test.ts checks they agree).
+ */
+export abstract class NodeTree {
+  readonly size: number;
+
+  constructor(size: number) {
+    this.size = size;
   }
 
-  get size(): number {
-    return this.levels[0]!.length;
+  protected abstract node(level: number, idx: number): Buffer;
+
+  /** MTH of `size` leaves from `start`, where the range is a subtree of RFC 6962's split. */
+  private subtree(start: number, size: number): Buffer {
+    if (isPowerOfTwo(size) && start % size === 0) return this.node(Math.log2(size), start / size);
+    const k = split(size);
+    return nodeHash(this.subtree(start, k), this.subtree(start + k, size - k));
   }
 
   root(): Buffer {
-    return this.size === 0 ? rootHash([]) : this.levels.at(-1)![0]!;
-  }
-
-  /**
-   * MTH of `size` leaves from `start`, where the range is a subtree of RFC 6962's split: an aligned
-   * power of two is one stored node; a range that is not (only at a tree's right edge) splits again.
-   */
-  private subtree(start: number, size: number): Buffer {
-    if (isPowerOfTwo(size) && start % size === 0) return this.levels[Math.log2(size)]![start / size]!;
-    const k = split(size);
-    return nodeHash(this.subtree(start, k), this.subtree(start + k, size - k));
+    return this.rootAt(this.size);
   }
 
   /** The root of the tree of the first `size` leaves: the log as it was at that size. */
@@ -204,15 +198,103 @@ export class MerkleLevels {
     return subproof(first, 0, second, true, (start, size) => this.subtree(start, size));
   }
 
+  /** PATH(index, D[size]): the audit path of leaf `index`, leaf to root. */
   path(index: number): Buffer[] {
-    if (index < 0 || index >= this.size) throw new RangeError(`leaf ${index} is outside a tree of ${this.size}`);
+    if (!Number.isSafeInteger(index) || index < 0 || index >= this.size)
+      throw new RangeError(`leaf ${index} is outside a tree of ${this.size}`);
     const out: Buffer[] = [];
-    let i = index;
-    for (const level of this.levels.slice(0, -1)) {
-      const sibling = i % 2 === 1 ? i - 1 : i + 1;
-      if (sibling < level.length) out.push(level[sibling]!);
-      i = Math.floor(i / 2);
+    let [i, start, n] = [index, 0, this.size];
+    while (n > 1) {
+      const k = split(n);
+      if (i < k) {
+        out.push(this.subtree(start + k, n - k));
+        n = k;
+      } else {
+        out.push(this.subtree(start, k));
+        [i, start, n] = [i - k, start + k, n - k];
+      }
     }
-    return out;
+    return out.reverse();
+  }
+}
+
+/**
+ * The nodes `use` reads from a tree of `size` leaves: run it once against this to learn which
+ * to fetch (the operations' control flow depends on sizes and indexes only, never on hashes).
+ */
+export function nodesRead(size: number, use: (tree: NodeTree) => void): NodeKey[] {
+  const keys = new Map<string, NodeKey>();
+  const zero = Buffer.alloc(32);
+  use(
+    new (class extends NodeTree {
+      protected node(level: number, idx: number): Buffer {
+        keys.set(`${level}/${idx}`, { level, idx });
+        return zero;
+      }
+    })(size),
+  );
+  return [...keys.values()];
+}
+
+/**
+ * The nodes a tree of `size` leaves gains when `leaves` are appended after its first `size`
+ * leaves, given `frontier`: the nodes of the tree at `size` that new nodes pair with (see
+ * {@link frontierOf}). O(k + log n) for k leaves.
+ */
+export function appendNodes(
+  size: number,
+  frontier: ReadonlyMap<string, Buffer>,
+  leaves: readonly Buffer[],
+): (NodeKey & { hash: Buffer })[] {
+  const known = new Map(frontier);
+  const out: (NodeKey & { hash: Buffer })[] = [];
+  leaves.forEach((leaf, j) => {
+    let [level, idx, hash] = [0, size + j, leaf];
+    for (;;) {
+      known.set(`${level}/${idx}`, hash);
+      out.push({ level, idx, hash });
+      if (idx % 2 === 0) break;
+      const left = known.get(`${level}/${idx - 1}`);
+      if (!left) throw new Error(`node ${level}/${idx - 1} is missing from the frontier`);
+      hash = nodeHash(left, hash);
+      [level, idx] = [level + 1, Math.floor(idx / 2)];
+    }
+  });
+  return out;
+}
+
+/** The perfect subtrees a tree of `size` leaves ends with: one per set bit of `size`, the right edge. */
+export function frontierOf(size: number): NodeKey[] {
+  const out: NodeKey[] = [];
+  for (let level = 0; 2 ** level <= size; level++) {
+    const count = Math.floor(size / 2 ** level);
+    if (count % 2 === 1) out.push({ level, idx: count - 1 });
+  }
+  return out;
+}
+
+/**
+ * The whole tree in memory as levels (leaves first, root last), built in O(n): for tests and the
+ * offline verifier's fixtures. Pairs are hashed left to right and a lone last node is carried up
+ * unchanged, so every perfect subtree is one entry of its level.
+ */
+export class MerkleLevels extends NodeTree {
+  readonly levels: Buffer[][];
+
+  constructor(leaves: readonly Buffer[]) {
+    super(leaves.length);
+    const levels: Buffer[][] = [[...leaves]];
+    while (levels.at(-1)!.length > 1) {
+      const below = levels.at(-1)!;
+      const up: Buffer[] = [];
+      for (let i = 0; i < below.length; i += 2)
+        up.push(i + 1 < below.length ? nodeHash(below[i]!, below[i + 1]!) : below[i]!);
+      levels.push(up);
+    }
+    this.levels = levels;
+  }
+
+  protected node(level: number, idx: number): Buffer {
+    return this.levels[level]![idx]!;
   }
 }

@@ -4,11 +4,12 @@
  * canonical JSON of the exact input, after the ability's schema applied its defaults: the same
  * bytes the gateway hashes before dispatch, so what was permitted is exactly what runs.
  *
- * `consumePermit` is the gateway's check (PermitGate.ConsumePermit): one
- * `UPDATE … WHERE status = 'issued' … RETURNING`, so of any number of concurrent calls holding the
- * same permit exactly one gets it. When none is consumed it says why, most specific first.
+ * `consumePermit` is the gateway's check (PermitGate.ConsumePermit): one round trip, an
+ * `UPDATE … WHERE status = 'issued' … RETURNING` that also checks the run's tenant, key and expiry,
+ * so of any number of concurrent calls holding the same permit exactly one gets it. When none is
+ * consumed it says why, most specific first.
  */
-import { canonicalJson, GantryError, sha256Hex, validateInput } from "@gantry/kit";
+import { canonicalJson, GantryError, preparedQuery, sha256Hex, validateInput } from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
 import type { Context } from "./context.ts";
 import type { Prisma, Run } from "./db.ts";
@@ -116,8 +117,42 @@ function refuse(r: { code: string; message: string; reason: string }): GantryErr
   });
 }
 
-/** Consumes the permit for exactly this call, or throws 404/403 with a detail code naming why not. */
+/**
+ * Takes the permit in one statement: the run must be the tenant's, of this key and unexpired, and
+ * the permit issued for this ability and input. SKIP LOCKED: a second identical permit of the same
+ * run is taken by a concurrent call rather than making it wait for, and then lose, the first one.
+ */
+const takePermit = preparedQuery<
+  { id: string },
+  [runId: string, tenant: string, keyId: string, ability: string, inputHash: string, now: Date, requestId: string]
+>(
+  "trust.take_permit",
+  `UPDATE trust.permits SET status = 'used', used_at = $6, request_id = $7
+    WHERE status = 'issued' AND id = (
+      SELECT p.id FROM trust.permits p JOIN trust.runs r ON r.id = p.run_id
+       WHERE r.id = $1 AND r.tenant = $2 AND r.key_id = $3 AND r.expires_at > $6
+         AND p.run_id = $1 AND p.tenant = $2 AND p.ability = $4 AND p.input_hash = $5 AND p.status = 'issued'
+       ORDER BY p.position LIMIT 1 FOR UPDATE OF p SKIP LOCKED)
+    RETURNING id`,
+);
+
+/**
+ * Consumes the permit for exactly this call, or throws 404/403 with a detail code naming why not
+ * (worked out only then, with more reads: the refused call is the rare one).
+ */
 export async function consumePermit(ctx: Context, req: PermitRequest): Promise<{ runId: string; permitId: string }> {
+  const now = ctx.now();
+  const [taken] = await takePermit(
+    ctx.pool,
+    req.runId,
+    req.tenant,
+    req.keyId,
+    req.ability,
+    req.inputHash,
+    new Date(now),
+    req.requestId,
+  );
+  if (taken) return { runId: req.runId, permitId: taken.id };
   const run = await runOf(ctx, req.tenant, req.runId, "/context/runId");
   if (run.keyId !== req.keyId)
     throw refuse({
@@ -125,25 +160,12 @@ export async function consumePermit(ctx: Context, req: PermitRequest): Promise<{
       message: `Run ${run.id} belongs to another API key.`,
       reason: `Call under this run with the key that created it (${run.keyId}).`,
     });
-  const now = ctx.now();
   if (run.expiresAt.getTime() <= now)
     throw refuse({
       code: "run_expired",
       message: `Run ${run.id} expired at ${run.expiresAt.toISOString()}.`,
       reason: "Create a new run with trust.preflight for the actions still to do.",
     });
-  // SKIP LOCKED: a second identical permit of the same run is taken by a concurrent call rather
-  // than making it wait for, and then lose, the first one.
-  const rows = await ctx.db.$queryRaw<{ id: string }[]>`
-    UPDATE "trust"."permits" SET status = 'used', used_at = ${new Date(now)}, request_id = ${req.requestId}
-    WHERE status = 'issued' AND id = (
-      SELECT id FROM "trust"."permits"
-      WHERE run_id = ${run.id} AND tenant = ${req.tenant} AND ability = ${req.ability}
-        AND input_hash = ${req.inputHash} AND status = 'issued'
-      ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
-  if (rows[0]) return { runId: run.id, permitId: rows[0].id };
-
   const permits = await ctx.db.permit.findMany({
     where: { runId: run.id, tenant: req.tenant, ability: req.ability },
     select: { inputHash: true, status: true },

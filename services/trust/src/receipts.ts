@@ -6,15 +6,15 @@
  * hash of the envelope's canonical JSON, so changing any byte of a receipt breaks both its
  * signature and its inclusion proof.
  *
- * Proofs are made when a receipt is read ({@link LogCache}): against the log's size at that moment, with a checkpoint
- * (C2SP signed note) for that size and root, signed then if it is new and stored (checkpoints.ts,
- * which first checks the stored log still grows from the last checkpoint signed). Ed25519
+ * Proofs are made when a receipt is read, from the O(log n) stored subtree hashes they need
+ * (log-nodes.ts): against the log's size at that moment, with a checkpoint (C2SP signed note) for
+ * that size and root, signed then if it is new and stored (checkpoints.ts, which first checks the
+ * stored log still grows from the last checkpoint signed). Ed25519
  * signatures are deterministic, so the checkpoint of a given size is the same whenever it is made.
  */
 import { canonicalJson, GantryError } from "@gantry/kit";
 import type { Context } from "./context.ts";
-import type { Receipt } from "./db.ts";
-import { leafHash, MerkleLevels } from "./merkle.ts";
+import { leafHash } from "./merkle.ts";
 import { currentCheckpoint, type SignedTree } from "./checkpoints.ts";
 import { type Envelope, signEnvelope } from "./signing.ts";
 
@@ -55,73 +55,28 @@ export function statementOf(f: ReceiptFields) {
   };
 }
 
-/** Signs and appends the receipt; a second record of the same request id returns the first. */
-export async function recordReceipt(ctx: Context, f: ReceiptFields): Promise<Receipt> {
-  const existing = await ctx.db.receipt.findFirst({ where: { requestId: f.requestId, tenant: f.tenant } });
-  if (existing) return existing;
+/**
+ * Signs and appends the receipt (log-append.ts batches the appends of a tenant); a second record
+ * of the same request id returns the first one's index.
+ */
+export async function recordReceipt(ctx: Context, f: ReceiptFields): Promise<{ requestId: string; logIndex: number }> {
   const payload = Buffer.from(canonicalJson(statementOf(f)));
   const envelope = signEnvelope(ctx.keys.current, payload);
-  const leaf = leafHash(canonicalJson(envelope)).toString("hex");
-  return ctx.db.$transaction(async (tx) => {
-    // The upsert takes the tenant's log row lock until commit: appends of one tenant are serial.
-    const [{ size }] = (await tx.$queryRaw<{ size: number }[]>`
-      INSERT INTO "trust"."logs" (tenant, size) VALUES (${f.tenant}, 1)
-      ON CONFLICT (tenant) DO UPDATE SET size = "logs".size + 1 RETURNING size`) as [{ size: number }];
-    return tx.receipt.create({
-      data: {
-        requestId: f.requestId,
-        tenant: f.tenant,
-        runId: f.runId,
-        permitId: f.permitId,
-        ability: f.ability,
-        inputHash: f.inputHash,
-        resultHash: f.resultHash,
-        outcome: f.status === 200 ? "succeeded" : "failed",
-        status: f.status,
-        at: f.at,
-        envelope: envelope as object,
-        leafHash: leaf,
-        logIndex: size - 1,
-      },
-    });
+  const logIndex = await ctx.appender.append({
+    requestId: f.requestId,
+    tenant: f.tenant,
+    runId: f.runId,
+    permitId: f.permitId,
+    ability: f.ability,
+    inputHash: f.inputHash,
+    resultHash: f.resultHash,
+    outcome: f.status === 200 ? "succeeded" : "failed",
+    status: f.status,
+    at: f.at,
+    envelope,
+    leaf: leafHash(canonicalJson(envelope)),
   });
-}
-
-/**
- * Each tenant's log as this process last read it. The log is append-only, so a read fetches only
- * the leaves added since. It keeps the contiguous prefix only: appends of one tenant commit in
- * index order almost always, but a reader could see index n+1 committed before n, and a checkpoint
- * must never sign a tree that skips a leaf (the receipt at n+1 gets its proof on a later read).
- */
-export class LogCache {
-  private readonly trees = new Map<string, MerkleLevels>();
-  private readonly maxTenants: number;
-
-  constructor(maxTenants = 1000) {
-    this.maxTenants = maxTenants;
-  }
-
-  /** The log's contiguous prefix; `fresh`: read every leaf from the database again, not the cache. */
-  async tree(ctx: Pick<Context, "db">, tenant: string, fresh = false): Promise<MerkleLevels> {
-    const cached = fresh ? undefined : this.trees.get(tenant);
-    const leaves = cached ? cached.levels[0]! : [];
-    const rows = await ctx.db.receipt.findMany({
-      where: { tenant, logIndex: { gte: leaves.length } },
-      select: { logIndex: true, leafHash: true },
-      orderBy: { logIndex: "asc" },
-    });
-    const added: Buffer[] = [];
-    for (const r of rows) {
-      if (r.logIndex !== leaves.length + added.length) break;
-      added.push(Buffer.from(r.leafHash, "hex"));
-    }
-    if (cached && added.length === 0) return cached;
-    const tree = new MerkleLevels([...leaves, ...added]);
-    this.trees.delete(tenant);
-    this.trees.set(tenant, tree);
-    if (this.trees.size > this.maxTenants) this.trees.delete(this.trees.keys().next().value!);
-    return tree;
-  }
+  return { requestId: f.requestId, logIndex };
 }
 
 export interface ReceiptView {
@@ -160,6 +115,10 @@ export async function receiptViews(
   const rows = await ctx.db.receipt.findMany({ where: { tenant, requestId: { in: ids } } });
   if (!rows.length) return out;
   const { tree, note: checkpoint } = signed ?? (await currentCheckpoint(ctx, tenant));
+  const proven = rows.filter((r) => r.logIndex < tree.size).map((r) => r.logIndex);
+  await tree.load((t) => {
+    for (const i of proven) t.path(i);
+  });
   const root = tree.root();
   for (const r of rows) {
     out.set(r.requestId, {

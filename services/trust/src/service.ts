@@ -14,7 +14,7 @@ import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
 import { permitGateService } from "./gate.ts";
 import { MemoryClient } from "./memory.ts";
-import { LogCache } from "./receipts.ts";
+import { LogAppender } from "./log-append.ts";
 
 export default defineService({
   name: "trust",
@@ -30,7 +30,18 @@ export default defineService({
     log.info({ signingKey: keys.current.kid, verifiableKeys: [...keys.publicKeys.keys()] }, "trust configured");
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
     const memory = new MemoryClient(deps.addrs.memory, deps.callKeys.signer("memory"));
-    return { db: prismaClient(deps, PrismaClient), config, keys, memory, logs: new LogCache(), log, now };
+    if (!deps.pool) throw new Error("trust service started without a database (DATABASE_URL)");
+    const pool = deps.pool;
+    return {
+      db: prismaClient(deps, PrismaClient),
+      pool,
+      config,
+      keys,
+      memory,
+      appender: new LogAppender(pool),
+      log,
+      now,
+    };
   },
   grpcServices: (ctx) => [permitGateService(ctx)],
   close: async (ctx) => {

@@ -18,7 +18,7 @@ export default ability("trust.status", async (input, call, ctx) => {
   const consistency =
     input.logFromSize === undefined
       ? null
-      : { fromSize: input.logFromSize, hashes: consistencyFrom(signed, input.logFromSize, "/input/logFromSize") };
+      : { fromSize: input.logFromSize, hashes: await consistencyFrom(signed, input.logFromSize, "/input/logFromSize") };
   return {
     ...(await runView(ctx, run, signed)),
     log: {

@@ -266,10 +266,23 @@ test("the log's growth verifies offline from a kept checkpoint; a leaf rewritten
   const beyond = await t.call("trust.status", { input: { runId: run.id, logFromSize: 5 } }, ledger);
   refusedWith(beyond, 400, "maximum");
 
-  // An attacker with database access rewrites receipt 1's leaf; the log then grows.
+  // An attacker with database access rewrites receipt 1's leaf, and the stored hashes above it up to
+  // the tree of 4 (as a careful forger would: a leaf alone breaks its neighbours' proofs); the log
+  // then grows.
   await t.db.query(`UPDATE trust.receipts SET leaf_hash = $1 WHERE tenant = 'ledger' AND log_index = 1`, [
     sha256Hex("forged receipt"),
   ]);
+  const node = (level: number, idx: number) =>
+    `(SELECT hash FROM trust.log_nodes WHERE tenant = 'ledger' AND level = ${level} AND idx = ${idx})`;
+  const rehash = (level: number, idx: number) =>
+    `UPDATE trust.log_nodes SET hash = sha256('\\x01'::bytea || ${node(level - 1, 2 * idx)} || ${node(level - 1, 2 * idx + 1)})
+      WHERE tenant = 'ledger' AND level = ${level} AND idx = ${idx}`;
+  await t.db.query(
+    `UPDATE trust.log_nodes SET hash = decode($1, 'hex') WHERE tenant = 'ledger' AND level = 0 AND idx = 1`,
+    [sha256Hex("forged receipt")],
+  );
+  await t.db.query(rehash(1, 0));
+  await t.db.query(rehash(2, 0));
   await callUnderRun(4);
   // (a) The service checks the stored log against the checkpoint of 4 it signed and signs nothing.
   for (const res of [
