@@ -17,7 +17,7 @@ function keysService(known: Map<string, KeyRecord>) {
       if (!record) throw new GantryError("not_found", "no such key");
       return record;
     },
-  } as unknown as RpcClient;
+  } as unknown as RpcClient<"gantry.keys.v1.KeyResolver">;
   return { client, lookups };
 }
 

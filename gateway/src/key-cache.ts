@@ -23,14 +23,19 @@ export class KeyCache {
   private readonly byHash = new Lru<string, Entry>(MAX_KNOWN);
   private readonly unknown = new Lru<string, Entry>(MAX_UNKNOWN);
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
-  private readonly client: RpcClient;
+  private readonly client: RpcClient<"gantry.keys.v1.KeyResolver">;
   private readonly ttlMs: number;
   private readonly log: Logger;
   private readonly now: () => number;
   /** Bumped by every eviction: a lookup that overlapped one may carry the state from before it. */
   private evictions = 0;
 
-  constructor(client: RpcClient, ttlMs: number, log: Logger, now: () => number = Date.now) {
+  constructor(
+    client: RpcClient<"gantry.keys.v1.KeyResolver">,
+    ttlMs: number,
+    log: Logger,
+    now: () => number = Date.now,
+  ) {
     this.client = client;
     this.ttlMs = ttlMs;
     this.log = log;
@@ -58,7 +63,7 @@ export class KeyCache {
     const evictionsBefore = this.evictions;
     let record: KeyRecord | null;
     try {
-      record = await this.client.unary<{ secret_sha256: string; legacy_only: boolean }, KeyRecord>(
+      record = await this.client.unary(
         "ResolveKey",
         { secret_sha256: hash, legacy_only: legacyOnly },
         { deadlineMs: 5_000 },

@@ -8,10 +8,10 @@ import type { Logger, RpcClient } from "@gantry/kit";
 export class UsageReporter {
   private readonly seen = new Map<string, { last: number; count: number; source: string }>();
   private readonly timer: NodeJS.Timeout;
-  private readonly client: RpcClient;
+  private readonly client: RpcClient<"gantry.keys.v1.KeyResolver">;
   private readonly log: Logger;
 
-  constructor(client: RpcClient, log: Logger, intervalMs = 5_000) {
+  constructor(client: RpcClient<"gantry.keys.v1.KeyResolver">, log: Logger, intervalMs = 5_000) {
     this.client = client;
     this.log = log;
     this.timer = setInterval(() => void this.flush(), intervalMs);

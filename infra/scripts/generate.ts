@@ -1,7 +1,9 @@
 /**
  * @module infra/scripts/generate
  * `npm run generate` (and the root `postinstall`): writes the typed client's view of the catalogue
- * (`client/src/generated/`, by client/scripts/generate.ts), then runs `prisma generate` for every service that
+ * (`client/src/generated/`, by client/scripts/generate.ts), the gRPC message types and every
+ * service's ability index (`kit/src/generated/grpc.ts`, `services/<name>/src/generated/abilities.ts`,
+ * by kit/scripts/generate.ts), then runs `prisma generate` for every service that
  * has a `services/<name>/prisma/schema.prisma`, in that service's directory, with the one shared
  * Prisma config (`kit/src/data/prisma.config.ts`, which reads the service from the directory). Silent on success as a postinstall step (one summary line when run
  * as `npm run generate`); prints Prisma's output when it fails.
@@ -25,6 +27,12 @@ const only = process.argv.slice(2);
 
 if (only.length === 0 || only.includes("client")) {
   const { write } = await import("../../client/scripts/generate.ts");
+  write();
+}
+// The gRPC message types and each service's ability index (kit/scripts/generate.ts): cheap, and what
+// the kit's client types and service bootstrap read, so every run writes them.
+{
+  const { write } = await import("../../kit/scripts/generate.ts");
   write();
 }
 

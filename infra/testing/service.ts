@@ -139,7 +139,7 @@ export async function startService<Ctx = unknown>(
         baseUrl: HARNESS_BASE_URL,
         ...caller,
       };
-      const res = await client.unary<object, { result_json: string }>("Execute", {
+      const res = await client.unary("Execute", {
         ability: id,
         input_json: JSON.stringify(input),
         context: toGrpcContext(call),

@@ -22,7 +22,8 @@ import {
 import { ConfigError } from "./config.ts";
 import { GantryError } from "./errors.ts";
 import { grpc, lookupService, makeClient } from "./grpc.ts";
-import type { RpcClient } from "./grpc-client.ts";
+import type { GrpcServiceName, RpcClient } from "./grpc-client.ts";
+import type { GrpcServiceFiles } from "./generated/grpc.ts";
 import { RpcServer } from "./grpc-server.ts";
 import { HealthClient, healthService } from "./health.ts";
 import { defineService, runService } from "./service.ts";
@@ -61,11 +62,11 @@ const addr = `127.0.0.1:${port}`;
 after(() => server.shutdown(100));
 
 /** Runs `fn` with a kit client of the stand-in, its calls signed by `signer` (none: unsigned). */
-async function withClient(
-  proto: string,
-  name: string,
+async function withClient<S extends GrpcServiceName>(
+  proto: GrpcServiceFiles[S],
+  name: S,
   signer: CallSigner | undefined,
-  fn: (client: RpcClient) => Promise<void>,
+  fn: (client: RpcClient<S>) => Promise<void>,
 ): Promise<void> {
   const client = makeClient(proto, name, addr, { signer });
   try {
@@ -74,10 +75,14 @@ async function withClient(
     client.close();
   }
 }
-const executing = (signer: CallSigner | undefined, fn: (client: RpcClient) => Promise<void>) =>
-  withClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", signer, fn);
-const resolving = (signer: CallSigner | undefined, fn: (client: RpcClient) => Promise<void>) =>
-  withClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", signer, fn);
+const executing = (
+  signer: CallSigner | undefined,
+  fn: (client: RpcClient<"gantry.ability.v1.AbilityService">) => Promise<void>,
+) => withClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", signer, fn);
+const resolving = (
+  signer: CallSigner | undefined,
+  fn: (client: RpcClient<"gantry.connections.v1.CredentialResolver">) => Promise<void>,
+) => withClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", signer, fn);
 
 const forged = {
   ability: "connection.list",
@@ -232,7 +237,7 @@ describe("a service calling another: only the callers and methods kit/topology l
   test("payments may resolve a tenant's credential; the handler sees payments and the signed tenant", async () => {
     await resolving(asPayments, async (client) => {
       const before = seen.length;
-      const res = await client.unary<object, { access_token: string }>("ResolveCredential", {
+      const res = await client.unary("ResolveCredential", {
         tenant: "acme",
         service: "payments",
       });

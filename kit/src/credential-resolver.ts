@@ -4,8 +4,8 @@
  * (proto/gantry/connections/v1/connections.proto): the one way an area service (payments, content)
  * asks which credential to use for a tenant now — the tenant's own connection, else the platform
  * account — and learns which one answered (`credential_source`, shown to users as
- * `credentialSource`). The wire types live here so the connections service (the server) and its
- * callers share one definition.
+ * `credentialSource`). Its messages are generated from the .proto (kit/src/generated/grpc.ts) and
+ * re-exported here for the connections service (the server) and its callers.
  *
  * @example
  * const resolver = credentialResolver(deps.addrs.connections, deps.callKeys.signer("connections"));
@@ -16,28 +16,18 @@ import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { makeClient } from "./grpc.ts";
 import { callSignal } from "./call-signal.ts";
 import type { CallSigner } from "./call-auth.ts";
+import type { ResolvedCredential as ResolvedCredentialMessage } from "./generated/grpc.ts";
 
-/** `gantry.connections.v1.ResolveCredentialRequest` (keepCase). */
-export interface ResolveCredentialRequest {
-  tenant: string;
-  service: string;
-  request_id?: string;
-}
+export type { ResolveCredentialRequest } from "./generated/grpc.ts";
 
-/** `gantry.connections.v1.ResolvedCredential` (keepCase, longs as numbers). */
-export interface ResolvedCredential {
+/**
+ * `gantry.connections.v1.ResolvedCredential`, with the two fields whose values the contract closes
+ * (a string on the wire, so the proto cannot say so) narrowed to them.
+ */
+export type ResolvedCredential = Omit<ResolvedCredentialMessage, "credential_source" | "auth_scheme"> & {
   credential_source: "tenant" | "platform";
-  service: string;
-  connection_id: string;
   auth_scheme: "oauth2" | "platform";
-  access_token: string;
-  token_type: string;
-  expires_at_ms: number;
-  scopes: string[];
-  external_ref: string;
-  credentials: Record<string, string>;
-  connection_status: string;
-}
+};
 
 export interface CredentialResolverClient {
   /**
@@ -58,12 +48,12 @@ export function credentialResolver(addr: string, signer: CallSigner | undefined)
   const client = makeClient(CONNECTIONS_PROTO, "gantry.connections.v1.CredentialResolver", addr, { signer });
   return {
     resolve: (tenant, service, requestId) =>
-      client.unary<ResolveCredentialRequest, ResolvedCredential>(
+      client.unary(
         "ResolveCredential",
         { tenant, service, request_id: requestId ?? "" },
         // Stops when the call it resolves for does (kit/call-signal); that signal also aborts at its deadline.
         { deadlineMs: RESOLVE_DEADLINE_MS, signal: callSignal() },
-      ),
+      ) as Promise<ResolvedCredential>,
     close: () => client.close(),
   };
 }

@@ -38,6 +38,19 @@ import { callerGone } from "./call-signal.ts";
 import { CALL_AUTH_HEADER, type CallSigner, tokenExpiry } from "./call-auth.ts";
 import { type GrpcTls, grpcTls } from "./grpc-tls.ts";
 import { telemetryOn, tracedClientCall } from "./telemetry.ts";
+import type { GrpcServices } from "./generated/grpc.ts";
+
+/** A gRPC service by full name (`gantry.trust.v1.PermitGate`), as kit/src/generated/grpc.ts lists them. */
+export type GrpcServiceName = keyof GrpcServices;
+/** The unary methods of service `S`. */
+export type GrpcMethod<S extends GrpcServiceName> = keyof GrpcServices[S] & string;
+type MethodTypes<S extends GrpcServiceName, M extends GrpcMethod<S>> = GrpcServices[S][M];
+/** What a client sends to `S/M` (every field optional, as proto3 allows). */
+export type GrpcRequest<S extends GrpcServiceName, M extends GrpcMethod<S>> =
+  MethodTypes<S, M> extends { reqInit: infer R } ? R : never;
+/** What a client reads back from `S/M` (defaults filled in). */
+export type GrpcResponse<S extends GrpcServiceName, M extends GrpcMethod<S>> =
+  MethodTypes<S, M> extends { res: infer R } ? R : never;
 
 /** The trailer a Gantry server puts a `GantryError` in (JSON; binary metadata is base64 on the wire). */
 export const ERROR_TRAILER = "gantry-error-bin";
@@ -223,7 +236,11 @@ function ipTarget(ip: string, port: number, servername?: string): Target {
   return { key: `${host}:${port}`, authority: `http://${host}:${port}`, ...(servername ? { servername } : {}) };
 }
 
-export class RpcClient {
+/**
+ * A client of service `S`: `unary("Method", request)` takes only `S`'s methods, and the request and
+ * response types are that method's (kit/src/generated/grpc.ts). The types cost nothing at run time.
+ */
+export class RpcClient<S extends GrpcServiceName> {
   private replicas: Replica[] = [];
   private next = 0;
   private readonly names: Array<{ host: string; port: number }> = [];
@@ -313,15 +330,21 @@ export class RpcClient {
   }
 
   /** One unary call; a failure is a `GantryError` (the server's own, or one for the transport). */
-  unary<Req, Res>(method: string, request: Req, opts: CallOptions = {}): Promise<Res> {
+  unary<M extends GrpcMethod<S>>(
+    method: M,
+    request: GrpcRequest<S, M>,
+    opts: CallOptions = {},
+  ): Promise<GrpcResponse<S, M>> {
     if (!telemetryOn()) return this.send(method, request, opts, opts.metadata);
     const path = this.methods[method]?.path ?? method;
-    return tracedClientCall(path, opts.metadata, (metadata) => this.send<Req, Res>(method, request, opts, metadata));
+    return tracedClientCall(path, opts.metadata, (metadata) =>
+      this.send<GrpcResponse<S, M>>(method, request, opts, metadata),
+    );
   }
 
-  private send<Req, Res>(
+  private send<Res>(
     method: string,
-    request: Req,
+    request: unknown,
     opts: CallOptions,
     metadata: Record<string, string> | undefined,
   ): Promise<Res> {

@@ -58,11 +58,7 @@ test("a replica that answers nothing is given up and the call is served by anoth
   try {
     const started = Date.now();
     // Round robin starts with the first address: the silent one.
-    const answer = await client.unary<object, { result_json: string }>(
-      "Execute",
-      { ability: "x", input_json: "{}" },
-      { deadlineMs: 15_000 },
-    );
+    const answer = await client.unary("Execute", { ability: "x", input_json: "{}" }, { deadlineMs: 15_000 });
     assert.equal(answer.result_json, "{}");
     const took = Date.now() - started;
     assert.ok(took < 10_000, `answered after ${took} ms: the call waited on the silent replica`);

@@ -49,9 +49,7 @@ after(async () => {
 test("a replica the name stops answering leaves the rotation; the calls go to those it answers", async () => {
   const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `${NAME}:${port}`);
   const call = async () =>
-    JSON.parse(
-      (await client.unary<object, { result_json: string }>("Execute", { ability: "x", input_json: "{}" })).result_json,
-    ).replica as string;
+    JSON.parse((await client.unary("Execute", { ability: "x", input_json: "{}" })).result_json).replica as string;
   try {
     await client.settled();
     assert.deepEqual(client.targets.sort(), [`127.0.0.1:${port}`, `127.0.0.2:${port}`]);
@@ -76,7 +74,7 @@ test("a client made before its service had a ready pod reaches the first one on 
   try {
     await client.settled();
     lateAnswer = ["127.0.0.1"]; // the pod is ready; nothing has looked the name up since
-    const { result_json } = await client.unary<object, { result_json: string }>("Execute", {
+    const { result_json } = await client.unary("Execute", {
       ability: "x",
       input_json: "{}",
     });

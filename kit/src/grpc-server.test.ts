@@ -108,7 +108,7 @@ test("shutdown lets a call in flight finish, then refuses new connections", asyn
   const p = await second.server.listen("127.0.0.1", 0);
   const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", `127.0.0.1:${p}`);
   try {
-    const inFlight = client.unary<object, { result_json: string }>("Execute", { ability: "slow", input_json: "{}" });
+    const inFlight = client.unary("Execute", { ability: "slow", input_json: "{}" });
     await new Promise((r) => setTimeout(r, 50));
     await second.server.shutdown(5_000);
     assert.equal((await inFlight).result_json, "{}");

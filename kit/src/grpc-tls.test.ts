@@ -88,11 +88,7 @@ after(async () => {
 async function execute(addr: string, tls?: GrpcTls): Promise<string> {
   const client = makeClient(ABILITY_PROTO, "gantry.ability.v1.AbilityService", addr, tls ? { tls } : {});
   try {
-    const res = await client.unary<object, { result_json: string }>(
-      "Execute",
-      { ability: "x", input_json: "{}" },
-      { deadlineMs: 3_000 },
-    );
+    const res = await client.unary("Execute", { ability: "x", input_json: "{}" }, { deadlineMs: 3_000 });
     return res.result_json;
   } finally {
     client.close();

@@ -6,7 +6,8 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { GantryError, ERROR_TABLE } from "./errors.ts";
-import { type ClientOptions, ERROR_TRAILER, RpcClient } from "./grpc-client.ts";
+import { type ClientOptions, ERROR_TRAILER, type GrpcServiceName, RpcClient } from "./grpc-client.ts";
+import type { GrpcServiceFiles } from "./generated/grpc.ts";
 import { lookupService } from "./grpc-proto.ts";
 
 export { grpc };
@@ -14,10 +15,16 @@ export { loadProto, lookupService } from "./grpc-proto.ts";
 
 /**
  * A client of `fullName` (kit/grpc-client: round robin over the replicas `addr` names); with
- * `opts.signer` (a process's `CallKeys.signer(callee)`) every call proves who makes it.
+ * `opts.signer` (a process's `CallKeys.signer(callee)`) every call proves who makes it. Typed by the
+ * service: `file` must be the .proto that declares it, and `unary` takes only its methods.
  */
-export function makeClient(file: string, fullName: string, addr: string, opts: ClientOptions = {}): RpcClient {
-  return new RpcClient(lookupService(file, fullName), addr, opts);
+export function makeClient<S extends GrpcServiceName>(
+  file: GrpcServiceFiles[S],
+  fullName: S,
+  addr: string,
+  opts: ClientOptions = {},
+): RpcClient<S> {
+  return new RpcClient<S>(lookupService(file, fullName), addr, opts);
 }
 
 /** Turns a thrown value into the status a gRPC handler returns. Unknown errors become `internal`. */

@@ -43,19 +43,17 @@ export function healthService(initial: HealthStatus = "NOT_SERVING"): {
 }
 
 export class HealthClient {
-  private readonly client: RpcClient;
+  private readonly client: RpcClient<"grpc.health.v1.Health">;
 
   constructor(addr: string) {
-    this.client = new RpcClient(healthCtor(), addr);
+    this.client = new RpcClient<"grpc.health.v1.Health">(healthCtor(), addr);
   }
 
   check(timeoutMs = 1_000): Promise<HealthStatus> {
-    return this.client
-      .unary<object, { status: HealthStatus }>("Check", { service: "" }, { deadlineMs: timeoutMs })
-      .then(
-        (res) => res.status,
-        () => "DOWN",
-      );
+    return this.client.unary("Check", { service: "" }, { deadlineMs: timeoutMs }).then(
+      (res) => res.status,
+      () => "DOWN",
+    );
   }
 
   close(): void {

@@ -2,8 +2,8 @@
  * @module kit/lessons-reader
  * The client side of `gantry.memory.v1.Lessons` (proto/gantry/memory/v1/lessons.proto): how an area
  * service (trust for plan.create, content for skill.load guardrails) reads a tenant's consolidated
- * lessons, which the memory service makes of the lessons inbox. The wire types live here so the
- * memory service (the server) and its callers share one definition. Memory serves it only to the
+ * lessons, which the memory service makes of the lessons inbox. Its messages are generated from the
+ * .proto (kit/src/generated/grpc.ts) and re-exported here under the names server and callers use. Memory serves it only to the
  * callers kit/topology lists, never to the gateway.
  *
  * @example
@@ -14,39 +14,13 @@ import { MEMORY_LESSONS_PROTO } from "@gantry/proto/paths";
 import { callSignal } from "./call-signal.ts";
 import type { CallSigner } from "./call-auth.ts";
 import { makeClient } from "./grpc.ts";
+import type { ConsolidatedLesson, ListConsolidatedRequestInit } from "./generated/grpc.ts";
 
-/** `gantry.memory.v1.ListConsolidatedRequest` (keepCase). */
-export interface ListConsolidatedRequest {
-  tenant: string;
-  /** `critical`, `high`, `medium` or `low`; empty for every lesson. */
-  min_severity?: string;
-  /** Only lessons relevant to this text (a trigger named in it, or close in meaning). */
-  query?: string;
-  /** 0 means 20; at most 100. */
-  limit?: number;
-  request_id?: string;
-}
-
-/** `gantry.memory.v1.ConsolidatedLesson` (keepCase). */
-export interface ConsolidatedLessonWire {
-  id: string;
-  title: string;
-  category: string;
-  lesson: string;
-  fix: string;
-  severity: string;
-  triggers: string[];
-  tags: string[];
-  count: number;
-  first_seen: string;
-  last_seen: string;
-  similarity: number;
-  matched_triggers: string[];
-}
+export type { ListConsolidatedRequest, ConsolidatedLesson as ConsolidatedLessonWire } from "./generated/grpc.ts";
 
 export interface LessonsReaderClient {
   /** Rejects with the memory service's GantryError (`unavailable` when memory cannot be reached). */
-  list(req: ListConsolidatedRequest): Promise<ConsolidatedLessonWire[]>;
+  list(req: ListConsolidatedRequestInit): Promise<ConsolidatedLesson[]>;
   close(): void;
 }
 
@@ -59,12 +33,12 @@ export function lessonsReader(addr: string, signer: CallSigner | undefined): Les
   return {
     list: async (req) =>
       (
-        await client.unary<ListConsolidatedRequest, { lessons?: ConsolidatedLessonWire[] }>("ListConsolidated", req, {
+        await client.unary("ListConsolidated", req, {
           deadlineMs: LIST_DEADLINE_MS,
           // Stops when the call it reads for does (kit/call-signal).
           signal: callSignal(),
         })
-      ).lessons ?? [],
+      ).lessons,
     close: () => client.close(),
   };
 }

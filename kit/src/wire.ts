@@ -1,9 +1,14 @@
 /**
  * @module kit/wire
- * Shapes that cross process boundaries, declared once: the call context carried by
- * `AbilityService/Execute`, the key record returned by `KeyResolver/ResolveKey`, and the audit
- * records published in batches on `audit.calls.recorded`.
+ * Shapes that cross process boundaries, declared once: the call context a handler sees and its
+ * conversion to and from `gantry.ability.v1.CallContext`, and the audit records published in
+ * batches on `audit.calls.recorded`. The gRPC messages themselves are generated from the .proto
+ * files (kit/src/generated/grpc.ts, by kit/scripts/generate.ts), never retyped here.
  */
+import type { CallContext as GrpcCallContext, CallContextInit } from "./generated/grpc.ts";
+
+export type { GrpcCallContext };
+export type { ConsumePermitRequest, KeyRecord } from "./generated/grpc.ts";
 
 /** What a handler knows about the caller; the gateway fills it from the resolved key. */
 export interface CallContext {
@@ -34,23 +39,7 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
-/** `gantry.ability.v1.CallContext` as @grpc/proto-loader presents it (keepCase). */
-export interface GrpcCallContext {
-  request_id: string;
-  tenant: string;
-  key_tenant: string;
-  key_id: string;
-  scopes: string[];
-  collections: string[];
-  products: string[];
-  admin: boolean;
-  sub_tenants: boolean;
-  run_id: string;
-  vertical_id: string;
-  base_url: string;
-}
-
-export function toGrpcContext(c: CallContext): GrpcCallContext {
+export function toGrpcContext(c: CallContext): CallContextInit {
   return {
     request_id: c.requestId,
     tenant: c.tenant,
@@ -82,28 +71,6 @@ export function fromGrpcContext(c: GrpcCallContext): CallContext {
     verticalId: c.vertical_id || undefined,
     baseUrl: c.base_url || undefined,
   };
-}
-
-/** `gantry.keys.v1.KeyRecord` (keepCase, longs as numbers). */
-export interface KeyRecord {
-  id: string;
-  tenant: string;
-  name: string;
-  prefix: string;
-  status: string;
-  scopes: string[];
-  collections: string[];
-  products: string[];
-  admin: boolean;
-  sub_tenants: boolean;
-  /** Epoch ms; 0 = never. */
-  expires_at_ms: number;
-  created_at_ms: number;
-  rate_limit: { limit: number; window_seconds: number } | null;
-  /** `key` (stored) or `legacy` (environment credential store). */
-  source: string;
-  /** Epoch ms when a rotated key stops working; 0 = not rotated. */
-  sunset_at_ms: number;
 }
 
 /** One gateway call, allowed or refused. `requestId` is the record's identity (and receipt). */

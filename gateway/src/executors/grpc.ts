@@ -15,11 +15,19 @@ import {
   type CallSigner,
   type RpcClient,
 } from "@gantry/kit";
-import type { AbilityExecutor, ExecuteOutput, WiredAbility } from "./types.ts";
+import type { AbilityExecutor, AbilityNeedView, ExecuteOutput, WiredAbility } from "./types.ts";
+
+/**
+ * A need's status, which the proto carries as a string: a value this gateway does not know (a newer
+ * service) reads as `not_wired`, the one that promises nothing a setting could fix.
+ */
+function needStatus(status: string): AbilityNeedView["status"] {
+  return status === "needs_configuration" ? status : "not_wired";
+}
 
 export class GrpcExecutor implements AbilityExecutor {
   private readonly service: AreaService;
-  private readonly client: RpcClient;
+  private readonly client: RpcClient<"gantry.ability.v1.AbilityService">;
   private readonly timeoutMs: number;
 
   /** `signer`: the gateway's key for `service`; every Execute carries its token (kit/call-auth). */
@@ -31,7 +39,7 @@ export class GrpcExecutor implements AbilityExecutor {
 
   async execute(ability: string, inputJson: string, call: CallContext): Promise<ExecuteOutput> {
     try {
-      const res = await this.client.unary<object, { result_json: string; replayed?: boolean }>(
+      const res = await this.client.unary(
         "Execute",
         { ability, context: toGrpcContext(call), input_json: inputJson },
         // The call's own deadline (its ability's, else UPSTREAM_TIMEOUT_MS) and the client's going away.
@@ -52,8 +60,12 @@ export class GrpcExecutor implements AbilityExecutor {
 
   async describe(): Promise<WiredAbility[] | null> {
     try {
-      const res = await this.client.unary<object, { abilities: WiredAbility[] }>("Describe", {}, { deadlineMs: 1_000 });
-      return res.abilities;
+      const res = await this.client.unary("Describe", {}, { deadlineMs: 1_000 });
+      return res.abilities.map((a) => ({
+        id: a.id,
+        wired: a.wired,
+        needs: a.needs.map((n) => ({ ...n, status: needStatus(n.status) })),
+      }));
     } catch {
       return null;
     }

@@ -16,7 +16,15 @@
  * `message.send`): a call to one of them without `context.runId` is refused with 403
  * `run_required`. It applies to the tenant and its sub-tenants; checking it costs no RPC.
  */
-import { type CallSigner, canonicalJson, GantryError, makeClient, sha256Hex, type RpcClient } from "@gantry/kit";
+import {
+  type CallSigner,
+  canonicalJson,
+  type ConsumePermitRequest,
+  GantryError,
+  makeClient,
+  sha256Hex,
+  type RpcClient,
+} from "@gantry/kit";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { AbilityDef } from "@gantry/proto/catalogue/types.ts";
 import type { Logger } from "@gantry/kit";
@@ -30,7 +38,7 @@ export interface ConsumedPermit {
 
 /** The gateway's client of the trust service's PermitGate. */
 export class PermitGate {
-  private readonly client: RpcClient;
+  private readonly client: RpcClient<"gantry.trust.v1.PermitGate">;
   private readonly timeoutMs: number;
   /** Ability patterns (`payout.*`, `message.send`, `*`) requiring a run, by tenant (GANTRY_RUN_REQUIRED). */
   private readonly required: ReadonlyMap<string, readonly string[]>;
@@ -46,26 +54,8 @@ export class PermitGate {
     this.required = required;
   }
 
-  async consume(req: {
-    tenant: string;
-    keyId: string;
-    runId: string;
-    ability: string;
-    inputHash: string;
-    requestId: string;
-  }): Promise<{ runId: string; permitId: string }> {
-    const res = await this.client.unary<object, { run_id: string; permit_id: string }>(
-      "ConsumePermit",
-      {
-        tenant: req.tenant,
-        key_id: req.keyId,
-        run_id: req.runId,
-        ability: req.ability,
-        input_hash: req.inputHash,
-        request_id: req.requestId,
-      },
-      { deadlineMs: this.timeoutMs },
-    );
+  async consume(req: ConsumePermitRequest): Promise<{ runId: string; permitId: string }> {
+    const res = await this.client.unary("ConsumePermit", req, { deadlineMs: this.timeoutMs });
     return { runId: res.run_id, permitId: res.permit_id };
   }
 
@@ -97,8 +87,12 @@ export class PermitGate {
 
   /** The JWKS of the receipt-signing keys, as JSON text. */
   async jwksJson(): Promise<string> {
-    return (await this.client.unary<object, { jwks_json: string }>("GetJwks", {}, { deadlineMs: this.timeoutMs }))
-      .jwks_json;
+    return (await this.client.unary("GetJwks", {}, { deadlineMs: this.timeoutMs })).jwks_json;
+  }
+
+  /** One public resource of a receipt log (checkpoint, tile, entries), by the log's public id. */
+  async logResource(logId: string, path: string) {
+    return this.client.unary("GetLogResource", { log_id: logId, path }, { deadlineMs: this.timeoutMs });
   }
 
   /** Whether the tenant (or a tenant it nests under) requires a run for this ability. */
@@ -163,11 +157,11 @@ export async function checkRunPermit(
   try {
     const permit = await gate.consume({
       tenant: call.tenant,
-      keyId: call.keyId,
-      runId: call.runId,
+      key_id: call.keyId,
+      run_id: call.runId,
       ability: ability.id,
-      inputHash,
-      requestId: call.requestId,
+      input_hash: inputHash,
+      request_id: call.requestId,
     });
     return { ...permit, inputHash };
   } catch (err) {

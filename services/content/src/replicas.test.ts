@@ -41,7 +41,7 @@ async function callOn(addr: string, ability: string, input: unknown, caller: Par
     ...caller,
   };
   try {
-    const res = await client.unary<object, { result_json: string }>("Execute", {
+    const res = await client.unary("Execute", {
       ability,
       input_json: JSON.stringify(input),
       context: toGrpcContext(call),

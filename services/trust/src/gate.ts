@@ -6,33 +6,14 @@
  * queries also match the tenant exactly, so a parent tenant never uses a sub-tenant's run.
  */
 import { GantryError, type grpc, lookupService, toGrpcError, translateDbError, withTenant } from "@gantry/kit";
+import type { ConsumePermitRequest, RecordReceiptRequest } from "@gantry/kit/generated/grpc.ts";
 import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
 import { consumePermit } from "./permits.ts";
 import { recordReceipt } from "./receipts.ts";
 import { jwks } from "./signing.ts";
-
-interface ConsumePermitRequest {
-  tenant: string;
-  key_id: string;
-  run_id: string;
-  ability: string;
-  input_hash: string;
-  request_id: string;
-}
-
-interface RecordReceiptRequest {
-  tenant: string;
-  request_id: string;
-  run_id: string;
-  permit_id: string;
-  ability: string;
-  input_hash: string;
-  result_hash: string;
-  status: number;
-  at_ms: number;
-}
+import { logResource } from "./tiles.ts";
 
 const TENANT_RE = new RegExp(TENANT_PATTERN);
 const HASH_RE = /^[0-9a-f]{64}$/;
@@ -100,6 +81,10 @@ export function permitGateService(ctx: Context) {
       return { request_id: receipt.requestId, log_index: receipt.logIndex };
     }),
     GetJwks: unaryHandler(ctx, "GetJwks", async () => ({ jwks_json: JSON.stringify(jwks(ctx.keys.publicKeys)) })),
+    GetLogResource: unaryHandler(ctx, "GetLogResource", async (req: { log_id: string; path: string }) => {
+      const r = await logResource(ctx, req.log_id, req.path);
+      return { body: r.body, content_type: r.contentType, immutable: r.immutable };
+    }),
   };
   return { service: Service.service, impl };
 }

@@ -15,7 +15,7 @@ import type { InputOf, OutputOf } from "@gantry/proto/catalogue";
 import { ABILITY_PROTO } from "@gantry/proto/paths";
 
 export class MemoryClient {
-  private readonly client: RpcClient;
+  private readonly client: RpcClient<"gantry.ability.v1.AbilityService">;
   private readonly lessons: LessonsReaderClient;
 
   constructor(addr: string, signer: CallSigner | undefined) {
@@ -24,7 +24,7 @@ export class MemoryClient {
   }
 
   private async execute<R>(ability: string, input: unknown, call: CallContext): Promise<R> {
-    const res = await this.client.unary<object, { result_json: string }>(
+    const res = await this.client.unary(
       "Execute",
       { ability, context: toGrpcContext({ ...call, runId: undefined }), input_json: JSON.stringify(input) },
       forwardCall(call, 10_000),

@@ -16,7 +16,7 @@ import type { Context } from "./context.ts";
 
 let s: ServiceHarness<Context>;
 let server: Server;
-let gate: RpcClient;
+let gate: RpcClient<"gantry.trust.v1.PermitGate">;
 let answer: { status: number; content: string };
 const requests: { url: string; auth: string | undefined; body: any }[] = [];
 
@@ -112,7 +112,7 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
 
   // The gateway's part: consume the permit, record the receipt.
   const consume = (requestId: string, hash: string) =>
-    gate.unary<object, { permit_id: string }>("ConsumePermit", {
+    gate.unary("ConsumePermit", {
       tenant: "acme",
       key_id: "key_harness",
       run_id: runId,

@@ -13,7 +13,6 @@ import assert from "node:assert/strict";
 import { loadCallKeys, makeClient } from "@gantry/kit";
 import { CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
-import type { ResolvedCredential } from "@gantry/kit";
 import { type AuthServer, startAuthServer } from "./auth-server.ts";
 import { type GithubApi, STRIPE_MOCK_SKIP, type StripeMock, startGithubApi, startStripeMock } from "./providers.ts";
 
@@ -93,7 +92,7 @@ test("start → consent at the provider → complete through the gateway; only t
       signer: loadCallKeys("payments", t.stack.env).signer("connections"),
     },
   );
-  const resolved = await client.unary<object, ResolvedCredential>("ResolveCredential", {
+  const resolved = await client.unary("ResolveCredential", {
     tenant: "acme",
     service: "payments",
   });

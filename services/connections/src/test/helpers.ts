@@ -62,7 +62,7 @@ export async function startConnections(
   };
   const s = await startService<Context>("connections", env);
   const port = s.port;
-  const clients = new Map<number, RpcClient>();
+  const clients = new Map<number, RpcClient<"gantry.connections.v1.CredentialResolver">>();
   const nc: NatsConnection = await connect(natsConnectOptions(s.env.NATS_URL));
   const messages: ConnectionMessage[] = [];
   const sub = nc.subscribe("connections.>");
@@ -90,11 +90,11 @@ export async function startConnections(
         });
         clients.set(at, client);
       }
-      return client.unary<object, ResolvedCredential>("ResolveCredential", {
+      return client.unary("ResolveCredential", {
         tenant,
         service,
         request_id: "req_test",
-      });
+      }) as Promise<ResolvedCredential>;
     },
     connect: async (service, caller = {}) => {
       const started = await s.call("connection.authorize", { service }, caller);
