@@ -10,6 +10,7 @@ import { requestId } from "./pipeline/request-id.ts";
 import { abilityRoute, executeRoute } from "./routes/abilities.ts";
 import { healthRoute } from "./routes/health.ts";
 import { receiptKeysRoute } from "./routes/receipt-keys.ts";
+import { logsRoute } from "./routes/logs.ts";
 import { mountIngress } from "./routes/ingress.ts";
 import { mountDeveloperSurfaces } from "./routes/developer-surfaces.ts";
 import { sendError, sendUnhandled } from "./respond.ts";
@@ -26,6 +27,7 @@ export function createApp(deps: GatewayDeps) {
   app.post("/abilities/execute", executeRoute(deps));
   app.get("/health", healthRoute(deps));
   app.get("/.well-known/jwks.json", receiptKeysRoute(deps));
+  app.get("/v1/logs/:logId/*path", logsRoute(deps));
   mountDeveloperSurfaces(app, deps);
   mountIngress(app, deps);
   app.get("/metrics", async (_req, res) => {

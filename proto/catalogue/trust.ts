@@ -210,6 +210,9 @@ function logView() {
   return fields(
     {
       origin: str("The log's origin line: `gantry.trust/receipts/<tenant>`."),
+      logId: nullableStr(
+        "The log's public id: GET /v1/logs/{logId}/checkpoint, /tile/… and /tile/entries/… serve it as C2SP tlog-tiles without a key. Unguessable; whoever holds it reads the whole log. Null before the first receipt.",
+      ),
       treeSize: int("Number of receipts in the log at the checkpoint."),
       rootHash: sha256("Root hash (hex) of the log at that size."),
       checkpoint: str("The signed checkpoint (C2SP signed-note text) for treeSize and rootHash: keep it."),

@@ -33,6 +33,8 @@ export interface SignedTree {
   tree: StoredTree;
   /** The signed checkpoint (C2SP note) for the tree's size and root. */
   note: string;
+  /** The log's public id (its read-only URLs, tiles.ts); null until its first receipt. */
+  logId: string | null;
 }
 
 /**
@@ -57,11 +59,11 @@ function rewriteOf(
 }
 
 const logHead = preparedQuery<
-  { size: number; lastSize: number | null; lastRoot: string | null; lastNote: string | null },
+  { size: number; logId: string | null; lastSize: number | null; lastRoot: string | null; lastNote: string | null },
   [tenant: string]
 >(
   "trust.log_head",
-  `SELECT coalesce(l.size, 0) AS size, c.size AS "lastSize", c.root_hash AS "lastRoot", c.note AS "lastNote"
+  `SELECT coalesce(l.size, 0) AS size, l.log_id AS "logId", c.size AS "lastSize", c.root_hash AS "lastRoot", c.note AS "lastNote"
      FROM (SELECT $1::text AS tenant) t
      LEFT JOIN trust.logs l ON l.tenant = t.tenant
      LEFT JOIN LATERAL (SELECT size, root_hash, note FROM trust.checkpoints
@@ -77,14 +79,14 @@ export async function currentCheckpoint(ctx: Context, tenant: string): Promise<S
   // The log's size and the last checkpoint in one snapshot: a checkpoint another replica signs
   // meanwhile is for a size this read does not need.
   const [head] = await logHead(ctx.pool, tenant);
-  const { size, lastSize, lastRoot, lastNote } = head!;
+  const { size, logId, lastSize, lastRoot, lastNote } = head!;
   const last = lastSize === null ? null : { size: lastSize, rootHash: lastRoot!, note: lastNote! };
   const tree = await new StoredTree(ctx.pool, tenant, size).load((t) => {
     t.root();
     if (last && last.size <= size) t.rootAt(last.size);
   });
   const root = tree.root();
-  if (last && last.size === size && root.toString("hex") === last.rootHash) return { tree, note: last.note };
+  if (last && last.size === size && root.toString("hex") === last.rootHash) return { tree, note: last.note, logId };
   if (last) {
     const problem = rewriteOf(ctx, tenant, tree, last);
     if (problem) {
@@ -94,7 +96,7 @@ export async function currentCheckpoint(ctx: Context, tenant: string): Promise<S
       );
       throw new GantryError("internal", "internal error");
     }
-    if (last.size === size) return { tree, note: last.note };
+    if (last.size === size) return { tree, note: last.note, logId };
   }
   const note = signCheckpoint(ctx.keys.current, logOrigin(tenant), size, root);
   // Another replica may have signed the same size: the same note (Ed25519 is deterministic) or, after
@@ -103,7 +105,7 @@ export async function currentCheckpoint(ctx: Context, tenant: string): Promise<S
     data: [{ tenant, size, rootHash: root.toString("hex"), note, signedAt: new Date(ctx.now()) }],
     skipDuplicates: true,
   });
-  return { tree, note };
+  return { tree, note, logId };
 }
 
 /**

@@ -23,6 +23,7 @@ export default ability("trust.status", async (input, call, ctx) => {
     ...(await runView(ctx, run, signed)),
     log: {
       origin: logOrigin(run.tenant),
+      logId: signed.logId,
       treeSize: signed.tree.size,
       rootHash: signed.tree.root().toString("hex"),
       checkpoint: signed.note,

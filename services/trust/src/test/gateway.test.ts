@@ -21,6 +21,7 @@ import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { canonicalJson, repoRoot, sha256Hex } from "@gantry/kit";
 import { eventually, startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
+import { leafHash, rootHash } from "../merkle.ts";
 
 const exec = promisify(execFile);
 let t: TestStack;
@@ -420,4 +421,61 @@ test("with the trust service down, calls under a run fail closed (503); calls wi
     return r.status === 503 ? null : r;
   });
   assert.equal(after.status, 200, JSON.stringify(after.body));
+});
+
+test("concurrent receipts land at distinct indexes; the log is served as C2SP tlog-tiles without a key", async () => {
+  const key = (await t.insertKey({ tenant: "tiled", name: "tiled" })).key;
+  const inputs = Array.from({ length: 12 }, (_, i) => ({ name: `Tiled Person ${i}` }));
+  const run = await preflight(
+    inputs.map((input) => ({ ability: "contact.create", input })),
+    key,
+  );
+  // All at once: the appends of one tenant go in batches, each receipt at its own index.
+  await Promise.all(inputs.map((input) => ok("contact.create", { input, context: { runId: run.id } }, key)));
+  const status = await ok("trust.status", { input: { runId: run.id } }, key);
+  const receipts = status.permits.map((p: any) => p.receipt);
+  assert.deepEqual(
+    receipts.map((r: any) => r.inclusion.logIndex).sort((a: number, b: number) => a - b),
+    [...Array(12).keys()],
+  );
+  const { logId, checkpoint, treeSize, rootHash: root } = status.log;
+  assert.equal(treeSize, 12);
+  assert.match(logId, /^[0-9a-f]{32}$/);
+
+  const get = (path: string) =>
+    request(t.url)
+      .get(`/v1/logs/${logId}/${path}`)
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => cb(null, Buffer.concat(chunks)));
+      });
+  const cp = await get("checkpoint").expect(200);
+  assert.equal(cp.body.toString(), checkpoint);
+  assert.match(cp.headers["cache-control"], /max-age=5/);
+  const tile = await get("tile/0/000.p/12").expect(200);
+  assert.match(tile.headers["cache-control"], /immutable/);
+  assert.equal(tile.body.length, 12 * 32);
+  const leaves = Array.from({ length: 12 }, (_, i) => tile.body.subarray(32 * i, 32 * i + 32));
+  assert.equal(rootHash(leaves).toString("hex"), root, "the tile's leaf hashes make the checkpoint's root");
+  const bundle = (await get("tile/entries/000.p/12").expect(200)).body;
+  const entries: Buffer[] = [];
+  for (let at = 0; at < bundle.length; ) {
+    const len = bundle.readUInt16BE(at);
+    entries.push(bundle.subarray(at + 2, at + 2 + len));
+    at += 2 + len;
+  }
+  assert.equal(entries.length, 12);
+  entries.forEach((e, i) => {
+    assert.deepEqual(leafHash(e), leaves[i], `entry ${i} is the leaf data of tile 0's hash ${i}`);
+  });
+  for (const r of receipts)
+    assert.deepEqual(JSON.parse(entries[r.inclusion.logIndex]!.toString()), r.envelope, "the entry is the receipt");
+
+  // A tile wider than the log, a full tile not yet complete, a path off the spec, an unknown log: 404.
+  refusedWith(await request(t.url).get(`/v1/logs/${logId}/tile/0/000.p/13`), 404, "log_resource_not_found");
+  refusedWith(await request(t.url).get(`/v1/logs/${logId}/tile/0/000`), 404, "log_resource_not_found");
+  refusedWith(await request(t.url).get(`/v1/logs/${logId}/tile/0/0`), 404, "log_resource_not_found");
+  refusedWith(await request(t.url).get(`/v1/logs/${"0".repeat(32)}/checkpoint`), 404, "log_not_found");
 });
