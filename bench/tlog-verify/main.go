@@ -10,7 +10,8 @@
 //	  "origin": "gantry.trust/receipts/<tenant>",   // optional: the log the checkpoint must be of
 //	  "checkpoint": "<signed note>",                // trust.status's log.checkpoint
 //	  "records": [{"index": 3, "data": "<leaf data>", "proof": ["<hex>", ...]}],
-//	  "earlier": {"checkpoint": "<signed note>", "proof": ["<hex>", ...]}
+//	  "earlier": {"checkpoint": "<signed note>", "proof": ["<hex>", ...]},
+//	  "tiles": {"base": "http://<gateway>/v1/logs/<logId>/"}
 //	}
 //
 // A record gives its leaf as "data" (the bytes the leaf hashes: a receipt's envelope in canonical
@@ -21,7 +22,10 @@
 //
 // Checks: the checkpoint's signature (note.Open), each record's inclusion under the signed size and
 // root (tlog.CheckRecord), and the earlier checkpoint's signature, origin and consistency with the
-// later one (tlog.CheckTree). Prints a JSON result; exits 0 when everything verifies, 1 when
+// later one (tlog.CheckTree). With "tiles" it reads the log from its public C2SP tlog-tiles URLs
+// (tiles.go): the checkpoint from <base>checkpoint unless one is given, then every entry and the
+// earlier checkpoint's consistency proven from the tiles alone ("proof" of "earlier" may then be
+// omitted). Prints a JSON result; exits 0 when everything verifies, 1 when
 // something does not, 2 when the input cannot be read.
 package main
 
@@ -32,6 +36,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -66,6 +71,7 @@ type input struct {
 		Checkpoint string   `json:"checkpoint"`
 		Proof      []string `json:"proof"`
 	} `json:"earlier"`
+	Tiles *tilesInput `json:"tiles"`
 }
 
 type checkpoint struct {
@@ -143,6 +149,14 @@ func verify(in input) (*output, error) {
 	out.VerifierKeys = vkeys
 	known := note.VerifierList(verifiers...)
 
+	if in.Checkpoint == "" && in.Tiles != nil {
+		body, err := (&httpTiles{base: in.Tiles.Base, client: http.DefaultClient}).get("checkpoint")
+		if err != nil {
+			out.Problems = append(out.Problems, fmt.Sprintf("checkpoint: %v", err))
+			return out, nil
+		}
+		in.Checkpoint = string(body)
+	}
 	later, size, root, problem := open("checkpoint", in.Checkpoint, known)
 	if problem != "" {
 		out.Problems = append(out.Problems, problem)
@@ -182,11 +196,21 @@ func verify(in input) (*output, error) {
 		}
 	}
 
+	var oldSize int64
+	var oldRoot *tlog.Hash
 	if in.Earlier != nil {
-		earlier, oldSize, oldRoot, problem := open("earlier checkpoint", in.Earlier.Checkpoint, known)
+		earlier, earlierSize, earlierRoot, problem := open("earlier checkpoint", in.Earlier.Checkpoint, known)
+		oldSize = earlierSize
 		if problem != "" {
 			out.Problems = append(out.Problems, problem)
+		} else if in.Tiles != nil && in.Earlier.Proof == nil {
+			out.Earlier = earlier
+			oldRoot = &earlierRoot
+			if earlier.Origin != later.Origin {
+				out.Problems = append(out.Problems, fmt.Sprintf("consistency: the checkpoints are of different logs (%q, %q)", earlier.Origin, later.Origin))
+			}
 		} else {
+			oldRoot := earlierRoot
 			out.Earlier = earlier
 			proof, err := hashesOf(in.Earlier.Proof)
 			if err != nil {
@@ -208,6 +232,9 @@ func verify(in input) (*output, error) {
 				}
 			}
 		}
+	}
+	if in.Tiles != nil {
+		verifyTiles(*in.Tiles, size, root, oldSize, oldRoot, out)
 	}
 	out.OK = len(out.Problems) == 0
 	return out, nil

@@ -7,7 +7,9 @@
  * (tlog.CheckRecord on the leaf data: the envelope's canonical JSON) and the consistency of kept
  * earlier checkpoints with the later one (tlog.CheckTree). A tampered inclusion or consistency
  * proof, a tampered root (unsigned, or signed by a key the verifier trusts), a changed receipt and
- * a wrong key are each refused, so the test fails if Gantry's proofs or notes are wrong. Skipped,
+ * a wrong key are each refused, so the test fails if Gantry's proofs or notes are wrong. The same
+ * program then reads the log from its public C2SP tlog-tiles URLs only (tlog.TileHashReader) and
+ * proves every entry and the kept checkpoint's consistency from the tiles. Skipped,
  * saying why, where there is no Go toolchain.
  */
 import { after, before, test } from "node:test";
@@ -183,6 +185,23 @@ test("Go's sumdb/note and sumdb/tlog verify Gantry's checkpoints, receipts and l
   refused(tlogVerify({ ...good, jwks: wrong }), /^checkpoint: signature: /);
   // A checkpoint of another tenant's log, when the origin is pinned.
   refused(tlogVerify({ ...good, origin: "gantry.trust/receipts/someone-else" }), /^checkpoint: of the log /);
+
+  // The same log from its public tlog-tiles URLs alone (no key): x/mod's TileHashReader accepts a
+  // tile only if it leads to the signed root; every entry is proven included and the kept
+  // checkpoint of 3 consistent, from tiles.
+  const tiles = { base: `${t.url}/v1/logs/${log.logId}/` };
+  const fromTiles = tlogVerify({ jwks, origin, tiles, earlier: { checkpoint: three.checkpoint } });
+  assert.equal(fromTiles.code, 0, JSON.stringify(fromTiles.out));
+  assert.equal(fromTiles.out.checkpoint?.size, 7);
+  assert.equal(fromTiles.out.checked.filter((c) => /^tiles: entry \d+ included in the tree of 7$/.test(c)).length, 7);
+  assert.ok(fromTiles.out.checked.includes("tiles: consistency: the tree of 7 extends the tree of 3"));
+  // A checkpoint for another root, signed by a key the verifier trusts: the served tiles do not lead to it.
+  refused(tlogVerify({ ...trusting, checkpoint: resigned, tiles }), /^tiles: /);
+  // A receipt changed in the database after the fact: its entry no longer hashes to the tile's leaf.
+  await t.db.query(
+    `UPDATE trust.receipts SET envelope = jsonb_set(envelope, '{payloadType}', '"text/plain"') WHERE tenant = 'audited' AND log_index = 5`,
+  );
+  refused(tlogVerify({ jwks, origin, tiles }), /^tiles: entry 5: /);
 });
 
 function rawX(k: ReturnType<typeof signingKey>): string {
