@@ -22,9 +22,8 @@ const IMPORT =
  * no longer exists, so the list only shrinks). Nothing may be added here: break a new cycle instead.
  */
 const KNOWN_CYCLES: string[][] = [
-  // The trust context declares its receipt cache with receipts.ts's LogCache type, while receipts.ts
-  // and checkpoints.ts (which receipts.ts imports) take the Context type from context.ts.
-  ["services/trust/src/checkpoints.ts", "services/trust/src/context.ts", "services/trust/src/receipts.ts"],
+  // Empty: memory's store/postgres.ts ↔ store/save-plan.ts and trust's context.ts ↔ receipts.ts
+  // (with checkpoints.ts) were broken by their own changes (d15a943, 0c798d2).
 ];
 
 function roots(): string[] {

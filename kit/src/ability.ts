@@ -3,8 +3,8 @@
  * One handler shape for every ability of every service: `(input, call, ctx) → result`, where the
  * input type is derived from the catalogue schema (`InputOf<id>`) and `ctx` is the service's
  * context (what its `init` returned). Each ability lives in `services/<service>/src/abilities/<id>.ts`
- * and default-exports `ability(id, run)`; the kit finds it there by id, so adding an ability touches
- * its catalogue entry, this file and its test: no registry to edit.
+ * and default-exports `ability(id, run)`; the kit finds it there by id, so there is no registry to
+ * edit (what adding an ability does touch: docs/development.md, *Worked example*).
  *
  * @example
  * // services/workspace/src/context.ts

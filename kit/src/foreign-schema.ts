@@ -10,10 +10,10 @@
  *
  * A foreign pattern is nobody's review: `^(a+)+$` in a provider's document would let one argument
  * hold the event loop for hours under JavaScript's backtracking engine. Patterns here run on RE2
- * (re2js, linear time in the input but far slower than native (docs/benchmarks.md, *Foreign patterns
- * on RE2*): fine for tool arguments, which is why the catalogue's own, proved-safe patterns stay native); lengths are checked first
- * (kit/src/length-first.ts). A pattern RE2 cannot run (look-around, back-references) is left to the
- * provider, which validates its own input anyway.
+ * (re2js, linear time in the input but far slower than native (docs/benchmarks.md, *Foreign
+ * patterns on RE2*): fine for tool arguments, which is why the catalogue's own, proved-safe
+ * patterns stay native); lengths are checked first (kit/src/length-first.ts). A pattern RE2 cannot
+ * run (look-around, back-references) is left to the provider, which validates its own input anyway.
  *
  * @example
  * const check = foreignValidator(tool.inputSchema, "/input/arguments");

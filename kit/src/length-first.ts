@@ -3,14 +3,15 @@
  * Bounds what a string costs to validate by its field's limit, not by what a caller sent.
  *
  * Ajv runs with `allErrors`, so every keyword of a string is checked even after one failed: a
- * `pattern` (or `format`) would still scan a 1 MiB string that `maxLength: 320` had already refused,
- * and a regular expression's cost grows with what it scans. Ajv's own `minLength`/`maxLength` count
- * code points over the whole string (docs/benchmarks.md, *String lengths before patterns*). `lengthFirst` rewrites a schema so
- * that each length is checked by `minChars`/`maxChars`, which look at no more of a string than twice
- * the limit (a string of n UTF-16 units holds between n/2 and n code points), and so that a string's
- * `pattern` and `format` run only once its `maxLength` holds. Errors keep Ajv's form (`maxLength`,
- * `{limit}`), so callers see the same details. The published schemas (docs, OpenAPI, MCP) keep their
- * plain form: only the copy that is compiled is rewritten.
+ * `pattern` (or `format`) would still scan a 1 MiB string that `maxLength: 320` had already
+ * refused, and a regular expression's cost grows with what it scans. Ajv's own
+ * `minLength`/`maxLength` count code points over the whole string (docs/benchmarks.md, *String
+ * lengths before patterns*). `lengthFirst` rewrites a schema so that each length is checked by
+ * `minChars`/`maxChars`, which look at no more of a string than twice the limit (a string of n
+ * UTF-16 units holds between n/2 and n code points), and so that a string's `pattern` and `format`
+ * run only once its `maxLength` holds. Errors keep Ajv's form (`maxLength`, `{limit}`), so callers
+ * see the same details. The published schemas (docs, OpenAPI, MCP) keep their plain form: only the
+ * copy that is compiled is rewritten.
  *
  * @example
  * const ajv = addLengthKeywords(new Ajv2020({ allErrors: true }));
