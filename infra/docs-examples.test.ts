@@ -44,6 +44,7 @@ function repoPaths(markdown: string): string[] {
     const first = clean.split("/")[0];
     if (!TOP.has(first) || !clean.includes("/")) continue;
     if (/[<>*…{}$]/.test(clean)) continue; // a pattern (services/<name>/…), not a path
+    if (clean.includes("/generated/")) continue; // written by `npm run generate`, not in a fresh checkout
     const isFile = /\.(ts|md|proto|json|sql|yaml|svg)$/.test(clean);
     if (isFile || clean.endsWith("/")) found.add(clean);
   }
