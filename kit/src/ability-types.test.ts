@@ -26,6 +26,11 @@ const FIXTURES: Record<string, string> = {
     `{ id: "evt_1", subject: "events.t.e", sequence: "1", stream: "EVENTS", emitted: "2026-01-01T00:00:00Z" }`,
   ),
   "missing.ts": handler(`{ id: "evt_1", subject: "events.t.e", sequence: 1, stream: "EVENTS" }`),
+  // A generated ability index (kit/scripts/generate.ts) that maps an id to another ability's handler.
+  "index.ts": `import type { AbilityIndex } from "../../kit/src/ability.ts";
+import emit from "./correct.ts";
+export default { "contact.get": emit } satisfies AbilityIndex;
+`,
 };
 
 test("a handler's result is checked against the catalogue's output schema at compile time", () => {
@@ -34,5 +39,10 @@ test("a handler's result is checked against the catalogue's output schema at com
   assert.match(errorsOf("misnamed.ts"), /sequense/, `a misnamed result field must be named:\n${out}`);
   assert.match(errorsOf("mistyped.ts"), /sequence/, `a result field of the wrong type must be named:\n${out}`);
   assert.match(errorsOf("missing.ts"), /emitted/, `a missing result field must be named:\n${out}`);
+  assert.match(
+    errorsOf("index.ts"),
+    /event\.emit/,
+    `an index entry naming another ability's handler must fail:\n${out}`,
+  );
   assert.notEqual(status, 0);
 });

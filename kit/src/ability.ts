@@ -61,31 +61,49 @@ function handlerId(file: string): string | undefined {
 }
 
 /**
- * Loads the handlers in `dir` (one `<id>.ts` per ability). Refuses a file named after an ability the
- * service does not own, and a file whose default export declares another id: both are mistakes
- * that would otherwise answer 501 silently.
+ * What `src/generated/abilities.ts` exports (kit/scripts/generate.ts): every handler of the
+ * service by id. `satisfies AbilityIndex` there makes an entry whose handler declares another id a
+ * compile error.
+ */
+export type AbilityIndex = { readonly [Id in AbilityId]?: Ability<Id, never> };
+
+/**
+ * The service's handlers, from its generated ability index (`<src>/generated/abilities.ts`, which
+ * imports every `abilities/<id>.ts` statically, so "go to definition" leads from it to each
+ * handler). Refuses an index that lags the handler files (a file added since `npm run generate`
+ * would otherwise answer 501 silently), an id the service does not own, and a handler that declares
+ * another id.
  */
 export async function loadAbilities<Ctx>(
   service: string,
-  dir: string,
+  src: string,
   owned: ReadonlySet<string>,
 ): Promise<Map<string, Ability<AbilityId, Ctx>>> {
   const found = new Map<string, Ability<AbilityId, Ctx>>();
-  if (!existsSync(dir)) return found;
-  for (const file of readdirSync(dir).sort()) {
-    const id = handlerId(file);
-    if (!id) continue;
+  const dir = join(src, "abilities");
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => handlerId(f) !== undefined) : [];
+  const indexFile = join(src, "generated", "abilities.ts");
+  if (!existsSync(indexFile)) {
+    if (files.length === 0) return found;
+    throw new Error(`${service}: src/generated/abilities.ts is missing; run \`npm run generate\``);
+  }
+  const index = ((await import(pathToFileURL(indexFile).href)) as { default: Record<string, Ability<AbilityId, Ctx>> })
+    .default;
+  for (const file of files) {
+    const id = handlerId(file)!;
+    if (!(id in index))
+      throw new Error(`${service}: abilities/${file} is not in src/generated/abilities.ts; run \`npm run generate\``);
+  }
+  for (const [id, def] of Object.entries(index)) {
     if (!owned.has(id))
       throw new Error(
-        `${service}: abilities/${file} is named after ${id}, which the catalogue does not give to ${service}`,
+        `${service}: abilities/${id}.ts is named after ${id}, which the catalogue does not give to ${service}`,
       );
-    const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: Ability<AbilityId, Ctx> };
-    const def = mod.default;
     if (!def || typeof def.run !== "function")
-      throw new Error(`${service}: abilities/${file} must \`export default ability("${id}", …)\``);
+      throw new Error(`${service}: abilities/${id}.ts must \`export default ability("${id}", …)\``);
     if (def.id !== id)
       throw new Error(
-        `${service}: abilities/${file} declares ${def.id}; the file must be named after the ability it handles`,
+        `${service}: abilities/${id}.ts declares ${def.id}; the file must be named after the ability it handles`,
       );
     found.set(id, def);
   }

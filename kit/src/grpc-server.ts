@@ -28,9 +28,29 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type * as grpc from "@grpc/grpc-js";
 import { status as GrpcStatus } from "@grpc/grpc-js";
-import { ERROR_TRAILER } from "./grpc-client.ts";
+import { ERROR_TRAILER, type GrpcMethod, type GrpcServiceName } from "./grpc-client.ts";
+import type { GrpcServices } from "./generated/grpc.ts";
 import { frameMessage, MAX_MESSAGE_BYTES, unframeMessage } from "./grpc-frame.ts";
-import { multiplexMethod, runRoute, serveCallStream, type StatusParts, type UnaryRoute } from "./grpc-multiplex.ts";
+import {
+  multiplexMethod,
+  runRoute,
+  type ServerCall,
+  serveCallStream,
+  type StatusParts,
+  type UnaryRoute,
+} from "./grpc-multiplex.ts";
+
+/**
+ * The handlers of service `S` (kit/src/generated/grpc.ts), one per method: each reads its method's
+ * request as decoded and answers its response message, so `impl` for `addService` is checked
+ * against the .proto.
+ */
+export type GrpcHandlers<S extends GrpcServiceName> = {
+  [M in GrpcMethod<S>]: (
+    call: ServerCall<GrpcServices[S][M] extends { req: infer R } ? R : never>,
+    callback: grpc.sendUnaryData<GrpcServices[S][M] extends { resInit: infer R } ? R : never>,
+  ) => void;
+};
 import { callerGone, deadlinePassed } from "./call-signal.ts";
 import type { CallVerifier } from "./call-auth.ts";
 import { type GrpcTls, grpcTls } from "./grpc-tls.ts";

@@ -35,8 +35,8 @@ import { CALL_AUTH_ENV, type CallKeys, loadCallKeys, mayExecute } from "./call-a
 import { GRPC_TLS_ENV, loadGrpcTls, useGrpcTls } from "./grpc-tls.ts";
 import { GantryError } from "./errors.ts";
 import { grpc, lookupService, toGrpcError } from "./grpc.ts";
-import { RpcServer } from "./grpc-server.ts";
-import type { ServerCall } from "./grpc-multiplex.ts";
+import { type GrpcHandlers, RpcServer } from "./grpc-server.ts";
+import type { ExecuteRequest } from "./generated/grpc.ts";
 import { withCallSignal } from "./call-signal.ts";
 import { describeCallSpan, recordCall, startTelemetry } from "./telemetry.ts";
 import { healthService } from "./health.ts";
@@ -139,12 +139,6 @@ export function defineService<Ctx, const E extends EnvSchema = NoEnv>(
   return def;
 }
 
-interface GrpcExecuteRequest {
-  ability: string;
-  input_json: string;
-  context: GrpcCallContext | null;
-}
-
 export function repoRoot(): string {
   return fileURLToPath(new URL("../../", import.meta.url));
 }
@@ -228,17 +222,13 @@ export async function runService<Ctx, E extends EnvSchema>(
   const deps: ServiceDeps<E> = { name: def.name, config, log, nats, pool, prismaAdapter, addrs, callKeys };
   const ctx = await asSystem(() => def.init(deps));
 
-  const handlers = await loadAbilities<Ctx>(
-    def.name,
-    join(repoRoot(), "services", def.name, "src", "abilities"),
-    ownedIds,
-  );
+  const handlers = await loadAbilities<Ctx>(def.name, join(repoRoot(), "services", def.name, "src"), ownedIds);
   for (const id of disabled) handlers.delete(id);
   if (disabled.size > 0) log.warn({ disabled: [...disabled] }, "abilities switched off by GANTRY_DISABLED_ABILITIES");
   warmValidators([...ownedIds]);
 
   const execute = async (
-    req: GrpcExecuteRequest,
+    req: ExecuteRequest,
     call: CallContext,
   ): Promise<{ result: unknown; outcome: CallOutcome }> => {
     if (!ownedIds.has(req.ability))
@@ -267,11 +257,8 @@ export async function runService<Ctx, E extends EnvSchema>(
 
   const server = new RpcServer({ auth: callKeys.verifier ?? undefined, tls });
   const AbilityService = lookupService(ABILITY_PROTO, "gantry.ability.v1.AbilityService");
-  server.addService(AbilityService.service, {
-    Execute: (
-      call: ServerCall<GrpcExecuteRequest>,
-      callback: grpc.sendUnaryData<{ result_json: string; replayed: boolean }>,
-    ) => {
+  const abilityService: GrpcHandlers<"gantry.ability.v1.AbilityService"> = {
+    Execute: (call, callback) => {
       const req = call.request;
       // The token proved who asks (the server checked it); a service may run only what it is listed for.
       if (call.caller && !mayExecute(call.caller, def.name, req.ability)) {
@@ -321,7 +308,7 @@ export async function runService<Ctx, E extends EnvSchema>(
         },
       );
     },
-    Describe: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => {
+    Describe: (_call, callback) => {
       const needs = def.needs?.(ctx) ?? [];
       callback(null, {
         service: def.name,
@@ -335,7 +322,8 @@ export async function runService<Ctx, E extends EnvSchema>(
         })),
       });
     },
-  });
+  };
+  server.addService(AbilityService.service, abilityService);
   for (const extra of def.grpcServices?.(ctx, deps) ?? []) server.addService(extra.service, extra.impl);
   const health = healthService();
   // Open: kubelet's probe and the runner's carry no token.
