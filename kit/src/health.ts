@@ -7,8 +7,11 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { protoPath } from "grpc-health-check";
 import { RpcClient } from "./grpc-client.ts";
+import type { GrpcHandlers } from "./grpc-server.ts";
+import type { HealthCheckResponse_ServingStatus } from "./generated/grpc.ts";
 
-export type HealthStatus = "SERVING" | "NOT_SERVING" | "UNKNOWN" | "SERVICE_UNKNOWN" | "DOWN";
+/** What `Check` answers, or `DOWN` when nothing answered. */
+export type HealthStatus = HealthCheckResponse_ServingStatus | "DOWN";
 
 let HealthCtor: grpc.ServiceClientConstructor | undefined;
 
@@ -27,14 +30,15 @@ function healthCtor(): grpc.ServiceClientConstructor {
  * The service side of `grpc.health.v1.Health/Check` for the whole server (service name ""),
  * registered on the kit's `RpcServer`; `set` flips it (NOT_SERVING while starting and stopping).
  */
-export function healthService(initial: HealthStatus = "NOT_SERVING"): {
+export function healthService(initial: HealthCheckResponse_ServingStatus = "NOT_SERVING"): {
   service: grpc.ServiceDefinition;
-  impl: grpc.UntypedServiceImplementation;
-  set: (status: HealthStatus) => void;
+  impl: Pick<GrpcHandlers<"grpc.health.v1.Health">, "Check">;
+  set: (status: HealthCheckResponse_ServingStatus) => void;
 } {
-  let current = initial;
-  const impl: grpc.UntypedServiceImplementation = {
-    Check: (call: { request: { service?: string } }, callback: grpc.sendUnaryData<{ status: HealthStatus }>) => {
+  let current: HealthCheckResponse_ServingStatus = initial;
+  // Check only: List and Watch are not served (kubelet and the runner ask Check).
+  const impl: Pick<GrpcHandlers<"grpc.health.v1.Health">, "Check"> = {
+    Check: (call, callback) => {
       if (call.request.service) callback({ code: grpc.status.NOT_FOUND, details: "unknown service" });
       else callback(null, { status: current });
     },

@@ -24,18 +24,14 @@ import { type grpc, lookupService, makeClient, toGrpcError } from "./grpc.ts";
 import type { CallSigner } from "./call-auth.ts";
 import type { Logger } from "./logger.ts";
 import { asSystem } from "./tenancy.ts";
+import type { GrpcHandlers } from "./grpc-server.ts";
+import type { IngressRequest as IngressRequestMessage } from "./generated/grpc.ts";
 
-/** `gantry.ingress.v1.IngressRequest` (keepCase). */
-export interface IngressRequest {
-  route: "webhooks" | "files";
-  method: string;
-  path: string;
-  query: string;
-  headers: Record<string, string>;
-  body: Buffer;
-  request_id: string;
-  remote_addr: string;
-}
+/**
+ * `gantry.ingress.v1.IngressRequest`, with `route` narrowed to the two prefixes the gateway forwards
+ * (a string on the wire).
+ */
+export type IngressRequest = Omit<IngressRequestMessage, "route"> & { route: "webhooks" | "files" };
 
 /** `gantry.ingress.v1.IngressResponse` (keepCase). */
 export interface IngressResponse {
@@ -75,12 +71,10 @@ export function ingressService(
   handle: IngressHandler,
 ): { service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation } {
   const Service = lookupService(INGRESS_PROTO, "gantry.ingress.v1.HttpIngress");
-  const impl: grpc.UntypedServiceImplementation = {
-    Handle: (
-      call: grpc.ServerUnaryCall<IngressRequest, unknown>,
-      callback: grpc.sendUnaryData<{ status: number; headers: Record<string, string>; body: Buffer }>,
-    ) => {
-      const req = call.request;
+  const impl: GrpcHandlers<"gantry.ingress.v1.HttpIngress"> = {
+    Handle: (call, callback) => {
+      // The gateway forwards only its two public prefixes (gateway/src/routes).
+      const req = call.request as IngressRequest;
       asSystem(() => handle(req)).then(
         (res) =>
           callback(null, {
@@ -100,7 +94,8 @@ export function ingressService(
       );
     },
   };
-  return { service: Service.service, impl };
+  // Served by the kit's server and by grpc-js in tests, which both take grpc-js's untyped shape.
+  return { service: Service.service, impl: impl as unknown as grpc.UntypedServiceImplementation };
 }
 
 export interface IngressClient {
