@@ -315,6 +315,8 @@ function specFieldTables(markdown: string): Map<string, Map<string, boolean>> {
 const SPEC_EXTENSIONS: Record<string, string[]> = {
   "key.list": ["limit", "cursor", "includeEvents"],
   "message.send_markdown": ["idempotencyKey"],
+  // Issue 32 item 7: only the memories of a vertical (the context.verticalId they were saved with).
+  "memory.search": ["vertical"],
 };
 
 test("spec §4.3 field tables: exactly those top-level fields with those required flags", () => {
@@ -353,7 +355,7 @@ test("spec §4.3 inline shapes: fields and required flags", () => {
     "integration.execute": { required: ["connectionId", "toolId", "arguments"], optional: ["idempotencyKey"] },
     "key.inspect": { required: [], optional: [] },
     "key.revoke": { required: ["id"], optional: ["reason", "confirmSelf"] },
-    "memory.recall": { required: ["query"], optional: ["collection", "k"] },
+    "memory.recall": { required: ["query"], optional: ["collection", "k", "vertical"] },
     "plan.create": { required: ["goal"], optional: ["constraints", "vertical", "type"] },
     "skill.load": { required: ["name"], optional: [] },
     "task.create": {

@@ -71,11 +71,11 @@ export const decisions: Readonly<Record<string, string>> = {
     "`{country, currency, accountNumber, bankCode?, accountName?}`: resolves the holder name (and reports a name match when accountName is given) and registers the account as a recipient for payout.send.",
   // memory
   "memory.save":
-    "`{text (≤ 32 000), collection?, metadata?, id?}`: `id` upserts; without it a memory of the same tenant + collection with cosine ≥ 0.97 is updated (newest text, metadata merged) and the result says `deduplicated: true`; result `{id, collection, action: created|updated|deduplicated, deduplicated, similarity?, created, updated, model}`.",
+    "`{text (≤ 32 000), collection?, metadata?, id?}`: `id` upserts; without it a memory of the same tenant + collection with cosine ≥ 0.97 is updated (newest text, metadata merged) and the result says `deduplicated: true`; result `{id, collection, action: created|updated|deduplicated, deduplicated, similarity?, created, updated, vertical, model}`; the memory keeps the call's context.verticalId as `vertical` (an update by a call naming none keeps the memory's).",
   "memory.search":
-    "`limit` is an integer 1..100; `filter` grammar: `{key: value}` strict equality, per-key operators `$eq $ne $in $nin $gt $gte $lt $lte` (`$ne`/`$nin` also match an absent key; ranges only numbers), and one level of `$and`/`$or` lists (bounded, no `$ref`, so the schema embeds anywhere); score = cosine × 0.5^(age / half-life), age from the last save, half-life 30 days (`MEMORY_HALF_LIFE_DAYS`); hits with cosine ≤ 0 are left out.",
+    "`limit` is an integer 1..100; `filter` grammar: `{key: value}` strict equality, per-key operators `$eq $ne $in $nin $gt $gte $lt $lte` (`$ne`/`$nin` also match an absent key; ranges only numbers), and one level of `$and`/`$or` lists (bounded, no `$ref`, so the schema embeds anywhere); score = cosine × 0.5^(age / half-life), age from the last save, half-life 30 days (`MEMORY_HALF_LIFE_DAYS`); hits with cosine ≤ 0 are left out; `vertical` (ours, issue 32 item 7) keeps only the memories saved with that context.verticalId, before ranking; without it every memory of the collection, whatever the call's context.verticalId.",
   "memory.recall":
-    "`k` is an integer 1..100 (default 5); `block` is wrapped in `<retrieved_memories …>`…`</retrieved_memories>` with a note that it is data, not instructions, and memory text is escaped so it cannot close the block.",
+    "`k` is an integer 1..100 (default 5); `block` is wrapped in `<retrieved_memories …>`…`</retrieved_memories>` with a note that it is data, not instructions, and memory text is escaped so it cannot close the block; `vertical` (ours) filters as memory.search's.",
   "memory.forget":
     "`oneOf` `{id, collection?}` or `{filter (≥ 1 condition), collection?, dryRun?}`; an empty filter can never delete a whole collection; result `{collection, forgotten, matched, dryRun}`; an unknown id is 404.",
   "decision.record":

@@ -66,6 +66,7 @@ const hit = () =>
       ),
       similarity: num("Cosine similarity between query and memory (0 < similarity ≤ 1), rounded to 6 decimals."),
       metadata: metadataOut("Metadata stored with the memory."),
+      vertical: recordVertical("memory"),
       created: timestamp("When the memory was first saved (RFC 3339)."),
       updated: timestamp("When the memory was last saved (RFC 3339); its age for the recency decay counts from here."),
     },
@@ -76,6 +77,13 @@ const hit = () =>
 /** A record's vertical: the call's context.verticalId when it was made (issue 32 item 7). */
 function recordVertical(what: string) {
   return nullableStr(`Vertical the ${what} belongs to (from the call's context.verticalId), or null.`);
+}
+
+/** The vertical filter of memory.search / memory.recall (as decision.list's). */
+function memoryVertical() {
+  return id(
+    "Only memories of this vertical: filters by the memory's vertical (the context.verticalId it was saved with), before ranking.",
+  );
 }
 
 /** A decision of the decision log (decision.record, decision.list). */
@@ -124,6 +132,9 @@ export const abilities = [
         ),
         created: timestamp("The memory's first save (RFC 3339)."),
         updated: timestamp("The memory's latest save, i.e. now (RFC 3339)."),
+        vertical: nullableStr(
+          "Vertical the memory belongs to: this call's context.verticalId; when the call named none and it updated a memory, the vertical that memory had; else null.",
+        ),
         model: str("Embedding model of the stored vector."),
       },
       ["similarity"],
@@ -149,6 +160,7 @@ export const abilities = [
         collection: scopedCollection(),
         limit: integer("Maximum hits (1..100).", 1, 100, 5),
         filter: filter("applied before ranking; it never widens the tenant or collection"),
+        vertical: memoryVertical(),
       },
       ["query"],
     ),
@@ -178,6 +190,7 @@ export const abilities = [
         ),
         collection: scopedCollection(),
         k: integer("Number of memories in the block (1..100).", 1, 100, 5),
+        vertical: memoryVertical(),
       },
       ["query"],
     ),

@@ -11,6 +11,7 @@ const hit = (id: string, text: string, metadata: HitOut["metadata"] = {}): HitOu
   score: 0.5,
   similarity: 0.6,
   metadata,
+  vertical: null,
   created: "2026-03-01T10:00:00.000Z",
   updated: "2026-03-02T10:00:00.000Z",
 });

@@ -33,6 +33,7 @@ export function hitOut(h: Hit): HitOut {
     score: round(h.score),
     similarity: round(h.similarity),
     metadata: h.metadata,
+    vertical: h.vertical,
     created: new Date(h.createdAt).toISOString(),
     updated: new Date(h.updatedAt).toISOString(),
   };

@@ -1,7 +1,8 @@
 /**
  * @module memory/search
  * One search of a scoped collection, shared by memory.search and memory.recall: the collection
- * resolved against the key's scope, the filter parsed, a collection of another model refused (409),
+ * resolved against the key's scope, the filter parsed (and the input's `vertical`, when given, keeps
+ * only memories saved in that vertical), a collection of another model refused (409),
  * the query embedded and ranked by the store (similarity × recency decay).
  */
 import type { CallContext } from "@gantry/kit";
@@ -18,6 +19,7 @@ export async function searchCollection(
   query: string,
   limit: number,
   filter?: unknown,
+  vertical?: string,
 ): Promise<{ collection: string; hits: HitOut[] }> {
   const collection = resolveCollection(call, collectionIn);
   const node = parseFilter(filter);
@@ -29,6 +31,7 @@ export async function searchCollection(
   const hits = await ctx.store.search(call.tenant, collection, vector, {
     limit,
     filter: node,
+    vertical,
     now: ctx.now(),
     halfLifeMs: halfLifeMs(ctx.config),
   });

@@ -1,7 +1,7 @@
 /**
  * @module memory/abilities/memory.save
  * `memory.save {text, collection?, metadata?, id?}` → `{id, collection, action, deduplicated,
- * similarity?, created, updated, model}`.
+ * similarity?, created, updated, vertical, model}`.
  *
  * - `id` given: upsert that memory (text replaced; metadata replaced when given, kept otherwise);
  *   an id the tenant already uses in another collection is 409.
@@ -12,6 +12,8 @@
  *   the lexical embedder; with a semantic one (the default) the nearest memory by the vectors must
  *   also be near-identical in wording (lexical-hash-v1 cosine, the reported similarity), because a
  *   semantic model scores "Invoice INV-1001 is paid" and "… INV-1002 …" 0.995.
+ * - the memory keeps the call's context.verticalId as its `vertical`; an update by a call that names
+ *   none keeps the vertical it had (memory.search / memory.recall filter by it).
  * - `action` is `created`, `updated` (id upsert of an existing memory) or `deduplicated`; `created`
  *   and `updated` are the memory's first and latest save times (ISO 8601).
  */
@@ -35,6 +37,7 @@ export default ability("memory.save", async (input, call, ctx) => {
     newId: newMemoryId(),
     text: input.text,
     metadata: input.metadata,
+    vertical: call.verticalId,
     vector,
     model: ctx.embedder.model,
     dimensions: ctx.embedder.dimensions,
@@ -53,6 +56,7 @@ export default ability("memory.save", async (input, call, ctx) => {
     ...(r.similarity !== undefined ? { similarity: Math.round(r.similarity * 1e6) / 1e6 } : {}),
     created: new Date(r.memory.createdAt).toISOString(),
     updated: new Date(r.memory.updatedAt).toISOString(),
+    vertical: r.memory.vertical,
     model: r.memory.model,
   };
   return saved;

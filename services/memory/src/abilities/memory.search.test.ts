@@ -146,7 +146,7 @@ describe("memory.search", () => {
     }
   });
 
-  test("result shape: collection, model, half-life, hits with id/text/score/similarity/metadata/created; limit default 5", async () => {
+  test("result shape: collection, model, half-life, hits with id/text/score/similarity/metadata/vertical/created; limit default 5", async () => {
     const r = (await search(acme, { query: "rex biscuit invoices migration walks rabies parking clinic" }).expect(200))
       .body.result;
     assert.equal(r.collection, "notes");
@@ -154,7 +154,17 @@ describe("memory.search", () => {
     assert.equal(r.halfLifeDays, 30);
     assert.equal(r.hits.length, 5);
     for (const h of r.hits) {
-      assert.deepEqual(Object.keys(h).sort(), ["created", "id", "metadata", "score", "similarity", "text", "updated"]);
+      assert.deepEqual(Object.keys(h).sort(), [
+        "created",
+        "id",
+        "metadata",
+        "score",
+        "similarity",
+        "text",
+        "updated",
+        "vertical",
+      ]);
+      assert.equal(h.vertical, null, "saved without a context.verticalId");
       assert.ok(h.similarity > 0 && h.score <= h.similarity + 1e-9);
       assert.ok(!Number.isNaN(Date.parse(h.created)));
     }

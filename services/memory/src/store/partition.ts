@@ -1,7 +1,7 @@
 /**
  * @module memory/store/partition
  * One (tenant, collection) partition held in memory as a row-major `Float32Array` matrix of unit
- * vectors plus parallel arrays of ids, texts, metadata and timestamps. Search is an exact scan:
+ * vectors plus parallel arrays of ids, texts, metadata, verticals and timestamps. Search is an exact scan:
  * filter, dot product (cosine, the vectors being unit length), recency decay, bounded top-k heap.
  * Rows are removed by moving the last row into the hole, so the matrix stays dense.
  */
@@ -25,6 +25,7 @@ export class Partition {
   private ids: string[] = [];
   private texts: string[] = [];
   private metas: Metadata[] = [];
+  private verticals: (string | null)[] = [];
   private created: number[] = [];
   private updated: number[] = [];
   private rowOf = new Map<string, number>();
@@ -79,6 +80,7 @@ export class Partition {
       collection: this.collection,
       text: this.texts[row],
       metadata: this.metas[row],
+      vertical: this.verticals[row],
       model: this.model,
       dimensions: this.dimensions,
       createdAt: this.created[row],
@@ -96,12 +98,14 @@ export class Partition {
       this.ids.push(m.id);
       this.texts.push(m.text);
       this.metas.push(m.metadata);
+      this.verticals.push(m.vertical);
       this.created.push(m.createdAt);
       this.updated.push(m.updatedAt);
       this.rowOf.set(m.id, row);
     } else {
       this.texts[row] = m.text;
       this.metas[row] = m.metadata;
+      this.verticals[row] = m.vertical;
       this.created[row] = m.createdAt;
       this.updated[row] = m.updatedAt;
     }
@@ -118,6 +122,7 @@ export class Partition {
       this.ids[row] = this.ids[last];
       this.texts[row] = this.texts[last];
       this.metas[row] = this.metas[last];
+      this.verticals[row] = this.verticals[last];
       this.created[row] = this.created[last];
       this.updated[row] = this.updated[last];
       this.rowOf.set(this.ids[row], row);
@@ -125,6 +130,7 @@ export class Partition {
     this.ids.pop();
     this.texts.pop();
     this.metas.pop();
+    this.verticals.pop();
     this.created.pop();
     this.updated.pop();
     this.rowOf.delete(id);
@@ -145,12 +151,13 @@ export class Partition {
     return (d & 3) === 0 ? dot4(q, this.vectors, row * d, d) : dot1(q, this.vectors, row * d, d);
   }
 
-  /** Exact top-k by similarity × recency decay, after the filter. */
+  /** Exact top-k by similarity × recency decay, after the vertical and the filter. */
   search(q: Float32Array, opts: SearchOptions): Hit[] {
     this.lastUsed = Date.now();
     const top = new TopK<Hit & { row: number }>(opts.limit);
     const n = this.ids.length;
     for (let row = 0; row < n; row++) {
+      if (opts.vertical !== undefined && this.verticals[row] !== opts.vertical) continue;
       if (opts.filter && !matches(opts.filter, this.metas[row])) continue;
       const similarity = this.similarity(q, row);
       if (!(similarity > 0) || !top.admits(similarity)) continue; // decay ≤ 1, so score ≤ similarity

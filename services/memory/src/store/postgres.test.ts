@@ -157,6 +157,45 @@ describe("postgres store across replicas", () => {
     }
   });
 
+  test("the vertical is kept in the row: a patched replica and a fresh load filter by it", async () => {
+    const query = await v("ferry timetable");
+    // B holds the partition first, so it is patched from the rows the notice names.
+    assert.deepEqual(await b.search("acme", "verticals", query, opts), []);
+    for (const [id, vertical] of [
+      ["vt-clinic", "clinic"],
+      ["vt-salon", "salon"],
+    ]) {
+      const text = `The ferry timetable for the ${vertical} changes in May.`;
+      await a.save({
+        ...base,
+        tenant: "acme",
+        collection: "verticals",
+        newId: id,
+        text,
+        vertical,
+        vector: await v(text),
+      });
+    }
+    const clinicOnly = async (store: PostgresStore) =>
+      (await store.search("acme", "verticals", query, { ...opts, vertical: "clinic" })).map((h) => [h.id, h.vertical]);
+    await eventually(async () => (await b.search("acme", "verticals", query, opts)).length === 2, 5_000, 10);
+    assert.deepEqual(await clinicOnly(b), [["vt-clinic", "clinic"]]);
+    const fresh = new PostgresStore({ pool, log, checkIntervalMs: 0 });
+    await fresh.start();
+    try {
+      assert.deepEqual(await clinicOnly(fresh), [["vt-clinic", "clinic"]]);
+    } finally {
+      await fresh.close();
+    }
+    const { rows } = await pool.query(
+      `SELECT id, vertical FROM memory.memories WHERE tenant = 'acme' AND collection = 'verticals' ORDER BY id`,
+    );
+    assert.deepEqual(rows, [
+      { id: "vt-clinic", vertical: "clinic" },
+      { id: "vt-salon", vertical: "salon" },
+    ]);
+  });
+
   test("concurrent near-duplicate saves from two replicas keep one memory", async () => {
     const text = "The backup generator is tested on the last Friday of the month.";
     const results = await Promise.all(

@@ -73,6 +73,7 @@ interface MemoryRowSql {
   collection: string;
   text: string;
   metadata: Metadata;
+  vertical: string | null;
   vector?: Buffer;
   model: string;
   dimensions: number;
@@ -86,20 +87,26 @@ interface WriteOutcome<T> {
   after?: (part: Partition) => Omit<PartitionNotice, "origin" | "tenant" | "collection" | "version"> | undefined;
 }
 
-const COLUMNS = `id, collection, text, metadata, vector, model, dimensions, created_at, updated_at`;
+/** Every column of a memory but its vector. */
+const FIELDS = `id, collection, text, metadata, vertical, model, dimensions, created_at, updated_at`;
+const COLUMNS = `${FIELDS}, vector`;
 
-function toRow(r: MemoryRowSql): PartitionRow {
+function toMemory(r: MemoryRowSql): StoredMemory {
   return {
     id: r.id,
     collection: r.collection,
     text: r.text,
     metadata: r.metadata ?? {},
+    vertical: r.vertical,
     model: r.model,
     dimensions: r.dimensions,
     createdAt: r.created_at.getTime(),
     updatedAt: r.updated_at.getTime(),
-    vector: bytesToVector(r.vector!),
   };
+}
+
+function toRow(r: MemoryRowSql): PartitionRow {
+  return { ...toMemory(r), vector: bytesToVector(r.vector!) };
 }
 
 function keyOf(tenant: string, collection: string): string {
@@ -443,9 +450,9 @@ export class PostgresStore implements VectorStore {
         const { memory } = plan;
         const id = memory.id;
         await client.query(
-          `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-         ON CONFLICT (tenant, id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadata, vector = EXCLUDED.vector,
+          `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at, vertical)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (tenant, id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadata, vertical = EXCLUDED.vertical, vector = EXCLUDED.vector,
            model = EXCLUDED.model, dimensions = EXCLUDED.dimensions, updated_at = EXCLUDED.updated_at`,
           [
             req.tenant,
@@ -458,6 +465,7 @@ export class PostgresStore implements VectorStore {
             req.dimensions,
             new Date(memory.createdAt),
             new Date(memory.updatedAt),
+            memory.vertical,
           ],
         );
         return {
@@ -487,21 +495,12 @@ export class PostgresStore implements VectorStore {
 
   async get(tenant: string, id: string): Promise<StoredMemory | null> {
     const { rows } = await this.pool.query<MemoryRowSql>(
-      `SELECT id, collection, text, metadata, model, dimensions, created_at, updated_at FROM memory.memories WHERE tenant = $1 AND id = $2`,
+      `SELECT ${FIELDS} FROM memory.memories WHERE tenant = $1 AND id = $2`,
       [tenant, id],
     );
     const r = rows[0];
     if (!r) return null;
-    return {
-      id: r.id,
-      collection: r.collection,
-      text: r.text,
-      metadata: r.metadata ?? {},
-      model: r.model,
-      dimensions: r.dimensions,
-      createdAt: r.created_at.getTime(),
-      updatedAt: r.updated_at.getTime(),
-    };
+    return toMemory(r);
   }
 
   async forgetIds(tenant: string, collection: string, ids: string[]): Promise<number> {
@@ -571,21 +570,12 @@ export class PostgresStore implements VectorStore {
     let after = "";
     for (;;) {
       const { rows } = await this.pool.query<MemoryRowSql>(
-        `SELECT id, collection, text, metadata, model, dimensions, created_at, updated_at FROM memory.memories
+        `SELECT ${FIELDS} FROM memory.memories
           WHERE tenant = $1 AND collection = $2 AND id > $3 ORDER BY id LIMIT $4`,
         [tenant, collection, after, batchSize],
       );
       if (rows.length === 0) return;
-      yield rows.map((r) => ({
-        id: r.id,
-        collection: r.collection,
-        text: r.text,
-        metadata: r.metadata ?? {},
-        model: r.model,
-        dimensions: r.dimensions,
-        createdAt: r.created_at.getTime(),
-        updatedAt: r.updated_at.getTime(),
-      }));
+      yield rows.map(toMemory);
       after = rows[rows.length - 1].id;
       if (rows.length < batchSize) return;
     }

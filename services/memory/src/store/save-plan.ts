@@ -3,7 +3,8 @@
  * The rules of memory.save, shared by every store so they behave the same: an `id` upserts (metadata
  * kept when none is given; an id living in another collection is a conflict); otherwise the nearest
  * memory at or above the dedup threshold (by the vectors' cosine, or by the request's
- * `duplicateSimilarity`) is updated (metadata merged); otherwise `newId` is added.
+ * `duplicateSimilarity`) is updated (metadata merged); otherwise `newId` is added. The memory takes
+ * the saving call's vertical, or keeps its own when the call names none (as guide.publish does).
  * Stores supply the three lookups; they only differ in how they answer them and how they write.
  */
 import type { SaveRequest, SaveResult, StoredMemory } from "./types.ts";
@@ -54,6 +55,7 @@ export async function planSave(req: SaveRequest, look: SaveLookups): Promise<Sav
     collection: req.collection,
     text: req.text,
     metadata,
+    vertical: req.vertical ?? existing?.vertical ?? null,
     model: req.model,
     dimensions: req.dimensions,
     createdAt: existing?.createdAt ?? req.now,

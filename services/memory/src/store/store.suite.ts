@@ -97,11 +97,12 @@ export function storeSuite(name: string, h: StoreHarness): void {
     tenant: string,
     collection: string,
     query: string,
-    extra: { limit?: number; filter?: unknown; now?: number; halfLifeMs?: number } = {},
+    extra: { limit?: number; filter?: unknown; vertical?: string; now?: number; halfLifeMs?: number } = {},
   ) {
     return h.store().search(tenant, collection, await vec(query, "query"), {
       limit: extra.limit ?? 10,
       filter: parseFilter(extra.filter),
+      vertical: extra.vertical,
       now: extra.now ?? T0,
       halfLifeMs: extra.halfLifeMs ?? 30 * DAY,
     });
@@ -315,6 +316,71 @@ export function storeSuite(name: string, h: StoreHarness): void {
         ),
         (err: { code?: string }) => err.code === "conflict",
       );
+    });
+
+    test("verticals: a memory keeps the vertical of its latest save naming one; search by vertical sees only those", async () => {
+      const c = freshCollection("vertical");
+      const t = `tenant-${c}`;
+      const save = async (text: string, over: Partial<SaveRequest> = {}) =>
+        h.store().save(req({ tenant: t, collection: c, text, vector: await vec(text), ...over }));
+      const clinic = await save("Invoices are sent on the first day of every month.", {
+        id: "v-clinic",
+        vertical: "clinic",
+        metadata: { kind: "billing" },
+      });
+      assert.equal(clinic.memory.vertical, "clinic");
+      const salon = await save("Salon invoices go out every Friday afternoon.", {
+        id: "v-salon",
+        vertical: "salon",
+        metadata: { kind: "billing" },
+      });
+      assert.equal(salon.memory.vertical, "salon");
+      const none = await save("Invoices are sent by the billing team.", { id: "v-none", metadata: { kind: "ops" } });
+      assert.equal(none.memory.vertical, null);
+      // Another tenant's memory of the same vertical is never seen.
+      await h.store().save(
+        req({
+          tenant: `${t}-other`,
+          collection: c,
+          id: "v-other",
+          text: "Invoices are sent on the first day of every month.",
+          vector: await vec("Invoices are sent on the first day of every month."),
+          vertical: "clinic",
+        }),
+      );
+
+      const found = async (extra: { vertical?: string; filter?: unknown; limit?: number }) =>
+        (await search(t, c, "invoices are sent on the first day of the month", extra)).map((x) => [x.id, x.vertical]);
+      assert.deepEqual(await found({ vertical: "clinic" }), [["v-clinic", "clinic"]]);
+      // The vertical applies before ranking: a lower-ranked memory of the vertical still fills the limit.
+      assert.deepEqual(await found({ vertical: "salon", limit: 1 }), [["v-salon", "salon"]]);
+      assert.deepEqual(await found({ vertical: "spa" }), []);
+      assert.deepEqual(await found({ vertical: "clinic", filter: { kind: "ops" } }), []);
+      assert.deepEqual(await found({ vertical: "salon", filter: { kind: "billing" } }), [["v-salon", "salon"]]);
+      assert.deepEqual(
+        (await found({})).map(([id]) => id).sort(),
+        ["v-clinic", "v-none", "v-salon"],
+        "without a vertical, every memory of the collection",
+      );
+
+      // An update without a vertical keeps the memory's; one naming a vertical gives it that one.
+      const kept = await save("Invoices are sent on the first working day of every month.", { id: "v-clinic" });
+      assert.equal(kept.memory.vertical, "clinic");
+      const merged = await save("Salon invoices go out every Friday afternoon!");
+      assert.equal(merged.deduplicated, true);
+      assert.equal(merged.memory.id, "v-salon");
+      assert.equal(merged.memory.vertical, "salon");
+      const moved = await save("Invoices are sent by the billing team.", { id: "v-none", vertical: "spa" });
+      assert.equal(moved.memory.vertical, "spa");
+      assert.deepEqual(await found({ vertical: "spa" }), [["v-none", "spa"]]);
+      assert.equal((await h.store().get(t, "v-clinic"))?.vertical, "clinic");
+      const scanned = [];
+      for await (const batch of h.store().scan(t, c, 10)) scanned.push(...batch);
+      assert.deepEqual(scanned.map((m) => [m.id, m.vertical]).sort(), [
+        ["v-clinic", "clinic"],
+        ["v-none", "spa"],
+        ["v-salon", "salon"],
+      ]);
     });
 
     test("tenant isolation: same collection name, other tenant sees, finds, gets and forgets nothing", async () => {

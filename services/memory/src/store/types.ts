@@ -6,7 +6,7 @@
  *
  *  - `search` ranks by `score = similarity × 0.5^(age / halfLife)` where similarity is the cosine of
  *    unit vectors and age counts from the memory's last save (`updatedAt`); hits with similarity ≤ 0
- *    (nothing in common) are never returned; the filter is applied before ranking; ties break by
+ *    (nothing in common) are never returned; the filter (and the vertical) is applied before ranking; ties break by
  *    newer `updatedAt`, then id.
  *  - `save` is atomic per partition: with `id` it upserts that memory; without, a memory whose
  *    cosine with the new vector is ≥ `dedupThreshold` is updated (newest text, metadata merged, new
@@ -21,6 +21,8 @@ export interface StoredMemory {
   collection: string;
   text: string;
   metadata: Metadata;
+  /** The vertical (context.verticalId) of the latest save that named one; null when none did. */
+  vertical: string | null;
   model: string;
   dimensions: number;
   /** Epoch milliseconds. */
@@ -36,6 +38,8 @@ export interface Hit extends StoredMemory {
 export interface SearchOptions {
   limit: number;
   filter?: FilterNode;
+  /** Only memories of this vertical. */
+  vertical?: string;
   /** Epoch ms the ages are measured at. */
   now: number;
   /** 0 or less disables recency decay. */
@@ -51,6 +55,8 @@ export interface SaveRequest {
   text: string;
   /** Replaces the metadata on an id upsert (kept when undefined); merged into a near-duplicate's. */
   metadata?: Metadata;
+  /** The saving call's context.verticalId; when absent, an updated memory keeps its vertical. */
+  vertical?: string;
   vector: Float32Array;
   model: string;
   dimensions: number;

@@ -62,7 +62,25 @@ export interface WeaviateStoreOptions {
 /** Weaviate's QUERY_MAXIMUM_RESULTS default: offset + limit may not exceed it. */
 const MAX_RESULTS = 10_000;
 
-const BASE_PROPERTIES = ["gantryId", "text", "model", "dimensions", "createdAt", "updatedAt", "metadataJson"] as const;
+const BASE_PROPERTIES = [
+  "gantryId",
+  "text",
+  "vertical",
+  "model",
+  "dimensions",
+  "createdAt",
+  "updatedAt",
+  "metadataJson",
+] as const;
+
+/** The memory's vertical: exact (field tokenization) and filterable. */
+const VERTICAL_PROPERTY = {
+  name: "vertical",
+  dataType: "text",
+  tokenization: "field",
+  indexFilterable: true,
+  indexSearchable: false,
+} as const;
 
 type Props = Record<string, unknown>;
 /** The collections are schemaless to the client (properties are added per metadata key), so handles are untyped. */
@@ -174,6 +192,7 @@ export class WeaviateStore implements VectorStore {
           { name: "gantryId", dataType: "text", tokenization: "field" },
           { name: "text", dataType: "text" },
           { name: "model", dataType: "text", tokenization: "field" },
+          VERTICAL_PROPERTY,
           { name: "dimensions", dataType: "int" },
           { name: "createdAt", dataType: "number" },
           { name: "updatedAt", dataType: "number" },
@@ -185,25 +204,35 @@ export class WeaviateStore implements VectorStore {
     }
   }
 
-  /** Adds the typed metadata properties a save needs (another replica may race: "already exists" is fine). */
-  private async ensureProps(collection: string, metadata: Metadata): Promise<void> {
+  /**
+   * Adds the properties a save needs that the collection lacks: typed metadata properties, and
+   * `vertical` in a collection created before memories had one (another replica may race: "already
+   * exists" is fine).
+   */
+  private async ensureProps(collection: string, m: StoredMemory): Promise<void> {
     const name = this.collectionName(collection);
     const known = this.props.get(name) ?? new Set<string>();
-    for (const [key, value] of Object.entries(metadata)) {
+    const needed: Parameters<Handle["config"]["addProperty"]>[0][] = [];
+    if (m.vertical !== null) needed.push(VERTICAL_PROPERTY);
+    for (const [key, value] of Object.entries(m.metadata)) {
       const kind = kindOf(value);
       const prop = propName(kind, key);
+      needed.push(
+        kind === "s"
+          ? { name: prop, dataType: "text", tokenization: "field", indexFilterable: true, indexSearchable: false }
+          : {
+              name: prop,
+              dataType: kind === "n" ? "number" : "boolean",
+              indexFilterable: true,
+              ...(kind === "n" ? { indexRangeFilters: true } : {}),
+            },
+      );
+    }
+    for (const property of needed) {
+      const prop = property.name;
       if (known.has(prop)) continue;
       try {
-        await this.c.collections.get(name).config.addProperty(
-          kind === "s"
-            ? { name: prop, dataType: "text", tokenization: "field", indexFilterable: true, indexSearchable: false }
-            : {
-                name: prop,
-                dataType: kind === "n" ? "number" : "boolean",
-                indexFilterable: true,
-                ...(kind === "n" ? { indexRangeFilters: true } : {}),
-              },
-        );
+        await this.c.collections.get(name).config.addProperty(property);
       } catch (err) {
         if (!/already exists|exists/i.test(String(err))) throw err;
       }
@@ -221,6 +250,7 @@ export class WeaviateStore implements VectorStore {
       createdAt: m.createdAt,
       updatedAt: m.updatedAt,
       metadataJson: JSON.stringify(m.metadata),
+      ...(m.vertical !== null ? { vertical: m.vertical } : {}),
     };
     for (const [k, v] of Object.entries(m.metadata)) p[propName(kindOf(v), k)] = v;
     return p;
@@ -232,6 +262,7 @@ export class WeaviateStore implements VectorStore {
       collection,
       text: String(props.text ?? ""),
       metadata: JSON.parse(String(props.metadataJson ?? "{}")) as Metadata,
+      vertical: typeof props.vertical === "string" ? props.vertical : null,
       model: String(props.model),
       dimensions: Number(props.dimensions),
       createdAt: Number(props.createdAt),
@@ -245,18 +276,48 @@ export class WeaviateStore implements VectorStore {
     );
   }
 
-  /** Translates the filter; properties unknown to this replica are looked up once more first (another replica may have added them). */
-  private async translateFresh(node: FilterNode | undefined, collection: string): Promise<Translated> {
+  /**
+   * Translates the filter and the vertical; properties unknown to this replica are looked up once
+   * more first (another replica may have added them).
+   */
+  private async translateFresh(
+    node: FilterNode | undefined,
+    vertical: string | undefined,
+    collection: string,
+  ): Promise<Translated> {
     const missing: string[] = [];
-    const first = this.translate(node, collection, missing);
+    const first = this.translate(node, vertical, collection, missing);
     if (missing.length === 0) return first;
     const name = this.collectionName(collection);
     const config = await this.c.collections.get(name).config.get();
     this.props.set(name, new Set(config.properties.map((p) => p.name)));
-    return this.translate(node, collection, []);
+    return this.translate(node, vertical, collection, []);
   }
 
-  private translate(node: FilterNode | undefined, collection: string, missing: string[]): Translated {
+  private translate(
+    node: FilterNode | undefined,
+    vertical: string | undefined,
+    collection: string,
+    missing: string[],
+  ): Translated {
+    const metadata = this.translateFilter(node, collection, missing);
+    if (vertical === undefined || metadata.kind === "none") return metadata;
+    // A collection without the property has no memory of any vertical yet.
+    if (!this.props.get(this.collectionName(collection))?.has(VERTICAL_PROPERTY.name)) {
+      missing.push(VERTICAL_PROPERTY.name);
+      return { kind: "none" };
+    }
+    const byVertical = this.c.collections
+      .get(this.collectionName(collection))
+      .filter.byProperty(VERTICAL_PROPERTY.name)
+      .equal(vertical);
+    return {
+      kind: "filter",
+      filter: metadata.kind === "filter" ? Filters.and(metadata.filter, byVertical) : byVertical,
+    };
+  }
+
+  private translateFilter(node: FilterNode | undefined, collection: string, missing: string[]): Translated {
     if (!node) return { kind: "all" };
     const known = this.props.get(this.collectionName(collection)) ?? new Set<string>();
     const prop = (kind: "s" | "n" | "b", key: string) => {
@@ -351,7 +412,7 @@ export class WeaviateStore implements VectorStore {
         nearest: () => this.nearest(h, req.collection, req.vector),
       });
       const { memory } = result;
-      await this.ensureProps(req.collection, memory.metadata);
+      await this.ensureProps(req.collection, memory);
       const obj = {
         id: this.uuid(memory.id),
         properties: this.properties(memory),
@@ -386,7 +447,7 @@ export class WeaviateStore implements VectorStore {
   async search(tenant: string, collection: string, vector: Float32Array, opts: SearchOptions): Promise<Hit[]> {
     const h = await this.handle(tenant, collection);
     if (!h) return [];
-    const translated = await this.translateFresh(opts.filter, collection);
+    const translated = await this.translateFresh(opts.filter, opts.vertical, collection);
     if (translated.kind === "none") return [];
     const top = new TopK<Hit>(opts.limit);
     const pageSize = Math.max(64, opts.limit * 4);
@@ -412,6 +473,7 @@ export class WeaviateStore implements VectorStore {
         lastSimilarity = similarity;
         if (!(similarity > 0)) break;
         const m = this.memoryOf(collection, o.properties as Props);
+        if (opts.vertical !== undefined && m.vertical !== opts.vertical) continue;
         if (opts.filter && !matches(opts.filter, m.metadata)) continue;
         const score = similarity * decay(m.updatedAt, opts.now, opts.halfLifeMs);
         top.push({ ...m, similarity, score });
