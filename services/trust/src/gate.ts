@@ -47,16 +47,7 @@ export function permitGateService(ctx: Context) {
     ConsumePermit: unaryHandler(ctx, "ConsumePermit", async (req: ConsumePermitRequest) => {
       checkTenant(req.tenant);
       checkHash(req.input_hash, "input_hash");
-      const permit = await withTenant(req.tenant, () =>
-        consumePermit(ctx, {
-          tenant: req.tenant,
-          keyId: req.key_id,
-          runId: req.run_id,
-          ability: req.ability,
-          inputHash: req.input_hash,
-          requestId: req.request_id,
-        }),
-      );
+      const permit = await withTenant(req.tenant, () => consumePermit(ctx, req));
       return { run_id: permit.runId, permit_id: permit.permitId };
     }),
     RecordReceipt: unaryHandler(ctx, "RecordReceipt", async (req: RecordReceiptRequest) => {

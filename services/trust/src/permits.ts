@@ -9,7 +9,14 @@
  * so of any number of concurrent calls holding the same permit exactly one gets it. When none is
  * consumed it says why, most specific first.
  */
-import { canonicalJson, GantryError, preparedQuery, sha256Hex, validateInput } from "@gantry/kit";
+import {
+  canonicalJson,
+  type ConsumePermitRequest,
+  GantryError,
+  preparedQuery,
+  sha256Hex,
+  validateInput,
+} from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
 import type { Context } from "./context.ts";
 import type { Prisma, Run } from "./db.ts";
@@ -101,15 +108,6 @@ export async function runOf(ctx: Context, tenant: string, runId: string, path: s
   return run;
 }
 
-export interface PermitRequest {
-  tenant: string;
-  keyId: string;
-  runId: string;
-  ability: string;
-  inputHash: string;
-  requestId: string;
-}
-
 function refuse(r: { code: string; message: string; reason: string }): GantryError {
   return new GantryError("forbidden", r.message, {
     reason: r.reason,
@@ -140,21 +138,24 @@ const takePermit = preparedQuery<
  * Consumes the permit for exactly this call, or throws 404/403 with a detail code naming why not
  * (worked out only then, with more reads: the refused call is the rare one).
  */
-export async function consumePermit(ctx: Context, req: PermitRequest): Promise<{ runId: string; permitId: string }> {
+export async function consumePermit(
+  ctx: Context,
+  req: ConsumePermitRequest,
+): Promise<{ runId: string; permitId: string }> {
   const now = ctx.now();
   const [taken] = await takePermit(
     ctx.pool,
-    req.runId,
+    req.run_id,
     req.tenant,
-    req.keyId,
+    req.key_id,
     req.ability,
-    req.inputHash,
+    req.input_hash,
     new Date(now),
-    req.requestId,
+    req.request_id,
   );
-  if (taken) return { runId: req.runId, permitId: taken.id };
-  const run = await runOf(ctx, req.tenant, req.runId, "/context/runId");
-  if (run.keyId !== req.keyId)
+  if (taken) return { runId: req.run_id, permitId: taken.id };
+  const run = await runOf(ctx, req.tenant, req.run_id, "/context/runId");
+  if (run.keyId !== req.key_id)
     throw refuse({
       code: "run_other_key",
       message: `Run ${run.id} belongs to another API key.`,
@@ -170,7 +171,7 @@ export async function consumePermit(ctx: Context, req: PermitRequest): Promise<{
     where: { runId: run.id, tenant: req.tenant, ability: req.ability },
     select: { inputHash: true, status: true },
   });
-  if (permits.some((p) => p.inputHash === req.inputHash))
+  if (permits.some((p) => p.inputHash === req.input_hash))
     throw refuse({
       code: "permit_used",
       message: `The permit of run ${run.id} for ${req.ability} with this input was already used.`,
@@ -179,7 +180,7 @@ export async function consumePermit(ctx: Context, req: PermitRequest): Promise<{
   if (permits.length)
     throw refuse({
       code: "permit_input_mismatch",
-      message: `Run ${run.id} permits ${req.ability} only with another input (input hash ${req.inputHash} matches none of its permits).`,
+      message: `Run ${run.id} permits ${req.ability} only with another input (input hash ${req.input_hash} matches none of its permits).`,
       reason: "Send exactly the input given to trust.preflight (compared by the SHA-256 of its canonical JSON).",
     });
   throw refuse({
