@@ -24,7 +24,7 @@ export interface Context {
   guard: SsrfGuard;
   robots: RobotsCache;
   browser: BrowserPool;
-  /** HTML to clean content, in a worker process (WEB_READER_IDLE_MS). */
+  /** HTML to clean content, in worker processes (WEB_READER_WORKERS, WEB_READER_IDLE_MS, WEB_DOM). */
   reader: PageReader;
   search: SearchProvider | null;
   /** Signs and checks screenshot links (WEB_SIGNING_KEY). */

@@ -7,6 +7,6 @@ import { serveWorkerCalls } from "@gantry/kit/idle-worker.ts";
 import { type Extracted, extractHtml } from "./extract.ts";
 import type { ReadRequest } from "./reader.ts";
 
-await serveWorkerCalls<ReadRequest, Extracted>(async () => async ({ html, url }) => ({
-  result: await extractHtml(html, url),
+await serveWorkerCalls<ReadRequest, Extracted>(async () => async ({ html, url, dom }) => ({
+  result: await extractHtml(html, url, dom),
 }));

@@ -72,7 +72,7 @@ export default defineService({
         log,
         idleMs: config.WEB_BROWSER_IDLE_MS,
       }),
-      reader: pageReader(config.WEB_READER_IDLE_MS),
+      reader: pageReader(config.WEB_READER_IDLE_MS, { workers: config.WEB_READER_WORKERS, dom: config.WEB_DOM }),
       search,
       signer: new LinkSigner(signing.key),
       blobs,
