@@ -3,7 +3,7 @@
  * The one service shape and the one gRPC server bootstrap. A service is `defineService({ name,
  * env, init, grpcServices?, close? })`: `init` receives the dependencies and returns the service's
  * context, which every handler receives as `ctx` (no module-level state anywhere). Handlers are
- * found by id in `src/abilities/<id>.ts` (kit/ability.ts). `runService` does the rest in the same
+ * served from the service's generated ability index, `src/generated/abilities.ts` (kit/ability.ts). `runService` does the rest in the same
  * order everywhere: config, logger, Postgres migrations and tenant isolation, NATS, `init` (in
  * system scope), gRPC server with `grpc.health.v1`, graceful shutdown.
  *
@@ -121,11 +121,14 @@ export interface ServiceDefinition<Ctx, E extends EnvSchema = NoEnv> {
    * chains it starts and every NATS callback (the connection is made in system scope).
    */
   init: (deps: ServiceDeps<E>) => Ctx | Promise<Ctx>;
-  /** Extra gRPC services (typed internal RPCs). Their handlers choose their scope (`withTenant`/`asSystem`). */
+  /**
+   * Extra gRPC services (typed internal RPCs: `GrpcHandlers<"gantry.keys.v1.KeyResolver">`). Their
+   * handlers choose their scope (`withTenant`/`asSystem`).
+   */
   grpcServices?: (
     ctx: Ctx,
     deps: ServiceDeps<E>,
-  ) => Array<{ service: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation }>;
+  ) => Array<{ service: grpc.ServiceDefinition; impl: Parameters<RpcServer["addService"]>[1] }>;
   /** Called on shutdown before connections close. */
   close?: (ctx: Ctx, deps: ServiceDeps<E>) => Promise<void>;
   /** What wired abilities cannot do with this configuration (asked at every Describe; kit/ability-needs). */

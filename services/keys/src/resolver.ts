@@ -10,7 +10,15 @@
  * lookup by secret hash spans every tenant, and a usage report covers keys of many tenants. They are
  * not ability calls and carry no caller tenant; only gateways call them.
  */
-import { asSystem, GantryError, type grpc, lookupService, toGrpcError, type KeyRecord } from "@gantry/kit";
+import {
+  asSystem,
+  GantryError,
+  type GrpcHandlers,
+  type grpc,
+  lookupService,
+  toGrpcError,
+  type KeyRecord,
+} from "@gantry/kit";
 import { KEYS_PROTO } from "@gantry/proto/paths";
 import { SCHEMA, type Context } from "./context.ts";
 import { recordExpired } from "./expiry.ts";
@@ -41,11 +49,8 @@ export function toWire(row: ApiKeyRow): KeyRecord {
 export function resolverService(ctx: Context) {
   const { db, log, now, legacy } = ctx;
   const Service = lookupService(KEYS_PROTO, "gantry.keys.v1.KeyResolver");
-  const impl: grpc.UntypedServiceImplementation = {
-    ResolveKey: (
-      call: grpc.ServerUnaryCall<{ secret_sha256: string; legacy_only?: boolean }, unknown>,
-      callback: grpc.sendUnaryData<KeyRecord>,
-    ) => {
+  const impl: GrpcHandlers<"gantry.keys.v1.KeyResolver"> = {
+    ResolveKey: (call, callback) => {
       const hash = call.request.secret_sha256;
       asSystem(async () => {
         if (!/^[0-9a-f]{64}$/.test(hash))
@@ -80,13 +85,7 @@ export function resolverService(ctx: Context) {
         },
       );
     },
-    ReportUsage: (
-      call: grpc.ServerUnaryCall<
-        { usage: Array<{ key_id: string; last_used_ms: number; count: number; source: string }> },
-        unknown
-      >,
-      callback: grpc.sendUnaryData<object>,
-    ) => {
+    ReportUsage: (call, callback) => {
       asSystem(async () => {
         for (const u of call.request.usage.slice(0, 10_000)) {
           if (!Number.isFinite(u.last_used_ms) || u.last_used_ms <= 0) continue;
