@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createLogger } from "@gantry/kit";
+import { LexicalHashEmbedder } from "../embed/lexical.ts";
 import { encodeName, weaviateTenant, WeaviateStore } from "./weaviate.ts";
 import { storeSuite } from "./store.suite.ts";
 import { startWeaviate, weaviateUnavailable, type WeaviateEndpoint } from "../testing/weaviate-server.ts";
@@ -48,4 +49,66 @@ if (skip) {
     await endpoint?.stop();
   });
   storeSuite("weaviate", { store: () => store });
+
+  test("a collection made before memories had a vertical gets the property at first use: older memories have none, a later one is found by its vertical", async () => {
+    const collection = `legacy-${randomBytes(4).toString("hex")}`;
+    const name = store.collectionName(collection);
+    // The collection as the store created it before the `vertical` property existed.
+    const res = await fetch(`${endpoint.url}/v1/schema`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        class: name,
+        description: `Gantry memory collection "${collection}"`,
+        vectorizer: "none",
+        vectorIndexConfig: { distance: "cosine" },
+        multiTenancyConfig: { enabled: true, autoTenantCreation: true, autoTenantActivation: true },
+        properties: [
+          { name: "gantryId", dataType: ["text"], tokenization: "field" },
+          { name: "text", dataType: ["text"] },
+          { name: "model", dataType: ["text"], tokenization: "field" },
+          { name: "dimensions", dataType: ["int"] },
+          { name: "createdAt", dataType: ["number"] },
+          { name: "updatedAt", dataType: ["number"] },
+          { name: "metadataJson", dataType: ["text"], indexFilterable: false, indexSearchable: false },
+        ],
+      }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    const embedder = new LexicalHashEmbedder();
+    const save = async (id: string, text: string, vertical?: string) =>
+      store.save({
+        tenant: "acme",
+        collection,
+        id,
+        newId: id,
+        text,
+        ...(vertical ? { vertical } : {}),
+        vector: (await embedder.embed([text], "document"))[0],
+        model: embedder.model,
+        dimensions: embedder.dimensions,
+        now: Date.now(),
+        dedupThreshold: 0.97,
+      });
+    const search = async (vertical?: string) =>
+      (
+        await store.search("acme", collection, (await embedder.embed(["harbour ferry"], "query"))[0], {
+          limit: 10,
+          vertical,
+          now: Date.now(),
+          halfLifeMs: 0,
+        })
+      ).map((h) => [h.id, h.vertical]);
+    assert.equal((await save("old-1", "The harbour ferry leaves at nine.")).memory.vertical, null);
+    assert.deepEqual(await search("clinic"), []);
+    assert.equal(
+      (await save("new-1", "The harbour ferry to the clinic leaves at ten.", "clinic")).memory.vertical,
+      "clinic",
+    );
+    assert.deepEqual(await search("clinic"), [["new-1", "clinic"]]);
+    assert.deepEqual((await search()).sort(), [
+      ["new-1", "clinic"],
+      ["old-1", null],
+    ]);
+  });
 }

@@ -171,7 +171,14 @@ export class WeaviateStore implements VectorStore {
       }
       if (!exists) return undefined;
       const config = await this.c.collections.get(name).config.get();
-      this.props.set(name, new Set(config.properties.map((p) => p.name)));
+      const known = new Set(config.properties.map((p) => p.name));
+      // A collection created before memories had a vertical gets the property at its first use, so
+      // every query may return and filter by it (objects saved before have none: null).
+      if (!known.has(VERTICAL_PROPERTY.name)) {
+        await this.addProperty(name, VERTICAL_PROPERTY);
+        known.add(VERTICAL_PROPERTY.name);
+      }
+      this.props.set(name, known);
     }
     return this.c.collections.get(name).withTenant(weaviateTenant(tenant));
   }
@@ -204,20 +211,25 @@ export class WeaviateStore implements VectorStore {
     }
   }
 
-  /**
-   * Adds the properties a save needs that the collection lacks: typed metadata properties, and
-   * `vertical` in a collection created before memories had one (another replica may race: "already
-   * exists" is fine).
-   */
-  private async ensureProps(collection: string, m: StoredMemory): Promise<void> {
+  /** Adds a property to the collection (another replica may race: "already exists" is fine). */
+  private async addProperty(name: string, property: Parameters<Handle["config"]["addProperty"]>[0]): Promise<void> {
+    try {
+      await this.c.collections.get(name).config.addProperty(property);
+    } catch (err) {
+      if (!/already exists|exists/i.test(String(err))) throw err;
+    }
+  }
+
+  /** Adds the typed metadata properties a save needs. */
+  private async ensureProps(collection: string, metadata: Metadata): Promise<void> {
     const name = this.collectionName(collection);
     const known = this.props.get(name) ?? new Set<string>();
-    const needed: Parameters<Handle["config"]["addProperty"]>[0][] = [];
-    if (m.vertical !== null) needed.push(VERTICAL_PROPERTY);
-    for (const [key, value] of Object.entries(m.metadata)) {
+    for (const [key, value] of Object.entries(metadata)) {
       const kind = kindOf(value);
       const prop = propName(kind, key);
-      needed.push(
+      if (known.has(prop)) continue;
+      await this.addProperty(
+        name,
         kind === "s"
           ? { name: prop, dataType: "text", tokenization: "field", indexFilterable: true, indexSearchable: false }
           : {
@@ -227,15 +239,6 @@ export class WeaviateStore implements VectorStore {
               ...(kind === "n" ? { indexRangeFilters: true } : {}),
             },
       );
-    }
-    for (const property of needed) {
-      const prop = property.name;
-      if (known.has(prop)) continue;
-      try {
-        await this.c.collections.get(name).config.addProperty(property);
-      } catch (err) {
-        if (!/already exists|exists/i.test(String(err))) throw err;
-      }
       known.add(prop);
     }
     this.props.set(name, known);
@@ -277,8 +280,9 @@ export class WeaviateStore implements VectorStore {
   }
 
   /**
-   * Translates the filter and the vertical; properties unknown to this replica are looked up once
-   * more first (another replica may have added them).
+   * Translates the filter and the vertical (a property every collection has once {@link handle}
+   * touched it); metadata properties unknown to this replica are looked up once more first
+   * (another replica may have added them).
    */
   private async translateFresh(
     node: FilterNode | undefined,
@@ -302,11 +306,6 @@ export class WeaviateStore implements VectorStore {
   ): Translated {
     const metadata = this.translateFilter(node, collection, missing);
     if (vertical === undefined || metadata.kind === "none") return metadata;
-    // A collection without the property has no memory of any vertical yet.
-    if (!this.props.get(this.collectionName(collection))?.has(VERTICAL_PROPERTY.name)) {
-      missing.push(VERTICAL_PROPERTY.name);
-      return { kind: "none" };
-    }
     const byVertical = this.c.collections
       .get(this.collectionName(collection))
       .filter.byProperty(VERTICAL_PROPERTY.name)
@@ -412,7 +411,7 @@ export class WeaviateStore implements VectorStore {
         nearest: () => this.nearest(h, req.collection, req.vector),
       });
       const { memory } = result;
-      await this.ensureProps(req.collection, memory);
+      await this.ensureProps(req.collection, memory.metadata);
       const obj = {
         id: this.uuid(memory.id),
         properties: this.properties(memory),
@@ -492,7 +491,7 @@ export class WeaviateStore implements VectorStore {
       if (!cfg.name.startsWith(`${this.prefix}_`)) continue;
       const collection = cfg.description?.match(/^Gantry memory collection "(.*)"$/)?.[1];
       if (collection === undefined || this.collectionName(collection) !== cfg.name) continue;
-      const h = this.c.collections.get(cfg.name).withTenant(weaviateTenant(tenant));
+      const h = (await this.handle(tenant, collection))!;
       const m = await this.fetch(h, collection, uuid);
       if (m) return m;
     }
