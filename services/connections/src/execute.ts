@@ -168,13 +168,18 @@ export function buildRequest(
     else if (at !== "path") bodyFields[name] = value;
   }
   const headers: Record<string, string> = { accept: "application/json", ...lower(toolkit.headers) };
-  let value = toolkit.auth.value;
-  for (const field of templateFields(value)) {
-    const secret = credential[field];
-    if (!secret) throw new GantryError("internal", `The connection's credential has no ${field}.`);
-    value = value.replaceAll(`{${field}}`, secret);
+  const auth = toolkit.auth;
+  if (auth) {
+    let value = auth.value;
+    for (const field of templateFields(value)) {
+      const secret = credential[field];
+      if (!secret) throw new GantryError("internal", `The connection's credential has no ${field}.`);
+      value = value.replaceAll(`{${field}}`, secret);
+    }
+    if (auth.encoding === "basic") value = `Basic ${Buffer.from(value, "utf8").toString("base64")}`;
+    if (auth.in === "query") url.searchParams.set(auth.header, value);
+    else headers[auth.header.toLowerCase()] = value;
   }
-  headers[toolkit.auth.header.toLowerCase()] = value;
   if (providerIdempotencyKey && toolkit.idempotencyHeader)
     headers[toolkit.idempotencyHeader.toLowerCase()] = providerIdempotencyKey;
   let body: string | undefined;
@@ -189,7 +194,8 @@ export function buildRequest(
   }
   // The guard drops `authorization` on a cross-origin redirect, but not a custom credential header:
   // a toolkit that uses one does not follow redirects at all (the 3xx is the answer).
-  const redirect = toolkit.auth.header.toLowerCase() === "authorization" ? "follow" : "manual";
+  const redirect =
+    !auth || (auth.in !== "query" && auth.header.toLowerCase() === "authorization") ? "follow" : "manual";
   return { url: url.href, request: { method: tool.method, headers, body, redirect } };
 }
 

@@ -13,7 +13,10 @@
  * expiry, abandoned consents); ability calls run in the caller's tenant scope, and the resolver
  * scopes each call to the tenant it names.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import {
+  ConfigError,
   createClock,
   defineService,
   ensureStream,
@@ -31,6 +34,8 @@ import {
 } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient, SCHEMA } from "./db.ts";
+import { Directory } from "./directory.ts";
+import { defaultArtifactDir } from "./directory-format.ts";
 import { OAuthProvider } from "./oauth.ts";
 import { startRefreshSweep } from "./refresh.ts";
 import { resolverService } from "./resolver.ts";
@@ -47,7 +52,16 @@ export default defineService({
     const providerConfigs = parseProviders(config.CONNECTIONS_PROVIDERS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
     const platform = parsePlatformAccounts(config.CONNECTIONS_PLATFORM_ACCOUNTS);
     const baseUrls = parseToolkitBaseUrls(config.CONNECTIONS_TOOLKIT_BASE_URLS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
-    const toolkits = loadRegistry(config.CONNECTIONS_TOOLKITS_DIR ?? DEFAULT_TOOLKITS_DIR, baseUrls);
+    // Only the folder is named at start: the directory's index is read on its first listing or search.
+    const directory =
+      config.CONNECTIONS_DIRECTORY === "on"
+        ? new Directory(config.CONNECTIONS_DIRECTORY_DIR ?? defaultArtifactDir(), baseUrls)
+        : null;
+    if (directory && !existsSync(join(directory.dir, "index.json.gz")))
+      throw new ConfigError(
+        `connections: CONNECTIONS_DIRECTORY=on but ${directory.dir} holds no built directory; run node services/connections/scripts/build-directory.ts (or set CONNECTIONS_DIRECTORY=off)`,
+      );
+    const toolkits = loadRegistry(config.CONNECTIONS_TOOLKITS_DIR ?? DEFAULT_TOOLKITS_DIR, baseUrls, directory);
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
     const options = {
       allowHttpLoopback: config.CONNECTIONS_ALLOW_HTTP_LOOPBACK,
@@ -69,6 +83,7 @@ export default defineService({
         providers: [...providers.keys()],
         platformAccounts: [...platform.keys()],
         toolkits: [...toolkits.toolkits.keys()],
+        directory: directory?.dir ?? "off",
         masterKeyVersion: keys.current.version,
         readableKeyVersions: [...keys.byVersion.keys()].sort((a, b) => a - b),
       },

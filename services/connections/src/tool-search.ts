@@ -25,6 +25,18 @@ const STOP = new Set([
   "i",
   "it",
   "by",
+  "is",
+  "be",
+  "this",
+  "that",
+  "from",
+  "at",
+  "as",
+  "are",
+  "will",
+  "can",
+  "you",
+  "your",
 ]);
 
 const words = (text: string) =>
@@ -32,6 +44,28 @@ const words = (text: string) =>
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
+
+/**
+ * The search terms of a text (directory index and queries alike): camelCase and snake_case split,
+ * lower case, stop words dropped, a plural made singular (`issues` → `issue`, `repositories` → `repository`), numbers kept short.
+ */
+export function terms(text: string): string[] {
+  const out = new Set<string>();
+  for (const raw of text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)) {
+    if (!raw || STOP.has(raw) || raw.length > 30 || (raw.length > 4 && /^[0-9]+$/.test(raw))) continue;
+    out.add(
+      raw.length > 4 && raw.endsWith("ies")
+        ? `${raw.slice(0, -3)}y`
+        : raw.length > 3 && raw.endsWith("s") && !raw.endsWith("ss")
+          ? raw.slice(0, -1)
+          : raw,
+    );
+  }
+  return [...out];
+}
 
 export function queryWords(query: string): string[] {
   return [...new Set(words(query).filter((w) => !STOP.has(w)))];

@@ -98,7 +98,7 @@ test("how tools run is checked at load: auth templates, verify tools, base URL o
     { name: "owner", in: "path" },
     { name: "repo", in: "path" },
   ]);
-  assert.equal(registry.toolkits.get("github")!.auth.value, "Bearer {access_token}");
+  assert.equal(registry.toolkits.get("github")!.auth?.value, "Bearer {access_token}");
   assert.throws(
     () => loadRegistry(DEFAULT_TOOLKITS_DIR, new Map([["gitlab", "https://x"]])),
     /CONNECTIONS_TOOLKIT_BASE_URLS.gitlab: no such toolkit/,

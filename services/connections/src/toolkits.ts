@@ -60,6 +60,10 @@ export interface AuthInjection {
   header: string;
   /** `{access_token}` (oauth2) or `{<credential field>}` (api_key) are replaced by the credential. */
   value: string;
+  /** Where it goes (default the header `header`); `query`: a query parameter of that name (directory toolkits). */
+  in?: "header" | "query";
+  /** `basic`: the filled value (`{username}:{password}`) is sent as HTTP Basic (base64). */
+  encoding?: "basic";
 }
 
 interface ToolkitDecl {
@@ -100,7 +104,8 @@ export interface Toolkit {
   out: ToolkitOut;
   /** The API base URL its tools run against (toolkit.json, or CONNECTIONS_TOOLKIT_BASE_URLS). */
   baseUrl: string;
-  auth: AuthInjection;
+  /** Null: a directory toolkit whose document declares no scheme the service can inject (nothing is sent). */
+  auth: AuthInjection | null;
   headers: Record<string, string>;
   idempotencyHeader: string | null;
   verify: { tool: Tool; arguments: Record<string, unknown> } | null;
@@ -110,8 +115,23 @@ export interface Toolkit {
   latest: Map<string, Tool>;
 }
 
+/** What the registry asks of the directory toolkits (src/directory.ts `Directory`). */
+export interface ToolkitDirectory {
+  has(slug: string): boolean;
+  toolkit(slug: string): Toolkit | undefined;
+  listing(): ToolkitOut[];
+  slugs(): string[];
+  counts(): { documents: number; toolkits: number; tools: number; operationsLeftOut: number };
+  readonly isLoaded: boolean;
+  searchTools(query: string, limit: number): { toolkit: string; name: string; score: number }[];
+  searchToolkits(query: string): { slug: string; score: number }[];
+}
+
 export interface Registry {
+  /** The hand-written toolkits (toolkits/<slug>/): they win over a directory toolkit of the same slug. */
   toolkits: Map<string, Toolkit>;
+  /** The directory toolkits (src/directory.ts), read lazily; null when CONNECTIONS_DIRECTORY is off. */
+  directory: ToolkitDirectory | null;
 }
 
 type Json = Record<string, unknown>;
@@ -219,6 +239,7 @@ function checkAuth(decl: ToolkitDecl): AuthInjection {
 export function loadRegistry(
   dir: string = DEFAULT_TOOLKITS_DIR,
   baseUrls: ReadonlyMap<string, string> = new Map(),
+  directory: ToolkitDirectory | null = null,
 ): Registry {
   const toolkits = new Map<string, Toolkit>();
   const problems: string[] = [];
@@ -314,20 +335,39 @@ export function loadRegistry(
     }
   }
   for (const slug of baseUrls.keys())
-    if (!toolkits.has(slug)) problems.push(`CONNECTIONS_TOOLKIT_BASE_URLS.${slug}: no such toolkit`);
+    if (!toolkits.has(slug) && !directory?.has(slug))
+      problems.push(`CONNECTIONS_TOOLKIT_BASE_URLS.${slug}: no such toolkit`);
   if (problems.length) throw new ConfigError(`connections: invalid toolkit registry\n  ${problems.join("\n  ")}`);
-  return { toolkits };
+  return { toolkits, directory };
 }
 
-/** The toolkit by slug, or 404 naming the field. */
+/** The toolkit by slug (hand-written first, then the directory's), or 404 naming the field. */
 export function toolkitOf(registry: Registry, slug: string, path = "/input/toolkit"): Toolkit {
-  const t = registry.toolkits.get(slug);
+  const t = registry.toolkits.get(slug) ?? registry.directory?.toolkit(slug);
   if (!t)
     throw notFound("toolkit", slug, {
       path,
-      message: `${path} is "${slug}", which is not a toolkit; known: ${[...registry.toolkits.keys()].join(", ")}`,
+      message: `${path} is "${slug}", which is not a toolkit; known: ${[...registry.toolkits.keys()].join(", ")}${registry.directory ? ` and the directory's (integration.app.toolkits lists them all)` : ""}`,
     });
   return t;
+}
+
+const byNameCollator = new Intl.Collator();
+const listings = new WeakMap<Registry, ToolkitOut[]>();
+
+/**
+ * Every toolkit's listing by name then slug: the hand-written ones and the directory's whose slug
+ * they do not take. Sorted once per registry (thousands of names: a sort per page would cost more
+ * than the page).
+ */
+export function toolkitListing(registry: Registry): ToolkitOut[] {
+  let all = listings.get(registry);
+  if (all) return all;
+  const own = [...registry.toolkits.values()].map((t) => t.out);
+  const directory = registry.directory?.listing().filter((t) => !registry.toolkits.has(t.slug)) ?? [];
+  all = [...own, ...directory].sort((a, b) => byNameCollator.compare(a.name, b.name) || a.slug.localeCompare(b.slug));
+  listings.set(registry, all);
+  return all;
 }
 
 /**

@@ -16,6 +16,12 @@ function toolBySlug(ctx: Context, slug: string): Tool {
   if (slug.includes("@")) return resolveTool(ctx.toolkits, slug, "/input/tool");
   for (const toolkit of ctx.toolkits.toolkits.values())
     for (const tool of toolkit.latest.values()) if (tool.slug === slug) return tool;
+  // A directory tool's slug is `toolkit.tool` (its id without the version).
+  const dot = slug.indexOf(".");
+  if (dot > 0 && ctx.toolkits.directory && !ctx.toolkits.toolkits.has(slug.slice(0, dot))) {
+    const tool = ctx.toolkits.directory.toolkit(slug.slice(0, dot))?.latest.get(slug.slice(dot + 1));
+    if (tool) return tool;
+  }
   throw new GantryError("not_found", `No tool has the slug ${slug}.`, {
     details: [
       {

@@ -1,0 +1,325 @@
+/**
+ * @module connections/directory
+ * The directory toolkits (thousands of public APIs, built by scripts/build-directory.ts into the
+ * artifact of src/directory-format.ts), read lazily so an idle service pays nothing for them: the
+ * index (listings, search terms) on the first listing or search, a toolkit's tools (input schemas)
+ * when that toolkit is used, a bounded number of them kept. Every tool is version 1 of the one
+ * document the package holds (its `info.version` is the toolkit's `apiVersion`); a document that the
+ * directory publishes per API version (`twilio_chat_v1`, `_v2`) is one toolkit per version, side by
+ * side, never one replacing the other.
+ *
+ * Search ranks by BM25 over terms (src/tool-search.ts `terms`: name, summary and path words of a
+ * tool; name, categories and description of a toolkit), the query widened by a few synonyms (weighted
+ * lower). A toolkit's rank also counts its best tool, so "send an sms" finds Twilio although its
+ * description never says "sms".
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { ConfigError, Lru } from "@gantry/kit";
+import { type DirectoryIndex, type DirectoryShard, DIRECTORY_FORMAT } from "./directory-format.ts";
+import { terms } from "./tool-search.ts";
+import type { Tool, Toolkit, ToolkitDirectory, ToolkitOut } from "./toolkits.ts";
+
+interface Loaded {
+  index: DirectoryIndex;
+  bySlug: Map<string, number>;
+  postings: Int32Array;
+  toolKit: Uint16Array;
+  toolLength: Uint8Array;
+  toolNames: string[];
+  avgTool: number;
+  avgKit: number;
+  /** Score accumulators (zero between searches; searches are synchronous, so one each suffices). */
+  toolAcc: Float64Array;
+  kitAcc: Float64Array;
+}
+
+/** Words people say for what API documents name otherwise (both ways), weighted below the query's own. */
+const SYNONYMS: Record<string, string[]> = {
+  sms: ["message", "text"],
+  text: ["message", "sms"],
+  email: ["mail", "message"],
+  mail: ["email"],
+  send: ["create", "post"],
+  post: ["create", "send"],
+  list: ["get", "search"],
+  find: ["search", "list"],
+  search: ["find", "query", "list"],
+  delete: ["remove"],
+  remove: ["delete"],
+  update: ["modify", "edit", "patch"],
+  edit: ["update"],
+  add: ["create"],
+  create: ["add", "new"],
+  photo: ["image", "picture"],
+  image: ["photo", "picture"],
+  picture: ["image", "photo"],
+  payment: ["charge", "pay"],
+  pay: ["payment", "charge"],
+  charge: ["payment"],
+  weather: ["forecast"],
+  forecast: ["weather"],
+  translate: ["translation"],
+  translation: ["translate"],
+  user: ["account", "member"],
+  file: ["document", "upload"],
+  video: ["movie"],
+  movie: ["film", "video"],
+  calendar: ["event", "schedule"],
+  meeting: ["event", "calendar"],
+  issue: ["ticket", "bug"],
+  ticket: ["issue"],
+  repo: ["repository"],
+  repository: ["repo"],
+  crypto: ["cryptocurrency", "bitcoin"],
+  bitcoin: ["crypto", "cryptocurrency"],
+  stock: ["quote", "market"],
+  geocode: ["address", "location"],
+  address: ["geocode", "location"],
+  location: ["geocode", "place"],
+};
+
+const K1 = 1.2;
+/** Share of documents above which a query term counts as common (see bm25). */
+const COMMON = 0.05;
+const COMMON_SYNONYM = 0.01;
+/** How much of its toolkit's score a tool gets. */
+const KIT_SHARE = 0.5;
+const B = 0.75;
+
+export interface Ranked {
+  id: number;
+  score: number;
+}
+
+export class Directory implements ToolkitDirectory {
+  readonly dir: string;
+  private readonly baseUrls: ReadonlyMap<string, string>;
+  private loaded: Loaded | null = null;
+  private readonly shards = new Lru<string, Toolkit>(64);
+
+  constructor(dir: string, baseUrls: ReadonlyMap<string, string> = new Map()) {
+    this.dir = dir;
+    this.baseUrls = baseUrls;
+  }
+
+  private load(): Loaded {
+    if (this.loaded) return this.loaded;
+    let index: DirectoryIndex;
+    try {
+      index = JSON.parse(gunzipSync(readFileSync(join(this.dir, "index.json.gz"))).toString("utf8")) as DirectoryIndex;
+    } catch (err) {
+      throw new ConfigError(
+        `connections: the toolkit directory at ${this.dir} cannot be read (${(err as Error).message}); build it with node services/connections/scripts/build-directory.ts, or set CONNECTIONS_DIRECTORY=off`,
+      );
+    }
+    if (index.format !== DIRECTORY_FORMAT)
+      throw new ConfigError(`connections: ${this.dir} is directory format ${index.format}, not ${DIRECTORY_FORMAT}`);
+    const bin = (name: string) => {
+      const b = readFileSync(join(this.dir, name));
+      // A typed array needs its element alignment; a fresh copy has it.
+      return new Uint8Array(b).buffer;
+    };
+    const toolLength = new Uint8Array(bin("tool-length.bin"));
+    const toolNames = readFileSync(join(this.dir, "tool-names.txt"), "utf8").split("\n");
+    let sum = 0;
+    for (const n of toolLength) sum += n;
+    this.loaded = {
+      index,
+      bySlug: new Map(index.toolkits.map((t, i) => [t.out.slug, i])),
+      postings: new Int32Array(bin("postings.bin")),
+      toolKit: new Uint16Array(bin("tool-kit.bin")),
+      toolLength,
+      toolNames,
+      avgTool: sum / Math.max(1, toolLength.length),
+      avgKit: index.kitLength.reduce((a, b) => a + b, 0) / Math.max(1, index.kitLength.length),
+      toolAcc: new Float64Array(toolLength.length),
+      kitAcc: new Float64Array(index.toolkits.length),
+    };
+    return this.loaded;
+  }
+
+  /** Whether the index has been read (tests of the lazy start). */
+  get isLoaded(): boolean {
+    return this.loaded !== null;
+  }
+
+  slugs(): string[] {
+    return this.load().index.toolkits.map((t) => t.out.slug);
+  }
+
+  /** Whether the toolkit exists; before the index is read, by its shard (the start's base-URL check reads no index). */
+  has(slug: string): boolean {
+    if (this.loaded) return this.loaded.bySlug.has(slug);
+    return /^[a-z0-9][a-z0-9_-]*$/.test(slug) && existsSync(join(this.dir, "kits", `${slug}.json.gz`));
+  }
+
+  listing(): ToolkitOut[] {
+    return this.load().index.toolkits.map((t) => t.out);
+  }
+
+  counts(): DirectoryIndex["counts"] {
+    return this.load().index.counts;
+  }
+
+  /** The toolkit with its tools (read from its shard on first use), or undefined. */
+  toolkit(slug: string): Toolkit | undefined {
+    const hit = this.shards.get(slug);
+    if (hit) return hit;
+    const l = this.load();
+    const i = l.bySlug.get(slug);
+    if (i === undefined) return undefined;
+    const entry = l.index.toolkits[i];
+    if (!entry) return undefined;
+    const shard = JSON.parse(
+      gunzipSync(readFileSync(join(this.dir, "kits", `${slug}.json.gz`))).toString("utf8"),
+    ) as DirectoryShard;
+    const baseUrl = this.baseUrls.get(slug) ?? entry.baseUrl;
+    const versions = new Map<string, Tool>();
+    const latest = new Map<string, Tool>();
+    for (const t of shard.tools) {
+      const tool: Tool = {
+        id: `${slug}.${t.name}@1`,
+        slug: `${slug}.${t.name}`,
+        toolkit: slug,
+        name: t.name,
+        description: t.description,
+        version: 1,
+        latest: true,
+        deprecated: false,
+        method: t.method,
+        path: t.path,
+        inputSchema: t.defs.length
+          ? { ...t.inputSchema, $defs: Object.fromEntries(t.defs.map((d) => [d, shard.defs[d] ?? {}])) }
+          : t.inputSchema,
+        parameters: t.parameters,
+        bodyEncoding: t.bodyEncoding,
+        baseUrl,
+        document: entry.source,
+        operationId: t.operationId,
+      };
+      versions.set(`${t.name}@1`, tool);
+      latest.set(t.name, tool);
+    }
+    const toolkit: Toolkit = {
+      out: entry.out,
+      baseUrl,
+      auth: entry.auth,
+      headers: {},
+      idempotencyHeader: null,
+      verify: null,
+      versions,
+      latest,
+    };
+    this.shards.set(slug, toolkit);
+    return toolkit;
+  }
+
+  /** The query's terms with their weights: its own 1, synonyms 0.4. */
+  private queryTerms(query: string): Map<string, number> {
+    const weights = new Map<string, number>();
+    for (const t of terms(query)) weights.set(t, 1);
+    for (const t of [...weights.keys()])
+      for (const s of SYNONYMS[t] ?? []) for (const st of terms(s)) if (!weights.has(st)) weights.set(st, 0.4);
+    return weights;
+  }
+
+  /**
+   * BM25 (binary term frequency) of every document holding a query term, accumulated in one
+   * preallocated array per table: a common term (`get`) touches tens of thousands of tools, which a
+   * Map per query would turn into hundreds of milliseconds.
+   */
+  private bm25(
+    table: Record<string, [number, number]>,
+    acc: Float64Array,
+    length: (id: number) => number,
+    avg: number,
+    query: Map<string, number>,
+  ): Ranked[] {
+    const l = this.load();
+    const n = acc.length;
+    const touched: number[] = [];
+    // A term in a large share of documents (`get`, `create`) would touch most of them: when the query
+    // has a rarer term of its own, such a term (and any common synonym) only adds to documents a
+    // rarer term found, so "create a github issue" ranks `issues/create` above every `get…`.
+    const dfOf = (t: string) => table[t]?.[1] ?? 0;
+    const ordered = [...query].filter(([t]) => table[t]).sort((a, b) => dfOf(a[0]) - dfOf(b[0]));
+    const rare = ordered.some(([t, w]) => w === 1 && dfOf(t) <= n * COMMON);
+    for (const [term, weight] of ordered) {
+      const [offset, df] = table[term] as [number, number];
+      const boostOnly = rare && (df > n * COMMON || (weight < 1 && df > n * COMMON_SYNONYM));
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let j = offset; j < offset + df; j++) {
+        const id = l.postings[j] as number;
+        if (acc[id] === 0) {
+          if (boostOnly) continue;
+          touched.push(id);
+        }
+        const norm = 1 - B + (B * length(id)) / avg;
+        acc[id] = (acc[id] as number) + (weight * idf * (K1 + 1)) / (1 + K1 * norm);
+      }
+    }
+    const out = touched.map((id) => ({ id, score: acc[id] as number }));
+    for (const id of touched) acc[id] = 0;
+    return out;
+  }
+
+  /** Tools of the whole directory by relevance, best first: [toolkit slug, tool name, score]. */
+  searchTools(query: string, limit: number): { toolkit: string; name: string; score: number }[] {
+    const l = this.load();
+    const q = this.queryTerms(query);
+    const scores = this.bm25(l.index.toolTerms, l.toolAcc, (id) => l.toolLength[id] as number, l.avgTool, q);
+    // The toolkit's own words count too ("github" in "create a github issue" is the toolkit's name).
+    const kits = new Map<number, number>();
+    for (const r of this.bm25(l.index.kitTerms, l.kitAcc, (id) => l.index.kitLength[id] ?? 0, l.avgKit, q))
+      kits.set(r.id, r.score);
+    for (const r of scores) r.score += (kits.get(l.toolKit[r.id] as number) ?? 0) * KIT_SHARE;
+    return top(scores, limit).map(({ id, score }) => ({
+      toolkit: l.index.toolkits[l.toolKit[id] as number]?.out.slug ?? "",
+      name: l.toolNames[id] ?? "",
+      score,
+    }));
+  }
+
+  /** Toolkits by relevance (their own text, plus half their best tool's score), best first. */
+  searchToolkits(query: string): { slug: string; score: number }[] {
+    const l = this.load();
+    const q = this.queryTerms(query);
+    const kits = new Map<number, number>();
+    for (const r of this.bm25(l.index.kitTerms, l.kitAcc, (id) => l.index.kitLength[id] ?? 0, l.avgKit, q))
+      kits.set(r.id, r.score);
+    const bestTool = new Map<number, number>();
+    for (const r of this.bm25(l.index.toolTerms, l.toolAcc, (id) => l.toolLength[id] as number, l.avgTool, q)) {
+      const k = l.toolKit[r.id] as number;
+      if (r.score > (bestTool.get(k) ?? 0)) bestTool.set(k, r.score);
+    }
+    for (const [k, s] of bestTool) kits.set(k, (kits.get(k) ?? 0) + s / 2);
+    return top(
+      [...kits].map(([id, score]) => ({ id, score })),
+      kits.size,
+    ).map(({ id, score }) => ({
+      slug: l.index.toolkits[id]?.out.slug ?? "",
+      score,
+    }));
+  }
+}
+
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.id - b.id;
+
+/**
+ * The `limit` best, by score then id (ties rank the same way every time): a bounded insertion into
+ * a sorted window, since a full sort of tens of thousands of matches would cost more than scoring them.
+ */
+function top(scores: Ranked[], limit: number): Ranked[] {
+  if (scores.length <= limit * 4) return scores.sort(byScore).slice(0, limit);
+  const best: Ranked[] = [];
+  for (const r of scores) {
+    if (best.length === limit && byScore(r, best[limit - 1] as Ranked) >= 0) continue;
+    let i = best.length;
+    while (i > 0 && byScore(r, best[i - 1] as Ranked) < 0) i--;
+    best.splice(i, 0, r);
+    if (best.length > limit) best.pop();
+  }
+  return best;
+}
