@@ -3,9 +3,10 @@
  * The one service shape and the one gRPC server bootstrap. A service is `defineService({ name,
  * env, init, grpcServices?, close? })`: `init` receives the dependencies and returns the service's
  * context, which every handler receives as `ctx` (no module-level state anywhere). Handlers are
- * served from the service's generated ability index, `src/generated/abilities.ts` (kit/ability.ts). `runService` does the rest in the same
- * order everywhere: config, logger, Postgres migrations and tenant isolation, NATS, `init` (in
- * system scope), gRPC server with `grpc.health.v1`, graceful shutdown.
+ * served from the service's generated ability index, `src/generated/abilities.ts` (kit/ability.ts).
+ * `runService` does the rest in the same order everywhere: config, logger, Postgres migrations and
+ * tenant isolation, NATS, `init` (in system scope), gRPC server with `grpc.health.v1`, graceful
+ * shutdown.
  *
  * Every call runs inside `withTenant(call.tenant)` (kit/tenancy.ts), and whatever a handler throws
  * goes through the one database-error translation (kit/data/db-errors.ts). Before that, every call
