@@ -16,9 +16,18 @@ export function isKnownCurrency(currency: string): boolean {
   return KNOWN.has(currency);
 }
 
+/** Exponents already asked of ICU: building an Intl.NumberFormat costs more than a payment's SQL. */
+const DIGITS = new Map<string, number>();
+
 /** Minor-unit digits of a currency (its ISO 4217 exponent: JPY 0, USD 2, KWD 3). */
 export function minorDigits(currency: string): number {
-  return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let digits = DIGITS.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    // Only known codes are kept, so arbitrary input cannot grow the map.
+    if (KNOWN.has(currency)) DIGITS.set(currency, digits);
+  }
+  return digits;
 }
 
 function refuse(path: string, message: string, detail: string, code: string): GantryError {

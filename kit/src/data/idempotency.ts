@@ -212,7 +212,8 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
   recordId: string;
   /**
    * The creation: one INSERT … RETURNING (a single statement, so atomic on its own), with a
-   * prepared-statement name unique to its text and its parameters as `$1…$n`.
+   * prepared-statement name unique to its text and its parameters as `$1…$n`. It may begin with
+   * `WITH` (data-modifying CTEs writing several rows); the idempotency row joins that list.
    */
   insert: { name: string; text: string; values: unknown[] };
   /** The result, from the row the INSERT returned. */
@@ -237,6 +238,9 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T>(
     if (!row) throw new Error(`${insert.name} returned no row`);
     return opts.result(row);
   };
+  const rest = insert.text.trimStart();
+  // The idempotency row is the first CTE; the statement's own CTEs, if any, follow it.
+  const following = rest.startsWith("WITH ") ? `, ${rest.slice(5)}` : `\n${rest}`;
   const n = insert.values.length;
   return once({
     ability,
@@ -257,8 +261,7 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T>(
         `${insert.name}+idempotency`,
         `WITH idempotency AS (
            INSERT INTO ${records} (tenant, ability, key, input_hash, input, record_id, created_at)
-           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now()))
-         ${insert.text}`,
+           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now()))${following}`,
         [...insert.values, call.tenant, ability, first.key, first.inputHash, first.body, opts.recordId],
       ),
   });

@@ -2,13 +2,15 @@
  * Prepared reads on a real Postgres, through a `TenantPool` as services use them: the rows are what
  * `pool.query` returns for the same statement, on every connection and every execution (the first
  * describes the result, later ones reuse that); row-level security still confines them to the
- * call's tenant; a failing execution rejects and leaves the connection usable.
+ * call's tenant; a failing execution rejects and leaves the connection usable; on a client checked
+ * out for a transaction a statement is part of that transaction.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import { SERVICE_ROLE, TenantPool, asSystem, enforceTenantIsolation, withTenant } from "../tenancy.ts";
 import { preparedQuery, runPrepared } from "./prepared.ts";
+import { inTransaction } from "./transaction.ts";
 
 let t: TestStack;
 let pool: TenantPool;
@@ -99,4 +101,25 @@ test("a failing execution rejects and leaves its connection usable", async () =>
 
 test("a name stands for one statement text", async () => {
   assert.throws(() => runPrepared(pool, "prep_demo.by_id", "SELECT 1", []), /another text/);
+});
+
+test("on a checked-out client a statement joins its transaction: a rollback undoes it", async () => {
+  const insert = preparedQuery<{ id: string }, [id: string]>(
+    "prep_demo.insert",
+    `INSERT INTO prep_demo.things (id, tenant, flag, data, at) VALUES ($1, 'acme', true, '{}', now()) RETURNING id`,
+  );
+  await assert.rejects(
+    withTenant("acme", () =>
+      inTransaction(pool, async (client) => {
+        assert.deepEqual(await insert(client, "tx1"), [{ id: "tx1" }]);
+        // Seen inside the transaction, by the same client.
+        assert.equal((await byId(client, "tx1")).length, 1);
+        throw new Error("roll back");
+      }),
+    ),
+    /roll back/,
+  );
+  assert.deepEqual(await asSystem(() => byId(pool, "tx1")), []);
+  await withTenant("acme", () => inTransaction(pool, (client) => insert(client, "tx2")));
+  assert.equal((await asSystem(() => byId(pool, "tx2"))).length, 1);
 });

@@ -159,19 +159,28 @@ class Execution<Row> {
 
 /**
  * Runs the named statement on a connection of `pool` (a `TenantPool`: the connection carries the
- * caller's scope) and returns its rows. `name` must always come with the same `text`.
+ * caller's scope), or on a client already checked out of it (inside a transaction), and returns its
+ * rows. `name` must always come with the same `text`.
  */
 export function runPrepared<Row extends pg.QueryResultRow>(
-  pool: pg.Pool,
+  pool: pg.Pool | pg.ClientBase,
   name: string,
   text: string,
   values: unknown[],
 ): Promise<Row[]> {
   const execution = new Execution<Row>(name, statementOf(name, text), values);
-  // pg's pool checks the connection out, hands it the submittable and releases it on its callback.
-  return pool.query(execution as unknown as pg.QueryConfig) as unknown as Promise<Row[]>;
+  // A pool checks a connection out, hands it the submittable and releases it on the callback; a
+  // client runs it in turn after what it already runs.
+  return new Promise((resolve, reject) => {
+    (pool.query as (q: unknown, cb: (err: Error | null, rows?: Row[]) => void) => void).call(
+      pool,
+      execution,
+      (err, rows) => (err ? reject(err) : resolve(rows ?? [])),
+    );
+  });
 }
 
 export function preparedQuery<Row extends pg.QueryResultRow, Values extends unknown[]>(name: string, text: string) {
-  return (pool: pg.Pool, ...values: Values): Promise<Row[]> => runPrepared<Row>(pool, name, text, values);
+  return (pool: pg.Pool | pg.ClientBase, ...values: Values): Promise<Row[]> =>
+    runPrepared<Row>(pool, name, text, values);
 }
