@@ -6,11 +6,14 @@
  * resend sweep.
  */
 import { abilityOf, type CredentialResolverClient, type Logger, type Nats, type OutboxRelay } from "@gantry/kit";
+import type pg from "pg";
 import type { PaymentsConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
 
 export interface Context {
   db: PrismaClient;
+  /** The same tenant-scoped pool, for the hot writes as prepared statements (src/payment-writes.ts, src/payout-writes.ts). */
+  pool: pg.Pool;
   config: PaymentsConfig;
   resolver: CredentialResolverClient | null;
   nats: Nats;

@@ -10,6 +10,7 @@
  * - `customer_payments` (credited by payments), `refunds`, `payouts_sent`, `fees`: where money came from or went.
  */
 import type { Prisma } from "./db.ts";
+import { execute, type SqlTx } from "./sql.ts";
 
 export type Account = "available" | "pending" | "reserved" | "customer_payments" | "fees" | "payouts_sent" | "refunds";
 
@@ -32,25 +33,34 @@ export interface Journal {
   at: Date;
 }
 
-/** Posts a two-line journal; a no-op when this journal was already posted (returns false). */
-export async function post(tx: Tx, j: Journal): Promise<boolean> {
+/**
+ * Posts a two-line journal; a no-op when this journal was already posted (returns false). One
+ * statement: both lines or neither, and the existence check sees the caller's transaction.
+ */
+export async function post(tx: SqlTx, j: Journal): Promise<boolean> {
   if (j.amountMinor === 0n) return false;
-  const existing = await tx.ledgerEntry.findFirst({ where: { journalId: j.id }, select: { id: true } });
-  if (existing) return false;
-  const line = (account: Account, amountMinor: bigint) => ({
-    tenant: j.tenant,
-    journalId: j.id,
-    account,
-    settlementAccount: j.settlementAccount,
-    currency: j.currency,
-    amountMinor,
-    refType: j.refType,
-    refId: j.refId,
-    memo: j.memo,
-    createdAt: j.at,
-  });
-  await tx.ledgerEntry.createMany({ data: [line(j.debit, j.amountMinor), line(j.credit, -j.amountMinor)] });
-  return true;
+  const inserted = await execute(
+    tx,
+    `INSERT INTO "payments"."ledger_entries"
+       (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+     SELECT $1, $2, line.account, $3, $4, line.amount, $5, $6, $7, $8
+       FROM (VALUES ($9::text, $10::bigint), ($11::text, -$10::bigint)) AS line(account, amount)
+      WHERE NOT EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = $2)`,
+    [
+      j.tenant,
+      j.id,
+      j.settlementAccount,
+      j.currency,
+      j.refType,
+      j.refId,
+      j.memo,
+      j.at,
+      j.debit,
+      j.amountMinor,
+      j.credit,
+    ],
+  );
+  return inserted > 0;
 }
 
 export interface Balances {
@@ -99,6 +109,7 @@ export const balanceKey = (settlementAccount: string, currency: string) => `${se
  * ends, so two payouts cannot both spend the same available balance.
  */
 export async function lockBalance(tx: Tx, tenant: string, settlementAccount: string, currency: string): Promise<void> {
+  // The same key as the `payments.spendable` function payout.send's statement calls (its migration).
   await tx.$queryRawUnsafe(
     `SELECT pg_advisory_xact_lock(hashtext($1))::text`,
     `payments-balance:${tenant}:${settlementAccount}:${currency}`,

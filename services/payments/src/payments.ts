@@ -17,6 +17,7 @@ import type { Payment, Prisma } from "./db.ts";
 import { queueStatus } from "./events.ts";
 import { post } from "./ledger.ts";
 import type { PaymentState } from "./providers/types.ts";
+import { execute, type SqlTx } from "./sql.ts";
 import { canMovePayment } from "./states.ts";
 
 export interface Origin {
@@ -86,18 +87,15 @@ async function book(tx: Tx, p: Payment, to: string, at: Date): Promise<void> {
 
 /** Records a webhook event id; false when it was already processed. */
 export async function recordWebhook(
-  tx: Tx,
+  tx: SqlTx,
   tenant: string,
   refId: string,
   w: NonNullable<Origin["webhook"]>,
 ): Promise<boolean> {
-  const inserted = await tx.$executeRawUnsafe(
+  const inserted = await execute(
+    tx,
     `INSERT INTO "payments"."webhook_events" (provider, event_id, tenant, type, ref_id, received_at) VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT DO NOTHING`,
-    w.provider,
-    w.eventId,
-    tenant,
-    w.type,
-    refId,
+    [w.provider, w.eventId, tenant, w.type, refId],
   );
   return inserted === 1;
 }

@@ -12,18 +12,98 @@
  *   cancelled → back to `available`; paid → reversed → back to `available`. A batch's status is
  *   derived from its items in the same transaction (the batch row is locked first).
  */
-import { type CallContext, GantryError } from "@gantry/kit";
+import { type CallContext, GantryError, inTransaction } from "@gantry/kit";
+import type pg from "pg";
 import type { Context } from "./context.ts";
-import type { Payout, Prisma } from "./db.ts";
+import type { Payout, Prisma, Recipient } from "./db.ts";
 import { queueStatus } from "./events.ts";
 import { balanceKey, balances, lockBalance, post } from "./ledger.ts";
 import { moneyOut } from "@gantry/kit/money.ts";
 import { type Advanced, type Origin, recordWebhook } from "./payments.ts";
+import { batchOf, lockBatch, lockPayout, recipientReferences, updatePayout } from "./payout-writes.ts";
 import { providerOf } from "./providers/index.ts";
 import type { PayoutState, Provider } from "./providers/types.ts";
+import type { SqlTx } from "./sql.ts";
 import { batchStatus, canMovePayout } from "./states.ts";
 
 type Tx = Prisma.TransactionClient;
+
+/** A payout accepted now (`pending`) to `recipient` through `provider`: what payout.send and payout.batch record. */
+export function newPayout(p: {
+  id: string;
+  call: Pick<CallContext, "tenant" | "verticalId" | "requestId">;
+  recipient: Recipient;
+  provider: Provider;
+  amountMinor: bigint;
+  currency: string;
+  description: string | null;
+  reference: string | null;
+  idempotencyKey: string | null;
+  metadata: Prisma.JsonObject;
+  batchId: string | null;
+  position: number;
+  at: Date;
+}): Payout & { metadata: Prisma.JsonObject } {
+  const { recipient: r, provider } = p;
+  return {
+    id: p.id,
+    tenant: p.call.tenant,
+    batchId: p.batchId,
+    position: p.position,
+    recipientId: r.id,
+    accountName: r.accountName,
+    accountNumberLast4: r.accountNumberLast4,
+    bankCode: r.bankCode,
+    bankName: r.bankName,
+    country: r.country,
+    amountMinor: p.amountMinor,
+    currency: p.currency,
+    feeMinor: null,
+    status: "pending",
+    provider: provider.name,
+    mode: provider.mode,
+    credentialSource: provider.credentialSource,
+    settlementAccount: provider.account,
+    providerAccount: provider.connectedAccount,
+    description: p.description,
+    reference: p.reference,
+    idempotencyKey: p.idempotencyKey,
+    metadata: p.metadata,
+    vertical: p.call.verticalId ?? null,
+    providerReference: null,
+    failureCode: null,
+    failureMessage: null,
+    requestId: p.call.requestId,
+    createdAt: p.at,
+    updatedAt: p.at,
+    paidAt: null,
+  };
+}
+
+/** 409 `insufficient_balance`: the payouts of `currency` in the request exceed what the account holds. */
+export function insufficientBalance(
+  settlementAccount: string,
+  currency: string,
+  total: bigint,
+  available: bigint,
+  payouts: Array<{ currency: string; path: string }>,
+): GantryError {
+  return new GantryError(
+    "conflict",
+    `The payout total of ${moneyOut(total, currency).amount} ${currency} exceeds the available balance of ${moneyOut(available, currency).amount} ${currency} in ${settlementAccount}, the account payouts are sent from; nothing was sent. Check payout.balance (money settled in other accounts cannot be paid out from this one) and lower the amount.`,
+    {
+      reason: "A payout is never sent beyond the available balance of the account it is paid from.",
+      details: payouts
+        .filter((p) => p.currency === currency)
+        .map((p) => ({
+          path: `${p.path}/amount`,
+          message: `${p.path}/amount exceeds the available ${currency} balance of ${settlementAccount} (with the other payouts of the request)`,
+          code: "insufficient_balance",
+          available: moneyOut(available, currency),
+        })),
+    },
+  );
+}
 
 /**
  * Locks the balances of `tenant` in `settlementAccount` (the account the payouts are sent from) in
@@ -43,23 +123,7 @@ export async function reserve(
   for (const [currency, total] of [...totals].sort(([a], [b]) => a.localeCompare(b))) {
     const held = await balances(tx, tenant, { settlementAccount, currency });
     const available = held.get(balanceKey(settlementAccount, currency))?.available ?? 0n;
-    if (total > available) {
-      throw new GantryError(
-        "conflict",
-        `The payout total of ${moneyOut(total, currency).amount} ${currency} exceeds the available balance of ${moneyOut(available, currency).amount} ${currency} in ${settlementAccount}, the account payouts are sent from; nothing was sent. Check payout.balance (money settled in other accounts cannot be paid out from this one) and lower the amount.`,
-        {
-          reason: "A payout is never sent beyond the available balance of the account it is paid from.",
-          details: payouts
-            .filter((p) => p.currency === currency)
-            .map((p) => ({
-              path: `${p.path}/amount`,
-              message: `${p.path}/amount exceeds the available ${currency} balance of ${settlementAccount} (with the other payouts of the request)`,
-              code: "insufficient_balance",
-              available: moneyOut(available, currency),
-            })),
-        },
-      );
-    }
+    if (total > available) throw insufficientBalance(settlementAccount, currency, total, available, payouts);
   }
   for (const p of payouts) {
     await post(tx, {
@@ -78,7 +142,7 @@ export async function reserve(
   }
 }
 
-async function book(tx: Tx, p: Payout, to: string, feeMinor: bigint | null, at: Date): Promise<void> {
+async function book(tx: SqlTx, p: Payout, to: string, feeMinor: bigint | null, at: Date): Promise<void> {
   const journal = (
     suffix: string,
     debit: "available" | "payouts_sent" | "fees",
@@ -114,40 +178,41 @@ async function book(tx: Tx, p: Payout, to: string, feeMinor: bigint | null, at: 
   }
 }
 
+/**
+ * Moves one payout (and derives its batch's status) in one transaction on a pg client of the
+ * tenant-scoped pool: raw statements (src/payout-writes.ts), not a Prisma interactive transaction,
+ * because every payout.send takes this path once.
+ */
 export async function advancePayout(
-  ctx: Pick<Context, "db" | "outbox">,
+  ctx: Pick<Context, "pool" | "outbox">,
   id: string,
   state: PayoutState,
   origin: Origin,
 ): Promise<Advanced<Payout>> {
   let queued = false;
-  const out = await ctx.db.$transaction(async (tx) => {
-    const head = await tx.payout.findFirstOrThrow({ where: { id }, select: { batchId: true } });
-    if (head.batchId)
-      await tx.$queryRawUnsafe(`SELECT id FROM "payments"."payout_batches" WHERE id = $1 FOR UPDATE`, head.batchId);
-    await tx.$queryRawUnsafe(`SELECT id FROM "payments"."payouts" WHERE id = $1 FOR UPDATE`, id);
-    const current = await tx.payout.findFirstOrThrow({ where: { id } });
+  const out = await inTransaction(ctx.pool, async (tx) => {
+    // The batch row first, then the item: the order every writer of a batch takes.
+    const batchId = await batchOf(tx, id);
+    if (batchId) await lockBatch(tx, batchId);
+    const current = await lockPayout(tx, id);
     if (origin.webhook && !(await recordWebhook(tx, current.tenant, id, origin.webhook))) {
       return { record: current, moved: false, duplicate: true };
     }
-    const patch: Prisma.PayoutUpdateInput = {};
-    if (state.providerReference && !current.providerReference) patch.providerReference = state.providerReference;
+    const providerReference = state.providerReference && !current.providerReference ? state.providerReference : null;
     const moving = canMovePayout(current.status as PayoutState["status"], state.status);
-    if (!moving && Object.keys(patch).length === 0) return { record: current, moved: false, duplicate: false };
+    if (!moving && !providerReference) return { record: current, moved: false, duplicate: false };
     const at = new Date();
-    if (moving) {
-      patch.status = state.status;
-      patch.updatedAt = at;
-      if (state.status === "paid") {
-        patch.paidAt = at;
-        if (state.feeMinor !== undefined && state.feeMinor !== null) patch.feeMinor = state.feeMinor;
-      }
-      if (state.status === "failed" || state.status === "cancelled") {
-        patch.failureCode = state.failureCode ?? state.status;
-        patch.failureMessage = state.failureMessage ?? `The payout was ${state.status}.`;
-      }
-    }
-    const record = await tx.payout.update({ where: { id }, data: patch });
+    const failing = moving && (state.status === "failed" || state.status === "cancelled");
+    const paid = moving && state.status === "paid";
+    const record = await updatePayout(tx, id, {
+      status: moving ? state.status : null,
+      updatedAt: moving ? at : null,
+      paidAt: paid ? at : null,
+      feeMinor: paid ? (state.feeMinor ?? null) : null,
+      failureCode: failing ? (state.failureCode ?? state.status) : null,
+      failureMessage: failing ? (state.failureMessage ?? `The payout was ${state.status}.`) : null,
+      providerReference,
+    });
     if (moving) {
       await book(tx, current, state.status, state.feeMinor ?? null, at);
       queued = true;
@@ -162,29 +227,7 @@ export async function advancePayout(
         requestId: record.requestId,
         at: at.toISOString(),
       });
-      if (record.batchId) {
-        const batch = await tx.payoutBatch.findFirstOrThrow({ where: { id: record.batchId } });
-        const items = await tx.payout.findMany({ where: { batchId: record.batchId }, select: { status: true } });
-        const status = batchStatus(items.map((i) => i.status));
-        if (status !== batch.status) {
-          const final = status === "completed" || status === "partially_failed" || status === "failed";
-          await tx.payoutBatch.update({
-            where: { id: batch.id },
-            data: { status, updatedAt: at, ...(final && !batch.completedAt ? { completedAt: at } : {}) },
-          });
-          await queueStatus(tx, {
-            kind: "batch",
-            id: batch.id,
-            tenant: batch.tenant,
-            status,
-            from: batch.status,
-            requestId: batch.requestId,
-            at: at.toISOString(),
-          });
-        } else {
-          await tx.payoutBatch.update({ where: { id: batch.id }, data: { updatedAt: at } });
-        }
-      }
+      if (record.batchId) await deriveBatch(tx, record.batchId, at);
     }
     return { record, moved: moving, duplicate: false };
   });
@@ -192,12 +235,50 @@ export async function advancePayout(
   return out;
 }
 
+/** A batch's status from its items' (locked batch row, inside the item's move); its event when it changed. */
+async function deriveBatch(tx: pg.ClientBase, batchId: string, at: Date): Promise<void> {
+  const { rows } = await tx.query<{
+    tenant: string;
+    status: string;
+    completed: boolean;
+    requestId: string;
+    items: string[];
+  }>(
+    `SELECT b.tenant, b.status, b.completed_at IS NOT NULL AS completed, b.request_id AS "requestId",
+            ARRAY(SELECT i.status FROM payments.payouts i WHERE i.batch_id = b.id) AS items
+       FROM payments.payout_batches b WHERE b.id = $1`,
+    [batchId],
+  );
+  const batch = rows[0];
+  if (!batch) throw new Error(`payout batch ${batchId} not found`);
+  const status = batchStatus(batch.items);
+  const final = status === "completed" || status === "partially_failed" || status === "failed";
+  await tx.query(
+    `UPDATE payments.payout_batches SET status = $2, updated_at = $3,
+       completed_at = CASE WHEN $4 AND completed_at IS NULL THEN $3 ELSE completed_at END
+     WHERE id = $1`,
+    [batchId, status, at, status !== batch.status && final],
+  );
+  if (status !== batch.status) {
+    await queueStatus(tx, {
+      kind: "batch",
+      id: batchId,
+      tenant: batch.tenant,
+      status,
+      from: batch.status,
+      requestId: batch.requestId,
+      at: at.toISOString(),
+    });
+  }
+}
+
 /**
  * Sends accepted payouts to the provider and records what it answered. A provider that cannot be
  * reached leaves them `pending` (reserved, not sent): a later payout.status sends them again under
- * the same reference, which the provider keeps unique.
+ * the same reference, which the provider keeps unique. Answers the payouts it moved, as they are now.
  */
-export async function dispatch(ctx: Context, provider: Provider, all: Payout[]): Promise<void> {
+export async function dispatch(ctx: Context, provider: Provider, all: Payout[]): Promise<Map<string, Payout>> {
+  const after = new Map<string, Payout>();
   // A payout is paid from the account its amount was reserved in: when the tenant's credential now
   // reaches another account (a connection changed), it is not sent from that one.
   const payouts = all.filter((p) => p.settlementAccount === provider.account);
@@ -207,12 +288,8 @@ export async function dispatch(ctx: Context, provider: Provider, all: Payout[]):
       "payouts reserved in another settlement account than the credential reaches now; not sent",
     );
   }
-  if (payouts.length === 0) return;
-  const refs = await ctx.db.recipient.findMany({
-    where: { id: { in: [...new Set(payouts.map((p) => p.recipientId))] } },
-    select: { id: true, providerReference: true },
-  });
-  const refOf = new Map(refs.map((r) => [r.id, r.providerReference]));
+  if (payouts.length === 0) return after;
+  const refOf = await recipientReferences(ctx.pool, [...new Set(payouts.map((p) => p.recipientId))]);
   let states: PayoutState[];
   try {
     states = await provider.sendPayouts(
@@ -227,18 +304,20 @@ export async function dispatch(ctx: Context, provider: Provider, all: Payout[]):
     );
   } catch (err) {
     ctx.log.warn({ payouts: payouts.map((p) => p.id), err: String(err) }, "sending payouts failed; they stay pending");
-    return;
+    return after;
   }
   for (const [i, p] of payouts.entries()) {
     const s = states[i];
     // Whatever the provider reported, the payout was handed over: it is at least processing.
-    await advancePayout(
+    const { record } = await advancePayout(
       ctx,
       p.id,
       { ...s, status: s.status === "pending" ? "processing" : s.status },
       { source: "api" },
     );
+    after.set(p.id, record);
   }
+  return after;
 }
 
 /**

@@ -27,6 +27,7 @@ export default defineService({
     await ensurePaymentsStream(nats);
     const ctx: Context = {
       db: prismaClient(deps, PrismaClient),
+      pool,
       config,
       resolver: config.PAYMENTS_TENANT_CREDENTIALS
         ? credentialResolver(deps.addrs.connections, deps.callKeys.signer("connections"))

@@ -1,7 +1,7 @@
 /**
  * @module payments/abilities/payment.initiate
  * Creates a payment: the record (`pending`, with its first history row) is written under the
- * caller's idempotencyKey first, then the provider is asked for the payment link / checkout with our
+ * caller's idempotencyKey first (one statement: src/payment-writes.ts), then the provider is asked for the payment link / checkout with our
  * payment id as its idempotency key and reference — so a retry, or 20 concurrent identical calls,
  * create one payment and one checkout. A provider that refuses marks the payment `failed`
  * (`provider_error`) and the call answers with the provider error; replaying the key returns that
@@ -10,11 +10,13 @@
  * A `recipientId` routes the funds to another account, so it must be the tenant's own (its
  * connection's account; src/settlement.ts); the payment is booked in the account its funds settle in.
  */
-import { idempotentCreate } from "@gantry/kit";
+import { idempotentInsert } from "@gantry/kit";
+import { asPayment, type PaymentRow } from "../columns.ts";
 import { ability } from "../context.ts";
-import { SCHEMA } from "../db.ts";
+import { type Payment, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { toMinor } from "@gantry/kit/money.ts";
+import { insertPayment, recordCheckout } from "../payment-writes.ts";
 import { advancePayment } from "../payments.ts";
 import { providerFor } from "../providers/index.ts";
 import { paymentOut } from "../records.ts";
@@ -26,44 +28,45 @@ export default ability("payment.initiate", async (input, call, ctx) => {
   const recipientId = input.recipientId ?? null;
   if (recipientId) await ownedRecipient(ctx, call, provider.name, recipientId);
   const id = newId("payment");
-  const { result, created } = await idempotentCreate({
-    db: ctx.db,
+  const at = new Date();
+  const { result, created } = await idempotentInsert<PaymentRow, Payment>({
+    pool: ctx.pool,
     schema: SCHEMA,
     call,
     ability: "payment.initiate",
     input,
     recordId: id,
-    create: async (tx) => {
-      const at = new Date();
-      const payment = await tx.payment.create({
-        data: {
-          id,
-          tenant: call.tenant,
-          status: "pending",
-          amountMinor,
-          currency: input.currency,
-          provider: provider.name,
-          mode: provider.mode,
-          credentialSource: provider.credentialSource,
-          description: input.description ?? null,
-          customerEmail: input.customerEmail ?? null,
-          callbackUrl: input.callbackUrl ?? null,
-          recipientId,
-          settlementAccount: paymentAccount(provider, recipientId),
-          providerAccount: provider.connectedAccount,
-          contactId: input.contactId ?? null,
-          leadId: input.leadId ?? null,
-          vertical: call.verticalId ?? null,
-          requestId: call.requestId,
-          createdAt: at,
-          updatedAt: at,
-        },
-      });
-      await tx.paymentEvent.create({
-        data: { tenant: call.tenant, paymentId: id, fromStatus: null, toStatus: "pending", source: "api", at },
-      });
-      return payment;
-    },
+    insert: insertPayment({
+      id,
+      tenant: call.tenant,
+      status: "pending",
+      amountMinor,
+      currency: input.currency,
+      feeMinor: null,
+      provider: provider.name,
+      mode: provider.mode,
+      credentialSource: provider.credentialSource,
+      checkoutUrl: null,
+      providerReference: null,
+      description: input.description ?? null,
+      customerEmail: input.customerEmail ?? null,
+      callbackUrl: input.callbackUrl ?? null,
+      recipientId,
+      settlementAccount: paymentAccount(provider, recipientId),
+      providerAccount: provider.connectedAccount,
+      contactId: input.contactId ?? null,
+      leadId: input.leadId ?? null,
+      vertical: call.verticalId ?? null,
+      failureCode: null,
+      failureMessage: null,
+      requestId: call.requestId,
+      createdAt: at,
+      updatedAt: at,
+      expiresAt: null,
+      succeededAt: null,
+      refundedAt: null,
+    }),
+    result: asPayment,
     replay: (recordId) => ctx.db.payment.findFirstOrThrow({ where: { id: recordId } }),
   });
   if (!created) return paymentOut(result);
@@ -91,6 +94,9 @@ export default ability("payment.initiate", async (input, call, ctx) => {
     );
     throw err;
   }
+  // A checkout that leaves the payment pending (the usual answer) is one UPDATE; a provider that
+  // already reports a move takes the state machine's transaction.
+  if (state.status === "pending") return paymentOut(await recordCheckout(ctx.pool, id, state));
   if (state.expiresAt) await ctx.db.payment.update({ where: { id }, data: { expiresAt: state.expiresAt } });
   const { record } = await advancePayment(ctx, id, state, { source: "api" });
   return paymentOut(record);

@@ -6,8 +6,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { decodeJson } from "@gantry/kit";
-import { assertLedgerBalanced, type PaymentsTest, startPayments } from "../test/helpers.ts";
+import { assertLedgerBalanced, type PaymentsTest, startPayments, watchEvents } from "../test/helpers.ts";
 
 let t: PaymentsTest;
 before(async () => {
@@ -191,16 +190,11 @@ test("payment.list: newest first, paginated, filtered by status, provider, conta
 
 test("status changes are published on NATS: payments.payment.<status>", async () => {
   const tenant = "events-co";
-  const sub = t.ctx.nats.nc.subscribe("payments.payment.succeeded");
+  const events = watchEvents(t, "payments.payment.succeeded");
   const p = await t.call("payment.initiate", { amount: 20, currency: "GBP" }, { tenant });
   await t.call("payment.status", { id: p.id }, { tenant });
-  for await (const m of sub) {
-    const body = decodeJson<any>(m.data);
-    if (body.id !== p.id) continue;
-    assert.equal(body.tenant, tenant);
-    assert.equal(body.from, "pending");
-    assert.deepEqual(body.amount, { minor: 2000, currency: "GBP" });
-    break;
-  }
-  sub.unsubscribe();
+  const body = await events.next(p.id);
+  assert.equal(body.tenant, tenant);
+  assert.equal(body.from, "pending");
+  assert.deepEqual(body.amount, { minor: 2000, currency: "GBP" });
 });

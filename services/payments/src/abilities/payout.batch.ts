@@ -12,7 +12,7 @@ import { ability } from "../context.ts";
 import { type Recipient, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { toMinor } from "@gantry/kit/money.ts";
-import { dispatch, reserve } from "../payouts.ts";
+import { dispatch, newPayout, reserve } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
 import { batchOut, currencyMismatch, unknownRecipient } from "../records.ts";
 
@@ -111,35 +111,23 @@ export default ability("payout.batch", async (input, call, ctx) => {
         },
       });
       await tx.payout.createMany({
-        data: items.map((i) => {
-          const r = i.recipient as Recipient;
-          return {
+        data: items.map((i) =>
+          newPayout({
             id: i.id,
-            tenant: call.tenant,
-            batchId,
-            position: i.index,
-            recipientId: r.id,
-            accountName: r.accountName,
-            accountNumberLast4: r.accountNumberLast4,
-            bankCode: r.bankCode,
-            bankName: r.bankName,
-            country: r.country,
+            call,
+            recipient: i.recipient as Recipient,
+            provider,
             amountMinor: i.amountMinor,
             currency: i.currency,
-            status: "pending",
-            provider: provider.name,
-            mode: provider.mode,
-            credentialSource: provider.credentialSource,
-            settlementAccount: provider.account,
-            providerAccount: provider.connectedAccount,
             description: i.description ?? null,
             reference: i.reference ?? null,
-            vertical: call.verticalId ?? null,
-            requestId: call.requestId,
-            createdAt: at,
-            updatedAt: at,
-          };
-        }),
+            idempotencyKey: null,
+            metadata: {},
+            batchId,
+            position: i.index,
+            at,
+          }),
+        ),
       });
       return batchId;
     },

@@ -1,17 +1,20 @@
 /**
  * @module payments/abilities/payout.send
- * One payout to a verified recipient. Under the required idempotencyKey, in one transaction, the
- * balance of the account it is sent from (the recipient's provider with the credential in use) is
- * checked and reserved and the payout recorded `pending`; after the commit it is sent
+ * One payout to a verified recipient. Under the required idempotencyKey, in one statement
+ * (src/payout-writes.ts), the balance of the account it is sent
+ * from (the recipient's provider with the credential in use) is checked and reserved and the payout
+ * recorded `pending`; after the commit it is sent
  * (our payout id is the provider's idempotency key / transfer reference). Replays and concurrent
  * identical calls return the same payout and send nothing; only the first call sends.
  */
-import { idempotentCreate } from "@gantry/kit";
+import { idempotentInsert } from "@gantry/kit";
+import { asPayout, type PayoutRow } from "../columns.ts";
 import { ability } from "../context.ts";
-import { type Prisma, SCHEMA } from "../db.ts";
+import { type Payout, type Prisma, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { toMinor } from "@gantry/kit/money.ts";
-import { dispatch, reserve } from "../payouts.ts";
+import { acceptPayout, refusedBalance } from "../payout-writes.ts";
+import { dispatch, insufficientBalance, newPayout } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
 import { currencyMismatch, payoutOut, unknownRecipient } from "../records.ts";
 
@@ -23,53 +26,46 @@ export default ability("payout.send", async (input, call, ctx) => {
     throw currencyMismatch("/input/currency", input.currency, recipient.currency);
   const provider = await providerOf(ctx, call, recipient);
   const id = newId("payout");
-  const { result, created } = await idempotentCreate({
-    db: ctx.db,
-    schema: SCHEMA,
+  const payout = newPayout({
+    id,
     call,
-    ability: "payout.send",
-    input,
-    recordId: id,
-    create: async (tx) => {
-      const at = new Date();
-      await reserve(
-        tx,
-        call.tenant,
-        provider.account,
-        [{ id, amountMinor, currency: input.currency, path: "/input" }],
-        at,
-      );
-      return tx.payout.create({
-        data: {
-          id,
-          tenant: call.tenant,
-          recipientId: recipient.id,
-          accountName: recipient.accountName,
-          accountNumberLast4: recipient.accountNumberLast4,
-          bankCode: recipient.bankCode,
-          bankName: recipient.bankName,
-          country: recipient.country,
-          amountMinor,
-          currency: input.currency,
-          status: "pending",
-          provider: provider.name,
-          mode: provider.mode,
-          credentialSource: provider.credentialSource,
-          settlementAccount: provider.account,
-          providerAccount: provider.connectedAccount,
-          description: input.description ?? null,
-          idempotencyKey: input.idempotencyKey,
-          metadata: (input.metadata ?? {}) as Prisma.InputJsonValue,
-          vertical: call.verticalId ?? null,
-          requestId: call.requestId,
-          createdAt: at,
-          updatedAt: at,
-        },
-      });
-    },
-    replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
+    recipient,
+    provider,
+    amountMinor,
+    currency: input.currency,
+    description: input.description ?? null,
+    reference: null,
+    idempotencyKey: input.idempotencyKey,
+    metadata: (input.metadata ?? {}) as Prisma.JsonObject,
+    batchId: null,
+    position: 0,
+    at: new Date(),
   });
+  const accept = () =>
+    idempotentInsert<PayoutRow, Payout>({
+      pool: ctx.pool,
+      schema: SCHEMA,
+      call,
+      ability: "payout.send",
+      input,
+      recordId: id,
+      insert: acceptPayout(payout),
+      result: asPayout,
+      replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
+    });
+  const { result, created } = await accept()
+    // Refused by the statement itself, so nothing was written. The balance check runs before the
+    // key is claimed: a concurrent call with the same key may have spent the balance while this one
+    // waited on its lock, and then its payout is the answer, which a second attempt finds.
+    .catch((err) => (refusedBalance(err) === null ? Promise.reject(err) : accept()))
+    .catch((err) => {
+      const available = refusedBalance(err);
+      if (available === null) throw err;
+      throw insufficientBalance(provider.account, input.currency, amountMinor, available, [
+        { currency: input.currency, path: "/input" },
+      ]);
+    });
   if (!created) return payoutOut(result);
-  await dispatch(ctx, provider, [result]);
-  return payoutOut(await ctx.db.payout.findFirstOrThrow({ where: { id } }));
+  const sent = await dispatch(ctx, provider, [result]);
+  return payoutOut(sent.get(id) ?? result);
 });

@@ -4,7 +4,7 @@
  * ends with: each journal, and so the whole ledger, sums to zero per currency.
  */
 import assert from "node:assert/strict";
-import { GantryError, ingressClient } from "@gantry/kit";
+import { decodeJson, GantryError, ingressClient } from "@gantry/kit";
 import { type ServiceHarness, startService } from "@gantry/infra/testing/service.ts";
 import type { Context } from "../context.ts";
 
@@ -78,4 +78,25 @@ export async function postWebhook(
   } finally {
     client.close();
   }
+}
+
+/**
+ * Subscribes to `subject` now; `next(id)` resolves to the body of the first message about record
+ * `id` published after the subscription (other records' messages are skipped).
+ */
+export function watchEvents(t: PaymentsTest, subject: string): { next: (id: string) => Promise<any> } {
+  const sub = t.ctx.nats.nc.subscribe(subject);
+  return {
+    next: async (id) => {
+      try {
+        for await (const m of sub) {
+          const body = decodeJson<any>(m.data);
+          if (body.id === id) return body;
+        }
+        throw new Error(`${subject}: the subscription ended before a message about ${id}`);
+      } finally {
+        sub.unsubscribe();
+      }
+    },
+  };
 }

@@ -1,0 +1,158 @@
+/**
+ * The hot writes of payment.initiate and payout.send (src/payment-writes.ts, src/payout-writes.ts):
+ * all or nothing when a step fails inside them (the idempotency row, the record, its history and
+ * its ledger journal together), a refused payout leaving its key unused, and payout.send's effects
+ * as a user sees them: the journals, the balance, the NATS event.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  assertLedgerBalanced,
+  fund,
+  type PaymentsTest,
+  recipient,
+  startPayments,
+  watchEvents,
+} from "../test/helpers.ts";
+
+let t: PaymentsTest;
+before(async () => {
+  t = await startPayments();
+});
+after(async () => {
+  if (t) await assertLedgerBalanced(t);
+  await t?.stop();
+});
+
+/** Makes Postgres fail every insert into `table` for `tenant` (a crash between two of the writes). */
+async function failInserts(table: string, tenant: string): Promise<() => Promise<void>> {
+  const fn = `fail_${table}_${tenant.replaceAll("-", "_")}`;
+  await t.db.query(
+    `CREATE FUNCTION payments.${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN IF NEW.tenant = '${tenant}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`,
+  );
+  await t.db.query(
+    `CREATE TRIGGER ${fn} BEFORE INSERT ON payments.${table} FOR EACH ROW EXECUTE FUNCTION payments.${fn}()`,
+  );
+  return async () => {
+    await t.db.query(`DROP TRIGGER ${fn} ON payments.${table}`);
+    await t.db.query(`DROP FUNCTION payments.${fn}()`);
+  };
+}
+
+async function count(table: string, tenant: string): Promise<number> {
+  const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM payments.${table} WHERE tenant = $1`, [tenant]);
+  return rows[0].n;
+}
+
+test("payment.initiate: a failed history write leaves no payment and no used key; the retry creates it once", async () => {
+  const tenant = "crash-pay-co";
+  const input = { amount: 12.5, currency: "USD", idempotencyKey: "order-1" };
+  const restore = await failInserts("payment_events", tenant);
+  try {
+    await assert.rejects(t.call("payment.initiate", input, { tenant }));
+    assert.equal(await count("payments", tenant), 0);
+    assert.equal(await count("idempotency_records", tenant), 0);
+  } finally {
+    await restore();
+  }
+  const p = await t.call("payment.initiate", input, { tenant });
+  assert.equal(p.status, "pending");
+  assert.match(p.checkoutUrl, /^https:\/\/sandbox\.gantry\.invalid\/pay\//);
+  assert.equal(p.providerReference, `sandbox_${p.id}`);
+  const again = await t.call("payment.initiate", input, { tenant });
+  assert.equal(again.id, p.id);
+  assert.equal(again.checkoutUrl, p.checkoutUrl);
+  assert.equal(await count("payments", tenant), 1);
+  const s = await t.call("payment.status", { id: p.id }, { tenant });
+  assert.deepEqual(
+    s.history.map((h: any) => [h.from, h.to, h.source]),
+    [
+      [null, "pending", "api"],
+      ["pending", "succeeded", "poll"],
+    ],
+  );
+});
+
+test("payout.send: a failed reservation leaves no payout, no journal and no used key; the balance is untouched", async () => {
+  const tenant = "crash-payout-co";
+  const rcp = await recipient(t, tenant, "USD");
+  await fund(t, tenant, 50, "USD");
+  const input = { recipientId: rcp, amount: 20, currency: "USD", idempotencyKey: "payout-1" };
+  const restore = await failInserts("ledger_entries", tenant);
+  try {
+    await assert.rejects(t.call("payout.send", input, { tenant }));
+  } finally {
+    await restore();
+  }
+  assert.equal(await count("payouts", tenant), 0);
+  assert.equal(await count("idempotency_records", tenant), 0);
+  const { rows } = await t.db.query(
+    `SELECT count(*)::int AS n FROM payments.ledger_entries WHERE ref_type = 'payout' AND tenant = $1`,
+    [tenant],
+  );
+  assert.equal(rows[0].n, 0);
+  assert.equal((await t.call("payout.balance", { currency: "USD" }, { tenant })).balances[0].available.minor, 5000);
+
+  const paid = await t.call("payout.send", input, { tenant });
+  assert.equal(paid.status, "paid");
+  assert.equal((await t.call("payout.balance", { currency: "USD" }, { tenant })).balances[0].available.minor, 3000);
+});
+
+test("payout.send refused for the balance uses no key: once funded, the same key sends it", async () => {
+  const tenant = "short-co";
+  const rcp = await recipient(t, tenant, "EUR");
+  await fund(t, tenant, 10, "EUR");
+  const input = { recipientId: rcp, amount: 25, currency: "EUR", idempotencyKey: "rent" };
+  await assert.rejects(t.call("payout.send", input, { tenant }), (err: any) => {
+    assert.equal(err.code, "conflict");
+    assert.equal(err.details[0].code, "insufficient_balance");
+    assert.equal(err.details[0].path, "/input/amount");
+    assert.deepEqual(err.details[0].available, { amount: 10, currency: "EUR", minor: 1000 });
+    return true;
+  });
+  assert.equal(await count("payouts", tenant), 0);
+  assert.equal(await count("idempotency_records", tenant), 0);
+  await fund(t, tenant, 20, "EUR");
+  const sent = await t.call("payout.send", input, { tenant });
+  assert.equal(sent.status, "paid");
+  assert.equal((await t.call("payout.balance", { currency: "EUR" }, { tenant })).balances[0].available.minor, 500);
+});
+
+test("payout.send: reserved then paid in the ledger, and payments.payout.paid on NATS", async () => {
+  const tenant = "payout-events-co";
+  const rcp = await recipient(t, tenant, "GBP");
+  await fund(t, tenant, 30, "GBP");
+  const events = watchEvents(t, "payments.payout.paid");
+  const p = await t.call(
+    "payout.send",
+    { recipientId: rcp, amount: 12.34, currency: "GBP", idempotencyKey: "k1", metadata: { invoice: "42" } },
+    { tenant },
+  );
+  assert.equal(p.status, "paid");
+  assert.deepEqual(p.amount, { amount: 12.34, currency: "GBP", minor: 1234 });
+  assert.deepEqual(p.metadata, { invoice: "42" });
+  assert.equal(p.idempotencyKey, "k1");
+  assert.ok(p.paid);
+  const { rows } = await t.db.query(
+    `SELECT journal_id, account, amount_minor::int AS minor FROM payments.ledger_entries WHERE ref_id = $1 ORDER BY journal_id, account`,
+    [p.id],
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.journal_id, r.account, r.minor]),
+    [
+      [`${p.id}:paid`, "payouts_sent", 1234],
+      [`${p.id}:paid`, "reserved", -1234],
+      [`${p.id}:reserved`, "available", -1234],
+      [`${p.id}:reserved`, "reserved", 1234],
+    ],
+  );
+  const event = await events.next(p.id);
+  assert.equal(event.tenant, tenant);
+  // The sandbox pays at once: accepted (pending) → paid, no processing in between.
+  assert.equal(event.from, "pending");
+  assert.deepEqual(event.amount, { minor: 1234, currency: "GBP" });
+  const bal = await t.call("payout.balance", { currency: "GBP" }, { tenant });
+  assert.equal(bal.balances[0].available.minor, 3000 - 1234);
+  assert.equal(bal.balances[0].reserved.minor, 0);
+});

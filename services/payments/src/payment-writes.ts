@@ -1,0 +1,79 @@
+/**
+ * @module payments/payment-writes
+ * payment.initiate's writes as single prepared statements on the tenant-scoped pool (kit
+ * `runPrepared` / `idempotentInsert`), not Prisma interactive transactions: at a payment per call
+ * the transaction's round trips and Prisma's per-query work were most of the service's CPU. Row-level
+ * security holds them to the call's tenant as it holds Prisma's queries.
+ */
+import type { Payment } from "./db.ts";
+import { PAYMENT_COLUMNS, type PaymentRow, asPayment } from "./columns.ts";
+import { runPrepared } from "@gantry/kit";
+import type pg from "pg";
+import type { PaymentState } from "./providers/types.ts";
+
+/**
+ * The new payment, `pending`, and its first history row in one statement, so neither exists
+ * without the other (`idempotentInsert` adds the idempotency row as one more CTE).
+ */
+export function insertPayment(p: Payment) {
+  return {
+    name: "payments.insert_payment",
+    text: `WITH payment AS (
+             INSERT INTO payments.payments (id, tenant, status, amount_minor, currency, provider, mode, credential_source,
+               description, customer_email, callback_url, recipient_id, settlement_account, provider_account, contact_id,
+               lead_id, vertical, request_id, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+             RETURNING ${PAYMENT_COLUMNS}),
+           history AS (
+             INSERT INTO payments.payment_events (tenant, payment_id, from_status, to_status, source, at)
+             SELECT tenant, id, NULL, status, 'api', "createdAt" FROM payment)
+           SELECT * FROM payment`,
+    values: [
+      p.id,
+      p.tenant,
+      p.status,
+      p.amountMinor,
+      p.currency,
+      p.provider,
+      p.mode,
+      p.credentialSource,
+      p.description,
+      p.customerEmail,
+      p.callbackUrl,
+      p.recipientId,
+      p.settlementAccount,
+      p.providerAccount,
+      p.contactId,
+      p.leadId,
+      p.vertical,
+      p.requestId,
+      p.createdAt,
+    ],
+  };
+}
+
+/**
+ * What the provider answered at creation while the payment stays where it is (no move: no history,
+ * ledger or event): its reference, checkout URL and fee are set once (a webhook may have set them
+ * first), the expiry whenever the provider gives one. One statement, so it needs no row lock of its
+ * own; a status move goes through `advancePayment` instead.
+ */
+export async function recordCheckout(pool: pg.Pool, id: string, state: PaymentState): Promise<Payment> {
+  const [row] = await runPrepared<PaymentRow>(
+    pool,
+    "payments.record_checkout",
+    `UPDATE payments.payments SET provider_reference = COALESCE(provider_reference, $2),
+       checkout_url = COALESCE(checkout_url, $3), fee_minor = COALESCE(fee_minor, $4),
+       expires_at = COALESCE($5, expires_at)
+     WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+    [
+      id,
+      state.providerReference ?? null,
+      state.checkoutUrl ?? null,
+      state.applicationFeeMinor ?? null,
+      state.expiresAt ?? null,
+    ],
+  );
+  if (!row) throw new Error(`payment ${id} vanished after its creation`);
+  return asPayment(row);
+}

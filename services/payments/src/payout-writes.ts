@@ -1,0 +1,140 @@
+/**
+ * @module payments/payout-writes
+ * The payout hot path's statements, prepared on the tenant-scoped pool or a client of it (kit
+ * `runPrepared`), instead of Prisma: accepting a payout (balance check, reservation, record), and
+ * reading / locking / updating one while it moves (src/payouts.ts `advancePayout`).
+ */
+import { runPrepared } from "@gantry/kit";
+import type pg from "pg";
+import { PAYOUT_COLUMNS, type PayoutRow, asPayout } from "./columns.ts";
+import type { Payout } from "./db.ts";
+
+/**
+ * One payout accepted in one statement: `payments.spendable` (its migration says how) takes the
+ * balance lock of the account the payout is paid from and reads its `available` with a snapshot
+ * taken after the lock, refusing an amount beyond it (see `refusedBalance`); only then are the
+ * payout (`pending`) and its reservation journal (`available` → `reserved`, both lines: the
+ * ledger's deferred trigger still checks the journal balances at commit) written. The lock is held
+ * from there to the commit that ends the statement, with no client round trip in between, so
+ * payouts of one balance serialise on server time only. The idempotency row (`idempotentInsert`)
+ * is written after the lock: it is the only CTE the query does not read, which Postgres runs after
+ * the query, so two concurrent first uses of one key queue on the lock instead of deadlocking.
+ */
+export function acceptPayout(p: Payout) {
+  return {
+    name: "payments.accept_payout",
+    text: `WITH balance AS (SELECT payments.spendable($2, $15, $11, $9::bigint) AS available),
+           payout AS (
+             INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
+               bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
+               settlement_account, provider_account, description, reference, idempotency_key, metadata, vertical,
+               request_id, created_at, updated_at)
+             SELECT $1, $2, NULL, 0, $3, $4, $5, $6, $7, $8, $9, $11, $10, $12, $13, $14, $15, $16, $17, NULL, $18,
+                    $19::jsonb, $20, $21, $22, $22
+               FROM balance
+             RETURNING ${PAYOUT_COLUMNS}),
+           reserved AS (
+             INSERT INTO payments.ledger_entries
+               (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+             SELECT tenant, id || ':reserved', line.account, "settlementAccount", currency, line.sign * "amountMinor",
+                    'payout', id, 'payout accepted: amount reserved', "createdAt"
+               FROM payout CROSS JOIN (VALUES ('reserved', 1), ('available', -1)) AS line(account, sign))
+           SELECT * FROM payout`,
+    values: [
+      p.id,
+      p.tenant,
+      p.recipientId,
+      p.accountName,
+      p.accountNumberLast4,
+      p.bankCode,
+      p.bankName,
+      p.country,
+      p.amountMinor,
+      p.status,
+      p.currency,
+      p.provider,
+      p.mode,
+      p.credentialSource,
+      p.settlementAccount,
+      p.providerAccount,
+      p.description,
+      p.idempotencyKey,
+      JSON.stringify(p.metadata ?? {}),
+      p.vertical,
+      p.requestId,
+      p.createdAt,
+    ],
+  };
+}
+
+/** The available balance when `err` is `payments.spendable` refusing an amount beyond it; else null. */
+export function refusedBalance(err: unknown): bigint | null {
+  const e = err as { code?: string; message?: string; detail?: string };
+  if (e?.code !== "P0001" || e.message !== "insufficient_balance" || !e.detail) return null;
+  return BigInt(e.detail);
+}
+
+/** A payout's batch, read before any lock: a batch row is locked before its items (src/payouts.ts). */
+export async function batchOf(db: pg.ClientBase, id: string): Promise<string | null | undefined> {
+  const [row] = await runPrepared<{ batchId: string | null }>(
+    db,
+    "payments.payout_batch_of",
+    `SELECT batch_id AS "batchId" FROM payments.payouts WHERE id = $1`,
+    [id],
+  );
+  return row?.batchId;
+}
+
+export async function lockBatch(db: pg.ClientBase, batchId: string): Promise<void> {
+  await runPrepared(db, "payments.lock_batch", `SELECT id FROM payments.payout_batches WHERE id = $1 FOR UPDATE`, [
+    batchId,
+  ]);
+}
+
+/** The payout, locked until the transaction ends. */
+export async function lockPayout(db: pg.ClientBase, id: string): Promise<Payout> {
+  const [row] = await runPrepared<PayoutRow>(
+    db,
+    "payments.lock_payout",
+    `SELECT ${PAYOUT_COLUMNS} FROM payments.payouts WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  if (!row) throw new Error(`payout ${id} not found`);
+  return asPayout(row);
+}
+
+/** The fields a move or a report may set (src/payouts.ts); null leaves a column as it is. */
+export interface PayoutPatch {
+  status: string | null;
+  updatedAt: Date | null;
+  paidAt: Date | null;
+  feeMinor: bigint | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  providerReference: string | null;
+}
+
+export async function updatePayout(db: pg.ClientBase, id: string, p: PayoutPatch): Promise<Payout> {
+  const [row] = await runPrepared<PayoutRow>(
+    db,
+    "payments.update_payout",
+    `UPDATE payments.payouts SET status = COALESCE($2, status), updated_at = COALESCE($3, updated_at),
+       paid_at = COALESCE($4, paid_at), fee_minor = COALESCE($5, fee_minor), failure_code = COALESCE($6, failure_code),
+       failure_message = COALESCE($7, failure_message), provider_reference = COALESCE($8, provider_reference)
+     WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`,
+    [id, p.status, p.updatedAt, p.paidAt, p.feeMinor, p.failureCode, p.failureMessage, p.providerReference],
+  );
+  if (!row) throw new Error(`payout ${id} not found`);
+  return asPayout(row);
+}
+
+/** The provider's reference of each recipient (its transfer recipient code), by id. */
+export async function recipientReferences(pool: pg.Pool, ids: string[]): Promise<Map<string, string | null>> {
+  const rows = await runPrepared<{ id: string; providerReference: string | null }>(
+    pool,
+    "payments.recipient_references",
+    `SELECT id, provider_reference AS "providerReference" FROM payments.recipients WHERE id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.providerReference]));
+}
