@@ -7,6 +7,7 @@
  */
 import path from "node:path";
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import { AREA_SERVICES, type AreaService, type CallContext, loadCallKeys } from "@gantry/kit";
@@ -211,6 +212,17 @@ async function runBoundEnvelopes(
   return envelopes;
 }
 
+/**
+ * Envelopes of `input`, each under its own idempotencyKey, so every request is a first use (a
+ * repeated key would measure the cheaper replay). More than a run sends at express-gateway's rate.
+ */
+function keyedEnvelopes(input: unknown, count = 100_000): unknown[] {
+  const run = randomUUID().slice(0, 8);
+  return Array.from({ length: count }, (_, i) => ({
+    input: { ...(input as object), idempotencyKey: `bench-${run}-${i}` },
+  }));
+}
+
 let page: Promise<string> | undefined;
 
 /**
@@ -326,7 +338,36 @@ export async function planWorkloads(
     {
       ability: "payment.initiate",
       input: async () => ({ amount: 12.5, currency: "USD", description: "Bench order" }),
-      note: "payments service, sandbox provider (the default): a payment, its first state and a NATS event per call",
+      envelopes: async (input) => keyedEnvelopes(input),
+      note: "payments service, sandbox provider (the default): a payment and its first history row per call, each under its own idempotencyKey",
+    },
+    {
+      ability: "payout.send",
+      input: async () => {
+        // Funds the bench tenant's sandbox balance (a payment that succeeds at its first status
+        // refresh) far beyond what the run can pay out, and verifies the recipient.
+        const paid = await call(gatewayUrl, key.key, "payment.initiate", { amount: 900_000_000, currency: "USD" });
+        const paymentId = (paid.body.result as Record<string, unknown> | undefined)?.id;
+        const settled = await call(gatewayUrl, key.key, "payment.status", { id: paymentId });
+        if (
+          settled.status !== 200 ||
+          (settled.body.result as Record<string, unknown> | undefined)?.status !== "succeeded"
+        )
+          throw new Error(`funding the payouts answered ${paid.status}/${settled.status}`);
+        const verified = await call(gatewayUrl, key.key, "payout.verify_account", {
+          country: "NG",
+          currency: "USD",
+          accountNumber: "0123454321",
+          bankCode: "058",
+          accountName: "Ada Obi",
+        });
+        const recipientId = (verified.body.result as Record<string, unknown> | undefined)?.id;
+        if (verified.status !== 200 || typeof recipientId !== "string")
+          throw new Error(`payout.verify_account answered ${verified.status} (${String(verified.body.code ?? "")})`);
+        return { recipientId, amount: 1.25, currency: "USD", idempotencyKey: `bench-probe-${randomUUID()}` };
+      },
+      envelopes: async (input) => keyedEnvelopes(input),
+      note: "payments service, sandbox provider: the balance locked and checked, the amount reserved, the payout recorded, sent and paid, its ledger journals and a NATS event per call, each under its own idempotencyKey",
     },
     {
       ability: "web.browse",
