@@ -2,8 +2,9 @@
  * @module kit/grpc-client
  * The one gRPC client every Gantry process uses for unary calls: gRPC over HTTP/2 (any gRPC
  * server answers it; ours are kit/grpc-server), written on `node:http2` because grpc-js's client
- * spent about 130 µs of CPU per call on a hop whose HTTP/2 work costs under 60 µs: its interceptor,
- * filter, resolver and retry layers run on every call (docs/benchmarks.md, *Findings*). What we
+ * spent about twice the CPU per call that the hop's HTTP/2 work costs: its interceptor, filter,
+ * resolver and retry layers run on every call (docs/benchmarks.md, *Figures the source refers to*,
+ * *The kit's own gRPC client and server*). What we
  * need of them is kept: deadlines (`grpc-timeout` and a local timer), cancellation (a caller's
  * `AbortSignal` fails the call at once and tells the server to stop it), call metadata (W3C
  * `traceparent` when tracing is on: kit/telemetry), status and trailers, reconnection with backoff,

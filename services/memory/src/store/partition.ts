@@ -189,8 +189,8 @@ export class Partition {
 /**
  * Dot product of `q` with `v[o .. o + d)`, `d` a multiple of 4: four accumulators (independent
  * add chains) and no tail loop. Keep this shape: V8 compiles `i < d; i += 4` with `o + i` indexing
- * markedly better than a `i + 3 < d` loop with a separate offset and a tail (≈ 1.4× slower, measured
- * by `npm run bench -- --targets memory`).
+ * markedly better than a `i + 3 < d` loop with a separate offset and a tail (docs/benchmarks.md,
+ * *Figures the source refers to*, *The dot product's loop shape*).
  */
 function dot4(q: Float32Array, v: Float32Array, o: number, d: number): number {
   let s0 = 0;
