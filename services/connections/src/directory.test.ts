@@ -48,7 +48,9 @@ test("integration.app.toolkits lists every directory toolkit beside the shipped 
   const directory = t.s.ctx.toolkits.directory;
   assert.ok(directory);
   assert.equal(directory.isLoaded, false, "an idle service has not read the directory's index");
+  const readStarted = performance.now();
   const counts = directory.counts();
+  console.log(`directory index read in ${Math.round(performance.now() - readStarted)} ms`);
   assert.ok(counts.toolkits > 2000, `${counts.toolkits} directory toolkits`);
   const slugs: string[] = [];
   let cursor: string | null = null;
@@ -71,7 +73,9 @@ test("integration.app.toolkits lists every directory toolkit beside the shipped 
   );
   assert.ok(pages > 20);
   console.log(`integration.app.toolkits: ${pages} pages of 100, ms each: ${times.join(" ")}`);
+  const queryStarted = performance.now();
   const github = (await t.s.call("integration.app.toolkits", { query: "github" })).items;
+  console.log(`integration.app.toolkits {query} in ${Math.round(performance.now() - queryStarted)} ms`);
   assert.equal(github[0].slug, "github", "the shipped toolkit matching a query comes first");
 });
 
@@ -185,6 +189,10 @@ test("an API-key-header directory tool runs against Prism, which refuses it with
   const add = tools.items.find((x: any) => x.method === "POST" && x.path === "/riddle");
   assert.ok(random && add, tools.items.map((x: any) => x.id).join(", "));
   const con = await connect(KEY_KIT, { api_key: "riddle-secret-1234" });
+  // integration.search on the connection ranks the directory toolkit's tools like a shipped one's.
+  const found = await t.s.call("integration.search", { connectionId: con, query: "random riddle" });
+  assert.equal(found.toolkit, KEY_KIT);
+  assert.equal(found.tools[0].id, random.id, found.tools.map((x: any) => x.id).join(", "));
   const ran = await t.s.call("integration.execute", {
     connectionId: con,
     toolId: random.id,

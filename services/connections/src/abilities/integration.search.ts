@@ -31,7 +31,9 @@ async function searchTools(ctx: Context, call: CallContext, input: ToolsInput) {
   if (!connection) throw connectionNotFound(input.connectionId);
   let tools: Tool[];
   if (connection.principalId === call.keyId) {
-    tools = [...(ctx.toolkits.toolkits.get(connection.service)?.latest.values() ?? [])];
+    const toolkit =
+      ctx.toolkits.toolkits.get(connection.service) ?? ctx.toolkits.directory?.toolkit(connection.service);
+    tools = [...(toolkit?.latest.values() ?? [])];
   } else {
     const nowMs = ctx.now();
     const active = (await sharesWith(ctx, call.tenant, call.keyId)).filter(
