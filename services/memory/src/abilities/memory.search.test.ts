@@ -51,7 +51,7 @@ before(async () => {
   t = await startTestStack({
     services: ["keys", "memory"],
     // These tests pin lexical-hash-v1's behaviour (rankings by shared words, exact scores, model
-    // mixing with it); the default embedder is covered by memory.semantic.test.ts.
+    // mixing with it); the default embedder is covered by memory.search.semantic.test.ts.
     env: { NODE_ENV: "test", GANTRY_TEST_CLOCK_FILE: clockFile, EMBEDDER: "lexical" },
   });
   acme = (await t.insertKey({ tenant: "acme", collections: ["notes", "pets", "legacy", "reembed-me"] })).key;

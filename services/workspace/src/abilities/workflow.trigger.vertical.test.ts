@@ -4,7 +4,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { ok, startWorkspaceStack, tenantKeys, type Keys, type TestStack } from "./helpers.ts";
+import { ok, startWorkspaceStack, tenantKeys, type Keys, type TestStack } from "../test/helpers.ts";
 
 let t: TestStack;
 let k: Keys;

@@ -6,7 +6,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { assertLedgerBalanced, type PaymentsTest, startPayments, watchEvents } from "../test/helpers.ts";
+import { assertLedgerBalanced, type PaymentsTest, startPayments, watchEvents } from "./helpers.ts";
 
 let t: PaymentsTest;
 before(async () => {

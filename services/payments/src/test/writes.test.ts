@@ -6,14 +6,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  assertLedgerBalanced,
-  fund,
-  type PaymentsTest,
-  recipient,
-  startPayments,
-  watchEvents,
-} from "../test/helpers.ts";
+import { assertLedgerBalanced, fund, type PaymentsTest, recipient, startPayments, watchEvents } from "./helpers.ts";
 
 let t: PaymentsTest;
 before(async () => {
