@@ -72,7 +72,7 @@ function violations(service: string): Map<string, string> {
     if (ids.length >= 2) continue;
     const where =
       ids.length === 1
-        ? `it tests ${ids[0]} alone: move it beside the handler as src/abilities/${ids[0]}.test.ts (or ${ids[0]}.<aspect>.test.ts)`
+        ? `it tests ${ids[0]} alone: move it beside the handler as src/abilities/${ids[0]}.test.ts (or ${ids[0]}.<aspect>.test.ts), or beside the module it checks as src/<module>.test.ts`
         : "it names no ability: move it beside the module it tests as src/<module>.test.ts";
     out.set(
       rel(file),
