@@ -79,6 +79,28 @@ function violations(service: string): Map<string, string> {
       `${rel(file)} is in src/test/, which holds tests spanning two or more abilities; ${where} (${RULE})`,
     );
   }
+  // Elsewhere in src/ a test is a module's, named after it (<module>.test.ts or <module>.<aspect>.test.ts
+  // for a src/**/<module>.ts or folder), or a test of rules that call no ability, named after what it
+  // checks (domain.test.ts, schema.test.ts). One that calls abilities under another name is misplaced.
+  const modules = new Set(
+    fs
+      .readdirSync(src, { recursive: true, withFileTypes: true })
+      .filter((entry) => !entry.name.endsWith(".test.ts") && (entry.isDirectory() || entry.name.endsWith(".ts")))
+      .map((entry) => entry.name.replace(/\.ts$/, "")),
+  );
+  for (const file of testFiles(src)) {
+    const folder = path.relative(src, file).split(path.sep)[0];
+    if (folder === "abilities" || folder === "test") continue;
+    const stem = path.basename(file, ".test.ts");
+    if (modules.has(stem) || modules.has(stem.split(".")[0])) continue;
+    const ids = namedIds(fs.readFileSync(file, "utf8"), abilityIds);
+    if (ids.length === 0) continue;
+    const where =
+      ids.length === 1
+        ? `it tests ${ids[0]}: move it beside the handler as src/abilities/${ids[0]}.<aspect>.test.ts`
+        : `it tests ${ids.length} abilities: move it to src/test/${path.basename(file)}`;
+    out.set(rel(file), `${rel(file)} is named after no module in ${rel(src)}/; ${where} (${RULE})`);
+  }
   return out;
 }
 

@@ -6,8 +6,8 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ConnectionsTest, startConnections } from "../../connections/src/test/helpers.ts";
-import { type ContentTest, startContent, startSmtp, type TestSmtp } from "./test/helpers.ts";
+import { type ConnectionsTest, startConnections } from "../../../connections/src/test/helpers.ts";
+import { type ContentTest, startContent, startSmtp, type TestSmtp } from "../test/helpers.ts";
 
 let conn: ConnectionsTest;
 let oauthSmtp: TestSmtp;

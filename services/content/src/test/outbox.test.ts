@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
-import { type ContentTest, startContent, startSmtp, type TestSmtp } from "./test/helpers.ts";
+import { type ContentTest, startContent, startSmtp, type TestSmtp } from "./helpers.ts";
 
 let connections: ServiceHarness<unknown>;
 let t: ContentTest;

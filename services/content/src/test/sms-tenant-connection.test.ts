@@ -8,9 +8,9 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ConnectionsTest, startConnections } from "../../connections/src/test/helpers.ts";
-import { type ContentTest, startContent } from "./test/helpers.ts";
-import { startTwilioStandIn, type TwilioStandIn } from "./test/twilio.ts";
+import { type ConnectionsTest, startConnections } from "../../../connections/src/test/helpers.ts";
+import { type ContentTest, startContent } from "./helpers.ts";
+import { startTwilioStandIn, type TwilioStandIn } from "./twilio.ts";
 
 const PLATFORM_SID = "AC0123456789abcdef0123456789abcdef";
 const TENANT_SID = "ACfedcba9876543210fedcba9876543210";

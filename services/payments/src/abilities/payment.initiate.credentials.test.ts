@@ -7,8 +7,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ServiceHarness, startService } from "@gantry/infra/testing/service.ts";
-import { type PaymentsTest, startPayments } from "./test/helpers.ts";
-import { type PaystackServer, startPaystack } from "./test/paystack-server.ts";
+import { type PaymentsTest, startPayments } from "../test/helpers.ts";
+import { type PaystackServer, startPaystack } from "../test/paystack-server.ts";
 
 const PLATFORM_KEY = "sk_test_platform_from_connections";
 let ps: PaystackServer;

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { generateKey } from "@gantry/kit";
 import { eventually } from "@gantry/infra/testing/stack.ts";
 import { REPO_ROOT } from "@gantry/infra/runner/stack.ts";
-import { assertNoSecretsInLogs, startKeysStack, type KeysTestStack } from "./testing.ts";
+import { assertNoSecretsInLogs, startKeysStack, type KeysTestStack } from "../testing.ts";
 
 const LEGACY_ACME = "acme-legacy-secret-2019-abcdef";
 const LEGACY_GLOBEX = generateKey(); // a deployment may also have handed out gk_ keys
