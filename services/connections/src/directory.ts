@@ -27,7 +27,9 @@ interface Loaded {
   postings: Int32Array;
   toolKit: Uint16Array;
   toolLength: Uint8Array;
-  toolNames: string[];
+  /** Every tool's name, one a line, and the offset of each (`toolName`). */
+  names: string;
+  nameStart: Uint32Array;
   avgTool: number;
   avgKit: number;
   /** Score accumulators (zero between searches; searches are synchronous, so one each suffices). */
@@ -116,22 +118,32 @@ export class Directory implements ToolkitDirectory {
     }
     if (index.format !== DIRECTORY_FORMAT)
       throw new ConfigError(`connections: ${this.dir} is directory format ${index.format}, not ${DIRECTORY_FORMAT}`);
-    const bin = (name: string) => {
+    const bin = (name: string, align: number): [ArrayBuffer, number, number] => {
       const b = readFileSync(join(this.dir, name));
-      // A typed array needs its element alignment; a fresh copy has it.
-      return new Uint8Array(b).buffer;
+      // A typed array needs its element alignment: a large file's buffer is its own (offset 0); else a copy.
+      if (b.byteOffset % align === 0) return [b.buffer as ArrayBuffer, b.byteOffset, b.length / align];
+      return [new Uint8Array(b).buffer, 0, b.length / align];
     };
-    const toolLength = new Uint8Array(bin("tool-length.bin"));
-    const toolNames = readFileSync(join(this.dir, "tool-names.txt"), "utf8").split("\n");
+    const toolLength = new Uint8Array(...bin("tool-length.bin", 1));
+    // One string and where each name starts: 100 000 separate strings would cost several MiB more.
+    const names = readFileSync(join(this.dir, "tool-names.txt"), "utf8");
+    const nameStart = new Uint32Array(toolLength.length + 1);
+    for (let i = 0, at = 0; i < toolLength.length; i++) {
+      nameStart[i] = at;
+      const end = names.indexOf("\n", at);
+      at = end < 0 ? names.length + 1 : end + 1;
+      nameStart[i + 1] = at;
+    }
     let sum = 0;
     for (const n of toolLength) sum += n;
     this.loaded = {
       index,
       bySlug: new Map(index.toolkits.map((t, i) => [t.out.slug, i])),
-      postings: new Int32Array(bin("postings.bin")),
-      toolKit: new Uint16Array(bin("tool-kit.bin")),
+      postings: new Int32Array(...bin("postings.bin", 4)),
+      toolKit: new Uint16Array(...bin("tool-kit.bin", 2)),
       toolLength,
-      toolNames,
+      names,
+      nameStart,
       avgTool: sum / Math.max(1, toolLength.length),
       avgKit: index.kitLength.reduce((a, b) => a + b, 0) / Math.max(1, index.kitLength.length),
       toolAcc: new Float64Array(toolLength.length),
@@ -236,7 +248,8 @@ export class Directory implements ToolkitDirectory {
     length: (id: number) => number,
     avg: number,
     query: Map<string, number>,
-  ): Ranked[] {
+    visit: (id: number, score: number) => void,
+  ): void {
     const l = this.load();
     const n = acc.length;
     const touched: number[] = [];
@@ -260,48 +273,72 @@ export class Directory implements ToolkitDirectory {
         acc[id] = (acc[id] as number) + (weight * idf * (K1 + 1)) / (1 + K1 * norm);
       }
     }
-    const out = touched.map((id) => ({ id, score: acc[id] as number }));
-    for (const id of touched) acc[id] = 0;
-    return out;
+    // Visited, not collected: an object per match would be tens of thousands per query, and the
+    // heap they grow stays in the process's RSS.
+    for (const id of touched) {
+      visit(id, acc[id] as number);
+      acc[id] = 0;
+    }
   }
 
   /** Tools of the whole directory by relevance, best first: [toolkit slug, tool name, score]. */
   searchTools(query: string, limit: number): { toolkit: string; name: string; score: number }[] {
     const l = this.load();
     const q = this.queryTerms(query);
-    const scores = this.bm25(l.index.toolTerms, l.toolAcc, (id) => l.toolLength[id] as number, l.avgTool, q);
     // The toolkit's own words count too ("github" in "create a github issue" is the toolkit's name).
-    const kits = new Map<number, number>();
-    for (const r of this.bm25(l.index.kitTerms, l.kitAcc, (id) => l.index.kitLength[id] ?? 0, l.avgKit, q))
-      kits.set(r.id, r.score);
-    for (const r of scores) r.score += (kits.get(l.toolKit[r.id] as number) ?? 0) * KIT_SHARE;
-    return top(scores, limit).map(({ id, score }) => ({
+    const kits = this.kitScores(q);
+    const best = new TopK(limit);
+    this.bm25(
+      l.index.toolTerms,
+      l.toolAcc,
+      (id) => l.toolLength[id] as number,
+      l.avgTool,
+      q,
+      (id, score) => best.offer(id, score + (kits.get(l.toolKit[id] as number) ?? 0) * KIT_SHARE),
+    );
+    return best.ranked().map(({ id, score }) => ({
       toolkit: l.index.toolkits[l.toolKit[id] as number]?.out.slug ?? "",
-      name: l.toolNames[id] ?? "",
+      name: l.names.slice(l.nameStart[id], (l.nameStart[id + 1] as number) - 1),
       score,
     }));
+  }
+
+  private kitScores(q: Map<string, number>): Map<number, number> {
+    const l = this.load();
+    const kits = new Map<number, number>();
+    this.bm25(
+      l.index.kitTerms,
+      l.kitAcc,
+      (id) => l.index.kitLength[id] ?? 0,
+      l.avgKit,
+      q,
+      (id, score) => kits.set(id, score),
+    );
+    return kits;
   }
 
   /** Toolkits by relevance (their own text, plus half their best tool's score), best first. */
   searchToolkits(query: string): { slug: string; score: number }[] {
     const l = this.load();
     const q = this.queryTerms(query);
-    const kits = new Map<number, number>();
-    for (const r of this.bm25(l.index.kitTerms, l.kitAcc, (id) => l.index.kitLength[id] ?? 0, l.avgKit, q))
-      kits.set(r.id, r.score);
+    const kits = this.kitScores(q);
     const bestTool = new Map<number, number>();
-    for (const r of this.bm25(l.index.toolTerms, l.toolAcc, (id) => l.toolLength[id] as number, l.avgTool, q)) {
-      const k = l.toolKit[r.id] as number;
-      if (r.score > (bestTool.get(k) ?? 0)) bestTool.set(k, r.score);
-    }
+    this.bm25(
+      l.index.toolTerms,
+      l.toolAcc,
+      (id) => l.toolLength[id] as number,
+      l.avgTool,
+      q,
+      (id, score) => {
+        const k = l.toolKit[id] as number;
+        if (score > (bestTool.get(k) ?? 0)) bestTool.set(k, score);
+      },
+    );
     for (const [k, s] of bestTool) kits.set(k, (kits.get(k) ?? 0) + s / 2);
-    return top(
-      [...kits].map(([id, score]) => ({ id, score })),
-      kits.size,
-    ).map(({ id, score }) => ({
-      slug: l.index.toolkits[id]?.out.slug ?? "",
-      score,
-    }));
+    return [...kits]
+      .map(([id, score]) => ({ id, score }))
+      .sort(byScore)
+      .map(({ id, score }) => ({ slug: l.index.toolkits[id]?.out.slug ?? "", score }));
   }
 }
 
@@ -309,17 +346,28 @@ const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.id - b.id;
 
 /**
  * The `limit` best, by score then id (ties rank the same way every time): a bounded insertion into
- * a sorted window, since a full sort of tens of thousands of matches would cost more than scoring them.
+ * a sorted window, since sorting tens of thousands of matches would cost more than scoring them.
  */
-function top(scores: Ranked[], limit: number): Ranked[] {
-  if (scores.length <= limit * 4) return scores.sort(byScore).slice(0, limit);
-  const best: Ranked[] = [];
-  for (const r of scores) {
-    if (best.length === limit && byScore(r, best[limit - 1] as Ranked) >= 0) continue;
+class TopK {
+  private readonly best: Ranked[] = [];
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  offer(id: number, score: number): void {
+    const best = this.best;
+    const last = best[best.length - 1];
+    if (best.length === this.limit && last && (score < last.score || (score === last.score && id > last.id))) return;
+    const r = { id, score };
     let i = best.length;
     while (i > 0 && byScore(r, best[i - 1] as Ranked) < 0) i--;
     best.splice(i, 0, r);
-    if (best.length > limit) best.pop();
+    if (best.length > this.limit) best.pop();
   }
-  return best;
+
+  ranked(): Ranked[] {
+    return this.best;
+  }
 }
