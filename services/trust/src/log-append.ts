@@ -1,16 +1,21 @@
 /**
  * @module trust/log-append
  * Appending receipts to a tenant's log with group commit: the receipts of one tenant that arrive
- * while a batch of that tenant is being written wait and go together in the next batch, one
- * transaction each. A batch takes the tenant's `logs` row lock with its first statement (which also
- * reads the size, the right edge of the tree and which of the request ids are receipts already),
- * writes the receipts at the next indexes, the O(k + log n) nodes they add, and the new size, and
- * commits: the lock is held for one transaction per batch, never across a caller's round trips, and
- * replicas appending for the same tenant take turns per batch. Each receipt is in the log (indexed,
- * its nodes stored) before its RecordReceipt answers.
+ * while a batch of that tenant is being written wait and go together in the next batch. Each
+ * receipt is in the log (indexed, its nodes stored) before its RecordReceipt answers.
+ *
+ * A batch is one statement when this process knows the log's right edge (it wrote the last batch):
+ * a compare-and-swap on `logs.size` that inserts the receipts, the O(k + log n) nodes they complete
+ * and the new size only if the log still has the size the edge is for. Otherwise (first batch of a
+ * tenant in this process, another replica appended meanwhile, or a request id already recorded) it
+ * is one transaction that takes the tenant's `logs` row lock with its first statement, then reads
+ * the right edge and which request ids are receipts already, then appends the rest. Either
+ * way the lock is held for one statement or transaction per batch, never across a caller's round
+ * trips, replicas appending for one tenant take turns batch by batch, and the remembered edge is
+ * only a guess the database confirms: nothing another replica needs lives here.
  */
 import type pg from "pg";
-import { detachedFromCall, inTransaction, withTenant } from "@gantry/kit";
+import { detachedFromCall, inTransaction, preparedQuery, withTenant } from "@gantry/kit";
 import { appendNodes, frontierOf } from "./merkle.ts";
 import { keyOf } from "./log-nodes.ts";
 
@@ -38,91 +43,155 @@ interface Waiting {
 
 /** More than this many waiting receipts of a tenant go in several batches (bounded statements). */
 const MAX_BATCH = 500;
+/** Tenants whose right edge a process remembers (each at most 31 hashes). */
+const MAX_EDGES = 10_000;
 
-async function writeBatch(pool: pg.Pool, tenant: string, rows: readonly ReceiptRow[]): Promise<Map<string, number>> {
+/** A log's size and the nodes of its right edge (by keyOf) as this process last wrote them. */
+interface Edge {
+  size: number;
+  frontier: Map<string, Buffer>;
+}
+
+/**
+ * Appends the receipts at `expected`, the log's size, in one statement that does nothing unless the
+ * log still has that size (compare-and-swap on `logs.size`, whose row lock it takes): inserts the
+ * receipts, the nodes and the new size, or none of them. Returns the rows it changed (1 or 0).
+ */
+const APPEND_AT = `WITH l AS (UPDATE trust.logs SET size = $6 WHERE tenant = $1 AND size = $7 RETURNING size),
+  r AS (
+    INSERT INTO trust.receipts (request_id, tenant, run_id, permit_id, ability, input_hash, result_hash,
+                                outcome, status, at, envelope, leaf_hash, log_index)
+    SELECT x.request_id, $1, x.run_id, x.permit_id, x.ability, x.input_hash, x.result_hash,
+           x.outcome, x.status, x.at, x.envelope, x.leaf_hash, x.log_index
+      FROM jsonb_to_recordset($2::jsonb) AS x(request_id text, run_id text, permit_id text, ability text,
+           input_hash text, result_hash text, outcome text, status int, at timestamptz, envelope jsonb,
+           leaf_hash text, log_index int)
+     WHERE EXISTS (SELECT 1 FROM l)),
+  n AS (
+    INSERT INTO trust.log_nodes (tenant, level, idx, hash)
+    SELECT $1, u.level, u.idx, decode(u.hash, 'hex') FROM unnest($3::int[], $4::int[], $5::text[]) AS u(level, idx, hash)
+     WHERE EXISTS (SELECT 1 FROM l))
+  SELECT size FROM l`;
+const appendAt = preparedQuery<{ size: number }, unknown[]>("trust.append_at", APPEND_AT);
+
+/** The values of APPEND_AT for `rows` appended to the log of `edge`, and the edge after them. */
+function appendValues(tenant: string, edge: Edge, rows: readonly ReceiptRow[]): { values: unknown[]; after: Edge } {
+  const nodes = appendNodes(
+    edge.size,
+    edge.frontier,
+    rows.map((r) => r.leaf),
+  );
+  const size = edge.size + rows.length;
+  const known = new Map(edge.frontier);
+  for (const n of nodes) known.set(keyOf(n.level, n.idx), n.hash);
+  const frontier = new Map(
+    frontierOf(size).map(({ level, idx }) => [keyOf(level, idx), known.get(keyOf(level, idx))!]),
+  );
+  const receipts = rows.map((r, i) => ({
+    request_id: r.requestId,
+    run_id: r.runId,
+    permit_id: r.permitId,
+    ability: r.ability,
+    input_hash: r.inputHash,
+    result_hash: r.resultHash,
+    outcome: r.outcome,
+    status: r.status,
+    at: r.at.toISOString(),
+    envelope: r.envelope,
+    leaf_hash: r.leaf.toString("hex"),
+    log_index: edge.size + i,
+  }));
+  return {
+    values: [
+      tenant,
+      JSON.stringify(receipts),
+      nodes.map((n) => n.level),
+      nodes.map((n) => n.idx),
+      nodes.map((n) => n.hash.toString("hex")),
+      size,
+      edge.size,
+    ],
+    after: { size, frontier },
+  };
+}
+
+/**
+ * The batch in one round trip, when this process knows the log's right edge: null when the log
+ * moved on meanwhile (another replica appended) or a request id is a receipt already (a replay),
+ * for {@link lockedBatch} to sort out.
+ */
+async function fastBatch(
+  pool: pg.Pool,
+  tenant: string,
+  edge: Edge,
+  rows: readonly ReceiptRow[],
+): Promise<{ indexes: Map<string, number>; after: Edge } | null> {
+  const { values, after } = appendValues(tenant, edge, rows);
+  try {
+    if ((await appendAt(pool, ...values)).length === 0) return null;
+  } catch (err) {
+    if ((err as { code?: string }).code === "23505") return null;
+    throw err;
+  }
+  return { indexes: new Map(rows.map((r, i) => [r.requestId, edge.size + i])), after };
+}
+
+/**
+ * The batch under the log's row lock: the first statement takes it and reads the size, the second
+ * the right edge and which request ids are receipts already, the third appends the others.
+ */
+async function lockedBatch(
+  pool: pg.Pool,
+  tenant: string,
+  rows: readonly ReceiptRow[],
+): Promise<{ indexes: Map<string, number>; after: Edge }> {
   return inTransaction(pool, async (c) => {
+    // The lock first, alone: a statement that waited for it reads with the snapshot it started
+    // with, which would miss the batch committed meanwhile; the next statement sees it.
+    const [{ size }] = (
+      await c.query<{ size: number }>(
+        `INSERT INTO trust.logs (tenant, size) VALUES ($1, 0)
+         ON CONFLICT (tenant) DO UPDATE SET size = logs.size RETURNING size`,
+        [tenant],
+      )
+    ).rows as [{ size: number }];
     const [head] = (
       await c.query<{
-        size: number;
         frontier: { level: number; idx: number; hash: string }[] | null;
         existing: [string, number][] | null;
       }>(
-        `WITH l AS (
-           INSERT INTO trust.logs (tenant, size) VALUES ($1, 0)
-           ON CONFLICT (tenant) DO UPDATE SET size = logs.size RETURNING size)
-         SELECT l.size,
+        `SELECT
            (SELECT json_agg(json_build_object('level', n.level, 'idx', n.idx, 'hash', encode(n.hash, 'hex')))
               FROM trust.log_nodes n, generate_series(0, 30) g
-             WHERE n.tenant = $1 AND n.level = g AND n.idx = (l.size >> g) - 1 AND ((l.size >> g) & 1) = 1) AS frontier,
+             WHERE n.tenant = $1 AND n.level = g AND n.idx = ($2::int >> g) - 1 AND (($2::int >> g) & 1) = 1) AS frontier,
            (SELECT json_agg(json_build_array(r.request_id, r.log_index))
-              FROM trust.receipts r WHERE r.request_id = ANY($2::text[]) AND r.tenant = $1) AS existing
-         FROM l`,
-        [tenant, rows.map((r) => r.requestId)],
+              FROM trust.receipts r WHERE r.request_id = ANY($3::text[]) AND r.tenant = $1) AS existing`,
+        [tenant, size, rows.map((r) => r.requestId)],
       )
     ).rows as [
-      {
-        size: number;
-        frontier: { level: number; idx: number; hash: string }[] | null;
-        existing: [string, number][] | null;
-      },
+      { frontier: { level: number; idx: number; hash: string }[] | null; existing: [string, number][] | null },
     ];
-    const out = new Map<string, number>(head.existing ?? []);
-    const fresh: ReceiptRow[] = [];
-    for (const r of rows) if (!out.has(r.requestId) && !fresh.some((f) => f.requestId === r.requestId)) fresh.push(r);
-    if (!fresh.length) return out;
-    const frontier = new Map((head.frontier ?? []).map((n) => [keyOf(n.level, n.idx), Buffer.from(n.hash, "hex")]));
-    if (frontier.size !== frontierOf(head.size).length)
-      throw new Error(`the log of ${tenant} lacks nodes of its right edge at size ${head.size}`);
-    const nodes = appendNodes(
-      head.size,
-      frontier,
-      fresh.map((r) => r.leaf),
-    );
-    for (const [i, r] of fresh.entries()) out.set(r.requestId, head.size + i);
-    await c.query(
-      `WITH r AS (
-         INSERT INTO trust.receipts (request_id, tenant, run_id, permit_id, ability, input_hash, result_hash,
-                                     outcome, status, at, envelope, leaf_hash, log_index)
-         SELECT x.request_id, $1, x.run_id, x.permit_id, x.ability, x.input_hash, x.result_hash,
-                x.outcome, x.status, x.at, x.envelope, x.leaf_hash, x.log_index
-           FROM jsonb_to_recordset($2::jsonb) AS x(request_id text, run_id text, permit_id text, ability text,
-                input_hash text, result_hash text, outcome text, status int, at timestamptz, envelope jsonb,
-                leaf_hash text, log_index int)),
-       n AS (
-         INSERT INTO trust.log_nodes (tenant, level, idx, hash)
-         SELECT $1, u.level, u.idx, decode(u.hash, 'hex') FROM unnest($3::int[], $4::int[], $5::text[]) AS u(level, idx, hash))
-       UPDATE trust.logs SET size = $6 WHERE tenant = $1`,
-      [
-        tenant,
-        JSON.stringify(
-          fresh.map((r, i) => ({
-            request_id: r.requestId,
-            run_id: r.runId,
-            permit_id: r.permitId,
-            ability: r.ability,
-            input_hash: r.inputHash,
-            result_hash: r.resultHash,
-            outcome: r.outcome,
-            status: r.status,
-            at: r.at.toISOString(),
-            envelope: r.envelope,
-            leaf_hash: r.leaf.toString("hex"),
-            log_index: head.size + i,
-          })),
-        ),
-        nodes.map((n) => n.level),
-        nodes.map((n) => n.idx),
-        nodes.map((n) => n.hash.toString("hex")),
-        head.size + fresh.length,
-      ],
-    );
-    return out;
+    const indexes = new Map<string, number>(head.existing ?? []);
+    const edge: Edge = {
+      size,
+      frontier: new Map((head.frontier ?? []).map((n) => [keyOf(n.level, n.idx), Buffer.from(n.hash, "hex")])),
+    };
+    if (edge.frontier.size !== frontierOf(size).length)
+      throw new Error(`the log of ${tenant} lacks nodes of its right edge at size ${size}`);
+    const fresh = rows.filter((r) => !indexes.has(r.requestId));
+    if (!fresh.length) return { indexes, after: edge };
+    const { values, after } = appendValues(tenant, edge, fresh);
+    await c.query(APPEND_AT, values);
+    for (const [i, r] of fresh.entries()) indexes.set(r.requestId, edge.size + i);
+    return { indexes, after };
   });
 }
 
 /** The per-process queues of receipts waiting for their tenant's next batch. */
 export class LogAppender {
   private readonly waiting = new Map<string, Waiting[]>();
+  /** Each tenant's right edge as this process last wrote it: a guess the database confirms. */
+  private readonly edges = new Map<string, Edge>();
   private readonly pool: pg.Pool;
 
   constructor(pool: pg.Pool) {
@@ -155,13 +224,17 @@ export class LogAppender {
         return;
       }
       try {
-        const indexes = await writeBatch(
-          this.pool,
-          tenant,
-          batch.map((w) => w.row),
-        );
-        for (const w of batch) w.resolve(indexes.get(w.row.requestId)!);
+        // One receipt per request id in a batch (a retried RecordReceipt may arrive twice).
+        const rows = [...new Map(batch.map((w) => [w.row.requestId, w.row])).values()];
+        const edge = this.edges.get(tenant);
+        const done =
+          (edge && (await fastBatch(this.pool, tenant, edge, rows))) || (await lockedBatch(this.pool, tenant, rows));
+        this.edges.delete(tenant);
+        if (this.edges.size >= MAX_EDGES) this.edges.clear();
+        this.edges.set(tenant, done.after);
+        for (const w of batch) w.resolve(done.indexes.get(w.row.requestId)!);
       } catch (err) {
+        this.edges.delete(tenant);
         for (const w of batch) w.reject(err);
       }
     }

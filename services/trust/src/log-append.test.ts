@@ -1,0 +1,122 @@
+/**
+ * The receipt log in Postgres, as two replicas of the service write it: appends of one tenant from
+ * both, concurrent and interleaved (so each replica's remembered right edge is often stale), land
+ * at distinct contiguous indexes, a replayed request id keeps its first index, and the stored
+ * subtree hashes give the tree of the leaves in index order (root and every audit path). A log
+ * that held receipts before `log_nodes` existed gets its nodes from the migration and keeps its
+ * proofs. Real Postgres, the service's role under row-level security.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { enforceTenantIsolation, migrate, repoRoot, SERVICE_ROLE, TenantPool, withTenant } from "@gantry/kit";
+import { startStack, type Stack } from "@gantry/infra/runner/stack.ts";
+import { LogAppender, type ReceiptRow } from "./log-append.ts";
+import { StoredTree } from "./log-nodes.ts";
+import { leafHash, rootHash, verifyInclusion } from "./merkle.ts";
+
+let stack: Stack;
+let admin: pg.Pool;
+let pool: TenantPool;
+let dir: string;
+const MIGRATIONS = join(repoRoot(), "services/trust/prisma/migrations");
+
+const oldLeaves = Array.from({ length: 5 }, (_, i) => leafHash(`receipt before tiles ${i}`));
+
+before(async () => {
+  stack = await startStack({ port: 0, quiet: true, services: [], gateways: 0 });
+  admin = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 4 });
+  admin.on("error", () => {});
+  // The schema as it was before log_nodes, with a log of 5 receipts in it.
+  dir = mkdtempSync(join(tmpdir(), "trust-migrations-"));
+  for (const name of readdirSync(MIGRATIONS).filter((n) => n < "20261226000000"))
+    cpSync(join(MIGRATIONS, name), join(dir, name), { recursive: true });
+  await migrate(admin, "trust", dir);
+  for (const [i, leaf] of oldLeaves.entries())
+    await admin.query(
+      `INSERT INTO trust.receipts (request_id, tenant, ability, input_hash, outcome, status, at, envelope, leaf_hash, log_index)
+       VALUES ($1, 'old', 'contact.get', $2, 'succeeded', 200, now(), '{}', $3, $4)`,
+      [`req_old_${i}`, "0".repeat(64), leaf.toString("hex"), i],
+    );
+  await admin.query(`INSERT INTO trust.logs (tenant, size) VALUES ('old', 5)`);
+  await migrate(admin, "trust", MIGRATIONS);
+  await enforceTenantIsolation(admin, "trust", SERVICE_ROLE);
+  pool = new TenantPool({ connectionString: stack.env.DATABASE_URL, max: 8, role: SERVICE_ROLE });
+  pool.on("error", () => {});
+});
+
+after(async () => {
+  await pool?.end();
+  await admin?.end();
+  await stack?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function row(tenant: string, requestId: string): ReceiptRow {
+  return {
+    requestId,
+    tenant,
+    runId: "run_x",
+    permitId: null,
+    ability: "contact.get",
+    inputHash: "0".repeat(64),
+    resultHash: null,
+    outcome: "succeeded",
+    status: 200,
+    at: new Date(),
+    envelope: { payload: requestId },
+    leaf: leafHash(requestId),
+  };
+}
+
+async function checkTree(tenant: string, leaves: Buffer[]): Promise<void> {
+  const tree = await withTenant(tenant, () =>
+    new StoredTree(pool, tenant, leaves.length).load((t) => {
+      t.root();
+      for (let i = 0; i < leaves.length; i++) t.path(i);
+    }),
+  );
+  const root = tree.root();
+  assert.deepEqual(root, rootHash(leaves), `${tenant}: the stored nodes make the root of the leaves in index order`);
+  for (let i = 0; i < leaves.length; i++)
+    assert.ok(verifyInclusion(i, leaves.length, leaves[i]!, tree.path(i), root), `${tenant}: leaf ${i}`);
+}
+
+test("two replicas append one tenant's receipts at distinct contiguous indexes; a replay keeps its index", async () => {
+  const [a, b] = [new LogAppender(pool), new LogAppender(pool)];
+  const ids = Array.from({ length: 60 }, (_, i) => `req_${i}`);
+  // Concurrent on both, then strictly alternating (each replica's edge is stale every time).
+  const concurrent = await Promise.all(ids.slice(0, 40).map((id, i) => (i % 2 ? a : b).append(row("acme", id))));
+  const alternating: number[] = [];
+  for (const [i, id] of ids.slice(40).entries()) alternating.push(await (i % 2 ? a : b).append(row("acme", id)));
+  const indexes = [...concurrent, ...alternating];
+  assert.deepEqual(
+    [...indexes].sort((x, y) => x - y),
+    [...Array(60).keys()],
+  );
+  // A replay on the replica that did not write it, alone and within a batch of new ones.
+  const first = indexes[7]!;
+  assert.equal(await a.append(row("acme", ids[7]!)), first);
+  assert.equal(await b.append(row("acme", ids[8]!)), indexes[8]);
+  const [again, fresh] = await Promise.all([a.append(row("acme", ids[7]!)), a.append(row("acme", "req_new"))]);
+  assert.equal(again, first);
+  assert.equal(fresh, 60);
+
+  const stored = await withTenant("acme", () =>
+    pool.query("SELECT request_id, log_index FROM trust.receipts WHERE tenant = 'acme' ORDER BY log_index"),
+  );
+  assert.equal(stored.rows.length, 61);
+  const leaves = stored.rows.map((r) => leafHash(r.request_id));
+  await checkTree("acme", leaves);
+  const { rows } = await withTenant("acme", () => pool.query("SELECT size FROM trust.logs WHERE tenant = 'acme'"));
+  assert.equal(rows[0].size, 61);
+});
+
+test("a log from before log_nodes keeps its proofs (the migration built its nodes) and grows on", async () => {
+  await checkTree("old", oldLeaves);
+  assert.equal(await new LogAppender(pool).append(row("old", "req_after")), 5);
+  await checkTree("old", [...oldLeaves, leafHash("req_after")]);
+});
