@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { buildDirectory } from "../scripts/build-directory.ts";
+import { openDirectory } from "./directory.ts";
 import { DIRECTORY_PACKAGE_DIR, defaultArtifactDir } from "./directory-format.ts";
 import { resolveTool } from "./toolkits.ts";
 import { type ConnectionsTest, startConnections } from "./test/helpers.ts";
@@ -230,4 +231,17 @@ test("an API-key-header directory tool runs against Prism, which refuses it with
       return true;
     },
   );
+});
+
+test("CONNECTIONS_DIRECTORY: off is no directory; on without a built artifact stops the start naming the build", () => {
+  assert.equal(openDirectory("off", "/nowhere"), null);
+  assert.throws(
+    () => openDirectory("on", "/nowhere/directory"),
+    /\/nowhere\/directory holds no built directory; run node services\/connections\/scripts\/build-directory.ts/,
+  );
+  const on = openDirectory("on", defaultArtifactDir());
+  assert.ok(on && !on.isLoaded);
+  assert.equal(on.has(KEY_KIT), true);
+  assert.equal(on.has("no-such-toolkit"), false);
+  assert.equal(on.isLoaded, false, "the start's checks read no index");
 });

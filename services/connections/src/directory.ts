@@ -342,6 +342,24 @@ export class Directory implements ToolkitDirectory {
   }
 }
 
+/**
+ * The directory as CONNECTIONS_DIRECTORY sets it: null when off; when on, the built artifact at
+ * `dir` (only its presence is checked: the index is read on first use), else a ConfigError naming
+ * the build command, so the service does not start without the toolkits it was told to serve.
+ */
+export function openDirectory(
+  setting: "on" | "off",
+  dir: string,
+  baseUrls: ReadonlyMap<string, string> = new Map(),
+): Directory | null {
+  if (setting === "off") return null;
+  if (!existsSync(join(dir, "index.json.gz")))
+    throw new ConfigError(
+      `connections: CONNECTIONS_DIRECTORY=on but ${dir} holds no built directory; run node services/connections/scripts/build-directory.ts (or set CONNECTIONS_DIRECTORY=off)`,
+    );
+  return new Directory(dir, baseUrls);
+}
+
 const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.id - b.id;
 
 /**

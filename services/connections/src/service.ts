@@ -13,10 +13,7 @@
  * expiry, abandoned consents); ability calls run in the caller's tenant scope, and the resolver
  * scopes each call to the tenant it names.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import {
-  ConfigError,
   createClock,
   defineService,
   ensureStream,
@@ -34,7 +31,7 @@ import {
 } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient, SCHEMA } from "./db.ts";
-import { Directory } from "./directory.ts";
+import { openDirectory } from "./directory.ts";
 import { defaultArtifactDir } from "./directory-format.ts";
 import { OAuthProvider } from "./oauth.ts";
 import { startRefreshSweep } from "./refresh.ts";
@@ -52,15 +49,11 @@ export default defineService({
     const providerConfigs = parseProviders(config.CONNECTIONS_PROVIDERS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
     const platform = parsePlatformAccounts(config.CONNECTIONS_PLATFORM_ACCOUNTS);
     const baseUrls = parseToolkitBaseUrls(config.CONNECTIONS_TOOLKIT_BASE_URLS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
-    // Only the folder is named at start: the directory's index is read on its first listing or search.
-    const directory =
-      config.CONNECTIONS_DIRECTORY === "on"
-        ? new Directory(config.CONNECTIONS_DIRECTORY_DIR ?? defaultArtifactDir(), baseUrls)
-        : null;
-    if (directory && !existsSync(join(directory.dir, "index.json.gz")))
-      throw new ConfigError(
-        `connections: CONNECTIONS_DIRECTORY=on but ${directory.dir} holds no built directory; run node services/connections/scripts/build-directory.ts (or set CONNECTIONS_DIRECTORY=off)`,
-      );
+    const directory = openDirectory(
+      config.CONNECTIONS_DIRECTORY,
+      config.CONNECTIONS_DIRECTORY_DIR ?? defaultArtifactDir(),
+      baseUrls,
+    );
     const toolkits = loadRegistry(config.CONNECTIONS_TOOLKITS_DIR ?? DEFAULT_TOOLKITS_DIR, baseUrls, directory);
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
     const options = {
