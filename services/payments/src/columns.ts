@@ -1,6 +1,6 @@
 /**
  * @module payments/columns
- * The payment and payout rows as the hot paths read them with raw SQL (src/payment-writes.ts,
+ * The payment, payout and recipient rows as the hot paths read them with raw SQL (src/payment-writes.ts,
  * src/payout-writes.ts): every column aliased to its Prisma field name, so a row feeds the same
  * mappers (src/records.ts) as a Prisma read. pg returns BIGINT as text (it may exceed a JS number),
  * so the minor-unit columns are turned into the bigints Prisma would give.
@@ -26,6 +26,12 @@ export const PAYOUT_COLUMNS = `id, tenant, batch_id AS "batchId", position, reci
   vertical, provider_reference AS "providerReference", failure_code AS "failureCode",
   failure_message AS "failureMessage", request_id AS "requestId", created_at AS "createdAt",
   updated_at AS "updatedAt", paid_at AS "paidAt"`;
+
+/** `SELECT` list of a recipients row (no BIGINT: a row is a `Recipient` as it is). */
+export const RECIPIENT_COLUMNS = `id, tenant, provider, mode, credential_source AS "credentialSource",
+  account_fingerprint AS "accountFingerprint", account_name AS "accountName",
+  account_number_last4 AS "accountNumberLast4", bank_code AS "bankCode", bank_name AS "bankName", country, currency,
+  provider_reference AS "providerReference", created_at AS "createdAt", verified_at AS "verifiedAt"`;
 
 type Minor<T> = Omit<T, "amountMinor" | "feeMinor"> & { amountMinor: string; feeMinor: string | null };
 

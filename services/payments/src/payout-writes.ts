@@ -1,13 +1,14 @@
 /**
  * @module payments/payout-writes
  * The payout hot path's statements, prepared on the tenant-scoped pool or a client of it (kit
- * `runPrepared`), instead of Prisma: accepting a payout (balance check, reservation, record), and
- * reading / locking / updating one while it moves (src/payouts.ts `advancePayout`).
+ * `runPrepared`), instead of Prisma: reading the recipient, accepting a payout (balance check,
+ * reservation, record), and reading / locking / updating one while it moves (src/payouts.ts
+ * `advancePayout`).
  */
 import { runPrepared } from "@gantry/kit";
 import type pg from "pg";
-import { PAYOUT_COLUMNS, type PayoutRow, asPayout } from "./columns.ts";
-import type { Payout } from "./db.ts";
+import { PAYOUT_COLUMNS, type PayoutRow, RECIPIENT_COLUMNS, asPayout } from "./columns.ts";
+import type { Payout, Recipient } from "./db.ts";
 
 /**
  * One payout accepted in one statement: `payments.spendable` (its migration says how) takes the
@@ -137,4 +138,15 @@ export async function recipientReferences(pool: pg.Pool, ids: string[]): Promise
     [ids],
   );
   return new Map(rows.map((r) => [r.id, r.providerReference]));
+}
+
+/** A verified recipient of `tenant` (row-level security holds it to the call's tenant anyway). */
+export async function recipientOf(pool: pg.Pool, id: string, tenant: string): Promise<Recipient | undefined> {
+  const [row] = await runPrepared<Recipient>(
+    pool,
+    "payments.recipient_by_id",
+    `SELECT ${RECIPIENT_COLUMNS} FROM payments.recipients WHERE id = $1 AND tenant = $2`,
+    [id, tenant],
+  );
+  return row;
 }

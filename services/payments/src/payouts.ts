@@ -188,11 +188,13 @@ export async function advancePayout(
   id: string,
   state: PayoutState,
   origin: Origin,
+  /** The payout's batch when the caller has the record (a payout never changes batch): saves its read. */
+  knownBatch?: string | null,
 ): Promise<Advanced<Payout>> {
   let queued = false;
   const out = await inTransaction(ctx.pool, async (tx) => {
     // The batch row first, then the item: the order every writer of a batch takes.
-    const batchId = await batchOf(tx, id);
+    const batchId = knownBatch === undefined ? await batchOf(tx, id) : knownBatch;
     if (batchId) await lockBatch(tx, batchId);
     const current = await lockPayout(tx, id);
     if (origin.webhook && !(await recordWebhook(tx, current.tenant, id, origin.webhook))) {
@@ -277,7 +279,13 @@ async function deriveBatch(tx: pg.ClientBase, batchId: string, at: Date): Promis
  * reached leaves them `pending` (reserved, not sent): a later payout.status sends them again under
  * the same reference, which the provider keeps unique. Answers the payouts it moved, as they are now.
  */
-export async function dispatch(ctx: Context, provider: Provider, all: Payout[]): Promise<Map<string, Payout>> {
+export async function dispatch(
+  ctx: Context,
+  provider: Provider,
+  all: Payout[],
+  /** The recipients' provider references when the caller has them (else they are read). */
+  references?: Map<string, string | null>,
+): Promise<Map<string, Payout>> {
   const after = new Map<string, Payout>();
   // A payout is paid from the account its amount was reserved in: when the tenant's credential now
   // reaches another account (a connection changed), it is not sent from that one.
@@ -289,7 +297,7 @@ export async function dispatch(ctx: Context, provider: Provider, all: Payout[]):
     );
   }
   if (payouts.length === 0) return after;
-  const refOf = await recipientReferences(ctx.pool, [...new Set(payouts.map((p) => p.recipientId))]);
+  const refOf = references ?? (await recipientReferences(ctx.pool, [...new Set(payouts.map((p) => p.recipientId))]));
   let states: PayoutState[];
   try {
     states = await provider.sendPayouts(
@@ -314,6 +322,7 @@ export async function dispatch(ctx: Context, provider: Provider, all: Payout[]):
       p.id,
       { ...s, status: s.status === "pending" ? "processing" : s.status },
       { source: "api" },
+      p.batchId,
     );
     after.set(p.id, record);
   }

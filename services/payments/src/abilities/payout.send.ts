@@ -13,13 +13,13 @@ import { ability } from "../context.ts";
 import { type Payout, type Prisma, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { toMinor } from "@gantry/kit/money.ts";
-import { acceptPayout, refusedBalance } from "../payout-writes.ts";
+import { acceptPayout, recipientOf, refusedBalance } from "../payout-writes.ts";
 import { dispatch, insufficientBalance, newPayout } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
 import { currencyMismatch, payoutOut, unknownRecipient } from "../records.ts";
 
 export default ability("payout.send", async (input, call, ctx) => {
-  const recipient = await ctx.db.recipient.findFirst({ where: { id: input.recipientId, tenant: call.tenant } });
+  const recipient = await recipientOf(ctx.pool, input.recipientId, call.tenant);
   if (!recipient) throw unknownRecipient("/input/recipientId", input.recipientId);
   const amountMinor = toMinor(input.amount, input.currency);
   if (recipient.currency !== input.currency)
@@ -66,6 +66,6 @@ export default ability("payout.send", async (input, call, ctx) => {
       ]);
     });
   if (!created) return payoutOut(result);
-  const sent = await dispatch(ctx, provider, [result]);
+  const sent = await dispatch(ctx, provider, [result], new Map([[recipient.id, recipient.providerReference]]));
   return payoutOut(sent.get(id) ?? result);
 });
