@@ -7,12 +7,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { type RunningService, runService } from "@gantry/kit";
-import type { Context } from "../context.ts";
-import { openTokens } from "../credentials.ts";
-import type { Connection } from "../db.ts";
-import service from "../service.ts";
-import { CLIENT_ID, CLIENT_SECRET } from "./auth-server.ts";
-import { type ConnectionsTest, startConnections, until } from "./helpers.ts";
+import type { Context } from "./context.ts";
+import { openTokens } from "./credentials.ts";
+import type { Connection } from "./db.ts";
+import service from "./service.ts";
+import { CLIENT_ID, CLIENT_SECRET } from "./test/auth-server.ts";
+import { type ConnectionsTest, startConnections, until } from "./test/helpers.ts";
 
 let t: ConnectionsTest;
 const replicas: RunningService<Context, never>[] = [];
