@@ -14,6 +14,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { buildDirectory } from "../scripts/build-directory.ts";
 import { openDirectory } from "./directory.ts";
+import { buildRequest } from "./execute.ts";
 import { DIRECTORY_PACKAGE_DIR, defaultArtifactDir } from "./directory-format.ts";
 import { resolveTool } from "./toolkits.ts";
 import { type ConnectionsTest, startConnections } from "./test/helpers.ts";
@@ -244,4 +245,32 @@ test("CONNECTIONS_DIRECTORY: off is no directory; on without a built artifact st
   assert.equal(on.has(KEY_KIT), true);
   assert.equal(on.has("no-such-toolkit"), false);
   assert.equal(on.isLoaded, false, "the start's checks read no index");
+});
+
+test("credentials go where each document says: an API key in the query, HTTP basic encoded", () => {
+  const directory = t.s.ctx.toolkits.directory;
+  assert.ok(directory);
+  // BBC's document: `apiKey` in the query as `api_key`.
+  const bbc = directory.toolkit("bbc-com");
+  assert.ok(bbc);
+  assert.deepEqual(bbc.auth, { header: "api_key", value: "{api_key}", in: "query" });
+  const list = bbc.latest.get("listAvailability");
+  assert.ok(list);
+  const q = buildRequest(bbc, list, {}, { api_key: "bbc-key-123456" }, null);
+  assert.equal(new URL(q.url).searchParams.get("api_key"), "bbc-key-123456");
+  assert.equal(q.request.headers?.api_key, undefined);
+  // A key in the URL must not follow a redirect to another origin.
+  assert.equal(q.request.redirect, "manual");
+  // Twilio's document: HTTP basic (account SID and auth token).
+  const twilio = directory.toolkit("twilio-com-api");
+  assert.ok(twilio);
+  assert.deepEqual(twilio.out.credentialFields, ["username", "password"]);
+  const accounts = twilio.latest.get("ListAccount");
+  assert.ok(accounts);
+  assert.match(accounts.baseUrl, /^https:/);
+  const b = buildRequest(twilio, accounts, {}, { username: "AC123", password: "tok456" }, null);
+  assert.equal(
+    (b.request.headers as Record<string, string>).authorization,
+    `Basic ${Buffer.from("AC123:tok456").toString("base64")}`,
+  );
 });
