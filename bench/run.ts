@@ -15,7 +15,8 @@
  *                    with CPU by process (bench/lib/scaleout.ts)
  * plus the cold start of `npm start`, whole-stack idle RSS, and a `--cpu-prof` profile of the gateway.
  *
- * Not in the default run (`--targets memory`, see bench/lib/memory.ts):
+ * Not in the default run (`--targets memory`, see bench/lib/memory.ts; `--targets directory`: the
+ * connections service's directory toolkits, services/connections/scripts/bench-directory.ts):
  *   memory           memory.search at 1k/10k/100k memories in one collection (floor: a plain
  *                    Float32Array scan; the store's scan and the service's handler in process; the
  *                    gateway at 1 connection and under load) and memory.save throughput
@@ -25,6 +26,7 @@
  * npm run bench -- --duration 5 --targets ceiling,gantry:gantry.about --no-cold-start --no-write
  * npm run bench -- --targets memory                # memory.search / memory.save at 1k, 10k, 100k memories
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -82,9 +84,11 @@ const HELP = `Usage: npm run bench -- [options]
   --connections <n>       concurrent connections (default 64)
   --warmup <s>            warm-up seconds per target, discarded (default 1)
   --targets <list>        comma-separated: ceiling, express-gateway, passthrough, gantry, scaleout,
-                          memory, or one ability: gantry:<id>, passthrough:<id> (<id> may be "hop",
-                          the unwired ability picked at run time). Default: the first five groups
-                          (memory takes 3-4 minutes more at the default sizes: ask for it).
+                          memory, directory, or one ability: gantry:<id>, passthrough:<id> (<id> may
+                          be "hop", the unwired ability picked at run time). Default: the first five
+                          groups (memory takes 3-4 minutes more at the default sizes: ask for it;
+                          directory: the connections service's directory toolkits in process, search
+                          p50/p99 over the whole catalogue and their start-up and RSS cost, printed).
   --memory-sizes <list>   memory group: memories per collection, one collection each
                           (default 1000,10000,100000)
   --memory-queries <n>    memory group: distinct queries timed in process per size (default 200)
@@ -157,7 +161,7 @@ const wanted = opts.targets
   .split(",")
   .map((t) => t.trim())
   .filter(Boolean);
-const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry", "scaleout", "memory"]);
+const GROUPS = new Set(["ceiling", "express-gateway", "passthrough", "gantry", "scaleout", "memory", "directory"]);
 for (const t of wanted) {
   const [g, ability] = t.split(":", 2);
   if (
@@ -806,6 +810,17 @@ async function main(): Promise<void> {
   // ---- (6) memory: search at 1k/10k/100k memories, save throughput -----------------------------
   let memory: MemoryReport | undefined;
   if (wants("memory")) memory = await memoryGroup(children);
+
+  // ---- (7) directory: the connections service's directory toolkits (issue 33), in process ---------
+  if (wants("directory")) {
+    // Its own process, so its RSS figures are its own (services/connections/scripts/bench-directory.ts).
+    const out = execFileSync(
+      process.execPath,
+      ["--expose-gc", path.join(REPO_ROOT, "services/connections/scripts/bench-directory.ts")],
+      { encoding: "utf8" },
+    );
+    for (const line of out.trim().split("\n")) log(`directory: ${line}`);
+  }
 
   const report: BenchReport = {
     date: started.toISOString(),
