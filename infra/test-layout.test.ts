@@ -22,13 +22,6 @@ const SERVICES = fs
   .map((entry) => entry.name)
   .sort();
 
-/**
- * Tests still out of place while other work on their service was in flight (issue 31 item 3). Each
- * must still break the rule: move the file, then delete its line here (the test fails while a line
- * names a file that is gone or now in place).
- */
-const NOT_YET_MOVED: readonly string[] = [];
-
 const RULE = "docs/development.md, *Tests*";
 
 const rel = (file: string) => path.relative(ROOT, file).split(path.sep).join("/");
@@ -106,17 +99,7 @@ function violations(service: string): Map<string, string> {
 
 test("every service's tests follow the one layout", () => {
   const problems: string[] = [];
-  const allowed = new Set(NOT_YET_MOVED);
-  const seen = new Set<string>();
-  for (const service of SERVICES) {
-    for (const [file, message] of violations(service)) {
-      if (allowed.has(file)) seen.add(file);
-      else problems.push(message);
-    }
-  }
-  for (const file of NOT_YET_MOVED) {
-    if (!seen.has(file)) problems.push(`${file} is in NOT_YET_MOVED but is now in place (or gone): delete its line`);
-  }
+  for (const service of SERVICES) problems.push(...violations(service).values());
   assert.deepEqual(problems, []);
 });
 
