@@ -190,6 +190,10 @@ describe("SSRF guard: redirects, caps, escape hatch", () => {
     assert.equal(res.text(), "hello");
     assert.equal(res.address, "127.0.0.1");
     assert.ok(warnings.length >= 2, "warned on use");
+    await guard.fetch(`http://127.0.0.1:${port}/?api_key=s3cret`);
+    const logged = JSON.stringify(warnings.at(-1));
+    assert.match(logged, /127\.0\.0\.1/, "the warning names where the request went");
+    assert.doesNotMatch(logged, /s3cret/, "never the query string: it may carry a credential");
   });
 
   test("redirects are followed by hand; the chain and final URL are reported", async () => {

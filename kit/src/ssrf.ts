@@ -317,7 +317,9 @@ export class SsrfGuard {
     let url = this.checkUrl(input);
     for (let hop = 0; ; hop++) {
       chain.push(url.href);
-      if (this.allowLoopback) this.#warn("SSRF guard request with allowLoopback", { url: url.href });
+      // Origin and path only: a query string may carry a credential (an API key placed in the query).
+      if (this.allowLoopback)
+        this.#warn("SSRF guard request with allowLoopback", { url: `${url.origin}${url.pathname}` });
       const host = url.hostname.replace(/^\[|\]$/g, "");
       // Early, clear refusal (and DNS failure); the connect-time check is what holds.
       if (!isIP(host))
