@@ -3,7 +3,8 @@
  * - an event is published only if its transaction commits, and the row is gone once it is;
  * - across a NATS outage, every event written meanwhile arrives once NATS is back, exactly once by
  *   id, although the relay retried, two relays competed and the same ids were enqueued twice;
- * - rows are under row-level security like every tenant table.
+ * - rows are under row-level security like every tenant table;
+ * - a flush returns once a round that saw its event ends, also while other flushes keep coming.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -140,4 +141,37 @@ test("across a NATS outage every event arrives once NATS is back, exactly once b
   } finally {
     await Promise.all(relays.map((r) => r.stop()));
   }
+});
+
+test("a flush under steady load returns after a round that saw its event, not after every later caller's", async () => {
+  const relay = startOutboxRelay({ pool, schema: SCHEMA, nats, log, intervalMs: 60_000 });
+  let asking = true;
+  // Other handlers flushing all the time, as under load: each asks while a round is running.
+  const others = (async () => {
+    while (asking) {
+      void relay.flush();
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  try {
+    await withTenant("acme", () =>
+      enqueueEvents(pool, SCHEMA, [
+        { tenant: "acme", subject: "outboxdemo.steady", msgId: "steady-1", payload: { n: 1 } },
+      ]),
+    );
+    const mine = await Promise.race([
+      relay.flush().then(() => "returned"),
+      new Promise((r) => setTimeout(() => r("still waiting"), 5_000)),
+    ]);
+    assert.equal(mine, "returned");
+    const { rows } = await asSystem(() =>
+      pool.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.outbox WHERE msg_id = 'steady-1'`),
+    );
+    assert.equal(rows[0].n, 0);
+  } finally {
+    asking = false;
+    await others;
+    await relay.stop();
+  }
+  assert.ok((await published()).some((m) => m.id === "steady-1"));
 });

@@ -101,8 +101,9 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { pool, nats, log } = opts;
   const outbox = table(opts.schema);
   const timeout = opts.publishTimeoutMs ?? 2_000;
+  /** The round in progress, and the one queued to start when it ends. */
   let running: Promise<number> | undefined;
-  let again = false;
+  let next: Promise<number> | undefined;
   let stopped = false;
   /** Consecutive failed batches, and until when the relay waits after them. */
   let failures = 0;
@@ -169,25 +170,31 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     return { sent: total, failed };
   };
 
+  // The relay publishes every tenant's events, also when a handler's flush starts it: system scope.
+  const round = (): Promise<number> => {
+    const r: Promise<number> = asSystem(once)
+      .then(({ sent }) => sent)
+      .finally(() => {
+        if (running === r) running = undefined;
+      });
+    running = r;
+    return r;
+  };
+
+  /**
+   * Resolves once a round that started after the call has ended, so the caller's committed rows
+   * were seen. A call during a round joins the one queued after it (a round's SELECT may predate
+   * the caller's commit); it never waits for the rounds later calls ask for, which under steady
+   * load would keep every caller waiting.
+   */
   const flush = (): Promise<number> => {
     if (stopped || Date.now() < pausedUntil) return Promise.resolve(0);
-    if (running) {
-      again = true;
-      return running;
-    }
-    // The relay publishes every tenant's events, also when a handler's flush starts it: system scope.
-    running = asSystem(async () => {
-      let total = 0;
-      for (;;) {
-        again = false;
-        const { sent, failed } = await once();
-        total += sent;
-        if (failed || !again || stopped) return total;
-      }
-    }).finally(() => {
-      running = undefined;
+    if (!running) return round();
+    next ??= running.then(() => {
+      next = undefined;
+      return stopped || Date.now() < pausedUntil ? 0 : round();
     });
-    return running;
+    return next;
   };
 
   // The timer only starts a round when none is running: it must not keep a caller's flush going.
@@ -200,6 +207,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      await next?.catch(() => {});
       await running?.catch(() => {});
     },
   };
