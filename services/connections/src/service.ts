@@ -32,7 +32,6 @@ import {
 import type { Context } from "./context.ts";
 import { PrismaClient, SCHEMA } from "./db.ts";
 import { openDirectory } from "./directory.ts";
-import { defaultArtifactDir } from "./directory-format.ts";
 import { OAuthProvider } from "./oauth.ts";
 import { startRefreshSweep } from "./refresh.ts";
 import { resolverService } from "./resolver.ts";
@@ -49,11 +48,7 @@ export default defineService({
     const providerConfigs = parseProviders(config.CONNECTIONS_PROVIDERS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
     const platform = parsePlatformAccounts(config.CONNECTIONS_PLATFORM_ACCOUNTS);
     const baseUrls = parseToolkitBaseUrls(config.CONNECTIONS_TOOLKIT_BASE_URLS, config.CONNECTIONS_ALLOW_HTTP_LOOPBACK);
-    const directory = openDirectory(
-      config.CONNECTIONS_DIRECTORY,
-      config.CONNECTIONS_DIRECTORY_DIR ?? defaultArtifactDir(),
-      baseUrls,
-    );
+    const directory = openDirectory(config.CONNECTIONS_DIRECTORY, config.CONNECTIONS_DIRECTORY_DIR, baseUrls);
     const toolkits = loadRegistry(config.CONNECTIONS_TOOLKITS_DIR ?? DEFAULT_TOOLKITS_DIR, baseUrls, directory);
     const now = createClock({ NODE_ENV: config.NODE_ENV, GANTRY_TEST_CLOCK_FILE: config.GANTRY_TEST_CLOCK_FILE });
     const options = {
