@@ -7,7 +7,7 @@
  * cannot render the page). Every URL is checked against the registry before anything is fetched, and every
  * page is read before anything is stored, so a failed call stores nothing.
  */
-import { GantryError } from "@gantry/kit";
+import { GantryError, sha256Hex } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { unifiedDiff } from "./diff.ts";
 import { PageFailure, toGantryError } from "./failures.ts";
@@ -15,7 +15,6 @@ import { newId } from "./ids.ts";
 import { type LoadedPage, loadPage, navigate } from "./page.ts";
 import { passagesOf, rank } from "./passages.ts";
 import { isRegistered } from "./registry.ts";
-import { sha256Hex } from "./research.ts";
 import { takeScreenshot } from "./screenshots.ts";
 
 const PAGE_TIMEOUT_MS = 20_000;

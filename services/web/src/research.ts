@@ -5,8 +5,7 @@
  * inside the call's), cut each page's extracted text into passages and rank them against the query.
  * A source that cannot be read is listed with the reason, never silently dropped.
  */
-import { createHash } from "node:crypto";
-import { GantryError } from "@gantry/kit";
+import { GantryError, sha256Hex } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { PageFailure } from "./failures.ts";
 import { type LoadedPage, loadPage } from "./page.ts";
@@ -28,10 +27,6 @@ export interface ResearchRun {
   searched: Date;
   sources: Source[];
   ranked: Ranked[];
-}
-
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
