@@ -420,7 +420,7 @@ const HISTORY_HEAD = [
   "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|",
 ];
 
-function replaceBlock(doc: string, name: string, body: (old: string) => string): string {
+export function replaceBlock(doc: string, name: string, body: (old: string) => string): string {
   const begin = `<!-- bench:${name}:begin -->`;
   const end = `<!-- bench:${name}:end -->`;
   const i = doc.indexOf(begin);
@@ -486,13 +486,13 @@ const COLORS: Record<Group, string> = {
   scaleout: "#805ad5",
 };
 
-function esc(s: string): string {
+export function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /** A three-panel horizontal bar chart: req/s, p99 latency and responses per CPU-second per target. */
 /** The opening of a chart: its size, an accessible title, a white background and the heading (constants, not escaped). */
-function svgHead(width: number, height: number, title: string, heading: string): string[] {
+export function svgHead(width: number, height: number, title: string, heading: string): string[] {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
     `<title>${title}</title>`,
