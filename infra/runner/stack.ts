@@ -29,6 +29,7 @@ import { AREA_SERVICES, GATEWAY_DEFAULT_PORT, type AreaService } from "@gantry/k
 import { CHROMIUM_NO_SANDBOX_ENV } from "@gantry/kit/chromium.ts";
 import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
 import { chromiumSandboxRefusal } from "./chromium-sandbox.ts";
+import { ensureDirectory } from "./directory.ts";
 import { gatewayReady, tcpOpen } from "./health.ts";
 import { pickPort, releasePort } from "./ports.ts";
 import { BoundPort } from "./bound-ports.ts";
@@ -551,6 +552,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
 
     // ---- area services ------------------------------------------------------------------
+    if (services.includes("connections")) await ensureDirectory(childEnv({}), note);
     // The services that start a browser get its sandbox unless it cannot run here.
     const browserEnv: Record<string, string> = {};
     if (

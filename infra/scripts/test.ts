@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { runChild } from "./run-child.ts";
 import { CHROMIUM_NO_SANDBOX_ENV } from "@gantry/kit/chromium.ts";
 import { chromiumSandboxRefusal } from "../runner/chromium-sandbox.ts";
+import { ensureDirectory } from "../runner/directory.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ROOTS = ["proto", "kit", "gateway", "services", "infra", "bench", "k8s", "client"];
@@ -93,6 +94,10 @@ if (process.env[CHROMIUM_NO_SANDBOX_ENV] === undefined) {
     console.log(`chromium: sandbox off for the tests: ${refusal} (${CHROMIUM_NO_SANDBOX_ENV}=1)`);
   }
 }
+
+// The connections service serves the directory toolkits by default; their artifact is built once per
+// machine before any test starts the service.
+await ensureDirectory(process.env, (line) => console.log(line));
 
 const code = await run(process.execPath, [
   "--test",

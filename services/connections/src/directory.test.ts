@@ -8,11 +8,11 @@
  * API-key-header one, Fun Generators Riddle) against Stoplight Prism mocking their own directory
  * documents, which refuses a request without the credential its document requires.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { buildDirectory } from "../scripts/build-directory.ts";
+import { ensureDirectory } from "../scripts/build-directory.ts";
 import { openDirectory } from "./directory.ts";
 import { buildRequest } from "./execute.ts";
 import { DIRECTORY_PACKAGE_DIR, defaultArtifactDir } from "./directory-format.ts";
@@ -28,7 +28,7 @@ let t: ConnectionsTest;
 let bearerApi: Prism;
 let keyApi: Prism;
 before(async () => {
-  if (!existsSync(join(defaultArtifactDir(), "index.json.gz"))) buildDirectory();
+  ensureDirectory();
   [bearerApi, keyApi] = await Promise.all([
     startPrism(doc("1password.com/events")),
     startPrism(doc("fungenerators.com/riddle")),
