@@ -60,6 +60,7 @@ import {
   writeDoc,
   writeMemoryDoc,
   checks,
+  describeFailures,
   involvedCores,
   type BenchReport,
   type TargetRow,
@@ -181,6 +182,13 @@ const abilitiesOf = (group: string): string[] | undefined =>
     : wanted.filter((t) => t.startsWith(`${group}:`)).map((t) => t.slice(group.length + 1));
 
 const log = (line: string) => process.stdout.write(`bench | ${line}\n`);
+/**
+ * Full-chain targets measured in alternating slices with express-gateway (their ratios to it are
+ * issue 19's and issue 30's targets), in this order; contact.get under a run sits beside plain
+ * contact.get, its base. Without express-gateway, RUN_PAIR alone alternates.
+ */
+const EG_PEERS = ["gantry.about", "contact.get", "contact.get:run", "payment.initiate", "payout.send"];
+const RUN_PAIR = ["contact.get", "contact.get:run"];
 const CACHE = path.join(REPO_ROOT, ".gantry", "bench");
 const EG_DIR = path.join(CACHE, "express-gateway");
 const MiB = 1024 * 1024;
@@ -274,11 +282,10 @@ function toRow(spec: MeasureSpec, slices: Slice[]): TargetRow {
   const total = slices.reduce((t, s) => t + s.used.seconds, 0);
   const avg = (f: (s: Slice) => number) => slices.reduce((t, s) => t + f(s) * s.used.seconds, 0) / total;
   const peakRss = Math.max(...slices.map((s) => s.peakRss));
-  const other = Object.entries(load.statuses).filter(([code]) => Number(code) !== spec.expectStatus);
-  const unexpected =
-    other.length || load.errors
-      ? [...other.map(([c, n]) => `${n} × ${c}`), ...(load.errors ? [`${load.errors} errors`] : [])].join(", ")
-      : undefined;
+  const unexpected = describeFailures(
+    spec.expectStatus,
+    slices.map((s) => s.load),
+  );
   const row: TargetRow = {
     id: spec.id,
     group: spec.group,
@@ -475,7 +482,7 @@ async function main(): Promise<void> {
   let egSpec: MeasureSpec | undefined;
   let egRowAt = 0;
   let stopEg = async () => {};
-  const wantsAbout = wanted.includes("gantry") || wanted.includes("gantry:gantry.about");
+  const wantsPeer = wanted.includes("gantry") || EG_PEERS.some((name) => wanted.includes(`gantry:${name}`));
   if (wants("express-gateway")) {
     log(`express-gateway ${EG_VERSION}: key-auth + rate-limit + proxy`);
     const backend = await startChild({
@@ -513,11 +520,14 @@ async function main(): Promise<void> {
       forget(children, eg.child);
       forget(children, backend);
     };
-    // Compared with gantry.about and contact.get: measured alternating with them once the Gantry stack is up (it idles
-    // meanwhile). Without the full chain there is nothing to alternate with.
-    if (!wantsAbout) {
+    // Compared with its peers (EG_PEERS): measured alternating with them once the Gantry stack is up
+    // (it idles meanwhile). Without any of them there is nothing to alternate with.
+    if (!wantsPeer) {
       rows.push(await measure(egSpec));
       await stopEg();
+      // Else the "no peer after all" fallback below measured the stopped process again: a second
+      // express-gateway row of ECONNREFUSED errors at 0 req/s.
+      egSpec = undefined;
     }
   }
 
@@ -631,6 +641,7 @@ async function main(): Promise<void> {
           "contact.create",
           "memory.search",
           "payment.initiate",
+          "payout.send",
           "web.browse",
           "web.browse:browser",
         ];
@@ -668,17 +679,24 @@ async function main(): Promise<void> {
       for (const [ability, gwSpec] of gwSpecs) {
         if (measured.has(gwSpec.id)) continue;
         const ptSpec = ptSpecs.get(ability);
-        if (ability === "gantry.about" && egSpec) {
-          // express-gateway is the peer of gantry.about and of contact.get (issue 19's targets): all
-          // three alternate, so drift on the machine falls on every side of both comparisons.
-          const hop = gwSpecs.get("contact.get");
-          const peers = hop && !ptSpecs.has("contact.get") ? [gwSpec, hop] : [gwSpec];
-          log(`express-gateway and the full chain on ${peers.map((p) => p.ability).join(" and ")}, interleaved`);
+        if (egSpec && EG_PEERS.includes(ability)) {
+          // express-gateway is the peer of issue 19's and issue 30's targets, and contact.get the
+          // base of contact.get under a run: all of them alternate, so drift on the machine falls on
+          // every side of every comparison.
+          const peers = EG_PEERS.flatMap((name) => {
+            const peer = gwSpecs.get(name);
+            return peer && !ptSpecs.has(name) && !measured.has(peer.id) ? [peer] : [];
+          });
+          log(`express-gateway and the full chain on ${peers.map((p) => p.id.slice(7)).join(", ")}, interleaved`);
           const [a, ...theirs] = await measureInterleaved([egSpec, ...peers], slicesPerPair);
           rows.splice(egRowAt, 0, a);
           for (const [i, peer] of peers.entries()) measured.set(peer.id, theirs[i]);
           await stopEg();
           egSpec = undefined;
+        } else if (RUN_PAIR.includes(ability) && RUN_PAIR.every((name) => gwSpecs.has(name) && !ptSpecs.has(name))) {
+          log("contact.get and contact.get under a run, interleaved");
+          const pair = RUN_PAIR.map((name) => gwSpecs.get(name)!);
+          for (const [i, r] of (await measureInterleaved(pair, slicesPerPair)).entries()) measured.set(pair[i].id, r);
         } else if (ptSpec) {
           log(`passthrough floor and full chain, interleaved: ${ability}`);
           const [a, b] = await measureInterleaved([ptSpec, gwSpec], slicesPerPair);

@@ -14,6 +14,7 @@ import path from "node:path";
 import { categorize, summarizeProfile } from "./profile.ts";
 import {
   checks,
+  describeFailures,
   historyRow,
   perCpuSecond,
   renderMarkdown,
@@ -208,6 +209,84 @@ test("the hot-path targets of issue 19: real abilities vs the peer and gantry.ab
   assert.match(after.measured, /^\+30% \(1170 MiB/);
   assert.equal(after.met, false);
 });
+test("issue 30's targets: each ratio against its own base row, a failed side not judged", () => {
+  const withCpu = (r: TargetRow, byProcess: Array<{ name: string; cores: number }>): TargetRow => ({
+    ...r,
+    cpu: { byProcess, loadGenerator: 0.2, other: 0 },
+  });
+  // Every rate differs, so a ratio taken against the wrong row shows up in its figure.
+  const rows = [
+    row("express-gateway", "peer", 1_000, 60, 1),
+    row("gantry:gantry.about", "gantry", 4_000, 20, 1, "gantry.about"),
+    withCpu(row("gantry:contact.get", "gantry", 2_400, 30, 0, "contact.get"), [{ name: "gateway", cores: 1.2 }]),
+    withCpu(row("gantry:contact.get:run", "gantry", 1_500, 50, 0, "contact.get"), [
+      { name: "gateway", cores: 1 },
+      { name: "trust", cores: 0.3 },
+    ]),
+    row("gantry:payment.initiate", "gantry", 1_100, 70, 1, "payment.initiate"),
+    row("gantry:payout.send", "gantry", 700, 90, 1, "payout.send"),
+    withCpu(row("gantry:web.browse", "gantry", 180, 400, 0, "web.browse"), [{ name: "web", cores: 1.26 }]),
+  ];
+  const byWhat = Object.fromEntries(checks(report(rows)).map((c) => [c.what, c]));
+  const run = byWhat["contact.get under a trust run (permit + signed receipt) vs plain contact.get"];
+  // 1,500 / 2,400; per CPU-second (1,500 / 1.3) / (2,400 / 1.2); 0.3 cores / 1,500 per second.
+  assert.equal(run.measured, "0.63× (per CPU-second: 0.58×); trust CPU 200 µs per call");
+  assert.equal(run.met, true);
+  assert.equal(
+    byWhat["payment.initiate (sandbox) throughput vs express-gateway"].measured,
+    "1.10× (per CPU-second: 1.10×)",
+  );
+  assert.equal(byWhat["payment.initiate (sandbox) throughput vs express-gateway"].met, true);
+  assert.equal(byWhat["payout.send (sandbox) throughput vs express-gateway"].measured, "0.70× (per CPU-second: 0.70×)");
+  assert.equal(byWhat["payout.send (sandbox) throughput vs express-gateway"].met, false);
+  const web = byWhat["web.browse, HTTP path, the bench's article page (size under *What each target is*)"];
+  assert.equal(web.measured, "180 pages/s (web CPU 7.00 ms per page)");
+  assert.equal(web.met, false);
+
+  // express-gateway with a slice of refused connections: the payment ratios say so instead of passing.
+  const failed = rows.map((r) =>
+    r.id === "express-gateway"
+      ? { ...r, load: { ...r.load, errors: 9_000 }, unexpected: "9000 errors (ECONNREFUSED 9,000)" }
+      : r,
+  );
+  const pay = checks(report(failed)).find((c) => c.what.startsWith("payment.initiate"))!;
+  assert.equal(pay.met, undefined);
+  assert.match(pay.measured, /not judged: express-gateway had 9000 errors \(ECONNREFUSED 9,000\)$/);
+  // A handful of failures out of 10,000 is named, and the ratio still judged.
+  const few = rows.map((r) =>
+    r.id === "gantry:contact.get:run" ? { ...r, load: { ...r.load, errors: 3 }, unexpected: "3 errors" } : r,
+  );
+  const runFew = checks(report(few)).find((c) => c.what.startsWith("contact.get under a trust run"))!;
+  assert.equal(runFew.met, true);
+  assert.match(runFew.measured, /; gantry:contact\.get:run had 3 errors$/);
+});
+
+test("describeFailures names the failing slice, the errors by kind, and a slice with no response", () => {
+  const ok = load(1_000, 20);
+  const refused: LoadResult = {
+    ...load(0, NaN, {}),
+    responses: 0,
+    errors: 17_152,
+    errorKinds: { ECONNREFUSED: 17_152 },
+  };
+  assert.equal(describeFailures(200, [ok, ok]), undefined);
+  assert.equal(
+    describeFailures(200, [refused, ok]),
+    "17152 errors (ECONNREFUSED 17,152); in slice 1 of 2; no response in slice 1 of 2 (10 s): every request failed",
+  );
+  const stalled: LoadResult = { ...load(0, NaN, {}), responses: 0, seconds: 5 };
+  assert.equal(
+    describeFailures(200, [ok, stalled]),
+    "no response in slice 2 of 2 (5.0 s): every request was still waiting for its answer when it ended",
+  );
+  assert.equal(describeFailures(501, [load(10, 5, { "501": 90, "503": 10 })]), "10 × 503");
+  const merged = mergeLoads([
+    { load: refused, times: new Float64Array(0) },
+    { load: ok, times: new Float64Array(10_000).fill(5) },
+  ]);
+  assert.deepEqual(merged.errorKinds, { ECONNREFUSED: 17_152 });
+});
+
 test("writeDoc keeps hand-written text and writes one history line per run", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-doc-"));
   const doc = path.join(dir, "benchmarks.md");

@@ -223,20 +223,38 @@ function keyedEnvelopes(input: unknown, count = 100_000): unknown[] {
   }));
 }
 
+/** Sentences the bench article's paragraphs are made of, three per paragraph in turn. */
+const ARTICLE_SENTENCES = [
+  "Northwind Studio ships invoices on the first of the month, and every invoice names the order it bills.",
+  "The ledger balances to zero across every account after each payment, and refunds post their own entries.",
+  "Customers reach support by email or chat; a reply goes out within one working day, weekends included.",
+  "Each quarter the team reconciles the bank statement line by line against the journal before it closes.",
+  "Currency conversions are booked at the day's published rate, and the difference goes to its own account.",
+  "Payouts to suppliers leave on Thursdays, in one batch, after two people have approved the list.",
+  "A late payment gets a friendly reminder after seven days and a phone call after fourteen.",
+  "The books close on the fifth working day, and the summary reaches the founders the morning after.",
+];
+
+/** The bench article's HTML: a title, a byline and 19 paragraphs of text, about 6 KB (the notes give the exact size). */
+export function benchArticle(): string {
+  const paragraphs = Array.from({ length: 19 }, (_, i) => {
+    const text = [0, 1, 2].map((k) => ARTICLE_SENTENCES[(i + k * 3) % ARTICLE_SENTENCES.length]).join(" ");
+    return `<p>${text}</p>`;
+  }).join("\n");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench article</title></head><body><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header><article><h1>How Northwind closes its books</h1><p class="byline">By Ada Obi</p>${paragraphs}</article><footer>© Northwind</footer></body></html>`;
+}
+
+const ARTICLE_BYTES = Buffer.byteLength(benchArticle()).toLocaleString("en-US");
+
 let page: Promise<string> | undefined;
 
 /**
- * The page web.browse reads in the bench: a plain article (about 6 KB of HTML) served by this
- * process on loopback, the same bytes every time. Started on first use; it lives as long as the run.
+ * The page web.browse reads in the bench: {@link benchArticle} served by this process on loopback,
+ * the same bytes every time. Started on first use; it lives as long as the run.
  */
 export function benchPage(): Promise<string> {
   page ??= new Promise((resolve) => {
-    const paragraphs = Array.from(
-      { length: 12 },
-      (_, i) =>
-        `<p>Paragraph ${i + 1} of the bench article. Northwind Studio ships invoices on the first of the month; the ledger balances to zero across every account after each payment, and refunds post their own entries. Customers reach support by email or chat.</p>`,
-    ).join("\n");
-    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench article</title></head><body><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header><article><h1>How Northwind closes its books</h1><p class="byline">By Ada Obi</p>${paragraphs}</article><footer>© Northwind</footer></body></html>`;
+    const html = benchArticle();
     const server = http.createServer((req, res) => {
       if (req.url === "/article") res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
       else res.writeHead(404).end();
@@ -372,7 +390,7 @@ export async function planWorkloads(
     {
       ability: "web.browse",
       input: async () => ({ url: await benchPage(), format: "markdown", renderer: "http" }),
-      note: "web service, HTTP path: a 6 KB article on loopback fetched through the kit's SSRF guard (loopback allowed for the bench, which logs a warning per request), Readability + turndown to Markdown",
+      note: `web service, HTTP path: an article of ${ARTICLE_BYTES} bytes (about 6 KB of HTML, most of it paragraph text) on loopback fetched through the kit's SSRF guard (loopback allowed for the bench, which logs a warning per request), Readability + turndown to Markdown`,
     },
     {
       ability: "web.browse",
@@ -381,7 +399,7 @@ export async function planWorkloads(
       // The web service renders WEB_BROWSER_CONCURRENCY pages at once (default 2); more connections
       // would only queue past the load generator's timeout.
       connections: 4,
-      note: "web service, browser path: the same page in headless Chromium (a new context per page, its traffic through the SSRF proxy), then Readability + turndown; 4 connections",
+      note: "web service, browser path: the same article in headless Chromium (a new context per page, its traffic through the SSRF proxy), then Readability + turndown; 4 connections",
     },
     {
       ability: "contact.get",

@@ -35,6 +35,8 @@ export interface LoadResult {
   /** Connection errors and timeouts. */
   errors: number;
   timeouts: number;
+  /** The errors by kind (`ECONNRESET`, `timeout`, …), so a run that failed says how. */
+  errorKinds?: Record<string, number>;
   /** Mean response size in bytes (headers + body). */
   bytesPerResponse: number;
   seconds: number;
@@ -43,6 +45,7 @@ export interface LoadResult {
 interface Recorder {
   times: Float64Array;
   n: number;
+  errorKinds: Record<string, number>;
 }
 
 function record(rec: Recorder, ms: number): void {
@@ -117,6 +120,10 @@ function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promi
       instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) =>
         record(rec, responseTime),
       );
+      instance.on("reqError", (err: Error & { code?: string }) => {
+        const kind = err.code ?? (err.message === "request timed out" ? "timeout" : err.message.slice(0, 60));
+        rec.errorKinds[kind] = (rec.errorKinds[kind] ?? 0) + 1;
+      });
     }
   });
 }
@@ -124,7 +131,7 @@ function once(spec: LoadSpec, seconds: number, rec: Recorder | undefined): Promi
 /** Warm-up, then the measured run. `times` receives every latency (ms, sorted), for {@link mergeLoads}. */
 export async function runLoad(spec: LoadSpec, times?: (sorted: Float64Array) => void): Promise<LoadResult> {
   if (spec.warmupSec > 0) await once(spec, spec.warmupSec, undefined);
-  const rec: Recorder = { times: new Float64Array(1 << 16), n: 0 };
+  const rec: Recorder = { times: new Float64Array(1 << 16), n: 0, errorKinds: {} };
   const t0 = performance.now();
   const result = await once(spec, spec.durationSec, rec);
   const seconds = (performance.now() - t0) / 1000;
@@ -143,6 +150,7 @@ export async function runLoad(spec: LoadSpec, times?: (sorted: Float64Array) => 
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,
+    ...(result.errors ? { errorKinds: rec.errorKinds } : {}),
     bytesPerResponse: responses ? result.throughput.total / responses : 0,
     seconds: measured,
   };
@@ -172,6 +180,9 @@ export function mergeLoads(parts: ReadonlyArray<{ load: LoadResult; times: Float
     for (const [code, c] of Object.entries(p.load.statuses)) statuses[code] = (statuses[code] ?? 0) + c;
   const seconds = parts.reduce((t, p) => t + p.load.seconds, 0);
   const bytes = parts.reduce((t, p) => t + p.load.bytesPerResponse * p.load.responses, 0);
+  const errorKinds: Record<string, number> = {};
+  for (const p of parts)
+    for (const [kind, c] of Object.entries(p.load.errorKinds ?? {})) errorKinds[kind] = (errorKinds[kind] ?? 0) + c;
   return {
     responses: n,
     rps: n / seconds,
@@ -179,6 +190,7 @@ export function mergeLoads(parts: ReadonlyArray<{ load: LoadResult; times: Float
     statuses,
     errors: parts.reduce((t, p) => t + p.load.errors, 0),
     timeouts: parts.reduce((t, p) => t + p.load.timeouts, 0),
+    ...(Object.keys(errorKinds).length ? { errorKinds } : {}),
     bytesPerResponse: n ? bytes / n : 0,
     seconds,
   };
