@@ -1,7 +1,7 @@
 /**
  * @module keys/service
  * The keys service: key resolution for the gateway (stored keys and the legacy credential store),
- * the bootstrap admin key, the audit log writer, the key.* abilities (one file each in abilities/),
+ * the bootstrap admin key, the audit log writer and its retention, the key.* abilities (one file each in abilities/),
  * key lifecycle notices on NATS, and the periodic sweep that records expiries in the event trail.
  *
  * Tenant scope: the kit runs each key.* call in the caller's tenant scope (row-level security on
@@ -12,6 +12,7 @@
  */
 import { createClock, defineEnv, defineService, prismaClient, RATE_LIMIT_ENV } from "@gantry/kit";
 import { startAuditConsumer } from "./audit-consumer.ts";
+import { startAuditRetention } from "./audit-retention.ts";
 import { ensureAdminKey } from "./bootstrap.ts";
 import { type Context, SCHEMA } from "./context.ts";
 import { PrismaClient } from "./db.ts";
@@ -38,6 +39,13 @@ export const KEYS_ENV = defineEnv({
     maximum: 86400,
     default: 60,
     description: "how often expired keys are recorded in their event trail and announced on keys.key.expired",
+  },
+  AUDIT_RETENTION_DAYS: {
+    type: "integer",
+    minimum: 1,
+    maximum: 36500,
+    default: 365,
+    description: "days an audit record is kept; older ones are deleted hourly, oldest first (src/audit-retention.ts)",
   },
 });
 
@@ -66,12 +74,14 @@ export default defineService({
       authCacheMs: 30_000,
       background: { stop: async () => {} },
     };
-    // Both write rows of every tenant; each runs its work in system scope (see their modules).
+    // All three write rows of every tenant; each runs its work in system scope (see their modules).
     const audit = startAuditConsumer(deps.nats, pool, deps.log);
     const sweep = startExpirySweep(ctx, deps.config.KEY_EXPIRY_SWEEP_SECONDS * 1000);
+    const retention = startAuditRetention(pool, { days: deps.config.AUDIT_RETENTION_DAYS, now, log: deps.log });
     ctx.background = {
       stop: async () => {
         sweep.stop();
+        await retention.stop();
         await audit.stop();
         await ctx.notices.stop();
       },
