@@ -25,6 +25,7 @@
  * npm run bench                                    # defaults: 10 s × 64 connections, ~3-4 min
  * npm run bench -- --duration 5 --targets ceiling,gantry:gantry.about --no-cold-start --no-write
  * npm run bench -- --targets memory                # memory.search / memory.save at 1k, 10k, 100k memories
+ * npm run bench -- --scale --no-write              # costs at 1k … 1M rows of a tenant (bench/lib/scale.ts)
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -36,6 +37,7 @@ import { serviceSpec, type AreaService } from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
 import { startChild, type Child } from "./lib/child.ts";
 import { fmtSize } from "./lib/format.ts";
+import { machine } from "./lib/machine.ts";
 import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
 import { CpuMeter, RssSampler, memoryOf, settle } from "./lib/proc-stats.ts";
 import { processTrees } from "../infra/testing/process-tree.ts";
@@ -109,6 +111,14 @@ const HELP = `Usage: npm run bench -- [options]
                           patched copy side by side with the same stack and key
   --json <file>           also write the raw results as JSON
   --render <file>         don't measure: write the docs from a JSON file an earlier run saved
+  --scale                 instead of the groups above: seed one tenant to each --scale-sizes and time
+                          one operation per curve at each (bench/lib/scale.ts; minutes at 10^6 rows;
+                          not in npm test); writes the bench:scale block of docs/benchmarks.md and
+                          docs/benchmarks-scale.svg (--no-write prints it; --json saves the raw run too)
+  --scale-sizes <list>    rows of the tenant to measure at, ascending (default 1000,10000,100000,1000000)
+  --scale-parts <list>    which parts: receipts (receipt append, inclusion and consistency proofs),
+                          contacts (contact.list first and deep page) (default: all)
+  --render-scale <file>   don't measure: write the scale block and chart from a saved --scale run
   -h, --help              this text
 `;
 
@@ -130,6 +140,10 @@ const { values: opts } = parseArgs({
     "memory-sizes": { type: "string", default: "1000,10000,100000" },
     "memory-queries": { type: "string", default: "200" },
     "memory-connections": { type: "string", default: "16" },
+    scale: { type: "boolean", default: false },
+    "scale-sizes": { type: "string", default: "1000,10000,100000,1000000" },
+    "scale-parts": { type: "string" },
+    "render-scale": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
   allowNegative: true,
@@ -844,13 +858,7 @@ async function main(): Promise<void> {
     date: started.toISOString(),
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     commit: await gitDescribe(),
-    machine: {
-      nproc: os.availableParallelism(),
-      cpu: os.cpus()[0]?.model.trim() ?? "unknown",
-      memGiB: os.totalmem() / 1024 ** 3,
-      node: process.version,
-      loadavg,
-    },
+    machine: machine(loadavg),
     options: { durationSec, connections, warmupSec },
     rows,
     skipped,
@@ -1054,8 +1062,24 @@ async function memoryGroup(children: Child[]): Promise<MemoryReport> {
   };
 }
 
-main().then(
-  () => process.exit(0),
+/** `--scale` / `--render-scale`: the scale curves instead of the groups (bench/lib/scale.ts). */
+async function scale(): Promise<number> {
+  const { SCALE_PARTS, scaleCommand } = await import("./lib/scale.ts");
+  const sizes = opts["scale-sizes"].split(",").map((v) => Math.round(num("scale-sizes", v.trim(), 2, 100_000_000)));
+  const parts = opts["scale-parts"]?.split(",").map((p) => p.trim()) ?? Object.keys(SCALE_PARTS);
+  const unknown = parts.filter((p) => !(p in SCALE_PARTS));
+  if (unknown.length || sizes.some((n, i) => i > 0 && n <= sizes[i - 1])) {
+    process.stderr.write(
+      `${unknown.length ? `unknown scale part "${unknown.join(", ")}"` : "--scale-sizes must ascend"}\n\n${HELP}`,
+    );
+    return 2;
+  }
+  const command = `npm run bench -- ${process.argv.slice(2).join(" ")}`;
+  return scaleCommand({ sizes, parts, write: opts.write, json: opts.json, render: opts["render-scale"], command, log });
+}
+
+(opts.scale || opts["render-scale"] ? scale() : main().then(() => 0)).then(
+  (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
