@@ -29,10 +29,27 @@ INSERT INTO "keys"."audit_records" (request_id, tenant, key_id, ability, status,
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::float8[], $8::text[], $9::timestamptz[])
 ON CONFLICT (request_id) DO NOTHING`;
 
-/** Column arrays for one INSERT; unreadable messages are reported and terminated, not retried forever. */
-function columns(messages: JsMsg[], log: Logger): { good: JsMsg[]; params: unknown[][] } {
+/** Writes records in one INSERT of column arrays, whatever their count; a request id already stored is skipped. */
+export async function insertAuditRecords(pool: pg.Pool, records: AuditRecord[]): Promise<void> {
   const cols: unknown[][] = [[], [], [], [], [], [], [], [], []];
+  for (const a of records) {
+    cols[0].push(a.requestId);
+    cols[1].push(a.tenant);
+    cols[2].push(a.keyId ?? null);
+    cols[3].push(a.ability ?? null);
+    cols[4].push(a.status);
+    cols[5].push(a.errorCode ?? null);
+    cols[6].push(a.durationMs);
+    cols[7].push(a.inputHash ?? null);
+    cols[8].push(a.at);
+  }
+  await pool.query(INSERT, cols);
+}
+
+/** The records of a fetch; unreadable messages are reported and terminated, not retried forever. */
+function readable(messages: JsMsg[], log: Logger): { good: JsMsg[]; records: AuditRecord[] } {
   const good: JsMsg[] = [];
+  const all: AuditRecord[] = [];
   for (const m of messages) {
     let records: AuditRecord[];
     try {
@@ -44,19 +61,9 @@ function columns(messages: JsMsg[], log: Logger): { good: JsMsg[]; params: unkno
       continue;
     }
     good.push(m);
-    for (const a of records) {
-      cols[0].push(a.requestId);
-      cols[1].push(a.tenant);
-      cols[2].push(a.keyId ?? null);
-      cols[3].push(a.ability ?? null);
-      cols[4].push(a.status);
-      cols[5].push(a.errorCode ?? null);
-      cols[6].push(a.durationMs);
-      cols[7].push(a.inputHash ?? null);
-      cols[8].push(a.at);
-    }
+    for (const a of records) all.push(a);
   }
-  return { good, params: cols };
+  return { good, records: all };
 }
 
 export function startAuditConsumer(nats: Nats, pool: pg.Pool, log: Logger): { stop: () => Promise<void> } {
@@ -96,10 +103,10 @@ export function startAuditConsumer(nats: Nats, pool: pg.Pool, log: Logger): { st
         continue;
       }
       if (fetched.length === 0) continue;
-      const { good, params } = columns(fetched, log);
+      const { good, records } = readable(fetched, log);
       if (good.length === 0) continue;
       try {
-        await pool.query(INSERT, params);
+        await insertAuditRecords(pool, records);
         for (const m of good) m.ack();
         backoff = 250;
       } catch (err) {
