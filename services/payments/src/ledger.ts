@@ -69,37 +69,23 @@ export interface Balances {
   reserved: bigint;
 }
 
-/** Balances of one tenant (exactly, not its sub-tenants), keyed `<settlement account> <currency>`. */
+/**
+ * Balances of one tenant (exactly, not its sub-tenants), keyed `<settlement account> <currency>`:
+ * the rows the ledger's trigger keeps (table `balances`), so a read does not grow with the ledger.
+ */
 export async function balances(
   tx: Tx,
   tenant: string,
   filter: { settlementAccount?: string; currency?: string } = {},
 ): Promise<Map<string, Balances & { settlementAccount: string; currency: string }>> {
-  const rows = await tx.$queryRawUnsafe<
-    { settlement_account: string; currency: string; account: Account; total: bigint }[]
-  >(
-    `SELECT settlement_account, currency, account, SUM(amount_minor)::bigint AS total FROM "payments"."ledger_entries"
-     WHERE tenant = $1 AND ($2::text IS NULL OR settlement_account = $2) AND ($3::text IS NULL OR currency = $3)
-       AND account IN ('available', 'pending', 'reserved')
-     GROUP BY settlement_account, currency, account`,
+  const rows = await tx.$queryRawUnsafe<Array<Balances & { settlementAccount: string; currency: string }>>(
+    `SELECT settlement_account AS "settlementAccount", currency, available, pending, reserved FROM "payments"."balances"
+     WHERE tenant = $1 AND ($2::text IS NULL OR settlement_account = $2) AND ($3::text IS NULL OR currency = $3)`,
     tenant,
     filter.settlementAccount ?? null,
     filter.currency ?? null,
   );
-  const out = new Map<string, Balances & { settlementAccount: string; currency: string }>();
-  for (const r of rows) {
-    const key = balanceKey(r.settlement_account, r.currency);
-    const b = out.get(key) ?? {
-      settlementAccount: r.settlement_account,
-      currency: r.currency,
-      available: 0n,
-      pending: 0n,
-      reserved: 0n,
-    };
-    b[r.account as keyof Balances] = BigInt(r.total);
-    out.set(key, b);
-  }
-  return out;
+  return new Map(rows.map((r) => [balanceKey(r.settlementAccount, r.currency), r]));
 }
 
 export const balanceKey = (settlementAccount: string, currency: string) => `${settlementAccount} ${currency}`;

@@ -1,7 +1,7 @@
 /**
  * @module payments/abilities/payout.balance
- * The tenant's balances per settlement account and currency (src/settlement.ts), computed from the
- * double-entry ledger (available, pending, reserved). Payouts are sent from one of them — the payout
+ * The tenant's balances per settlement account and currency (src/settlement.ts): the sums of the
+ * double-entry ledger (available, pending, reserved) its trigger keeps in one row each. Payouts are sent from one of them — the payout
  * provider's account for the credential in use (`payoutSource`) — and spend only its `available`;
  * money that settled elsewhere (the tenant's own account, a destination, the sandbox) is shown where
  * it is. When the payout provider is live, its own available balance stands beside that account's

@@ -24,6 +24,32 @@ export async function assertLedgerBalanced(t: PaymentsTest): Promise<void> {
     `SELECT currency, SUM(amount_minor)::text AS total FROM payments.ledger_entries GROUP BY currency HAVING SUM(amount_minor) <> 0`,
   );
   assert.deepEqual(all.rows, []);
+  await assertBalancesMatchLedger(t);
+}
+
+/**
+ * The balance rows the ledger's trigger keeps (table `balances`) equal the ledger summed per tenant,
+ * settlement account and currency, for every account a balance shows: no row drifts, none is missing.
+ */
+export async function assertBalancesMatchLedger(t: PaymentsTest): Promise<void> {
+  const drift = await t.db.query(
+    `WITH summed AS (
+       SELECT tenant, settlement_account, currency,
+              COALESCE(SUM(amount_minor) FILTER (WHERE account = 'available'), 0) AS available,
+              COALESCE(SUM(amount_minor) FILTER (WHERE account = 'pending'), 0) AS pending,
+              COALESCE(SUM(amount_minor) FILTER (WHERE account = 'reserved'), 0) AS reserved
+         FROM payments.ledger_entries WHERE account IN ('available', 'pending', 'reserved')
+        GROUP BY tenant, settlement_account, currency)
+     SELECT COALESCE(s.tenant, b.tenant) AS tenant, COALESCE(s.settlement_account, b.settlement_account) AS account,
+            COALESCE(s.currency, b.currency) AS currency,
+            s.available::text AS ledger_available, b.available::text AS row_available,
+            s.pending::text AS ledger_pending, b.pending::text AS row_pending,
+            s.reserved::text AS ledger_reserved, b.reserved::text AS row_reserved
+       FROM summed s FULL JOIN payments.balances b USING (tenant, settlement_account, currency)
+      WHERE s.available IS DISTINCT FROM b.available OR s.pending IS DISTINCT FROM b.pending
+         OR s.reserved IS DISTINCT FROM b.reserved`,
+  );
+  assert.deepEqual(drift.rows, []);
 }
 
 /** Funds a sandbox tenant: a payment that succeeds at its first status refresh. */

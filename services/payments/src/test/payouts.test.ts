@@ -2,11 +2,22 @@
  * payout.verify_account, payout.send, payout.batch, payout.status, payout.list and payout.balance on
  * the sandbox provider: recipients verified before paying, payouts refused beyond the available
  * balance, idempotency (20 concurrent identical payouts move money once), a batch validated as a
- * whole and ending partially_failed, reversal by polling, and the ledger balancing to zero.
+ * whole and ending partially_failed, reversal by polling, the ledger balancing to zero, and the
+ * balance rows its trigger keeps (migration 20270102000000_balances) equal to the ledger's sums after
+ * payouts, failures, reversals, settlements and refunds all at once.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { assertLedgerBalanced, fund, type PaymentsTest, recipient, startPayments } from "./helpers.ts";
+import { withTenant } from "@gantry/kit";
+import { advancePayment } from "../payments.ts";
+import {
+  assertBalancesMatchLedger,
+  assertLedgerBalanced,
+  fund,
+  type PaymentsTest,
+  recipient,
+  startPayments,
+} from "./helpers.ts";
 
 let t: PaymentsTest;
 before(async () => {
@@ -299,4 +310,58 @@ test("payout.balance: every currency held, zeros for one never held; the databas
     t.db.query(`UPDATE payments.ledger_entries SET amount_minor = 1 WHERE tenant = 'bal-co'`),
     /append-only/,
   );
+});
+
+test("concurrent payouts, failures, reversals, settlements and refunds leave every balance row equal to its ledger sum", async () => {
+  const tenant = "balance-row-co";
+  const paid = await recipient(t, tenant, "USD");
+  const closed = await recipient(t, tenant, "USD", "0002");
+  const reversing = await recipient(t, tenant, "USD", "0003");
+  const refundable = await Promise.all([fund(t, tenant, 30, "USD"), fund(t, tenant, 30, "USD")]);
+  await fund(t, tenant, 40, "USD"); // 100.00 available
+
+  const send = (recipientId: string, i: number) =>
+    t.call(
+      "payout.send",
+      { recipientId, amount: 3, currency: "USD", idempotencyKey: `row-${recipientId}-${i}` },
+      { tenant },
+    );
+  const settling = await Promise.all(
+    [1, 2, 3].map(async () => (await t.call("payment.initiate", { amount: 10, currency: "USD" }, { tenant })).id),
+  );
+  const outcomes = await Promise.allSettled([
+    ...Array.from({ length: 12 }, (_, i) => send(paid, i)),
+    ...Array.from({ length: 6 }, (_, i) => send(closed, i)),
+    ...Array.from({ length: 4 }, (_, i) => send(reversing, i)),
+    ...settling.map((id) => t.call("payment.status", { id }, { tenant })),
+    ...refundable.map((id) =>
+      withTenant(tenant, () => advancePayment(t.ctx, id, { status: "refunded" }, { source: "poll" })),
+    ),
+  ]);
+  assert.deepEqual(
+    outcomes.filter((o) => o.status === "rejected"),
+    [],
+  );
+  const payouts = outcomes.slice(0, 22).map((o) => (o as PromiseFulfilledResult<any>).value);
+  assert.deepEqual(
+    payouts.map((p) => p.status),
+    [...Array(12).fill("paid"), ...Array(6).fill("failed"), ...Array(4).fill("paid")],
+  );
+  // The reversals run concurrently too, and bring their money back.
+  await Promise.all(payouts.slice(18).map((p) => t.call("payout.status", { id: p.id }, { tenant })));
+  await assertBalancesMatchLedger(t);
+
+  // 100 funded + 30 settled - 60 refunded - 12 × 3 paid (failed ones released, reversed ones back).
+  const { balances } = await t.call("payout.balance", { currency: "USD" }, { tenant });
+  const sandbox = balances.find((b: any) => b.settlement.id === "sandbox");
+  assert.deepEqual([sandbox.available.amount, sandbox.reserved.amount, sandbox.pending.amount], [34, 0, 0]);
+  // payout.send spends exactly that row: one cent more is refused, 34.00 is paid and leaves 0.
+  const over = { recipientId: paid, amount: 34.01, currency: "USD", idempotencyKey: "row-over" };
+  await assert.rejects(t.call("payout.send", over, { tenant }), /exceeds the available balance of 34 USD in sandbox/);
+  const all = await t.call("payout.send", { ...over, amount: 34, idempotencyKey: "row-all" }, { tenant });
+  assert.equal(all.status, "paid");
+  const [row] = (
+    await t.db.query(`SELECT available::text, reserved::text FROM payments.balances WHERE tenant = $1`, [tenant])
+  ).rows;
+  assert.deepEqual(row, { available: "0", reserved: "0" });
 });
