@@ -7,7 +7,7 @@
  * ids, amounts and statuses, never an account number; its `msgID` (record id + status) lets
  * JetStream drop a duplicate publish.
  */
-import { enqueueEvents, ensureStream, type Nats } from "@gantry/kit";
+import { enqueueEvents, ensureStream, type Nats, type OutboxEvent } from "@gantry/kit";
 
 export const PAYMENTS_STREAM = { name: "PAYMENTS", subjects: ["payments.>"] };
 
@@ -29,9 +29,12 @@ export interface StatusMessage {
   at: string;
 }
 
+/** The outbox row of a status message (`msgID` record id + status). */
+export function statusEvent(m: StatusMessage): OutboxEvent {
+  return { tenant: m.tenant, subject: `payments.${m.kind}.${m.status}`, msgId: `${m.id}.${m.status}`, payload: m };
+}
+
 /** Queues a status message inside the transaction of the change; the caller flushes the outbox after the commit. */
 export async function queueStatus(tx: Parameters<typeof enqueueEvents>[0], m: StatusMessage): Promise<void> {
-  await enqueueEvents(tx, "payments", [
-    { tenant: m.tenant, subject: `payments.${m.kind}.${m.status}`, msgId: `${m.id}.${m.status}`, payload: m },
-  ]);
+  await enqueueEvents(tx, "payments", [statusEvent(m)]);
 }

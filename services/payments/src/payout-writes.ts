@@ -9,6 +9,7 @@ import { runPrepared } from "@gantry/kit";
 import type pg from "pg";
 import { PAYOUT_COLUMNS, type PayoutRow, RECIPIENT_COLUMNS, asPayout } from "./columns.ts";
 import type { Payout, Recipient } from "./db.ts";
+import type { OutboxEvent } from "@gantry/kit";
 
 /**
  * One payout accepted in one statement: `payments.spendable` (its migration says how) takes the
@@ -127,6 +128,74 @@ export async function updatePayout(db: pg.ClientBase, id: string, p: PayoutPatch
   );
   if (!row) throw new Error(`payout ${id} not found`);
   return asPayout(row);
+}
+
+/** One journal of a payout's move: `amountMinor` out of `credit` into `debit`, named `<payout id>:<suffix>`. */
+export interface PayoutJournal {
+  suffix: string;
+  debit: "available" | "payouts_sent" | "fees";
+  credit: "available" | "reserved" | "payouts_sent";
+  amountMinor: bigint;
+  memo: string;
+}
+
+/**
+ * A move of a payout outside a batch in one statement (src/payouts.ts `advancePayout`): the update,
+ * only while the payout is still in the status the caller saw (`from.status`: a concurrent move
+ * re-checks it on the row's newest version, so two moves cannot both happen); the move's journals
+ * (the ledger's deferred trigger checks each balances at the commit that ends the statement); and
+ * its event, in the kit's outbox table (kit/src/outbox.ts), so it is published only if the move
+ * commits. Undefined when the status was no longer `from.status`: nothing was written.
+ */
+export async function movePayout(
+  pool: pg.Pool,
+  from: Payout,
+  p: PayoutPatch,
+  journals: PayoutJournal[],
+  event: OutboxEvent,
+): Promise<Payout | undefined> {
+  const [row] = await runPrepared<PayoutRow>(
+    pool,
+    "payments.move_payout",
+    `WITH moved AS (
+       UPDATE payments.payouts SET status = $2, updated_at = $3, paid_at = COALESCE($4, paid_at),
+         fee_minor = COALESCE($5, fee_minor), failure_code = COALESCE($6, failure_code),
+         failure_message = COALESCE($7, failure_message), provider_reference = COALESCE($8, provider_reference)
+        WHERE id = $1 AND status = $9 AND batch_id IS NULL
+       RETURNING ${PAYOUT_COLUMNS}),
+     booked AS (
+       INSERT INTO payments.ledger_entries
+         (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+       SELECT tenant, id || ':' || j.suffix, line.account, "settlementAccount", currency, line.sign * j.amount,
+              'payout', id, j.memo, $3
+         FROM moved
+        CROSS JOIN unnest($10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[])
+              AS j(suffix, debit, credit, amount, memo)
+        CROSS JOIN LATERAL (VALUES (j.debit, 1), (j.credit, -1)) AS line(account, sign)),
+     event AS (
+       INSERT INTO payments.outbox (tenant, subject, msg_id, payload) SELECT tenant, $15, $16, $17::jsonb FROM moved)
+     SELECT * FROM moved`,
+    [
+      from.id,
+      p.status,
+      p.updatedAt,
+      p.paidAt,
+      p.feeMinor,
+      p.failureCode,
+      p.failureMessage,
+      p.providerReference,
+      from.status,
+      journals.map((j) => j.suffix),
+      journals.map((j) => j.debit),
+      journals.map((j) => j.credit),
+      journals.map((j) => j.amountMinor),
+      journals.map((j) => j.memo),
+      event.subject,
+      event.msgId,
+      JSON.stringify(event.payload),
+    ],
+  );
+  return row && asPayout(row);
 }
 
 /** The provider's reference of each recipient (its transfer recipient code), by id. */

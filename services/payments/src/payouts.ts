@@ -16,14 +16,22 @@ import { type CallContext, GantryError, inTransaction } from "@gantry/kit";
 import type pg from "pg";
 import type { Context } from "./context.ts";
 import type { Payout, Prisma, Recipient } from "./db.ts";
-import { queueStatus } from "./events.ts";
+import { queueStatus, type StatusMessage, statusEvent } from "./events.ts";
 import { balanceKey, balances, lockBalance, post } from "./ledger.ts";
 import { moneyOut } from "@gantry/kit/money.ts";
 import { type Advanced, type Origin, recordWebhook } from "./payments.ts";
-import { batchOf, lockBatch, lockPayout, recipientReferences, updatePayout } from "./payout-writes.ts";
+import {
+  batchOf,
+  lockBatch,
+  lockPayout,
+  movePayout,
+  type PayoutJournal,
+  type PayoutPatch,
+  recipientReferences,
+  updatePayout,
+} from "./payout-writes.ts";
 import { providerOf } from "./providers/index.ts";
 import type { PayoutState, Provider } from "./providers/types.ts";
-import type { SqlTx } from "./sql.ts";
 import { batchStatus, canMovePayout } from "./states.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -142,71 +150,59 @@ export async function reserve(
   }
 }
 
-async function book(tx: SqlTx, p: Payout, to: string, feeMinor: bigint | null, at: Date): Promise<void> {
-  const journal = (
-    suffix: string,
-    debit: "available" | "payouts_sent" | "fees",
-    credit: "available" | "reserved" | "payouts_sent",
-    amountMinor: bigint,
-    memo: string,
-  ) =>
-    post(tx, {
-      tenant: p.tenant,
-      settlementAccount: p.settlementAccount,
-      id: `${p.id}:${suffix}`,
-      currency: p.currency,
-      refType: "payout",
-      refId: p.id,
-      memo,
-      debit,
-      credit,
-      amountMinor,
-      at,
-    });
+/** The journals a move of `p` to `to` books (README "Ledger"). */
+export function payoutJournals(p: Payout, to: string, feeMinor: bigint | null): PayoutJournal[] {
   switch (to) {
     case "paid":
-      await journal("paid", "payouts_sent", "reserved", p.amountMinor, "payout paid");
-      if (feeMinor && feeMinor > 0n) await journal("fee", "fees", "available", feeMinor, "provider transfer fee");
-      break;
+      return [
+        { suffix: "paid", debit: "payouts_sent", credit: "reserved", amountMinor: p.amountMinor, memo: "payout paid" },
+        ...(feeMinor && feeMinor > 0n
+          ? [
+              {
+                suffix: "fee",
+                debit: "fees",
+                credit: "available",
+                amountMinor: feeMinor,
+                memo: "provider transfer fee",
+              } as const,
+            ]
+          : []),
+      ];
     case "failed":
     case "cancelled":
-      await journal("released", "available", "reserved", p.amountMinor, `payout ${to}: reservation released`);
-      break;
+      return [
+        {
+          suffix: "released",
+          debit: "available",
+          credit: "reserved",
+          amountMinor: p.amountMinor,
+          memo: `payout ${to}: reservation released`,
+        },
+      ];
     case "reversed":
-      await journal("reversed", "available", "payouts_sent", p.amountMinor, "payout reversed by the bank");
-      break;
+      return [
+        {
+          suffix: "reversed",
+          debit: "available",
+          credit: "payouts_sent",
+          amountMinor: p.amountMinor,
+          memo: "payout reversed by the bank",
+        },
+      ];
+    default:
+      return [];
   }
 }
 
-/**
- * Moves one payout (and derives its batch's status) in one transaction on a pg client of the
- * tenant-scoped pool: raw statements (src/payout-writes.ts), not a Prisma interactive transaction,
- * because every payout.send takes this path once.
- */
-export async function advancePayout(
-  ctx: Pick<Context, "pool" | "outbox">,
-  id: string,
-  state: PayoutState,
-  origin: Origin,
-  /** The payout's batch when the caller has the record (a payout never changes batch): saves its read. */
-  knownBatch?: string | null,
-): Promise<Advanced<Payout>> {
-  let queued = false;
-  const out = await inTransaction(ctx.pool, async (tx) => {
-    // The batch row first, then the item: the order every writer of a batch takes.
-    const batchId = knownBatch === undefined ? await batchOf(tx, id) : knownBatch;
-    if (batchId) await lockBatch(tx, batchId);
-    const current = await lockPayout(tx, id);
-    if (origin.webhook && !(await recordWebhook(tx, current.tenant, id, origin.webhook))) {
-      return { record: current, moved: false, duplicate: true };
-    }
-    const providerReference = state.providerReference && !current.providerReference ? state.providerReference : null;
-    const moving = canMovePayout(current.status as PayoutState["status"], state.status);
-    if (!moving && !providerReference) return { record: current, moved: false, duplicate: false };
-    const at = new Date();
-    const failing = moving && (state.status === "failed" || state.status === "cancelled");
-    const paid = moving && state.status === "paid";
-    const record = await updatePayout(tx, id, {
+/** What moving `current` as `state` reports changes; `moving` false: at most the provider reference is new. */
+function patchOf(current: Payout, state: PayoutState, at: Date): { moving: boolean; patch: PayoutPatch } {
+  const providerReference = state.providerReference && !current.providerReference ? state.providerReference : null;
+  const moving = canMovePayout(current.status as PayoutState["status"], state.status);
+  const failing = moving && (state.status === "failed" || state.status === "cancelled");
+  const paid = moving && state.status === "paid";
+  return {
+    moving,
+    patch: {
       status: moving ? state.status : null,
       updatedAt: moving ? at : null,
       paidAt: paid ? at : null,
@@ -214,21 +210,88 @@ export async function advancePayout(
       failureCode: failing ? (state.failureCode ?? state.status) : null,
       failureMessage: failing ? (state.failureMessage ?? `The payout was ${state.status}.`) : null,
       providerReference,
-    });
+    },
+  };
+}
+
+function movedMessage(record: Payout, from: string, at: Date): StatusMessage {
+  return {
+    kind: "payout",
+    id: record.id,
+    tenant: record.tenant,
+    status: record.status,
+    from,
+    amount: { minor: Number(record.amountMinor), currency: record.currency },
+    batchId: record.batchId,
+    requestId: record.requestId,
+    at: at.toISOString(),
+  };
+}
+
+/**
+ * Moves one payout (and derives its batch's status). A payout outside a batch whose current record
+ * the caller holds, moved by anything but a webhook, moves in one statement whose precondition is
+ * the status the caller saw (src/payout-writes.ts `movePayout`): the hot path of every payout.send.
+ * When that status changed meanwhile (a webhook or a poll got there first), or the move needs more
+ * (a batch row to lock and derive, a webhook id to record), it runs in one transaction on a pg
+ * client of the tenant-scoped pool that locks the payout, reads its status and decides.
+ */
+export async function advancePayout(
+  ctx: Pick<Context, "pool" | "outbox">,
+  id: string,
+  state: PayoutState,
+  origin: Origin,
+  /** The payout as the caller last read it, when it has it: saves reads, and enables the one statement. */
+  known?: Payout,
+): Promise<Advanced<Payout>> {
+  if (known && known.batchId === null && !origin.webhook) {
+    const at = new Date();
+    const { moving, patch } = patchOf(known, state, at);
     if (moving) {
-      await book(tx, current, state.status, state.feeMinor ?? null, at);
+      const moved = await movePayout(
+        ctx.pool,
+        known,
+        patch,
+        payoutJournals(known, state.status, patch.feeMinor),
+        statusEvent(movedMessage({ ...known, status: state.status }, known.status, at)),
+      );
+      if (moved) {
+        await ctx.outbox.flush();
+        return { record: moved, moved: true, duplicate: false };
+      }
+    }
+  }
+  let queued = false;
+  const out = await inTransaction(ctx.pool, async (tx) => {
+    // The batch row first, then the item: the order every writer of a batch takes.
+    const batchId = known ? known.batchId : await batchOf(tx, id);
+    if (batchId) await lockBatch(tx, batchId);
+    const current = await lockPayout(tx, id);
+    if (origin.webhook && !(await recordWebhook(tx, current.tenant, id, origin.webhook))) {
+      return { record: current, moved: false, duplicate: true };
+    }
+    const at = new Date();
+    const { moving, patch } = patchOf(current, state, at);
+    if (!moving && !patch.providerReference) return { record: current, moved: false, duplicate: false };
+    const record = await updatePayout(tx, id, patch);
+    if (moving) {
+      for (const j of payoutJournals(current, state.status, patch.feeMinor)) {
+        await post(tx, {
+          tenant: current.tenant,
+          settlementAccount: current.settlementAccount,
+          id: `${current.id}:${j.suffix}`,
+          currency: current.currency,
+          refType: "payout",
+          refId: current.id,
+          memo: j.memo,
+          debit: j.debit,
+          credit: j.credit,
+          amountMinor: j.amountMinor,
+          at,
+        });
+      }
       queued = true;
-      await queueStatus(tx, {
-        kind: "payout",
-        id,
-        tenant: record.tenant,
-        status: record.status,
-        from: current.status,
-        amount: { minor: Number(record.amountMinor), currency: record.currency },
-        batchId: record.batchId,
-        requestId: record.requestId,
-        at: at.toISOString(),
-      });
+      await queueStatus(tx, movedMessage(record, current.status, at));
       if (record.batchId) await deriveBatch(tx, record.batchId, at);
     }
     return { record, moved: moving, duplicate: false };
@@ -322,7 +385,7 @@ export async function dispatch(
       p.id,
       { ...s, status: s.status === "pending" ? "processing" : s.status },
       { source: "api" },
-      p.batchId,
+      p,
     );
     after.set(p.id, record);
   }
@@ -349,10 +412,10 @@ export async function refreshPayout(
     });
   if (p.status === "pending") {
     const known = await ask().catch(() => null);
-    if (known && known.status !== "pending") await advancePayout(ctx, p.id, known, { source: "poll" });
+    if (known && known.status !== "pending") await advancePayout(ctx, p.id, known, { source: "poll" }, p);
     else await dispatch(ctx, provider, [p]);
   } else {
-    await advancePayout(ctx, p.id, await ask(), { source: "poll" });
+    await advancePayout(ctx, p.id, await ask(), { source: "poll" }, p);
   }
   return ctx.db.payout.findFirstOrThrow({ where: { id: p.id } });
 }

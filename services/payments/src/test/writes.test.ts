@@ -1,11 +1,19 @@
 /**
  * The hot writes of payment.initiate and payout.send (src/payment-writes.ts, src/payout-writes.ts):
  * all or nothing when a step fails inside them (the idempotency row, the record, its history and
- * its ledger journal together), a refused payout leaving its key unused, and payout.send's effects
- * as a user sees them: the journals, the balance, the NATS event.
+ * its ledger journal together), a refused payout leaving its key unused, payout.send's effects
+ * as a user sees them (the journals, the balance, the NATS event), and a payout's one-statement move
+ * happening once under a race and not at all from a stale status.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { runPrepared, withTenant } from "@gantry/kit";
+import { asPayout, type PayoutRow } from "../columns.ts";
+import { newId } from "../ids.ts";
+import { acceptPayout, movePayout, recipientOf } from "../payout-writes.ts";
+import { advancePayout, newPayout } from "../payouts.ts";
+import { sandboxProvider } from "../providers/sandbox.ts";
+import type { ProviderName } from "../providers/types.ts";
 import { assertLedgerBalanced, fund, type PaymentsTest, recipient, startPayments, watchEvents } from "./helpers.ts";
 
 let t: PaymentsTest;
@@ -148,4 +156,79 @@ test("payout.send: reserved then paid in the ledger, and payments.payout.paid on
   const bal = await t.call("payout.balance", { currency: "GBP" }, { tenant });
   assert.equal(bal.balances[0].available.minor, 3000 - 1234);
   assert.equal(bal.balances[0].reserved.minor, 0);
+});
+
+test("a payout moves once: two moves from the status both saw race, one wins; a move from a stale status writes nothing", async () => {
+  const tenant = "race-co";
+  const rcp = await recipient(t, tenant, "USD");
+  await fund(t, tenant, 10, "USD");
+  const [pending] = await withTenant(tenant, async () => {
+    const r = await recipientOf(t.ctx.pool, rcp, tenant);
+    const p = newPayout({
+      id: newId("payout"),
+      call: { tenant, requestId: "req_race" },
+      recipient: r!,
+      provider: sandboxProvider(r!.provider as ProviderName),
+      amountMinor: 400n,
+      currency: "USD",
+      description: null,
+      reference: null,
+      idempotencyKey: null,
+      metadata: {},
+      batchId: null,
+      position: 0,
+      at: new Date(),
+    });
+    const insert = acceptPayout(p);
+    return (await runPrepared<PayoutRow>(t.ctx.pool, insert.name, insert.text, insert.values)).map(asPayout);
+  });
+  assert.equal(pending.status, "pending");
+  const moves = await withTenant(tenant, () =>
+    Promise.all([
+      advancePayout(t.ctx, pending.id, { status: "paid", feeMinor: 0n }, { source: "api" }, pending),
+      advancePayout(t.ctx, pending.id, { status: "failed" }, { source: "poll" }, pending),
+    ]),
+  );
+  assert.deepEqual(moves.map((m) => m.moved).sort(), [false, true]);
+  const winner = moves.find((m) => m.moved)!.record.status;
+  const journals = async () =>
+    (
+      await t.db.query(`SELECT DISTINCT journal_id FROM payments.ledger_entries WHERE ref_id = $1 ORDER BY 1`, [
+        pending.id,
+      ])
+    ).rows.map((r) => r.journal_id);
+  const booked = [`${pending.id}:${winner === "paid" ? "paid" : "released"}`, `${pending.id}:reserved`];
+  assert.deepEqual(await journals(), booked);
+
+  // Seen as still pending (stale): the statement's precondition fails, nothing is written; the
+  // locked path then reads the real status, from which the move is not allowed.
+  const outbox = async () =>
+    (await t.db.query(`SELECT count(*)::int AS n FROM payments.outbox WHERE msg_id LIKE $1`, [`${pending.id}.%`]))
+      .rows[0].n;
+  const queued = await outbox();
+  const stale = await withTenant(tenant, () =>
+    movePayout(
+      t.ctx.pool,
+      pending,
+      {
+        status: "cancelled",
+        updatedAt: new Date(),
+        paidAt: null,
+        feeMinor: null,
+        failureCode: "cancelled",
+        failureMessage: "x",
+        providerReference: null,
+      },
+      [{ suffix: "released", debit: "available", credit: "reserved", amountMinor: 400n, memo: "x" }],
+      { tenant, subject: "payments.payout.cancelled", msgId: `${pending.id}.cancelled`, payload: {} },
+    ),
+  );
+  assert.equal(stale, undefined);
+  const again = await withTenant(tenant, () =>
+    advancePayout(t.ctx, pending.id, { status: "cancelled" }, { source: "poll" }, pending),
+  );
+  assert.equal(again.moved, false);
+  assert.equal(again.record.status, winner);
+  assert.deepEqual(await journals(), booked);
+  assert.equal(await outbox(), queued);
 });
