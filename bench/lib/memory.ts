@@ -198,13 +198,109 @@ export interface Seeded {
   insertSec: number;
 }
 
-const BATCH = 1_000;
+/** Memories `start … start + ids.length − 1` of a seeded collection, as memory.save would store them. */
+export interface MemoryBatch {
+  start: number;
+  ids: string[];
+  texts: string[];
+  /** Metadata as JSON text. */
+  metas: string[];
+  /** Saved times, ms since the epoch. */
+  times: number[];
+  /** Unit vectors from the service's `lexical-hash-v1` embedder. */
+  vectors: Float32Array[];
+}
+
+export const SEED_BATCH = 1_000;
+
+/**
+ * Draws `n` memories (rows `start …`) from `corpus` and embeds them: texts, `mem_…` ids, metadata,
+ * saved times spread over the 180 days before `now`. Deterministic for a corpus seed.
+ */
+export async function memoryBatch(
+  corpus: Corpus,
+  embedder: LexicalHashEmbedder,
+  start: number,
+  n: number,
+  now: number,
+): Promise<MemoryBatch> {
+  const batch: MemoryBatch = { start, ids: [], texts: [], metas: [], times: [], vectors: [] };
+  for (let i = 0; i < n; i++) {
+    // The draw order (text, id, metadata, time) is part of what a seed means: keep it.
+    batch.texts.push(corpus.text());
+    batch.ids.push(`mem_${corpus.base62(22)}`);
+    batch.metas.push(JSON.stringify(corpus.metadata(start + i)));
+    batch.times.push(now - Math.floor(corpus.uniform() * 180 * 86_400_000));
+  }
+  batch.vectors = await embedder.embed(batch.texts, "document");
+  return batch;
+}
+
+/** The partition row of `collection` of {@link MEMORY_TENANT} (which must not exist yet), at version 1. */
+export async function createCollectionRow(pool: pg.Pool, collection: string, model: string): Promise<void> {
+  await pool.query(
+    `INSERT INTO memory.memory_collections (tenant, name, model, dimensions, version) VALUES ($1, $2, $3, $4, 1)`,
+    [MEMORY_TENANT, collection, model, DIMENSIONS],
+  );
+}
+
+/**
+ * One `INSERT … SELECT` for the whole batch: the vectors travel as one binary bytea in the service's
+ * layout (float32 little-endian, embed/types.ts vectorToBytes), sliced in SQL.
+ */
+export async function insertBatch(pool: pg.Pool, collection: string, model: string, b: MemoryBatch): Promise<void> {
+  const n = b.ids.length;
+  const rowBytes = DIMENSIONS * 4;
+  const littleEndian = os.endianness() === "LE";
+  const bytes = Buffer.alloc(n * rowBytes);
+  for (let i = 0; i < n; i++) {
+    const v = b.vectors[i];
+    if (littleEndian) Buffer.from(v.buffer, v.byteOffset, rowBytes).copy(bytes, i * rowBytes);
+    else bytes.set(vectorToBytes(v), i * rowBytes);
+  }
+  await pool.query(
+    `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at)
+     SELECT $1, a.ids[g], $2, a.texts[g], a.metas[g]::jsonb, substring($6::bytea FROM (g - 1) * $8 + 1 FOR $8), $7, $9,
+            to_timestamp(a.times[g] / 1000.0), to_timestamp(a.times[g] / 1000.0)
+       FROM (SELECT $3::text[] AS ids, $4::text[] AS texts, $5::text[] AS metas, $10::float8[] AS times) a,
+            generate_series(1, $11::int) g`,
+    [MEMORY_TENANT, collection, b.ids, b.texts, b.metas, bytes, model, rowBytes, DIMENSIONS, b.times, n],
+  );
+}
+
+/** At most `limit` promises in flight: {@link add} waits for one to settle once the limit is reached. */
+export class InFlight {
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  async add(p: Promise<unknown>): Promise<void> {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p)).catch(() => {});
+    if (this.pending.size >= this.limit) await Promise.race(this.pending);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+}
+
+/** Throws unless `collection` of {@link MEMORY_TENANT} holds exactly `size` memories. */
+export async function assertSeeded(pool: pg.Pool, collection: string, size: number): Promise<void> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM memory.memories WHERE tenant = $1 AND collection = $2`,
+    [MEMORY_TENANT, collection],
+  );
+  if (rows[0].n !== size) throw new Error(`seeded ${rows[0].n} memories into ${collection}, wanted ${size}`);
+}
 
 /**
  * Inserts `size` memories into `collection` of {@link MEMORY_TENANT} (which must not exist yet):
- * the partition row, then the memories in batches of 1,000 (one `INSERT … SELECT` per batch; the
- * vectors travel as one binary bytea per batch, sliced in SQL), two batches in flight while the
- * next is embedded. Saved times are spread over the last 180 days.
+ * the partition row, then the memories in batches of 1,000 ({@link insertBatch}), two batches in
+ * flight while the next is embedded. Saved times are spread over the last 180 days.
  */
 export async function seedCollection(pool: pg.Pool, collection: string, size: number, seed: number): Promise<Seeded> {
   const embedder = new LexicalHashEmbedder();
@@ -213,57 +309,22 @@ export async function seedCollection(pool: pg.Pool, collection: string, size: nu
   const matrix = new Float32Array(size * DIMENSIONS);
   const sample: string[] = [];
   const sampleEvery = Math.max(1, Math.floor(size / 2_000));
-  const rowBytes = DIMENSIONS * 4;
-  const littleEndian = os.endianness() === "LE";
   let embedMs = 0;
   const t0 = performance.now();
-  await pool.query(
-    `INSERT INTO memory.memory_collections (tenant, name, model, dimensions, version) VALUES ($1, $2, $3, $4, 1)`,
-    [MEMORY_TENANT, collection, embedder.model, DIMENSIONS],
-  );
-  const inFlight = new Set<Promise<unknown>>();
-  for (let start = 0; start < size; start += BATCH) {
-    const n = Math.min(BATCH, size - start);
-    const ids: string[] = [];
-    const texts: string[] = [];
-    const metas: string[] = [];
-    const times: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const text = corpus.text();
-      ids.push(`mem_${corpus.base62(22)}`);
-      texts.push(text);
-      metas.push(JSON.stringify(corpus.metadata(start + i)));
-      times.push(now - Math.floor(corpus.uniform() * 180 * 86_400_000));
-      if ((start + i) % sampleEvery === 0) sample.push(text);
-    }
+  await createCollectionRow(pool, collection, embedder.model);
+  const inFlight = new InFlight(2);
+  for (let start = 0; start < size; start += SEED_BATCH) {
     const te = performance.now();
-    const vectors = await embedder.embed(texts, "document");
+    const b = await memoryBatch(corpus, embedder, start, Math.min(SEED_BATCH, size - start), now);
     embedMs += performance.now() - te;
-    const bytes = Buffer.alloc(n * rowBytes);
-    for (let i = 0; i < n; i++) {
-      matrix.set(vectors[i], (start + i) * DIMENSIONS);
-      // The service's layout (float32 little-endian, embed/types.ts vectorToBytes).
-      if (littleEndian) Buffer.from(vectors[i].buffer, vectors[i].byteOffset, rowBytes).copy(bytes, i * rowBytes);
-      else bytes.set(vectorToBytes(vectors[i]), i * rowBytes);
+    for (let i = 0; i < b.ids.length; i++) {
+      matrix.set(b.vectors[i], (start + i) * DIMENSIONS);
+      if ((start + i) % sampleEvery === 0) sample.push(b.texts[i]);
     }
-    const p = pool.query(
-      `INSERT INTO memory.memories (tenant, id, collection, text, metadata, vector, model, dimensions, created_at, updated_at)
-       SELECT $1, a.ids[g], $2, a.texts[g], a.metas[g]::jsonb, substring($6::bytea FROM (g - 1) * $8 + 1 FOR $8), $7, $9,
-              to_timestamp(a.times[g] / 1000.0), to_timestamp(a.times[g] / 1000.0)
-         FROM (SELECT $3::text[] AS ids, $4::text[] AS texts, $5::text[] AS metas, $10::float8[] AS times) a,
-              generate_series(1, $11::int) g`,
-      [MEMORY_TENANT, collection, ids, texts, metas, bytes, embedder.model, rowBytes, DIMENSIONS, times, n],
-    );
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p)).catch(() => {});
-    if (inFlight.size >= 2) await Promise.race(inFlight);
+    await inFlight.add(insertBatch(pool, collection, embedder.model, b));
   }
-  await Promise.all(inFlight);
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM memory.memories WHERE tenant = $1 AND collection = $2`,
-    [MEMORY_TENANT, collection],
-  );
-  if (rows[0].n !== size) throw new Error(`seeded ${rows[0].n} memories into ${collection}, wanted ${size}`);
+  await inFlight.drain();
+  await assertSeeded(pool, collection, size);
   const total = (performance.now() - t0) / 1000;
   return { collection, size, matrix, sample, embedSec: embedMs / 1000, insertSec: total - embedMs / 1000 };
 }
