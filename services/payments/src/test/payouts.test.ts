@@ -323,7 +323,7 @@ test("concurrent payouts, failures, reversals, settlements and refunds leave eve
   const send = (recipientId: string, i: number) =>
     t.call(
       "payout.send",
-      { recipientId, amount: 3, currency: "USD", idempotencyKey: `row-${recipientId}-${i}` },
+      { recipientId, amount: 1, currency: "USD", idempotencyKey: `row-${recipientId}-${i}` },
       { tenant },
     );
   const settling = await Promise.all(
@@ -351,14 +351,15 @@ test("concurrent payouts, failures, reversals, settlements and refunds leave eve
   await Promise.all(payouts.slice(18).map((p) => t.call("payout.status", { id: p.id }, { tenant })));
   await assertBalancesMatchLedger(t);
 
-  // 100 funded + 30 settled - 60 refunded - 12 × 3 paid (failed ones released, reversed ones back).
+  // 100 funded + 30 settled - 60 refunded - 12 × 1 paid (failed ones released, reversed ones back),
+  // whatever order they ran in: 100 - 60 - 22 × 1 is never below zero.
   const { balances } = await t.call("payout.balance", { currency: "USD" }, { tenant });
   const sandbox = balances.find((b: any) => b.settlement.id === "sandbox");
-  assert.deepEqual([sandbox.available.amount, sandbox.reserved.amount, sandbox.pending.amount], [34, 0, 0]);
-  // payout.send spends exactly that row: one cent more is refused, 34.00 is paid and leaves 0.
-  const over = { recipientId: paid, amount: 34.01, currency: "USD", idempotencyKey: "row-over" };
-  await assert.rejects(t.call("payout.send", over, { tenant }), /exceeds the available balance of 34 USD in sandbox/);
-  const all = await t.call("payout.send", { ...over, amount: 34, idempotencyKey: "row-all" }, { tenant });
+  assert.deepEqual([sandbox.available.amount, sandbox.reserved.amount, sandbox.pending.amount], [58, 0, 0]);
+  // payout.send spends exactly that row: one cent more is refused, 58.00 is paid and leaves 0.
+  const over = { recipientId: paid, amount: 58.01, currency: "USD", idempotencyKey: "row-over" };
+  await assert.rejects(t.call("payout.send", over, { tenant }), /exceeds the available balance of 58 USD in sandbox/);
+  const all = await t.call("payout.send", { ...over, amount: 58, idempotencyKey: "row-all" }, { tenant });
   assert.equal(all.status, "paid");
   const [row] = (
     await t.db.query(`SELECT available::text, reserved::text FROM payments.balances WHERE tenant = $1`, [tenant])
