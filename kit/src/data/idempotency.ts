@@ -141,6 +141,8 @@ async function once<T>(opts: {
   replay: (recordId: string) => Promise<T>;
   create: () => Promise<T>;
   createFirst: (first: FirstUse) => Promise<T>;
+  claimFirst?: boolean;
+  lookupAfter?: (err: unknown) => boolean;
 }): Promise<{ result: T; created: boolean }> {
   const { ability, input } = opts;
   const key = (input as { idempotencyKey?: unknown }).idempotencyKey;
@@ -157,12 +159,14 @@ async function once<T>(opts: {
     return { result, created: false };
   };
 
-  const existing = await opts.find(key);
-  if (existing) return resolve(existing);
+  if (!opts.claimFirst) {
+    const existing = await opts.find(key);
+    if (existing) return resolve(existing);
+  }
   try {
     return { result: await opts.createFirst({ key, inputHash, body: JSON.stringify(body) }), created: true };
   } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
+    if (!isUniqueViolation(err) && !opts.lookupAfter?.(err)) throw err;
     const winner = await opts.find(key);
     if (!winner) throw err;
     return resolve(winner);
@@ -220,6 +224,18 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
   result: (row: R) => T;
   /** Reads what a previous call created (same tenant), for a replay. */
   replay: (recordId: string) => Promise<T>;
+  /**
+   * Claim the key in the statement first and look it up only when that fails: a first use is one
+   * round trip instead of two, a replay three (the refused statement, the lookup, the read) instead
+   * of two. For hot creations whose callers send a new key per request and rarely retry.
+   */
+  claimFirst?: boolean;
+  /**
+   * Errors of the statement, besides a unique violation, after which the key is looked up: a
+   * refusal the statement may raise before it reaches the key's row (a balance check), which a
+   * concurrent first use of the same key can cause. A stored row answers; else the error stands.
+   */
+  lookupAfter?: (err: unknown) => boolean;
 }
 
 /**
@@ -255,6 +271,8 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T>(
         )
       )[0],
     replay: opts.replay,
+    claimFirst: opts.claimFirst,
+    lookupAfter: opts.lookupAfter,
     create: () => run(insert.name, insert.text, insert.values),
     createFirst: (first) =>
       run(

@@ -1,7 +1,8 @@
 /**
  * @module payments/abilities/payment.initiate
  * Creates a payment: the record (`pending`, with its first history row) is written under the
- * caller's idempotencyKey first (one statement: src/payment-writes.ts), then the provider is asked for the payment link / checkout with our
+ * caller's idempotencyKey first (one statement that claims the key: src/payment-writes.ts; the key
+ * is looked up only when it was taken), then the provider is asked for the payment link / checkout with our
  * payment id as its idempotency key and reference — so a retry, or 20 concurrent identical calls,
  * create one payment and one checkout. A provider that refuses marks the payment `failed`
  * (`provider_error`) and the call answers with the provider error; replaying the key returns that
@@ -68,6 +69,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
     }),
     result: asPayment,
     replay: (recordId) => ctx.db.payment.findFirstOrThrow({ where: { id: recordId } }),
+    claimFirst: true,
   });
   if (!created) return paymentOut(result);
   let state: Awaited<ReturnType<typeof provider.createPayment>>;

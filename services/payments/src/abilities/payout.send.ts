@@ -1,11 +1,11 @@
 /**
  * @module payments/abilities/payout.send
- * One payout to a verified recipient. Under the required idempotencyKey, in one statement
- * (src/payout-writes.ts), the balance of the account it is sent
- * from (the recipient's provider with the credential in use) is checked and reserved and the payout
- * recorded `pending`; after the commit it is sent
- * (our payout id is the provider's idempotency key / transfer reference). Replays and concurrent
- * identical calls return the same payout and send nothing; only the first call sends.
+ * One payout to a verified recipient. Under the required idempotencyKey, claimed in the same
+ * statement (src/payout-writes.ts; the key is looked up only when that statement is refused), the
+ * balance of the account it is sent from (the recipient's provider with the credential in use) is
+ * checked and reserved and the payout recorded `pending`; after the commit it is sent (our payout id
+ * is the provider's idempotency key / transfer reference) and moved in one more statement. Replays
+ * and concurrent identical calls return the same payout and send nothing; only the first call sends.
  */
 import { idempotentInsert } from "@gantry/kit";
 import { asPayout, type PayoutRow } from "../columns.ts";
@@ -41,30 +41,28 @@ export default ability("payout.send", async (input, call, ctx) => {
     position: 0,
     at: new Date(),
   });
-  const accept = () =>
-    idempotentInsert<PayoutRow, Payout>({
-      pool: ctx.pool,
-      schema: SCHEMA,
-      call,
-      ability: "payout.send",
-      input,
-      recordId: id,
-      insert: acceptPayout(payout),
-      result: asPayout,
-      replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
-    });
-  const { result, created } = await accept()
-    // Refused by the statement itself, so nothing was written. The balance check runs before the
-    // key is claimed: a concurrent call with the same key may have spent the balance while this one
-    // waited on its lock, and then its payout is the answer, which a second attempt finds.
-    .catch((err) => (refusedBalance(err) === null ? Promise.reject(err) : accept()))
-    .catch((err) => {
-      const available = refusedBalance(err);
-      if (available === null) throw err;
-      throw insufficientBalance(provider.account, input.currency, amountMinor, available, [
-        { currency: input.currency, path: "/input" },
-      ]);
-    });
+  const { result, created } = await idempotentInsert<PayoutRow, Payout>({
+    pool: ctx.pool,
+    schema: SCHEMA,
+    call,
+    ability: "payout.send",
+    input,
+    recordId: id,
+    insert: acceptPayout(payout),
+    result: asPayout,
+    replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
+    claimFirst: true,
+    // The balance check runs before the key is claimed: a concurrent call with the same key may
+    // have spent the balance while this one waited on its lock, and then its payout is the answer.
+    lookupAfter: (err) => refusedBalance(err) !== null,
+  }).catch((err) => {
+    // Refused by the statement itself, so nothing was written.
+    const available = refusedBalance(err);
+    if (available === null) throw err;
+    throw insufficientBalance(provider.account, input.currency, amountMinor, available, [
+      { currency: input.currency, path: "/input" },
+    ]);
+  });
   if (!created) return payoutOut(result);
   const sent = await dispatch(ctx, provider, [result], new Map([[recipient.id, recipient.providerReference]]));
   return payoutOut(sent.get(id) ?? result);
