@@ -31,6 +31,8 @@ test("keys scale curves: key auth and audit insert/read at 10³ and 10⁴ rows",
   const [auth, , insert] = curves;
   // The key table and its indexes grew with the seeded keys; the audit table holds what was seeded.
   assert.ok(auth!.points[1]!.extra!.indexMiB > auth!.points[0]!.extra!.indexMiB, JSON.stringify(auth!.points));
+  // A lookup reads an index page or more and the row's page, whatever the size.
+  for (const p of auth!.points) assert.ok(p.extra!.pages >= 2 && p.extra!.sqlUs > 0, JSON.stringify(p.extra));
   assert.ok(insert!.points[1]!.extra!.tableMiB > insert!.points[0]!.extra!.tableMiB, JSON.stringify(insert!.points));
   assert.ok(
     lines.some((l) => l.startsWith("audit 10000: seeded")),

@@ -135,6 +135,21 @@ async function sizeMiB(db: pg.Pool, table: string): Promise<{ tableMiB: number; 
   return { tableMiB: mib(rows[0]!.t), indexMiB: mib(rows[0]!.i) };
 }
 
+/**
+ * The statement alone, without gRPC and Prisma: p50 of the lookup by secret hash (`sqlUs`) and the
+ * buffer pages one lookup touches (`pages`: the index's depth plus the row's page), which is where
+ * a growing table would show.
+ */
+async function lookupCost(db: pg.Pool, reservoir: string[]): Promise<{ sqlUs: number; pages: number }> {
+  const sql = "SELECT * FROM keys.api_keys WHERE secret_hash = $1";
+  const point = await timeSamples(0, "µs", AUTH_SAMPLES, AUTH_WARMUP, (i) =>
+    db.query(sql, [hashKey(reservoir[i % reservoir.length]!)]),
+  );
+  const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [hashKey(reservoir[0]!)]);
+  const plan = rows[0]["QUERY PLAN"][0].Plan;
+  return { sqlUs: Math.round(point.p50), pages: plan["Shared Hit Blocks"] + plan["Shared Read Blocks"] };
+}
+
 /** One gateway batch of records made now, with request ids as the gateway mints them. */
 function auditBatch(): AuditRecord[] {
   const at = new Date().toISOString();
@@ -178,6 +193,7 @@ export async function keysScale(opts: ScaleOptions): Promise<ScaleCurve[]> {
           if (!(err instanceof GantryError) || err.code !== "not_found") throw err;
         },
       );
+      const lookup = await lookupCost(s.db, reservoir);
       known.push(
         await timeSamples(
           n,
@@ -185,10 +201,7 @@ export async function keysScale(opts: ScaleOptions): Promise<ScaleCurve[]> {
           AUTH_SAMPLES,
           AUTH_WARMUP,
           () => resolve(reservoir[Math.floor(Math.random() * reservoir.length)]!),
-          {
-            seedSec,
-            ...sizes,
-          },
+          { seedSec, ...sizes, ...lookup },
         ),
       );
       unknown.push(
@@ -199,7 +212,7 @@ export async function keysScale(opts: ScaleOptions): Promise<ScaleCurve[]> {
         ),
       );
       opts.log(
-        `keys ${n}: seeded in ${seedSec.toFixed(1)} s (${sizes.tableMiB} + ${sizes.indexMiB} MiB); ResolveKey p50 ${known.at(-1)!.p50.toFixed(0)} µs, unknown ${unknown.at(-1)!.p50.toFixed(0)} µs`,
+        `keys ${n}: seeded in ${seedSec.toFixed(1)} s (${sizes.tableMiB} + ${sizes.indexMiB} MiB); ResolveKey p50 ${known.at(-1)!.p50.toFixed(0)} µs (SQL alone ${lookup.sqlUs} µs, ${lookup.pages} pages), unknown ${unknown.at(-1)!.p50.toFixed(0)} µs`,
       );
     }
 
@@ -254,7 +267,7 @@ export async function keysScale(opts: ScaleOptions): Promise<ScaleCurve[]> {
       id: "key.auth",
       label: "key auth (cache miss), stored key",
       unit: "µs",
-      note: `${harness} Each sample is the gateway's cache-miss lookup, \`KeyResolver/ResolveKey\` over gRPC with the SHA-256 of a random stored key, when the keys table holds n keys of one tenant (made by the kit's generateKey, stored as hashKey, inserted in bulk). ${AUTH_SAMPLES} samples after ${AUTH_WARMUP} untimed; \`tableMiB\`/\`indexMiB\`: api_keys, \`seedSec\`: time to top the table up.`,
+      note: `${harness} Each sample is the gateway's cache-miss lookup, \`KeyResolver/ResolveKey\` over gRPC with the SHA-256 of a random stored key, when the keys table holds n keys of one tenant (made by the kit's generateKey, stored as hashKey, inserted in bulk). ${AUTH_SAMPLES} samples after ${AUTH_WARMUP} untimed; \`sqlUs\`: p50 of the SELECT by secret_hash alone (no gRPC, no Prisma), \`pages\`: buffer pages one such lookup touches (EXPLAIN BUFFERS: index depth + the row), \`tableMiB\`/\`indexMiB\`: api_keys, \`seedSec\`: time to top the table up.`,
       expected: "O(log n)",
       points: known,
     },
