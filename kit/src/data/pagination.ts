@@ -68,12 +68,16 @@ export function decodeCursor<const S extends Shape>(cursor: string, shape: S): D
 /** Order of newest-first lists: (createdAt desc, id desc). */
 export const NEWEST_FIRST = [{ createdAt: "desc" as const }, { id: "desc" as const }];
 
-/** Prisma `where` fragment for "after the cursor" in NEWEST_FIRST order. */
+/**
+ * Prisma `where` fragment for "after the cursor" in NEWEST_FIRST order. The `createdAt ≤` bound is
+ * what a `(tenant, created_at, id)` index seeks to; under the OR alone Postgres scans backwards from
+ * the newest row and filters, so a page n rows down the list read n rows (issue 30).
+ */
 export function afterCursor(cursor: string | undefined): object {
   if (!cursor) return {};
   const { c, i } = decodeCursor(cursor, { c: "number", i: "string" });
   const at = new Date(c);
-  return { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: i } }] };
+  return { createdAt: { lte: at }, OR: [{ createdAt: { lt: at } }, { id: { lt: i } }] };
 }
 
 /** Turns `limit + 1` rows in NEWEST_FIRST order into a page. */
