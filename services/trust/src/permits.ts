@@ -18,6 +18,7 @@ import {
   validateInput,
 } from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
+import { type ClaimInput, claimRows } from "./claims.ts";
 import type { Context } from "./context.ts";
 import type { Prisma, Run } from "./db.ts";
 import { newId } from "./ids.ts";
@@ -62,38 +63,116 @@ export function actionHashes(actions: readonly Action[]): string[] {
   });
 }
 
+type RunFields = { task: string; keyId: string; requestId: string; actions: readonly Action[] };
+
+/** The run's row as created now: its id, and its expiry TRUST_RUN_TTL_SECONDS ahead. */
+function newRun(ctx: Context, tenant: string, fields: RunFields, now: number): Run {
+  return {
+    id: newId("run", now),
+    tenant,
+    task: fields.task,
+    keyId: fields.keyId,
+    requestId: fields.requestId,
+    createdAt: new Date(now),
+    expiresAt: new Date(now + ctx.config.TRUST_RUN_TTL_SECONDS * 1000),
+  };
+}
+
+/** A run with its permits inside the caller's Prisma transaction (plan.execute, beside the plan's own writes). */
 export async function createRun(
   ctx: Context,
   tenant: string,
-  fields: { task: string; keyId: string; requestId: string; actions: readonly Action[] },
+  fields: RunFields,
   db: Prisma.TransactionClient = ctx.db,
 ): Promise<Run> {
   const hashes = actionHashes(fields.actions);
   const now = ctx.now();
-  const id = newId("run", now);
-  const run = await db.run.create({
-    data: {
-      id,
-      tenant,
-      task: fields.task,
-      keyId: fields.keyId,
-      requestId: fields.requestId,
-      createdAt: new Date(now),
-      expiresAt: new Date(now + ctx.config.TRUST_RUN_TTL_SECONDS * 1000),
-    },
-  });
+  const run = await db.run.create({ data: newRun(ctx, tenant, fields, now) });
   if (fields.actions.length)
     await db.permit.createMany({
       data: fields.actions.map((a, i) => ({
         id: newId("permit", now),
         tenant,
-        runId: id,
+        runId: run.id,
         position: i,
         ability: a.ability,
         inputHash: hashes[i]!,
         status: "issued",
       })),
     });
+  return run;
+}
+
+/**
+ * trust.preflight's write: the run, its permits and its claims in one statement, atomic by itself.
+ * Not a Prisma interactive transaction: Prisma ends one after 5 s, so on a loaded machine (the
+ * bench preparing its runs) a preflight whose statements waited that long failed with 500
+ * ("A query cannot be executed on an expired transaction"). The permits' and claims' inserts see the
+ * run's row: foreign keys are checked when the statement ends.
+ */
+const insertRunStatement = preparedQuery<
+  { id: string },
+  [
+    id: string,
+    tenant: string,
+    task: string,
+    keyId: string,
+    requestId: string,
+    createdAt: Date,
+    expiresAt: Date,
+    permitIds: string[],
+    abilities: string[],
+    inputHashes: string[],
+    claims: string,
+  ]
+>(
+  "trust.insert_run",
+  `WITH r AS (
+     INSERT INTO trust.runs (id, tenant, task, key_id, request_id, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id),
+   p AS (
+     INSERT INTO trust.permits (id, tenant, run_id, position, ability, input_hash, status)
+     SELECT u.id, $2, r.id, u.ord - 1, u.ability, u.input_hash, 'issued'
+       FROM r, unnest($8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS u(id, ability, input_hash, ord)),
+   c AS (
+     INSERT INTO trust.claims (id, tenant, run_id, position, text, status, receipt_ids, created_at)
+     SELECT x.id, $2, r.id, x.position, x.text, x.status,
+            ARRAY(SELECT jsonb_array_elements_text(x.receipt_ids)), $6
+       FROM r, jsonb_to_recordset($11::jsonb) AS x(id text, position int, text text, status text, receipt_ids jsonb))
+   SELECT id FROM r`,
+);
+
+/** Creates a run with one permit per action and the given claims (trust.preflight), in one statement. */
+export async function insertRun(
+  ctx: Context,
+  tenant: string,
+  fields: RunFields,
+  claims: readonly ClaimInput[],
+): Promise<Run> {
+  const hashes = actionHashes(fields.actions);
+  const now = ctx.now();
+  const run = newRun(ctx, tenant, fields, now);
+  const claimJson = claimRows(tenant, claims, { runId: run.id }, now).map((c) => ({
+    id: c.id,
+    position: c.position,
+    text: c.text,
+    status: c.status,
+    receipt_ids: c.receiptIds,
+  }));
+  await insertRunStatement(
+    ctx.pool,
+    run.id,
+    tenant,
+    run.task,
+    run.keyId,
+    run.requestId,
+    run.createdAt,
+    run.expiresAt,
+    fields.actions.map(() => newId("permit", now)),
+    fields.actions.map((a) => a.ability),
+    hashes,
+    JSON.stringify(claimJson),
+  );
   return run;
 }
 

@@ -5,26 +5,19 @@
  * that could never be used is refused with 400 naming the action), and attaches the given claims as
  * `observed`: each must cite receipts of this tenant made under a run, else 400 naming the claim.
  */
-import { checkClaims, claimRows } from "../claims.ts";
+import { checkClaims } from "../claims.ts";
 import { ability } from "../context.ts";
-import { createRun } from "../permits.ts";
+import { insertRun } from "../permits.ts";
 import { runView } from "../runs.ts";
 
 export default ability("trust.preflight", async (input, call, ctx) => {
   const claims = (input.claims ?? []).map((c) => ({ ...c, status: "observed" as const }));
   await checkClaims(ctx, call.tenant, claims, "/input/claims");
-  const run = await ctx.db.$transaction(async (tx) => {
-    const created = await createRun(
-      ctx,
-      call.tenant,
-      { task: input.task, keyId: call.keyId, requestId: call.requestId, actions: input.actions ?? [] },
-      tx,
-    );
-    if (claims.length)
-      await tx.claim.createMany({
-        data: claimRows(call.tenant, claims, { runId: created.id }, created.createdAt.getTime()),
-      });
-    return created;
-  });
+  const run = await insertRun(
+    ctx,
+    call.tenant,
+    { task: input.task, keyId: call.keyId, requestId: call.requestId, actions: input.actions ?? [] },
+    claims,
+  );
   return runView(ctx, run);
 });
