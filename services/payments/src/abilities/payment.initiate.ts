@@ -2,11 +2,12 @@
  * @module payments/abilities/payment.initiate
  * Creates a payment: the record (`pending`, with its first history row) is written under the
  * caller's idempotencyKey first (one statement that claims the key: src/payment-writes.ts; the key
- * is looked up only when it was taken), then the provider is asked for the payment link / checkout with our
- * payment id as its idempotency key and reference — so a retry, or 20 concurrent identical calls,
- * create one payment and one checkout. A provider that refuses marks the payment `failed`
+ * is looked up only when it was taken), then the provider is asked for the payment link / checkout
+ * with our payment id as its idempotency key and reference — so a retry, or 20 concurrent identical
+ * calls, create one payment and one checkout. A provider that refuses marks the payment `failed`
  * (`provider_error`) and the call answers with the provider error; replaying the key returns that
- * failed payment.
+ * failed payment. A checkout made in process (the sandbox) cannot fail or reach anyone, so it is
+ * written with the record instead: one statement in all.
  *
  * A `recipientId` routes the funds to another account, so it must be the tenant's own (its
  * connection's account; src/settlement.ts); the payment is booked in the account its funds settle in.
@@ -30,6 +31,18 @@ export default ability("payment.initiate", async (input, call, ctx) => {
   if (recipientId) await ownedRecipient(ctx, call, provider.name, recipientId);
   const id = newId("payment");
   const at = new Date();
+  const request = {
+    id,
+    amountMinor,
+    currency: input.currency,
+    description: input.description ?? null,
+    customerEmail: input.customerEmail ?? null,
+    callbackUrl: input.callbackUrl ?? null,
+    recipientId,
+  };
+  // A checkout that moves the payment at once takes the state machine below, like a remote one.
+  const made = provider.checkoutInProcess?.(request);
+  const inProcess = made?.status === "pending" ? made : undefined;
   const { result, created } = await idempotentInsert<PaymentRow, Payment>({
     pool: ctx.pool,
     schema: SCHEMA,
@@ -47,8 +60,8 @@ export default ability("payment.initiate", async (input, call, ctx) => {
       provider: provider.name,
       mode: provider.mode,
       credentialSource: provider.credentialSource,
-      checkoutUrl: null,
-      providerReference: null,
+      checkoutUrl: inProcess?.checkoutUrl ?? null,
+      providerReference: inProcess?.providerReference ?? null,
       description: input.description ?? null,
       customerEmail: input.customerEmail ?? null,
       callbackUrl: input.callbackUrl ?? null,
@@ -63,7 +76,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
       requestId: call.requestId,
       createdAt: at,
       updatedAt: at,
-      expiresAt: null,
+      expiresAt: inProcess?.expiresAt ?? null,
       succeededAt: null,
       refundedAt: null,
     }),
@@ -71,18 +84,10 @@ export default ability("payment.initiate", async (input, call, ctx) => {
     replay: (recordId) => ctx.db.payment.findFirstOrThrow({ where: { id: recordId } }),
     claimFirst: true,
   });
-  if (!created) return paymentOut(result);
+  if (!created || inProcess) return paymentOut(result);
   let state: Awaited<ReturnType<typeof provider.createPayment>>;
   try {
-    state = await provider.createPayment({
-      id,
-      amountMinor,
-      currency: input.currency,
-      description: input.description ?? null,
-      customerEmail: input.customerEmail ?? null,
-      callbackUrl: input.callbackUrl ?? null,
-      recipientId,
-    });
+    state = await provider.createPayment(request);
   } catch (err) {
     await advancePayment(
       ctx,

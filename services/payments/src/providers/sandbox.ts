@@ -17,6 +17,7 @@ import { accountOf } from "../settlement.ts";
 import type {
   AccountQuery,
   CredentialSource,
+  PaymentRequest,
   PaymentState,
   PayoutRequest,
   PayoutState,
@@ -44,6 +45,15 @@ function payoutOutcome(last4: string): PayoutState {
   return { status: "paid", feeMinor: 0n };
 }
 
+function sandboxCheckout(p: PaymentRequest): PaymentState {
+  return {
+    status: "pending",
+    providerReference: `sandbox_${p.id}`,
+    checkoutUrl: `https://sandbox.gantry.invalid/pay/${p.id}`,
+    expiresAt: null,
+  };
+}
+
 export function sandboxProvider(name: ProviderName, credentialSource: CredentialSource = "platform"): Provider {
   return {
     name,
@@ -52,13 +62,9 @@ export function sandboxProvider(name: ProviderName, credentialSource: Credential
     account: accountOf(name, "sandbox", credentialSource),
     connectedAccount: null,
     async createPayment(p) {
-      return {
-        status: "pending",
-        providerReference: `sandbox_${p.id}`,
-        checkoutUrl: `https://sandbox.gantry.invalid/pay/${p.id}`,
-        expiresAt: null,
-      };
+      return sandboxCheckout(p);
     },
+    checkoutInProcess: sandboxCheckout,
     async paymentStatus(p) {
       return paymentOutcome(p.amountMinor);
     },

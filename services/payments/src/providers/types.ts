@@ -84,6 +84,12 @@ export interface Provider {
   /** The connected account requests go on behalf of (Stripe-Account `acct_…`); null for the key's own. */
   readonly connectedAccount: string | null;
   createPayment(p: PaymentRequest): Promise<PaymentState>;
+  /**
+   * The checkout of a provider that makes it without leaving the process (the sandbox): no request
+   * can fail or must be retried, so payment.initiate writes it with the payment in one statement
+   * instead of calling `createPayment` after the commit.
+   */
+  checkoutInProcess?(p: PaymentRequest): PaymentState;
   /** The payment's state now, at the provider. */
   paymentStatus(p: { id: string; amountMinor: bigint; providerReference: string | null }): Promise<PaymentState>;
   /** Resolves the holder's name and registers the recipient; throws GantryError when it cannot. */
