@@ -117,7 +117,9 @@ const HELP = `Usage: npm run bench -- [options]
                           docs/benchmarks-scale.svg (--no-write prints it; --json saves the raw run too)
   --scale-sizes <list>    rows of the tenant to measure at, ascending (default 1000,10000,100000,1000000)
   --scale-parts <list>    which parts: receipts (receipt append, inclusion and consistency proofs),
-                          contacts (contact.list first and deep page) (default: all)
+                          contacts (contact.list first, middle and deep page), keys (key auth, audit
+                          inserts and reads), memory (memory.search on Postgres and Weaviate, with
+                          recall@5) (default: all)
   --render-scale <file>   don't measure: write the scale block and chart from a saved --scale run
   -h, --help              this text
 `;

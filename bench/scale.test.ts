@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- --scale` in miniature (100 and 1,000 rows, nothing written to docs/), so the
- * scale run cannot rot between the full runs (10³ to 10⁶ rows, minutes; never in `npm test`): every
- * part seeds, checks its proofs or pages, and prints a curve per operation with a point at each
- * size. It asserts what the run reports, never how fast anything was.
+ * scale run cannot rot between the full runs (10³ to 10⁶ rows, minutes; never in `npm test`): the
+ * receipts and contacts parts seed, check their proofs or pages, and print a curve per operation
+ * with a point at each size (the keys and memory parts have tests of their own). It asserts what
+ * the run reports, never how fast anything was.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,7 +19,17 @@ test("a small --scale run measures every curve at every size and prints its tabl
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(
       process.execPath,
-      [path.join(import.meta.dirname, "run.ts"), "--scale", "--scale-sizes", "100,1000", "--no-write", "--json", json],
+      [
+        path.join(import.meta.dirname, "run.ts"),
+        "--scale",
+        "--scale-sizes",
+        "100,1000",
+        "--scale-parts",
+        "receipts,contacts",
+        "--no-write",
+        "--json",
+        json,
+      ],
       { cwd: path.join(import.meta.dirname, ".."), env: { ...process.env, NODE_TEST_CONTEXT: undefined } },
     );
     child.stdout.on("data", (d: Buffer) => out.push(d.toString()));

@@ -15,12 +15,16 @@ import { machine } from "./machine.ts";
 import type { ScalePart } from "./scale-curve.ts";
 import { renderScaleMarkdown, SCALE_CHART, type ScaleReport, writeScaleDoc } from "./scale-report.ts";
 import { contactsScale } from "./scale-contacts.ts";
+import { keysScale } from "./scale-keys.ts";
+import { memoryScale } from "./scale-memory.ts";
 import { receiptsScale } from "./scale-trust.ts";
 
 /** The parts `--scale-parts` names, in the order they run by default. */
 export const SCALE_PARTS: Record<string, ScalePart> = {
   receipts: receiptsScale,
   contacts: contactsScale,
+  keys: keysScale,
+  memory: memoryScale,
 };
 
 export interface ScaleCommand {
