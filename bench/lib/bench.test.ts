@@ -259,6 +259,13 @@ test("issue 30's targets: each ratio against its own base row, a failed side not
   const runFew = checks(report(few)).find((c) => c.what.startsWith("contact.get under a trust run"))!;
   assert.equal(runFew.met, true);
   assert.match(runFew.measured, /; gantry:contact\.get:run had 3 errors$/);
+  // Other work on the machine during a side: said, so the req/s ratio is not read alone.
+  const busy = rows.map((r) => (r.id === "express-gateway" ? { ...r, cpu: { ...r.cpu, other: 1.6 } } : r));
+  const payBusy = checks(report(busy)).find((c) => c.what.startsWith("payment.initiate"))!;
+  assert.equal(
+    payBusy.measured,
+    "1.10× (per CPU-second: 1.10×); the rest of the machine used up to 1.60 cores meanwhile: read per CPU-second",
+  );
 });
 
 test("describeFailures names the failing slice, the errors by kind, and a slice with no response", () => {
