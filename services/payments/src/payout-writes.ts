@@ -15,14 +15,16 @@ import type { OutboxEvent } from "@gantry/kit";
  * One payout accepted in one statement: `payments.spendable` (its migration says how) takes the
  * balance lock of the account the payout is paid from and reads its `available` with a snapshot
  * taken after the lock, refusing an amount beyond it (see `refusedBalance`); only then are the
- * payout (`pending`) and its reservation journal (`available` → `reserved`, both lines: the
- * ledger's deferred trigger still checks the journal balances at commit) written. The lock is held
- * from there to the commit that ends the statement, with no client round trip in between, so
- * payouts of one balance serialise on server time only. The idempotency row (`idempotentInsert`)
- * is written after the lock: it is the only CTE the query does not read, which Postgres runs after
- * the query, so two concurrent first uses of one key queue on the lock instead of deadlocking.
+ * payout and its journals written (the reservation, `available` → `reserved`, and when the provider
+ * answered in process the move it reported: src/payouts.ts `acceptance`; both lines of each: the
+ * ledger's deferred trigger still checks each journal balances at commit), with that move's event in
+ * the kit's outbox table. The lock is held from there to the commit that ends the statement, with no
+ * client round trip in between, so payouts of one balance serialise on server time only. The
+ * idempotency row (`idempotentInsert`) is written after the lock: it is the only CTE the query does
+ * not read, which Postgres runs after the query, so two concurrent first uses of one key queue on
+ * the lock instead of deadlocking.
  */
-export function acceptPayout(p: Payout) {
+export function acceptPayout(p: Payout, journals: PayoutJournal[], event: OutboxEvent | null) {
   return {
     name: "payments.accept_payout",
     text: `WITH balance AS (SELECT payments.spendable($2, $15, $11, $9::bigint) AS available),
@@ -30,17 +32,23 @@ export function acceptPayout(p: Payout) {
              INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
                bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
                settlement_account, provider_account, description, reference, idempotency_key, metadata, vertical,
-               request_id, created_at, updated_at)
+               request_id, created_at, updated_at, paid_at, fee_minor, failure_code, failure_message, provider_reference)
              SELECT $1, $2, NULL, 0, $3, $4, $5, $6, $7, $8, $9, $11, $10, $12, $13, $14, $15, $16, $17, NULL, $18,
-                    $19::jsonb, $20, $21, $22, $22
+                    $19::jsonb, $20, $21, $22, $23, $24, $25, $26, $27, $28
                FROM balance
              RETURNING ${PAYOUT_COLUMNS}),
-           reserved AS (
+           booked AS (
              INSERT INTO payments.ledger_entries
                (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-             SELECT tenant, id || ':reserved', line.account, "settlementAccount", currency, line.sign * "amountMinor",
-                    'payout', id, 'payout accepted: amount reserved', "createdAt"
-               FROM payout CROSS JOIN (VALUES ('reserved', 1), ('available', -1)) AS line(account, sign))
+             SELECT tenant, id || ':' || j.suffix, line.account, "settlementAccount", currency, line.sign * j.amount,
+                    'payout', id, j.memo, "updatedAt"
+               FROM payout
+              CROSS JOIN unnest($29::text[], $30::text[], $31::text[], $32::bigint[], $33::text[])
+                    AS j(suffix, debit, credit, amount, memo)
+              CROSS JOIN LATERAL (VALUES (j.debit, 1), (j.credit, -1)) AS line(account, sign)),
+           event AS (
+             INSERT INTO payments.outbox (tenant, subject, msg_id, payload)
+             SELECT tenant, $34, $35, $36::jsonb FROM payout WHERE $34::text IS NOT NULL)
            SELECT * FROM payout`,
     values: [
       p.id,
@@ -65,8 +73,29 @@ export function acceptPayout(p: Payout) {
       p.vertical,
       p.requestId,
       p.createdAt,
+      p.updatedAt,
+      p.paidAt,
+      p.feeMinor,
+      p.failureCode,
+      p.failureMessage,
+      p.providerReference,
+      ...journalColumns(journals),
+      event?.subject ?? null,
+      event?.msgId ?? null,
+      event ? JSON.stringify(event.payload) : null,
     ],
   };
+}
+
+/** Journals as the five arrays the statements unnest (suffix, debit, credit, amount, memo). */
+function journalColumns(journals: PayoutJournal[]): unknown[] {
+  return [
+    journals.map((j) => j.suffix),
+    journals.map((j) => j.debit),
+    journals.map((j) => j.credit),
+    journals.map((j) => j.amountMinor),
+    journals.map((j) => j.memo),
+  ];
 }
 
 /** The available balance when `err` is `payments.spendable` refusing an amount beyond it; else null. */
@@ -133,7 +162,7 @@ export async function updatePayout(db: pg.ClientBase, id: string, p: PayoutPatch
 /** One journal of a payout's move: `amountMinor` out of `credit` into `debit`, named `<payout id>:<suffix>`. */
 export interface PayoutJournal {
   suffix: string;
-  debit: "available" | "payouts_sent" | "fees";
+  debit: "available" | "reserved" | "payouts_sent" | "fees";
   credit: "available" | "reserved" | "payouts_sent";
   amountMinor: bigint;
   memo: string;
@@ -185,11 +214,7 @@ export async function movePayout(
       p.failureMessage,
       p.providerReference,
       from.status,
-      journals.map((j) => j.suffix),
-      journals.map((j) => j.debit),
-      journals.map((j) => j.credit),
-      journals.map((j) => j.amountMinor),
-      journals.map((j) => j.memo),
+      ...journalColumns(journals),
       event.subject,
       event.msgId,
       JSON.stringify(event.payload),

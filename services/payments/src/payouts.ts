@@ -12,7 +12,7 @@
  *   cancelled → back to `available`; paid → reversed → back to `available`. A batch's status is
  *   derived from its items in the same transaction (the batch row is locked first).
  */
-import { type CallContext, GantryError, inTransaction } from "@gantry/kit";
+import { type CallContext, GantryError, inTransaction, type OutboxEvent } from "@gantry/kit";
 import type pg from "pg";
 import type { Context } from "./context.ts";
 import type { Payout, Prisma, Recipient } from "./db.ts";
@@ -192,6 +192,41 @@ export function payoutJournals(p: Payout, to: string, feeMinor: bigint | null): 
     default:
       return [];
   }
+}
+
+/**
+ * What accepting `p` writes: its reservation; and, when the provider answered in process (the
+ * sandbox: nothing was sent anywhere, nothing can fail or be retried), the move it reported, in the
+ * same statement (src/payout-writes.ts `acceptPayout`): the payout as it is after it, its journals
+ * and its event. A live provider is called only after the reservation is committed (`dispatch`).
+ */
+export function acceptance(
+  p: Payout,
+  outcome: PayoutState | undefined,
+): { record: Payout; journals: PayoutJournal[]; event: OutboxEvent | null } {
+  const reserved: PayoutJournal = {
+    suffix: "reserved",
+    debit: "reserved",
+    credit: "available",
+    amountMinor: p.amountMinor,
+    memo: "payout accepted: amount reserved",
+  };
+  const { moving, patch } = outcome ? patchOf(p, outcome, p.createdAt) : { moving: false, patch: null };
+  if (!outcome || !moving || !patch) return { record: p, journals: [reserved], event: null };
+  const record: Payout = {
+    ...p,
+    status: outcome.status,
+    paidAt: patch.paidAt,
+    feeMinor: patch.feeMinor,
+    failureCode: patch.failureCode,
+    failureMessage: patch.failureMessage,
+    providerReference: patch.providerReference,
+  };
+  return {
+    record,
+    journals: [reserved, ...payoutJournals(p, outcome.status, patch.feeMinor)],
+    event: statusEvent(movedMessage(record, p.status, p.createdAt)),
+  };
 }
 
 /** What moving `current` as `state` reports changes; `moving` false: at most the provider reference is new. */

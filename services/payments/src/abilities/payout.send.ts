@@ -4,8 +4,10 @@
  * statement (src/payout-writes.ts; the key is looked up only when that statement is refused), the
  * balance of the account it is sent from (the recipient's provider with the credential in use) is
  * checked and reserved and the payout recorded `pending`; after the commit it is sent (our payout id
- * is the provider's idempotency key / transfer reference) and moved in one more statement. Replays
- * and concurrent identical calls return the same payout and send nothing; only the first call sends.
+ * is the provider's idempotency key / transfer reference) and moved in one more statement. The
+ * sandbox sends nothing, so its outcome (paid, or failed and released) is written by the accepting
+ * statement itself. Replays and concurrent identical calls return the same payout and send
+ * nothing; only the first call sends.
  */
 import { idempotentInsert } from "@gantry/kit";
 import { asPayout, type PayoutRow } from "../columns.ts";
@@ -14,7 +16,7 @@ import { type Payout, type Prisma, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { toMinor } from "@gantry/kit/money.ts";
 import { acceptPayout, recipientOf, refusedBalance } from "../payout-writes.ts";
-import { dispatch, insufficientBalance, newPayout } from "../payouts.ts";
+import { acceptance, dispatch, insufficientBalance, newPayout } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
 import { currencyMismatch, payoutOut, unknownRecipient } from "../records.ts";
 
@@ -41,6 +43,16 @@ export default ability("payout.send", async (input, call, ctx) => {
     position: 0,
     at: new Date(),
   });
+  // The sandbox's outcome is known here, so it is written with the payout (src/payouts.ts `acceptance`).
+  const made = provider.payoutInProcess?.({
+    id,
+    amountMinor,
+    currency: input.currency,
+    description: payout.description,
+    recipientReference: recipient.providerReference,
+    accountNumberLast4: recipient.accountNumberLast4,
+  });
+  const accepted = acceptance(payout, made?.status === "pending" ? undefined : made);
   const { result, created } = await idempotentInsert<PayoutRow, Payout>({
     pool: ctx.pool,
     schema: SCHEMA,
@@ -48,7 +60,7 @@ export default ability("payout.send", async (input, call, ctx) => {
     ability: "payout.send",
     input,
     recordId: id,
-    insert: acceptPayout(payout),
+    insert: acceptPayout(accepted.record, accepted.journals, accepted.event),
     result: asPayout,
     replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
     claimFirst: true,
@@ -64,6 +76,10 @@ export default ability("payout.send", async (input, call, ctx) => {
     ]);
   });
   if (!created) return payoutOut(result);
+  if (accepted.event) {
+    await ctx.outbox.flush();
+    return payoutOut(result);
+  }
   const sent = await dispatch(ctx, provider, [result], new Map([[recipient.id, recipient.providerReference]]));
   return payoutOut(sent.get(id) ?? result);
 });

@@ -54,6 +54,10 @@ function sandboxCheckout(p: PaymentRequest): PaymentState {
   };
 }
 
+function sandboxPayout(p: PayoutRequest): PayoutState {
+  return { ...payoutOutcome(p.accountNumberLast4), providerReference: `sandbox_${p.id}` };
+}
+
 export function sandboxProvider(name: ProviderName, credentialSource: CredentialSource = "platform"): Provider {
   return {
     name,
@@ -90,8 +94,9 @@ export function sandboxProvider(name: ProviderName, credentialSource: Credential
       return { accountName, bankName: a.bankCode ? `Sandbox Bank ${a.bankCode}` : null, providerReference: null };
     },
     async sendPayouts(ps: PayoutRequest[]) {
-      return ps.map((p) => ({ ...payoutOutcome(p.accountNumberLast4), providerReference: `sandbox_${p.id}` }));
+      return ps.map(sandboxPayout);
     },
+    payoutInProcess: sandboxPayout,
     async payoutStatus(p) {
       if (p.accountNumberLast4.endsWith("0003")) return { status: "reversed" };
       return payoutOutcome(p.accountNumberLast4);

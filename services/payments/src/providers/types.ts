@@ -96,6 +96,12 @@ export interface Provider {
   resolveAccount(a: AccountQuery): Promise<ResolvedAccount>;
   /** Sends payouts (one request when the provider has a bulk call); one state per request, in order. */
   sendPayouts(ps: PayoutRequest[]): Promise<PayoutState[]>;
+  /**
+   * The outcome of a payout a provider makes without leaving the process (the sandbox): nothing is
+   * sent, so payout.send writes it with the payout and its reservation in one statement instead of
+   * calling `sendPayouts` after the commit.
+   */
+  payoutInProcess?(p: PayoutRequest): PayoutState;
   payoutStatus(p: { id: string; providerReference: string | null; accountNumberLast4: string }): Promise<PayoutState>;
   /** The provider's own available balance per currency; null when there is none to compare (sandbox). */
   balance(): Promise<ProviderBalance[] | null>;

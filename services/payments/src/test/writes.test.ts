@@ -11,7 +11,7 @@ import { runPrepared, withTenant } from "@gantry/kit";
 import { asPayout, type PayoutRow } from "../columns.ts";
 import { newId } from "../ids.ts";
 import { acceptPayout, movePayout, recipientOf } from "../payout-writes.ts";
-import { advancePayout, newPayout } from "../payouts.ts";
+import { acceptance, advancePayout, newPayout } from "../payouts.ts";
 import { sandboxProvider } from "../providers/sandbox.ts";
 import type { ProviderName } from "../providers/types.ts";
 import { assertLedgerBalanced, fund, type PaymentsTest, recipient, startPayments, watchEvents } from "./helpers.ts";
@@ -179,7 +179,8 @@ test("a payout moves once: two moves from the status both saw race, one wins; a 
       position: 0,
       at: new Date(),
     });
-    const insert = acceptPayout(p);
+    const { record, journals, event } = acceptance(p, undefined);
+    const insert = acceptPayout(record, journals, event);
     return (await runPrepared<PayoutRow>(t.ctx.pool, insert.name, insert.text, insert.values)).map(asPayout);
   });
   assert.equal(pending.status, "pending");
