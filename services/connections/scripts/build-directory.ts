@@ -5,11 +5,12 @@
  * toolkit; each of its GET/POST/PUT/PATCH/DELETE operations a tool. Deterministic (files in sorted
  * order, no clock), written to a temporary folder and renamed, so a reader never sees half of one.
  *
- *   node services/connections/scripts/build-directory.ts [--ensure] [--readme] [--out <dir>]
+ *   node services/connections/scripts/build-directory.ts [--ensure] [--readme] [--out <dir>] [--previous <dir>]
  *
  * `--ensure` builds only when the installed package's artifact is missing ({@link ensureDirectory}:
  * what CI, the tests and `npm start` run); `--out` writes the artifact to that folder instead of the
- * tools cache (the image's build stage); `--readme` also rewrites the counts table of
+ * tools cache (the image's build stage); `--previous` names the artifact whose versions it carries
+ * (default scripts/directory-lineage.ts `findLineage`); `--readme` also rewrites the counts table of
  * services/connections/README.md.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -530,13 +531,17 @@ function writeShard(tmp: string, shard: DirectoryShard): number {
  * have published the same artifact meanwhile: the build is deterministic, so its copy is kept.
  */
 function publish(tmp: string, dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  // The old build moves aside first, so a reader (`--ensure` of a test run) finds no folder only
+  // between two renames, not for as long as deleting 2,000 files takes.
+  const old = `${dir}.tmp-${process.pid}-old`;
+  if (existsSync(dir)) renameSync(dir, old);
   try {
     renameSync(tmp, dir);
   } catch (err) {
     if (!existsSync(join(dir, "index.json.gz"))) throw err;
     rmSync(tmp, { recursive: true, force: true });
   }
+  rmSync(old, { recursive: true, force: true });
 }
 
 /**
@@ -570,7 +575,10 @@ export function ensureDirectory(log: (line: string) => void = () => {}): string 
     if (built()) return dir;
     // A build that was stopped leaves its temporary folder: nobody else will finish it.
     for (const entry of readdirSync(dirname(dir)))
-      if (entry.startsWith(`${basename(dir)}.tmp-`) && !alive(Number(entry.slice(basename(dir).length + 5))))
+      if (
+        entry.startsWith(`${basename(dir)}.tmp-`) &&
+        !alive(Number.parseInt(entry.slice(basename(dir).length + 5), 10))
+      )
         rmSync(join(dirname(dir), entry), { recursive: true, force: true });
     log(`building the directory toolkits into ${dir} (once per package version; about 30 s)`);
     const report = buildDirectory();
@@ -603,7 +611,7 @@ const END = "<!-- directory-counts:end -->";
 function readmeTable(r: BuildReport): string {
   const c = r.index.counts;
   const rows = [
-    `Source: \`${r.index.source}\` (APIs.guru, bundled and converted to OpenAPI 3 by the package).`,
+    `Source: \`${r.index.source}\` (APIs.guru, bundled and converted to OpenAPI 3 by the package); lineage: ${r.index.lineage.map((l) => `\`${l}\``).join(", ")}.`,
     "",
     "| | Count |",
     "|---|---|",
@@ -614,6 +622,8 @@ function readmeTable(r: BuildReport): string {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([reason, n]) => `| APIs left out: ${reason} | ${n} |`),
     `| Operations left out: request body not an object of fields (array, file, text), a path with \`#\` or \`?\` (told apart by more than the path), or tool id over 200 characters | ${c.operationsLeftOut} |`,
+    `| Tool versions (every version of every tool, earlier builds' included) | ${c.versions} |`,
+    `| Kept from earlier builds, gone from the package (deprecated): toolkits, tools | ${c.goneToolkits}, ${c.goneTools} |`,
     `| Toolkits whose document names only an http server (called over https) | ${c.upgraded} |`,
     ...Object.entries(r.authKinds)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -631,7 +641,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && pro
   console.log(ensureDirectory(console.log));
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = argument("--out");
-  const report = buildDirectory(out ? { out } : {});
+  const previous = argument("--previous");
+  const report = buildDirectory({ ...(out ? { out } : {}), ...(previous ? { previous } : {}) });
   const c = report.index.counts;
   console.log(summary(report));
   console.log(

@@ -129,8 +129,8 @@ function standalone(tool: DirectoryTool, defs: Json, deprecated: boolean): Direc
 
 /**
  * The toolkit's tools, every version: the new document's operations numbered against the previous
- * shard's versions, and every earlier version they do not reproduce carried as it was. Sorted by
- * name, then version.
+ * shard's versions, in the document's order (a search's ties rank in it), each with the earlier
+ * versions it does not reproduce, carried as they were (by version); then the tools gone from it.
  */
 export function mergeVersions(
   operations: Operation[],
@@ -150,13 +150,15 @@ export function mergeVersions(
     const versions = earlier.get(op.name) ?? [];
     const same = versions.find((v) => v.fingerprint === fp);
     const version = same?.version ?? Math.max(0, ...versions.map((v) => v.version)) + 1;
-    out.push({ ...op, version, fingerprint: fp });
-    for (const v of versions) if (v.version !== version) out.push(standalone(v, previous?.defs ?? {}, false));
+    const carried = versions
+      .filter((v) => v.version !== version)
+      .map((v) => standalone(v, previous?.defs ?? {}, false));
+    out.push(...[{ ...op, version, fingerprint: fp }, ...carried].sort((a, b) => a.version - b.version));
     earlier.delete(op.name);
   }
   for (const versions of earlier.values())
     for (const v of versions) out.push(standalone(v, previous?.defs ?? {}, true));
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version));
+  return out;
 }
 
 /** A toolkit the package no longer has, as the lineage holds it: every version deprecated. */

