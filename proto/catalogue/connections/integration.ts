@@ -248,7 +248,7 @@ export const abilities = [
     inputSource: "ours",
     input: object({
       query: text(
-        "What you want to do or reach (e.g. `send an sms`): toolkits ranked by relevance of their names, descriptions, categories and tools, best first (where the directory toolkits are on; else any word of name, slug or description, by name).",
+        "What you want to do or reach (e.g. `send an sms`): toolkits ranked by relevance of their names, descriptions, categories and tools, best first, by meaning (a sentence model) fused with their words where the directory toolkits are on (by words alone, said in the log, when the model is unavailable); else any word of name, slug or description, by name.",
         200,
       ),
       category: slug("Only toolkits in this category (e.g. `crm`, `developer-tools`)."),
@@ -268,7 +268,7 @@ export const abilities = [
           "Toolkit whose tools are listed (e.g. `github`). Omitted: `query` is required, and the tools of every toolkit are searched.",
         ),
         query: text(
-          "Search tool names and descriptions; without `toolkit`, what you want done (e.g. `send an sms`), ranked across every toolkit, best first.",
+          "What you want done (e.g. `send an sms`). Without `toolkit`, ranked across every toolkit, best first; with a directory `toolkit`, its tools ranked the same way (by meaning fused with words, including a few near by meaning that share no word); with a shipped `toolkit`, a filter on words of tool names and descriptions.",
           200,
         ),
         limit: limit(),
@@ -277,7 +277,7 @@ export const abilities = [
       [],
     ),
     output: page(
-      "Tools of the toolkit (latest versions), by name; without `toolkit`, the best matches of `query` across every toolkit, best first.",
+      "Tools of the toolkit (latest versions), by name (with `query` on a directory toolkit, best first); without `toolkit`, the best matches of `query` across every toolkit, best first.",
       tool(),
     ),
     example: { toolkit: "github", query: "issue" },
@@ -325,7 +325,10 @@ export const abilities = [
           {
             action: constant("`tools` (may be omitted): discover tools on a connection.", "tools"),
             connectionId: connectionId("Connection whose approved tools are searched."),
-            query: text("What the tool should do; omit to list all approved tools.", 500),
+            query: text(
+              "What the tool should do; omit to list all approved tools. Matches words of tool names and descriptions; on a directory toolkit also meaning (a sentence model), fused with the words.",
+              500,
+            ),
           },
           ["connectionId"],
           {

@@ -1,19 +1,25 @@
 /**
  * What the directory toolkits cost the connections service, in this process (no stack needed):
  * start-up (what init does with CONNECTIONS_DIRECTORY=on: name the folder, check it exists), RSS
- * after the first use (index read, the labelled queries searched, three large toolkits' shards
- * read), and the latency of a whole-catalogue search (tools + toolkits) over the labelled set
- * src/directory-queries.json, p50 and p99 over `--rounds` rounds. Run with --expose-gc so the RSS
- * figures are after collection:
+ * idle and after the first use (index read, the labelled queries searched, three large toolkits'
+ * shards read), the first search by meaning (the sentence model loaded in its child process), the
+ * latency of a whole-catalogue search (tools + toolkits) over the labelled set
+ * src/directory-queries.json, lexical (BM25) and fused with meaning, p50 and p99 over `--rounds`
+ * rounds, and recall@5 of both. The query embedder is a child process: its RSS is reported apart
+ * (it ends when idle; the service's own RSS is what stays). Run with --expose-gc so the RSS figures
+ * are after collection:
  *
  *   node --expose-gc services/connections/scripts/bench-directory.ts [--rounds 20]
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import "../src/service.ts";
 import { Directory } from "../src/directory.ts";
+import { directoryRecall, labelledQueries } from "../src/directory-queries.ts";
 import { defaultArtifactDir } from "../src/directory-format.ts";
+import { vectorsDir } from "../src/directory-vectors.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "20" } } });
 const rounds = Number(values.rounds);
@@ -25,14 +31,30 @@ const rss = () => {
 };
 const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
 
+/** RSS of this process's query-embedder child (the kit's IdleWorker names it on its command line). */
+function embedderRss(): number {
+  for (const pid of readdirSync("/proc").filter((p) => /^[0-9]+$/.test(p))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--idle-worker=directory-query-embedder")) continue;
+      const ppid = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+      if (ppid !== process.pid) continue;
+      const kb = /VmRSS:\s+([0-9]+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+      return Number(kb ?? 0) * 1024;
+    } catch {
+      // a process that ended meanwhile
+    }
+  }
+  return 0;
+}
+
 const dir = defaultArtifactDir();
-if (!existsSync(join(dir, "index.json.gz"))) {
-  console.error(`no directory at ${dir}: node services/connections/scripts/build-directory.ts`);
+if (!existsSync(join(dir, "index.json.gz")) || !existsSync(join(vectorsDir(dir), "vectors.json"))) {
+  console.error(
+    `no directory or vectors at ${dir}: node services/connections/scripts/build-directory.ts --ensure && node services/connections/scripts/build-directory-vectors.ts --ensure`,
+  );
   process.exit(1);
 }
-const queries = (
-  JSON.parse(readFileSync(new URL("../src/directory-queries.json", import.meta.url), "utf8")) as { query: string }[]
-).map((q) => q.query);
+const labelled = labelledQueries();
 
 const before = rss();
 let started = performance.now();
@@ -43,29 +65,45 @@ const idle = rss();
 started = performance.now();
 directory.counts();
 const indexMs = performance.now() - started;
-for (const q of queries) {
-  directory.searchTools(q, 5);
-  directory.searchToolkits(q);
-}
+started = performance.now();
+const first = await directory.rankTools(labelled[0]?.query ?? "send an sms", 5);
+const firstMs = performance.now() - started;
+if (first.ranking !== "fused") throw new Error(`ranking is ${first.ranking}: ${first.warning}`);
+const recall = await directoryRecall(directory, labelled);
 for (const slug of ["stripe-com", "github-com-api-github-com", "twilio-com-api"]) directory.toolkit(slug);
 const used = rss();
-const times: number[] = [];
+const model = embedderRss();
+
+const lexical: number[] = [];
+const fused: number[] = [];
 for (let r = 0; r < rounds; r++)
-  for (const q of queries) {
-    const t = performance.now();
-    directory.searchTools(q, 5);
-    directory.searchToolkits(q);
-    times.push(performance.now() - t);
+  for (const q of labelled) {
+    // A new wording each round, so the query's vector is never the cached one.
+    const query = `${q.query} ${r}`;
+    let t = performance.now();
+    directory.searchTools(query, 5);
+    directory.searchToolkits(query);
+    lexical.push(performance.now() - t);
+    t = performance.now();
+    await directory.rankTools(query, 5);
+    await directory.rankToolkits(query);
+    fused.push(performance.now() - t);
   }
-times.sort((a, b) => a - b);
-const at = (p: number) => (times[Math.min(times.length - 1, Math.floor(times.length * p))] ?? 0).toFixed(1);
+const at = (times: number[], p: number) =>
+  ([...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))] ?? 0).toFixed(1);
 const c = directory.counts();
+const n = labelled.length;
 console.log(`directory: ${c.toolkits} toolkits, ${c.tools} tools (${dir})`);
 console.log(`start-up: +${startMs.toFixed(1)} ms, idle RSS +${mib(idle - before)}`);
 console.log(
-  `first use: index read in ${indexMs.toFixed(0)} ms; RSS after it, the searches and 3 shards +${mib(used - before)}`,
+  `first use: index read in ${indexMs.toFixed(0)} ms; first search by meaning ${firstMs.toFixed(0)} ms (loads the sentence model); RSS after the searches and 3 shards +${mib(used - before)}, query embedder process ${mib(model)} (ends after 5 min idle)`,
 );
 console.log(
-  `search (tools + toolkits, whole catalogue): p50 ${at(0.5)} ms, p99 ${at(0.99)} ms over ${times.length} queries; load average ${(await import("node:os")).loadavg()[0]?.toFixed(1)}`,
+  `recall@5 over ${n} queries: tools lexical ${recall.lexicalTools.toFixed(2)}, fused ${recall.fusedTools.toFixed(2)}; toolkits lexical ${recall.lexicalKits.toFixed(2)}, fused ${recall.fusedKits.toFixed(2)}`,
 );
+console.log(
+  `search (tools + toolkits, whole catalogue) over ${lexical.length} queries: lexical p50 ${at(lexical, 0.5)} ms, p99 ${at(lexical, 0.99)} ms; fused (query embedded each time) p50 ${at(fused, 0.5)} ms, p99 ${at(fused, 0.99)} ms; load average ${loadavg()[0]?.toFixed(1)}`,
+);
+// Not awaited: the embedder's exit cannot keep this otherwise idle process alive (it is unref'd).
+void directory.close();
 process.exit(0);

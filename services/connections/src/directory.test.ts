@@ -8,12 +8,13 @@
  * API-key-header one, Fun Generators Riddle) against Stoplight Prism mocking their own directory
  * documents, which refuses a request without the credential its document requires.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { ensureDirectory } from "../scripts/build-directory.ts";
-import { openDirectory } from "./directory.ts";
+import { ensureDirectoryVectors } from "../scripts/build-directory-vectors.ts";
+import { Directory, openDirectory } from "./directory.ts";
+import { directoryRecall, labelledQueries, toolHit, toolkitHit } from "./directory-queries.ts";
 import { buildRequest } from "./execute.ts";
 import { DIRECTORY_PACKAGE_DIR, defaultArtifactDir } from "./directory-format.ts";
 import { resolveTool } from "./toolkits.ts";
@@ -28,7 +29,7 @@ let t: ConnectionsTest;
 let bearerApi: Prism;
 let keyApi: Prism;
 before(async () => {
-  ensureDirectory();
+  await ensureDirectoryVectors(ensureDirectory(), console.log);
   [bearerApi, keyApi] = await Promise.all([
     startPrism(doc("1password.com/events")),
     startPrism(doc("fungenerators.com/riddle")),
@@ -112,15 +113,15 @@ async function connect(toolkit: string, credentials: Record<string, string>): Pr
   return out.connection.id;
 }
 
-test("search by meaning over the whole catalogue: recall@5 on the labelled set, p99 of a query", async () => {
-  const labelled = JSON.parse(readFileSync(new URL("./directory-queries.json", import.meta.url), "utf8")) as {
-    query: string;
-    toolkit: string;
-    tools: string[];
-  }[];
-  assert.ok(labelled.length >= 20);
+test("search by meaning over the whole catalogue: recall@5 on the labelled set, lexical vs fused, p99 of a query", async () => {
+  const labelled = labelledQueries();
+  assert.ok(labelled.length >= 50);
   // The set names tools that exist (a rebuilt directory that drops one makes the fixture stale, not the recall low).
   for (const q of labelled) for (const id of q.tools) resolveTool(t.s.ctx.toolkits, id);
+  const directory = t.s.ctx.toolkits.directory;
+  assert.ok(directory instanceof Directory);
+  const { lexicalTools, lexicalKits, fusedTools, fusedKits } = await directoryRecall(directory, labelled);
+  // Through the abilities a caller uses (shipped toolkits' matches first).
   let toolHits = 0;
   let kitHits = 0;
   const misses: string[] = [];
@@ -129,31 +130,39 @@ test("search by meaning over the whole catalogue: recall@5 on the labelled set, 
     const kits = (await t.s.call("integration.app.toolkits", { query: q.query, limit: 5 })).items.map(
       (k: any) => k.slug,
     );
-    if (tools.some((id: string) => q.tools.includes(id))) toolHits++;
-    else misses.push(`${q.query} → ${tools.join(", ")}`);
-    if (kits.includes(q.toolkit)) kitHits++;
+    if (toolHit(q, tools)) toolHits++;
+    else misses.push(`tools: ${q.query} → ${tools.join(", ")}`);
+    if (toolkitHit(q, kits)) kitHits++;
+    else misses.push(`toolkits: ${q.query} → ${kits.join(", ")}`);
   }
-  const toolRecall = toolHits / labelled.length;
-  const kitRecall = kitHits / labelled.length;
-  const directory = t.s.ctx.toolkits.directory;
-  assert.ok(directory);
+  const tools = toolHits / labelled.length;
+  const kits = kitHits / labelled.length;
+  const n = labelled.length;
+  assert.equal(
+    (await directory.rankTools("text a customer's phone", 5)).ranking,
+    "fused",
+    "the vectors are built and the model loads",
+  );
   const times: number[] = [];
-  for (let round = 0; round < 5; round++)
+  for (let round = 0; round < 3; round++)
     for (const q of labelled) {
       const started = performance.now();
-      directory.searchTools(q.query, 5);
-      directory.searchToolkits(q.query);
+      await directory.rankTools(q.query, 5);
+      await directory.rankToolkits(q.query);
       times.push(performance.now() - started);
     }
   times.sort((a, b) => a - b);
   const p99 = times[Math.floor(times.length * 0.99)] ?? 0;
   console.log(
-    `directory search: tool recall@5 ${toolRecall.toFixed(2)}, toolkit recall@5 ${kitRecall.toFixed(2)} over ${labelled.length} queries; p99 ${p99.toFixed(1)} ms (tools + toolkits, in process)${misses.length ? `\n  misses: ${misses.join("\n  ")}` : ""}`,
+    `directory search over ${n} queries, recall@5: tools lexical ${lexicalTools.toFixed(2)} → fused ${fusedTools.toFixed(2)}, toolkits lexical ${lexicalKits.toFixed(2)} → fused ${fusedKits.toFixed(2)}; through the abilities (shipped matches first) tools ${tools.toFixed(2)}, toolkits ${kits.toFixed(2)}; fused p99 ${p99.toFixed(1)} ms (tools + toolkits, in process, query vectors cached after round 1)${misses.length ? `\n  misses: ${misses.join("\n  ")}` : ""}`,
   );
-  // 0.8: the labelled set names tools a lexical index can reach; a miss is where the words differ
-  // (see README "Search"); below it, the ranking has regressed.
-  assert.ok(toolRecall >= 0.8, `tool recall@5 ${toolRecall}`);
-  assert.ok(kitRecall >= 0.8, `toolkit recall@5 ${kitRecall}`);
+  // Half the set is paraphrases sharing few or no words with their target. Measured: tools 0.56 by
+  // words → 0.62 fused, toolkits 0.62 → 0.71; through the abilities 0.62 and 0.54 (README
+  // "Search"). Meaning must never lose to words alone; the floors sit a few queries under what is met.
+  assert.ok(fusedTools >= lexicalTools, `fused tool recall ${fusedTools} vs lexical ${lexicalTools}`);
+  assert.ok(fusedKits >= lexicalKits, `fused toolkit recall ${fusedKits} vs lexical ${lexicalKits}`);
+  assert.ok(fusedTools >= 0.5 && tools >= 0.5, `tool recall@5 ${fusedTools}, through the ability ${tools}`);
+  assert.ok(fusedKits >= 0.55 && kits >= 0.45, `toolkit recall@5 ${fusedKits}, through the ability ${kits}`);
   await assert.rejects(t.s.call("integration.app.tools", {}), (err: any) => {
     assert.equal(err.details[0].path, "/input/query");
     return true;

@@ -25,6 +25,7 @@ import {
   DIRECTORY_PACKAGE_DIR,
   defaultArtifactDir,
 } from "./directory-format.ts";
+import { DirectorySearch, type FusedToolkits, type FusedTools, type FusedWithin } from "./directory-search.ts";
 import { terms } from "./tool-search.ts";
 import type { Tool, Toolkit, ToolkitDirectory, ToolkitOut } from "./toolkits.ts";
 
@@ -107,10 +108,12 @@ export class Directory implements ToolkitDirectory {
   private readonly baseUrls: ReadonlyMap<string, string>;
   private loaded: Loaded | null = null;
   private readonly shards = new Lru<string, Toolkit>(64);
+  private readonly meaning: DirectorySearch;
 
   constructor(dir: string, baseUrls: ReadonlyMap<string, string> = new Map()) {
     this.dir = dir;
     this.baseUrls = baseUrls;
+    this.meaning = new DirectorySearch(dir, this);
   }
 
   private load(): Loaded {
@@ -290,8 +293,55 @@ export class Directory implements ToolkitDirectory {
     }
   }
 
-  /** Tools of the whole directory by relevance, best first: [toolkit slug, tool name, score]. */
-  searchTools(query: string, limit: number): { toolkit: string; name: string; score: number }[] {
+  /** Tools of the whole directory by meaning and words (src/directory-search.ts), best first. */
+  rankTools(query: string, limit: number): Promise<FusedTools> {
+    return this.meaning.tools(query, limit);
+  }
+
+  /** Toolkits of the whole directory by meaning and words, best first. */
+  rankToolkits(query: string): Promise<FusedToolkits> {
+    return this.meaning.toolkits(query);
+  }
+
+  /** Ends the query embedder's worker. */
+  close(): Promise<void> {
+    return this.meaning.close();
+  }
+
+  /** A tool's toolkit and name by its id (its position in the index). */
+  toolRef(id: number): { toolkit: string; name: string; kit: number } {
+    const l = this.load();
+    const kit = l.toolKit[id] as number;
+    return {
+      toolkit: this.toolkitSlug(kit),
+      name: l.names.slice(l.nameStart[id], (l.nameStart[id + 1] as number) - 1),
+      kit,
+    };
+  }
+
+  toolIdsOf(slug: string): Map<string, number> {
+    const l = this.load();
+    const kit = l.bySlug.get(slug);
+    const ids = new Map<string, number>();
+    if (kit === undefined) return ids;
+    // A toolkit's tools are consecutive in the index (the build writes them toolkit by toolkit).
+    let first = 0;
+    while (first < l.toolKit.length && l.toolKit[first] !== kit) first++;
+    for (let id = first; id < l.toolKit.length && l.toolKit[id] === kit; id++) ids.set(this.toolRef(id).name, id);
+    return ids;
+  }
+
+  /** A directory toolkit's tools ranked for a query by fusion (src/directory-search.ts `within`). */
+  rankWithin(slug: string, query: string, lexical: Map<string, number>): Promise<FusedWithin> {
+    return this.meaning.within(slug, query, lexical);
+  }
+
+  toolkitSlug(kit: number): string {
+    return this.load().index.toolkits[kit]?.out.slug ?? "";
+  }
+
+  /** Tools of the whole directory by BM25, best first: [tool id, toolkit slug, tool name, score]. */
+  searchTools(query: string, limit: number): { id: number; toolkit: string; name: string; score: number }[] {
     const l = this.load();
     const q = this.queryTerms(query);
     // The toolkit's own words count too ("github" in "create a github issue" is the toolkit's name).
@@ -305,11 +355,7 @@ export class Directory implements ToolkitDirectory {
       q,
       (id, score) => best.offer(id, score + (kits.get(l.toolKit[id] as number) ?? 0) * KIT_SHARE),
     );
-    return best.ranked().map(({ id, score }) => ({
-      toolkit: l.index.toolkits[l.toolKit[id] as number]?.out.slug ?? "",
-      name: l.names.slice(l.nameStart[id], (l.nameStart[id + 1] as number) - 1),
-      score,
-    }));
+    return best.ranked().map(({ id, score }) => ({ id, ...this.toolRef(id), score }));
   }
 
   private kitScores(q: Map<string, number>): Map<number, number> {
@@ -327,7 +373,7 @@ export class Directory implements ToolkitDirectory {
   }
 
   /** Toolkits by relevance (their own text, plus half their best tool's score), best first. */
-  searchToolkits(query: string): { slug: string; score: number }[] {
+  searchToolkits(query: string): { id: number; slug: string; score: number }[] {
     const l = this.load();
     const q = this.queryTerms(query);
     const kits = this.kitScores(q);
@@ -347,7 +393,7 @@ export class Directory implements ToolkitDirectory {
     return [...kits]
       .map(([id, score]) => ({ id, score }))
       .sort(byScore)
-      .map(({ id, score }) => ({ slug: l.index.toolkits[id]?.out.slug ?? "", score }));
+      .map(({ id, score }) => ({ id, slug: this.toolkitSlug(id), score }));
   }
 }
 

@@ -108,6 +108,8 @@ export default defineService({
   close: async (ctx) => {
     await ctx.background.stop();
     await ctx.outbox.stop();
+    // The directory's query embedder, if a search started it.
+    await ctx.toolkits.directory?.close();
     await ctx.db.$disconnect();
   },
 });

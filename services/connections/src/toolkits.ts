@@ -38,6 +38,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, notFound } from "@gantry/kit";
 import type { OutputOf } from "@gantry/proto/catalogue";
+import type { FusedToolkits, FusedTools, FusedWithin } from "./directory-search.ts";
 
 export const DEFAULT_TOOLKITS_DIR = fileURLToPath(new URL("../toolkits/", import.meta.url));
 
@@ -125,6 +126,11 @@ export interface ToolkitDirectory {
   readonly isLoaded: boolean;
   searchTools(query: string, limit: number): { toolkit: string; name: string; score: number }[];
   searchToolkits(query: string): { slug: string; score: number }[];
+  /** By meaning fused with words (src/directory-search.ts); `ranking` says which was used. */
+  rankTools(query: string, limit: number): Promise<FusedTools>;
+  rankToolkits(query: string): Promise<FusedToolkits>;
+  rankWithin(slug: string, query: string, lexical: Map<string, number>): Promise<FusedWithin>;
+  close(): Promise<void>;
 }
 
 export interface Registry {

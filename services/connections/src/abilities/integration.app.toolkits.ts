@@ -1,8 +1,9 @@
 /**
  * @module connections/abilities/integration.app.toolkits
  * The toolkits of the registry (src/toolkits.ts: the shipped ones and, when on, the directory's), by
- * name, or with `query` best match first: the directory's ranking (src/directory.ts) after the
- * shipped toolkits the query matches (any word of name, slug or description), which are curated and
+ * name, or with `query` best match first: the directory's ranking by meaning fused with words
+ * (src/directory-search.ts; words only, with a warning in the log, when the model is unavailable)
+ * after the shipped toolkits the query matches (any word of name, slug or description), which are curated and
  * so listed first. Without the directory, `query` filters by those words and the order stays by name.
  * `category` one of the categories; the kit's cursor codec (by name: the last name and slug; ranked:
  * the position).
@@ -22,12 +23,11 @@ export default ability("integration.app.toolkits", async (input, _call, ctx) => 
       .filter((t) => matches(input.query, t.name, t.slug, t.description))
       .sort((a, b) => a.name.localeCompare(b.name));
     const byListing = new Map(toolkitListing(ctx.toolkits).map((t) => [t.slug, t]));
+    const found = await directory.rankToolkits(input.query);
+    if (found.warning) ctx.log.warn(found.warning);
     const ranked = [
       ...own,
-      ...directory
-        .searchToolkits(input.query)
-        .filter((r) => !ctx.toolkits.toolkits.has(r.slug))
-        .flatMap((r) => byListing.get(r.slug) ?? []),
+      ...found.toolkits.filter((r) => !ctx.toolkits.toolkits.has(r.slug)).flatMap((r) => byListing.get(r.slug) ?? []),
     ].filter(inCategory);
     const items = ranked.slice(at, at + limit);
     return { items, nextCursor: ranked.length > at + limit ? encodeCursor({ at: at + limit }) : null };

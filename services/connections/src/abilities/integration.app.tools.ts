@@ -6,7 +6,10 @@
  * tool id is given (src/toolkits.ts `resolveTool`).
  *
  * Without `toolkit`, `query` is searched across every toolkit, best first: the shipped toolkits'
- * tools that match (src/tool-search.ts `toolScore`), then the directory's ranking (src/directory.ts).
+ * tools that match (src/tool-search.ts `toolScore`), then the directory's ranking by meaning fused
+ * with words (src/directory-search.ts). With `toolkit` and `query`, a directory toolkit's tools are
+ * ranked the same way (best first, paged by position); a shipped toolkit's are filtered by word, by
+ * name. Where the model is unavailable the ranking is by words, with a warning in the log.
  */
 import { decodeCursor, encodeCursor } from "@gantry/kit";
 import { ability } from "../context.ts";
@@ -34,12 +37,12 @@ export default ability("integration.app.tools", async (input, _call, ctx) => {
       .filter((r) => r.score >= 0.5)
       .sort((a, b) => b.score - a.score || a.t.id.localeCompare(b.t.id))
       .map((r) => r.t);
-    const found = ctx.toolkits.directory
-      ? ctx.toolkits.directory
-          .searchTools(input.query, SEARCH_DEPTH)
-          .filter((r) => !ctx.toolkits.toolkits.has(r.toolkit))
-          .map((r) => ({ toolkit: r.toolkit, name: r.name }))
-      : [];
+    const directory = ctx.toolkits.directory;
+    const fused = directory ? await directory.rankTools(input.query, SEARCH_DEPTH) : null;
+    if (fused?.warning) ctx.log.warn(fused.warning);
+    const found = (fused?.tools ?? [])
+      .filter((r) => !ctx.toolkits.toolkits.has(r.toolkit))
+      .map((r) => ({ toolkit: r.toolkit, name: r.name }));
     const ranked = [...own.map((t) => ({ toolkit: t.toolkit, name: t.name })), ...found].slice(0, SEARCH_DEPTH);
     // Only the page's tools are read (their toolkits' shards), not every match's.
     const items = ranked
@@ -49,6 +52,18 @@ export default ability("integration.app.tools", async (input, _call, ctx) => {
     return { items, nextCursor: ranked.length > at + limit ? encodeCursor({ at: at + limit }) : null };
   }
   const toolkit = toolkitOf(ctx.toolkits, input.toolkit);
+  if (input.query && ctx.toolkits.directory && !ctx.toolkits.toolkits.has(input.toolkit)) {
+    const words = queryWords(input.query);
+    const lexical = new Map([...toolkit.latest.values()].map((t) => [t.name, toolScore(t, words)]));
+    const ranked = await ctx.toolkits.directory.rankWithin(input.toolkit, input.query, lexical);
+    if (ranked.warning) ctx.log.warn(ranked.warning);
+    const at = input.cursor ? decodeCursor(input.cursor, { at: "number" }).at : 0;
+    const items = ranked.tools
+      .slice(at, at + limit)
+      .flatMap((r) => toolkit.latest.get(r.name) ?? [])
+      .map(toolOut);
+    return { items, nextCursor: ranked.tools.length > at + limit ? encodeCursor({ at: at + limit }) : null };
+  }
   const after = input.cursor ? decodeCursor(input.cursor, { name: "string" }).name : null;
   const all = [...toolkit.latest.values()]
     .filter((t) => matches(input.query, t.name, t.slug, t.description))

@@ -9,7 +9,9 @@
  * connection's service: for the owner the latest version of every tool of the toolkit; for a grantee
  * exactly the versions its active shares list (a principal without one is refused like an execution:
  * 403 naming why, 404 for another tenant's connection). With `query`, only tools that match, best
- * first (src/tool-search.ts); without, every one by name with `score` null.
+ * first: by words (src/tool-search.ts), fused with meaning for a directory toolkit (src/directory-search.ts
+ * `within`: also the few tools nearest by meaning that share no word); without, every one by name
+ * with `score` null.
  */
 import type { CallContext } from "@gantry/kit";
 import { connectionById } from "../connections.ts";
@@ -57,6 +59,25 @@ async function searchTools(ctx: Context, call: CallContext, input: ToolsInput) {
     });
   }
   const query = input.query ? queryWords(input.query) : [];
+  const directory = ctx.toolkits.directory;
+  if (input.query && directory && !ctx.toolkits.toolkits.has(connection.service)) {
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    const ranked = await directory.rankWithin(
+      connection.service,
+      input.query,
+      new Map(tools.map((t) => [t.name, toolScore(t, query)])),
+    );
+    if (ranked.warning) ctx.log.warn(ranked.warning);
+    return {
+      action: "tools" as const,
+      connectionId: connection.id,
+      toolkit: connection.service,
+      tools: ranked.tools.flatMap((r) => {
+        const t = byName.get(r.name);
+        return t ? [{ ...toolOut(t), score: r.score }] : [];
+      }),
+    };
+  }
   const ranked = tools
     .map((t) => ({ tool: t, score: input.query ? toolScore(t, query) : null }))
     .filter((r) => r.score === null || r.score > 0)

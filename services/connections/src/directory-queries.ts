@@ -1,0 +1,59 @@
+/**
+ * @module connections/directory-queries
+ * The labelled set of directory searches (./directory-queries.json: a query, the toolkit it means
+ * and others that would also do, the tools that answer it) and recall@5 of the directory's rankings
+ * over it, words only and fused with meaning: what src/directory.test.ts asserts and
+ * scripts/bench-directory.ts prints.
+ */
+import { readFileSync } from "node:fs";
+import type { Directory } from "./directory.ts";
+
+export interface LabelledQuery {
+  query: string;
+  toolkit: string;
+  alsoToolkits?: string[];
+  tools: string[];
+}
+
+export function labelledQueries(): LabelledQuery[] {
+  return JSON.parse(readFileSync(new URL("./directory-queries.json", import.meta.url), "utf8")) as LabelledQuery[];
+}
+
+export const toolkitHit = (q: LabelledQuery, slugs: string[]) =>
+  slugs.some((s) => s === q.toolkit || q.alsoToolkits?.includes(s));
+export const toolHit = (q: LabelledQuery, ids: string[]) => ids.some((id) => q.tools.includes(id));
+
+/** Recall@5 (0..1) of the directory's lexical and fused rankings, tools and toolkits. */
+export async function directoryRecall(directory: Directory, labelled: LabelledQuery[]) {
+  const hits = { lexicalTools: 0, lexicalKits: 0, fusedTools: 0, fusedKits: 0 };
+  const id = (r: { toolkit: string; name: string }) => `${r.toolkit}.${r.name}@1`;
+  for (const q of labelled) {
+    if (toolHit(q, directory.searchTools(q.query, 5).map(id))) hits.lexicalTools++;
+    if (
+      toolkitHit(
+        q,
+        directory
+          .searchToolkits(q.query)
+          .slice(0, 5)
+          .map((r) => r.slug),
+      )
+    )
+      hits.lexicalKits++;
+    if (toolHit(q, (await directory.rankTools(q.query, 5)).tools.map(id))) hits.fusedTools++;
+    const kits = (await directory.rankToolkits(q.query)).toolkits.slice(0, 5);
+    if (
+      toolkitHit(
+        q,
+        kits.map((r) => r.slug),
+      )
+    )
+      hits.fusedKits++;
+  }
+  const n = Math.max(1, labelled.length);
+  return {
+    lexicalTools: hits.lexicalTools / n,
+    lexicalKits: hits.lexicalKits / n,
+    fusedTools: hits.fusedTools / n,
+    fusedKits: hits.fusedKits / n,
+  };
+}
