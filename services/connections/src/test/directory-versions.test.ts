@@ -13,9 +13,9 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { buildDirectory } from "../scripts/build-directory.ts";
-import { artifactDir, DIRECTORY_PACKAGE_DIR, type DirectoryShard } from "./directory-format.ts";
-import { type ConnectionsTest, startConnections } from "./test/helpers.ts";
+import { buildDirectory } from "../../scripts/build-directory.ts";
+import { artifactDir, DIRECTORY_PACKAGE_DIR, type DirectoryShard } from "../directory-format.ts";
+import { type ConnectionsTest, startConnections } from "./helpers.ts";
 
 const EVENTS = "1password-com-events";
 const RIDDLE = "fungenerators-com-riddle";
