@@ -162,6 +162,7 @@ export const memoryScale: ScalePart = async ({ sizes: asked, log }) => {
     let weaviateRate = 0;
     let rateFrom = 0;
     let weaviateSkipReason: string | undefined = unavailable;
+    let rateSkipped = false;
 
     const pgPoints: ScalePoint[] = [];
     const pgSkipped: { rows: number; why: string }[] = [];
@@ -169,14 +170,17 @@ export const memoryScale: ScalePart = async ({ sizes: asked, log }) => {
     const wvSkipped: { rows: number; why: string }[] = [];
 
     for (const [sizeIndex, n] of sizes.entries()) {
-      if (!weaviateSkipReason && weaviateRate > 0) {
+      // Once a size is skipped every larger one is too (the collection grows), each with its own projection.
+      if ((!weaviateSkipReason || rateSkipped) && weaviateRate > 0) {
         const projected = (n - imported) / weaviateRate;
-        if (projected > WEAVIATE_BUDGET_SEC)
+        if (rateSkipped || projected > WEAVIATE_BUDGET_SEC) {
+          rateSkipped = true;
           weaviateSkipReason =
-            `importing ${fmtRows(n - imported)} more objects at the ${Math.round(weaviateRate)} objects/s measured ` +
-            `from ${fmtRows(rateFrom)} to ${fmtRows(imported)} objects would take about ` +
+            `growing the collection from ${fmtRows(imported)} to ${fmtRows(n)} objects at the ${Math.round(weaviateRate)} ` +
+            `objects/s measured from ${fmtRows(rateFrom)} to ${fmtRows(imported)} would take about ` +
             `${Math.round(projected / 60)} min (budget ${WEAVIATE_BUDGET_SEC / 60} min; machine load average ` +
-            `${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores while measured)`;
+            `${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores)`;
+        }
       }
       const toWeaviate = wstore && !weaviateSkipReason;
 
