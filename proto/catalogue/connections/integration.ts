@@ -326,7 +326,7 @@ export const abilities = [
             action: constant("`tools` (may be omitted): discover tools on a connection.", "tools"),
             connectionId: connectionId("Connection whose approved tools are searched."),
             query: text(
-              "What the tool should do; omit to list all approved tools. Matches words of tool names and descriptions; on a directory toolkit also meaning (a sentence model), fused with the words.",
+              "What the tool should do; omit to list all approved tools. Filters on tool names and descriptions; on a directory toolkit the tools are ranked by meaning (a sentence model) fused with their names and descriptions.",
               500,
             ),
           },
