@@ -13,7 +13,8 @@
  *    `k8s e2e: N passed, 0 failed`;
  *  - down.sh leaves no process, bridge, iptables chain or mount behind.
  * Skipped, with the reason, without the binaries, without root, or when a cluster started by hand
- * (k8s/cluster/up.sh) is running: the test never takes over or stops someone else's cluster.
+ * (k8s/cluster/up.sh) is running: the test never takes over or stops someone else's cluster. Pid
+ * files left by a killed run are not a running cluster (k8s/cluster/status.sh, stale-cluster.test.ts).
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -26,17 +27,22 @@ import { HELM } from "./scripts/tools.ts";
 const CLUSTER = fileURLToPath(new URL("./cluster/", import.meta.url));
 const BIN_DIR = process.env.GANTRY_K8S_BIN_DIR ?? "";
 const STATE = "/var/lib/gantry-k8s";
-const RUN = "/run/gantry-k8s";
+const RUN = process.env.GANTRY_K8S_RUN ?? "/run/gantry-k8s";
 const KUBECONFIG = join(STATE, "pki", "admin.kubeconfig");
 const NS = "cluster-test";
+
+/** k8s/cluster/status.sh's word for the cluster its pid files describe: live, stale or none. */
+function clusterStatus(): string {
+  return spawnSync("bash", [join(CLUSTER, "status.sh")], { encoding: "utf8" }).stdout.trim();
+}
 
 function skipReason(): string | false {
   if (!BIN_DIR)
     return "GANTRY_K8S_BIN_DIR is not set (.ci/run sets it once k8s/cluster/build.sh has built the binaries)";
   if (!existsSync(join(BIN_DIR, "kube-apiserver"))) return `no kube-apiserver in GANTRY_K8S_BIN_DIR=${BIN_DIR}`;
   if (process.getuid?.() !== 0) return "the cluster needs root (containerd, kubelet, iptables)";
-  if (existsSync(RUN) && readdirSync(RUN).some((f) => f.endsWith(".pid")))
-    return `a cluster is already running (${RUN}); stop it with k8s/cluster/down.sh`;
+  // Stale pid files of a killed run do not count: up.sh clears them (down.sh) before it starts.
+  if (clusterStatus() === "live") return `a cluster is already running (${RUN}); stop it with k8s/cluster/down.sh`;
   return false;
 }
 const skip = skipReason();

@@ -11,10 +11,10 @@ pid_of() { cat "$RUN/$1.pid" 2>/dev/null; }
 stop() { # TERM, then KILL after a grace period; only the pid this cluster recorded
   local name=$1 grace=${2:-10} pid i
   pid=$(pid_of "$name") || return 0
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || { rm -f "$RUN/$name.pid"; return 0; }
+  running "$name" || { rm -f "$RUN/$name.pid"; return 0; }
   kill -TERM "$pid" 2>/dev/null
-  for ((i = 0; i < grace * 5; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-  kill -KILL "$pid" 2>/dev/null
+  for ((i = 0; i < grace * 5; i++)); do running "$name" || break; sleep 0.2; done
+  running "$name" && kill -KILL "$pid" 2>/dev/null
   rm -f "$RUN/$name.pid"
 }
 ctr_() { ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
@@ -23,7 +23,7 @@ ctr_() { ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
 stop kube-controller-manager; stop kube-scheduler
 # 2. The kubelet tears the pods down properly (containers killed, CNI DEL: veth, IP and netns
 #    released) once they are gone from the API.
-if kill -0 "$(pid_of kubelet)" 2>/dev/null && kubectl --kubeconfig "$KUBECONFIG_ADMIN" get --raw /readyz >/dev/null 2>&1; then
+if running kubelet && kubectl --kubeconfig "$KUBECONFIG_ADMIN" get --raw /readyz >/dev/null 2>&1; then
   kubectl --kubeconfig "$KUBECONFIG_ADMIN" delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1
   for ((i = 0; i < 60; i++)); do
     [ -z "$(ctr_ tasks ls -q 2>/dev/null)" ] && break
@@ -32,7 +32,7 @@ if kill -0 "$(pid_of kubelet)" 2>/dev/null && kubectl --kubeconfig "$KUBECONFIG_
 fi
 stop kubelet
 # 3. Whatever is still running in containerd (a kubelet that had died, a stuck pod) is killed here.
-if kill -0 "$(pid_of containerd)" 2>/dev/null; then
+if running containerd; then
   for t in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s SIGKILL "$t" >/dev/null 2>&1; done
   sleep 0.5
   for t in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks delete -f "$t" >/dev/null 2>&1; done

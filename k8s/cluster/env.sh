@@ -22,4 +22,14 @@ APISERVER_PORT=6443
 KUBECONFIG_ADMIN=$STATE/pki/admin.kubeconfig
 CONTAINERD_SOCK=$RUN/containerd/containerd.sock
 PROCS=(etcd kube-apiserver containerd kube-controller-manager kube-scheduler kubelet kube-proxy)
+
+# True when $RUN/<name>.pid names a live process that is that program (argv[0] of
+# /proc/<pid>/cmdline): a run that was killed leaves pid files whose pids are dead or have since
+# been given to some other process, and neither may count as the cluster nor be signalled.
+running() {
+  local pid argv0
+  pid=$(cat "$RUN/$1.pid" 2>/dev/null) && [[ $pid =~ ^[0-9]+$ ]] || return 1
+  IFS= read -r -d "" argv0 2>/dev/null < "/proc/$pid/cmdline" || return 1
+  [ "${argv0##*/}" = "$1" ]
+}
 export PATH="$BIN:/usr/sbin:/usr/bin:/sbin:/bin:$PATH"

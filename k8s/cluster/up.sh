@@ -21,10 +21,9 @@ die() { log "$*"; exit 1; }
 
 healthy() {
   local p
-  for p in "${PROCS[@]}"; do alive "$p" || return 1; done
+  for p in "${PROCS[@]}"; do running "$p" || return 1; done
   kubectl --kubeconfig "$KUBECONFIG_ADMIN" get --raw /readyz >/dev/null 2>&1
 }
-alive() { local pid; pid=$(cat "$RUN/$1.pid" 2>/dev/null) && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
 
 
 # Images packed once per binary version, kept beside the binaries: pause (sandbox), coredns, busybox
