@@ -43,6 +43,13 @@ const cases: Array<[string, unknown, string | undefined]> = [
     "unavailable",
   ],
   ["Prisma P1001", Object.assign(new Error("Can't reach database server"), { code: "P1001" }), "unavailable"],
+  [
+    "expired interactive transaction (P2028)",
+    Object.assign(new Error("Transaction API error: A query cannot be executed on an expired transaction."), {
+      code: "P2028",
+    }),
+    "unavailable",
+  ],
   ["an unrelated bug", new TypeError("x is not a function"), undefined],
 ];
 

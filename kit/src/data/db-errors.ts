@@ -10,6 +10,7 @@
  * | invalid byte sequence / untranslatable character (22021, 22P05) | 400 `validation_failed` |
  * | serialization failure, deadlock (40001, 40P01) | 409 `conflict`, retry |
  * | connection refused or reset, server shutting down, pool timeout, "can't reach database" | 503 `unavailable` with `retryAfterMs` |
+ * | an interactive transaction not started or not finished within its limits (Prisma P2028) | 503 `unavailable` with `retryAfterMs` |
  *
  * Errors arrive in several wrappings (pg's DatabaseError, Prisma's known-request errors, the driver
  * adapter's errors, Node's system errors), so the translation reads every code and kind it finds
@@ -104,6 +105,14 @@ export function translateDbError(err: unknown): GantryError | undefined {
   const { codes } = facts(err);
   if (isUnreachable(err)) {
     return new GantryError("unavailable", "The service's database is unavailable. Retry shortly.", {
+      retryAfterMs: DB_RETRY_AFTER_MS,
+      cause: err,
+    });
+  }
+  // Prisma rolled the transaction back, so nothing was written and the same call may be sent again.
+  if (has(codes, "P2028")) {
+    return new GantryError("unavailable", "The database was too slow to complete this call's transaction.", {
+      reason: "Nothing was written; retry the call shortly.",
       retryAfterMs: DB_RETRY_AFTER_MS,
       cause: err,
     });
