@@ -156,3 +156,25 @@ setInterval(() => {}, 1000);
   await eventually(async () => !alive());
   assert.equal(alive(), false, "the worker process exited when its service's channel closed");
 });
+
+test("close() returns in a process that has nothing else to do, with either isolation", async () => {
+  for (const isolation of ["thread", "process"]) {
+    const service = join(dir, `closing-${isolation}.mjs`);
+    writeFileSync(
+      service,
+      `import { IdleWorker } from ${JSON.stringify(kit)};
+const w = new IdleWorker({ url: new URL(${JSON.stringify(echo.href)}), name: "echo", what: "the echo", isolation: "${isolation}" });
+await w.call({ n: 1 });
+await w.close();
+console.log("closed");
+`,
+    );
+    const parent = spawn(process.execPath, [service], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    parent.stdout.on("data", (d) => (out += d));
+    parent.stderr.on("data", (d) => (out += d));
+    const code = await new Promise((resolve) => parent.once("exit", resolve));
+    // Node ends a process whose top-level await can never settle with code 13.
+    assert.deepEqual({ code, out: out.trim() }, { code: 0, out: "closed" }, `${isolation}: ${out}`);
+  }
+});

@@ -87,7 +87,12 @@ function processHandle(url: URL, name: string): Handle {
       }
     },
     end: () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) {
+        // An unref'd child (idle) does not keep Node running: in an otherwise idle process the wait
+        // for its exit would never end (node exits with an unsettled await instead).
+        child.ref();
+        child.kill("SIGTERM");
+      }
       return exited;
     },
   };
