@@ -30,6 +30,7 @@ export * from "./service.ts";
 export * from "./validation.ts";
 export * from "./lru.ts";
 export * from "./outbox.ts";
+export * from "./durable-consumer.ts";
 export * from "./key-format.ts";
 export * from "./health.ts";
 export * from "./idle-worker.ts";

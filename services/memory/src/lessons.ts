@@ -16,12 +16,12 @@
  * the tenant (two replicas merging paraphrases at once would otherwise each miss the other's new row,
  * or both rewrite one row from the same count). The ack follows the commit.
  */
-import { AckPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import type { JsMsg } from "@nats-io/jetstream";
 import type * as grpc from "@grpc/grpc-js";
 import {
   GantryError,
   STREAMS,
-  asSystem,
+  startDurableConsumer,
   decodeJson,
   lookupService,
   randomBase62,
@@ -199,49 +199,26 @@ async function handle(ctx: Context, m: JsMsg): Promise<void> {
  * tenant's lock, so one message at a time per replica; replicas add throughput.
  */
 export function startLessonConsumer(ctx: Context): { stop: () => Promise<void> } {
-  let running = true;
-  let messages: ConsumerMessages | undefined;
-  let current: Promise<void> = Promise.resolve();
-  const loop = asSystem(async () => {
-    while (running) {
-      try {
-        // In the loop: a consumer that could not be made (NATS down at start) is made on the next round.
-        await ctx.nats.jsm.consumers
-          .add(STREAMS.LESSONS.name, {
-            durable_name: LESSONS_DURABLE,
-            ack_policy: AckPolicy.Explicit,
-            // Long enough for a cold model load (≈ 0.4 s) plus the merge; also how soon an event whose
-            // replica died mid-merge goes to another.
-            ack_wait: 60e9,
-            filter_subject: STREAMS.LESSONS.subjects[0],
-            max_ack_pending: 1_000,
-          })
-          .catch((err) => {
-            if (!/already (exists|in use)/i.test(String(err))) throw err;
-          });
-        const consumer = await ctx.nats.js.consumers.get(STREAMS.LESSONS.name, LESSONS_DURABLE);
-        messages = await consumer.consume({ max_messages: 8 });
-        for await (const m of messages) {
-          current = handle(ctx, m).catch((err) => {
-            ctx.log.warn({ err: String(err), seq: m.seq }, "lesson consolidation failed; redelivered later");
-            m.nak(2_000);
-          });
-          await current;
-          if (!running) break;
-        }
-      } catch (err) {
-        if (running) ctx.log.warn({ err: String(err) }, "lessons consumer failed; restarting");
-      }
-      if (running) await new Promise((r) => setTimeout(r, 500));
-    }
-  }).catch((err) => ctx.log.error({ err: String(err) }, "lessons consumer stopped"));
-  return {
-    stop: async () => {
-      running = false;
-      await messages?.close().catch(() => {});
-      await Promise.race([Promise.all([loop, current]), new Promise((r) => setTimeout(r, 3_000))]);
+  return startDurableConsumer({
+    nats: ctx.nats,
+    stream: STREAMS.LESSONS.name,
+    consumer: {
+      durable_name: LESSONS_DURABLE,
+      // Long enough for a cold model load (≈ 0.4 s) plus the merge; also how soon an event whose
+      // replica died mid-merge goes to another.
+      ack_wait: 60e9,
+      filter_subject: STREAMS.LESSONS.subjects[0],
+      max_ack_pending: 1_000,
     },
-  };
+    maxMessages: 8,
+    handle: (m) => handle(ctx, m),
+    failed: (err, m) => {
+      ctx.log.warn({ err: String(err), seq: m.seq }, "lesson consolidation failed; redelivered later");
+      m.nak(2_000);
+    },
+    log: ctx.log,
+    what: "lessons consumer",
+  });
 }
 
 const TENANT_RE = new RegExp(TENANT_PATTERN);

@@ -13,12 +13,20 @@
  * WORKFLOW_RETRY_MAX_MS. Final outcomes are published on `workflows.<tenant>.<workflow>.delivered`
  * or `.failed`. The message is acknowledged only after the outcome is committed.
  *
- * Tenancy: the consumer serves every tenant, so its loop runs in system scope (`asSystem`, explicit
- * here rather than inherited from `init`); each message's database work then runs in the scope of the
+ * Tenancy: the consumer serves every tenant, so its loop runs in system scope (the kit's
+ * `startDurableConsumer`, explicit rather than inherited from `init`); each message's database work then runs in the scope of the
  * tenant the trigger names (`withTenant`), so a message can only ever touch that tenant's runs.
  */
-import { AckPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
-import { STREAMS, SsrfGuard, asSystem, decodeJson, enqueueEvents, withTenant, workflowSubject } from "@gantry/kit";
+import type { JsMsg } from "@nats-io/jetstream";
+import {
+  STREAMS,
+  SsrfGuard,
+  decodeJson,
+  startDurableConsumer,
+  enqueueEvents,
+  withTenant,
+  workflowSubject,
+} from "@gantry/kit";
 import type { WorkspaceConfig } from "../config.ts";
 import type { Context } from "../context.ts";
 import { deliver } from "./deliver.ts";
@@ -178,55 +186,27 @@ export function startWorkflowDeliverer(deps: DelivererDeps): { stop: () => Promi
     ...deps,
     guard: new SsrfGuard({ allowLoopback: deps.config.WORKFLOW_ALLOW_LOOPBACK, log: deps.log }),
   };
-  let running = true;
-  let messages: ConsumerMessages | undefined;
-  const inflight = new Set<Promise<void>>();
-  // System scope: the consumer serves every tenant (handle() narrows each message to its tenant).
-  const loop = asSystem(async () => {
-    // Long enough for one attempt plus its bookkeeping; also how soon a trigger whose worker died
-    // mid-attempt (crash, kill) is redelivered.
-    const ackWaitNs = (2 * ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS + 5_000) * 1e6;
-    await ws.nats.jsm.consumers
-      .add(STREAMS.WORKFLOWS.name, {
-        durable_name: DELIVERY_DURABLE,
-        ack_policy: AckPolicy.Explicit,
-        ack_wait: ackWaitNs,
-        filter_subject: "workflows.*.*.triggered",
-        max_ack_pending: 1_000,
-      })
-      .catch(async (err) => {
-        if (!/already (exists|in use)/i.test(String(err))) throw err;
-        // Exists from an earlier start: bring its ack wait in line with the current timeout.
-        await ws.nats.jsm.consumers
-          .update(STREAMS.WORKFLOWS.name, DELIVERY_DURABLE, { ack_wait: ackWaitNs })
-          .catch((e) => ws.log.warn({ err: String(e) }, "could not update the workflow delivery consumer"));
-      });
-    while (running) {
-      try {
-        const consumer = await ws.nats.js.consumers.get(STREAMS.WORKFLOWS.name, DELIVERY_DURABLE);
-        messages = await consumer.consume({ max_messages: CONCURRENCY * 2 });
-        for await (const m of messages) {
-          const p = handle(ws, m)
-            .catch((err) => {
-              ws.log.error({ err: String(err), seq: m.seq }, "workflow delivery step failed; retrying later");
-              m.nak(1_000);
-            })
-            .finally(() => inflight.delete(p));
-          inflight.add(p);
-          if (inflight.size >= CONCURRENCY) await Promise.race(inflight);
-          if (!running) break;
-        }
-      } catch (err) {
-        if (running) ws.log.warn({ err: String(err) }, "workflow delivery consumer failed; restarting");
-      }
-      if (running) await new Promise((r) => setTimeout(r, 500));
-    }
-  }).catch((err) => ws.log.error({ err: String(err) }, "workflow deliverer stopped"));
-  return {
-    stop: async () => {
-      running = false;
-      await messages?.close().catch(() => {});
-      await Promise.race([Promise.all([loop, ...inflight]), new Promise((r) => setTimeout(r, 3_000))]);
+  // Long enough for one attempt plus its bookkeeping; also how soon a trigger whose worker died
+  // mid-attempt (crash, kill) is redelivered.
+  const ackWaitNs = (2 * ws.config.WORKFLOW_DELIVERY_TIMEOUT_MS + 5_000) * 1e6;
+  return startDurableConsumer({
+    nats: ws.nats,
+    stream: STREAMS.WORKFLOWS.name,
+    consumer: {
+      durable_name: DELIVERY_DURABLE,
+      ack_wait: ackWaitNs,
+      filter_subject: "workflows.*.*.triggered",
+      max_ack_pending: 1_000,
     },
-  };
+    // Exists from an earlier start: its ack wait follows the current timeout.
+    update: { ack_wait: ackWaitNs },
+    concurrency: CONCURRENCY,
+    handle: (m) => handle(ws, m),
+    failed: (err, m) => {
+      ws.log.error({ err: String(err), seq: m.seq }, "workflow delivery step failed; retrying later");
+      m.nak(1_000);
+    },
+    log: ws.log,
+    what: "workflow delivery consumer",
+  });
 }
