@@ -13,6 +13,11 @@
  *   ANY of its addresses is not allowed, and the connector refuses literal hosts (which skip lookup)
  *   and verifies the connected socket's peer address. So DNS rebinding (public when checked, private
  *   when used) cannot slip through. A pre-flight resolution gives the common case an early, clear error.
+ * - Connections are kept alive and reused, per guard and per origin (scheme, host, port), in one
+ *   pooled Agent each guard owns: a connection was checked when it was made, and it stays with that
+ *   peer, so reusing it asks nothing new of the guard; every new connection is checked again (a name
+ *   that now resolves inside is refused then). A guard's rules are fixed when it is created, so a
+ *   connection is never reused under other rules: another guard has its own pool. `close()` ends them.
  * - Redirects are followed by hand (at most `maxRedirects`, default 5), each hop re-checked from the
  *   top; a hop to another origin drops `authorization`, `cookie` and `proxy-authorization`.
  * - Caps: total time (`timeoutMs`, all hops and the body) and response size (`maxBytes`, of the
@@ -25,7 +30,16 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type Socket } from "node:net";
 import ipaddr from "ipaddr.js";
-import { Agent, buildConnector, type Headers as UndiciHeaders, fetch as undiciFetch } from "undici";
+import {
+  Agent,
+  buildConnector,
+  Client,
+  DecoratorHandler,
+  Dispatcher,
+  Pool,
+  type Headers as UndiciHeaders,
+  fetch as undiciFetch,
+} from "undici";
 import type { Logger } from "./logger.ts";
 import { callSignal } from "./call-signal.ts";
 
@@ -264,39 +278,56 @@ export class SsrfGuard {
     );
   };
 
-  /** An undici Agent whose every connection is checked: names by `lookup`, literals and the peer by the connector. */
-  agent(onConnect?: (address: string | undefined) => void): Agent {
+  #pool: Agent | undefined;
+
+  /**
+   * The guard's pooled Agent: every new connection checked (names by `lookup`, literals and the
+   * peer by the connector), kept alive and reused per origin. Each pooled client remembers its
+   * socket's peer, so a request learns the address it was sent to (`SsrfResponse.address`).
+   */
+  agent(): Agent {
+    if (this.#pool) return this.#pool;
     const base = buildConnector({ lookup: this.lookup } as buildConnector.BuildOptions);
-    return new Agent({
-      connect: (opts, callback) => {
-        const host = opts.hostname.replace(/^\[|\]$/g, "");
-        if (isIP(host) && !addressAllowed(host, this.allowLoopback)) {
-          callback(
-            new SsrfBlockedError("address", `${opts.protocol}//${opts.host}`, `${host} is not a public address`),
+    const connect: buildConnector.connector = (opts, callback) => {
+      const host = opts.hostname.replace(/^\[|\]$/g, "");
+      if (isIP(host) && !addressAllowed(host, this.allowLoopback)) {
+        callback(
+          new SsrfBlockedError("address", `${opts.protocol}//${opts.host}`, `${host} is not a public address`),
+          null,
+        );
+        return;
+      }
+      base(opts, (err, socket) => {
+        if (err || !socket) return callback(err ?? new Error("no socket"), null);
+        const peer = (socket as Socket).remoteAddress;
+        if (peer && !addressAllowed(peer, this.allowLoopback)) {
+          socket.destroy();
+          return callback(
+            new SsrfBlockedError(
+              "address",
+              `${opts.protocol}//${opts.host}`,
+              `${opts.hostname} is not a public address`,
+              `connected to ${peer}`,
+            ),
             null,
           );
-          return;
         }
-        base(opts, (err, socket) => {
-          if (err || !socket) return callback(err ?? new Error("no socket"), null);
-          const peer = (socket as Socket).remoteAddress;
-          if (peer && !addressAllowed(peer, this.allowLoopback)) {
-            socket.destroy();
-            return callback(
-              new SsrfBlockedError(
-                "address",
-                `${opts.protocol}//${opts.host}`,
-                `${opts.hostname} is not a public address`,
-                `connected to ${peer}`,
-              ),
-              null,
-            );
-          }
-          onConnect?.(peer);
-          callback(null, socket);
-        });
-      },
+        callback(null, socket);
+      });
+    };
+    this.#pool = new Agent({
+      connect,
+      factory: (origin, options) =>
+        new Pool(origin, { ...options, factory: (o, clientOptions) => new PeerClient(o, clientOptions) }),
     });
+    return this.#pool;
+  }
+
+  /** Ends the guard's kept-alive connections (a service's shutdown); a later fetch opens new ones. */
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.close();
   }
 
   /** One guarded request, redirects followed by hand and re-checked. */
@@ -328,63 +359,52 @@ export class SsrfGuard {
             ? err
             : new SsrfFetchError("EFETCH", "connect", url.href, `${url.href}: ${(err as Error).message}`, err);
         });
-      let address: string | undefined;
-      const agent = this.agent((a) => {
-        address = a;
-      });
+      const dispatcher = new PeerDispatcher(this.agent());
+      let res: Awaited<ReturnType<typeof undiciFetch>>;
       try {
-        let res: Awaited<ReturnType<typeof undiciFetch>>;
-        try {
-          res = await undiciFetch(url, { method, headers, body, redirect: "manual", signal, dispatcher: agent });
-        } catch (err) {
-          throw this.#failure(err, timeout, "connect", url.href, timeoutMs);
-        }
-        if (REDIRECTS.has(res.status) && req.redirect !== "manual") {
-          await res.body?.cancel().catch(() => {});
-          if (req.redirect === "error")
-            throw new SsrfBlockedError(
-              "redirect_refused",
-              url.href,
-              `answered ${res.status} and redirects are refused`,
-            );
-          if (hop >= this.maxRedirects)
-            throw new SsrfBlockedError("redirect_limit", url.href, `more than ${this.maxRedirects} redirects`);
-          const location = res.headers.get("location");
-          let next: URL;
-          try {
-            next = new URL(location ?? "", url);
-            if (!location) throw new Error("none");
-          } catch {
-            throw new SsrfBlockedError("redirect_location", url.href, `a ${res.status} without a usable Location`);
-          }
-          next = this.checkUrl(next);
-          if (next.origin !== url.origin) {
-            headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CROSS_ORIGIN_DROPPED.includes(k)));
-          }
-          if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
-            if (method !== "HEAD") method = "GET";
-            body = undefined;
-            delete headers["content-type"];
-            delete headers["content-length"];
-          }
-          url = next;
-          continue;
-        }
-        const { bytes, truncated } = await this.#readCapped(res, maxBytes, timeout, url.href, timeoutMs);
-        return {
-          status: res.status,
-          headers: res.headers,
-          url: url.href,
-          chain,
-          address,
-          body: bytes,
-          truncated,
-          elapsedMs: Math.round(performance.now() - started),
-          text: () => new TextDecoder().decode(bytes),
-        };
-      } finally {
-        agent.destroy().catch(() => {});
+        res = await undiciFetch(url, { method, headers, body, redirect: "manual", signal, dispatcher });
+      } catch (err) {
+        throw this.#failure(err, timeout, "connect", url.href, timeoutMs);
       }
+      if (REDIRECTS.has(res.status) && req.redirect !== "manual") {
+        await res.body?.cancel().catch(() => {});
+        if (req.redirect === "error")
+          throw new SsrfBlockedError("redirect_refused", url.href, `answered ${res.status} and redirects are refused`);
+        if (hop >= this.maxRedirects)
+          throw new SsrfBlockedError("redirect_limit", url.href, `more than ${this.maxRedirects} redirects`);
+        const location = res.headers.get("location");
+        let next: URL;
+        try {
+          next = new URL(location ?? "", url);
+          if (!location) throw new Error("none");
+        } catch {
+          throw new SsrfBlockedError("redirect_location", url.href, `a ${res.status} without a usable Location`);
+        }
+        next = this.checkUrl(next);
+        if (next.origin !== url.origin) {
+          headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CROSS_ORIGIN_DROPPED.includes(k)));
+        }
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
+          if (method !== "HEAD") method = "GET";
+          body = undefined;
+          delete headers["content-type"];
+          delete headers["content-length"];
+        }
+        url = next;
+        continue;
+      }
+      const { bytes, truncated } = await this.#readCapped(res, maxBytes, timeout, url.href, timeoutMs);
+      return {
+        status: res.status,
+        headers: res.headers,
+        url: url.href,
+        chain,
+        address: dispatcher.address,
+        body: bytes,
+        truncated,
+        elapsedMs: Math.round(performance.now() - started),
+        text: () => new TextDecoder().decode(bytes),
+      };
     }
   }
 
@@ -434,5 +454,88 @@ export class SsrfGuard {
       return new SsrfFetchError("ETIMEDOUT", stage, href, `no complete response within ${timeoutMs} ms`, err);
     const message = cause instanceof Error ? cause.message : String(cause);
     return new SsrfFetchError("EFETCH", stage === "connect" ? "connect" : "body", href, `${href}: ${message}`, err);
+  }
+}
+
+/** Where one pooled client's socket is connected (a client holds one socket at a time). */
+interface Peer {
+  address: string | undefined;
+}
+
+/**
+ * Carried in a request's dispatch options down the Agent and its Pool to the client that takes the
+ * request (the handler cannot carry it: the Agent wraps it first).
+ */
+const SENT_ON = Symbol("ssrf.sentOn");
+type PeerDispatchOptions = Dispatcher.DispatchOptions & { [SENT_ON]?: (peer: Peer) => void };
+
+/** A client of the guard's pool that remembers its socket's peer and tells each request sent on it. */
+class PeerClient extends Client {
+  readonly #peer: Peer;
+
+  constructor(origin: string | URL, options: Client.Options) {
+    const peer: Peer = { address: undefined };
+    const connect = options.connect as buildConnector.connector;
+    super(origin, {
+      ...options,
+      connect: (opts, callback) =>
+        connect(opts, (err, socket) => {
+          peer.address = socket ? (socket as Socket).remoteAddress : undefined;
+          if (err || !socket) callback(err ?? new Error("no socket"), null);
+          else callback(null, socket);
+        }),
+    });
+    this.#peer = peer;
+  }
+
+  override dispatch(opts: PeerDispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    opts[SENT_ON]?.(this.#peer);
+    return super.dispatch(opts, handler);
+  }
+}
+
+/**
+ * undici's DecoratorHandler forwards every callback in the handler API it is dispatched with; its
+ * typings leave out the methods, so a subclass says which one it overrides.
+ */
+interface Decorating extends Dispatcher.DispatchHandler {
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void;
+}
+const Decorator = DecoratorHandler as unknown as new (handler: Dispatcher.DispatchHandler) => Decorating;
+
+/** A request's handler that reads its client's peer when the request is written to the socket. */
+class PeerHandler extends Decorator {
+  client: Peer | undefined;
+  readonly #onPeer: (address: string | undefined) => void;
+
+  constructor(handler: Dispatcher.DispatchHandler, onPeer: (address: string | undefined) => void) {
+    super(handler);
+    this.#onPeer = onPeer;
+  }
+
+  override onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.#onPeer(this.client?.address);
+    super.onRequestStart(controller, context);
+  }
+}
+
+/** One fetch's view of the guard's pool: the same connections, and the peer its request went to. */
+class PeerDispatcher extends Dispatcher {
+  address: string | undefined;
+  readonly #pool: Agent;
+
+  constructor(pool: Agent) {
+    super();
+    this.#pool = pool;
+  }
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const peerHandler = new PeerHandler(handler, (address) => {
+      this.address = address;
+    });
+    const sentOn = (peer: Peer) => {
+      peerHandler.client = peer;
+    };
+    return this.#pool.dispatch({ ...opts, [SENT_ON]: sentOn } as PeerDispatchOptions, peerHandler);
   }
 }
