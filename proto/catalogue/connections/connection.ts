@@ -20,7 +20,7 @@ import {
   union,
   url,
 } from "../schema.ts";
-import { CONNECTION_STATUSES, TOOL_PATTERN, connectionId, connection, share } from "./shared.ts";
+import { CONNECTION_STATUSES, TOOL_ID_MAX, TOOL_PATTERN, connectionId, connection, share } from "./shared.ts";
 
 /** The consent a caller must complete (connection.authorize start, integration.app.connect with OAuth). */
 function consentProps() {
@@ -113,7 +113,7 @@ export const abilities = [
             principalId: id("Principal (user or agent) the connection is shared with."),
             toolIds: array(
               "Tools the principal may run through this connection.",
-              text("A tool id.", 200, { pattern: TOOL_PATTERN }),
+              text("A tool id.", TOOL_ID_MAX, { pattern: TOOL_PATTERN }),
               100,
               1,
               true,

