@@ -23,7 +23,7 @@ export const TOOL_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.@-]*$";
 export const TOOL_ID_MAX = 206;
 
 /** Category slugs of toolkits: the directory's (APIs.guru) vocabulary, `payment`, `developer_tools`, `messaging`, … */
-export const CATEGORY_PATTERN = "^[a-z0-9]+(?:[_-][a-z0-9]+)*$";
+export const CATEGORY_PATTERN = "^[a-z0-9][a-z0-9_-]*$";
 
 export function connectionId(
   description = "Id of the connection (from connection.authorize, connection.list or integration.search).",
