@@ -81,7 +81,7 @@ function wordScore(word: string, names: string[], description: string[]): number
 }
 
 /** The tool's relevance to the query words (0..1, rounded to 3 places). */
-export function toolScore(tool: Tool, query: string[]): number {
+export function toolScore(tool: Pick<Tool, "name" | "slug" | "description">, query: string[]): number {
   if (query.length === 0) return 0;
   const names = [...words(tool.name), ...words(tool.slug)];
   const description = words(tool.description);

@@ -16,7 +16,7 @@
  *
  * toolkit.json:
  * ```json
- * { "slug": "github", "name": "GitHub", "description": "…", "categories": ["developer-tools"],
+ * { "slug": "github", "name": "GitHub", "description": "…", "categories": ["developer_tools"],
  *   "authScheme": "oauth2", "credentialFields": [], "docsUrl": "https://docs.github.com/rest",
  *   "logoUrl": null, "document": "openapi.json", "baseUrl": "https://api.github.com",
  *   "tools": [{ "name": "create_issue", "slug": "GITHUB_CREATE_ISSUE",

@@ -3,13 +3,16 @@
  * The toolkits of the registry (src/toolkits.ts: the shipped ones and, when on, the directory's), by
  * name, or with `query` best match first: the directory's ranking by meaning fused with words
  * (src/directory-search.ts; words only, with a warning in the log, when the model is unavailable)
- * after the shipped toolkits the query matches (any word of name, slug or description), which are curated and
- * so listed first. Without the directory, `query` filters by those words and the order stays by name.
+ * after the shipped toolkits the query is about (src/tool-search.ts `toolScore` ≥ 0.5 over their name, slug and
+ * description: curated, so listed first); a shipped toolkit that only shares a word with the query
+ * ("an", "customer") comes after the directory's ranking instead of crowding its top. Without the
+ * directory, `query` filters by those words and the order stays by name.
  * `category` one of the categories; the kit's cursor codec (by name: the last name and slug; ranked:
  * the position).
  */
 import { decodeCursor, encodeCursor } from "@gantry/kit";
 import { ability } from "../context.ts";
+import { queryWords, toolScore } from "../tool-search.ts";
 import { matches, type ToolkitOut, toolkitListing } from "../toolkits.ts";
 
 export default ability("integration.app.toolkits", async (input, _call, ctx) => {
@@ -18,16 +21,20 @@ export default ability("integration.app.toolkits", async (input, _call, ctx) => 
   const directory = ctx.toolkits.directory;
   if (input.query && directory) {
     const at = input.cursor ? decodeCursor(input.cursor, { at: "number" }).at : 0;
+    const words = queryWords(input.query);
     const own = [...ctx.toolkits.toolkits.values()]
-      .map((t) => t.out)
-      .filter((t) => matches(input.query, t.name, t.slug, t.description))
-      .sort((a, b) => a.name.localeCompare(b.name));
+      .map((t) => ({ t: t.out, score: toolScore(t.out, words) }))
+      .filter((r) => matches(input.query, r.t.name, r.t.slug, r.t.description))
+      .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name));
+    const about = own.filter((r) => r.score >= 0.5).map((r) => r.t);
+    const touching = own.filter((r) => r.score < 0.5).map((r) => r.t);
     const byListing = new Map(toolkitListing(ctx.toolkits).map((t) => [t.slug, t]));
     const found = await directory.rankToolkits(input.query);
     if (found.warning) ctx.log.warn(found.warning);
     const ranked = [
-      ...own,
+      ...about,
       ...found.toolkits.filter((r) => !ctx.toolkits.toolkits.has(r.slug)).flatMap((r) => byListing.get(r.slug) ?? []),
+      ...touching,
     ].filter(inCategory);
     const items = ranked.slice(at, at + limit);
     return { items, nextCursor: ranked.length > at + limit ? encodeCursor({ at: at + limit }) : null };

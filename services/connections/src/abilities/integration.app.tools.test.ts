@@ -35,17 +35,30 @@ test("integration.app.toolkits: the shipped three among the directory's, by name
       ["api_key", 3],
     ],
   );
-  const payments = await t.s.call("integration.app.toolkits", { category: "payments", limit: 100 });
-  assert.deepEqual(
-    payments.items.map((k: any) => k.slug),
-    ["stripe"],
-  );
-  // The directory's toolkits carry APIs.guru's categories (`payment`, `messaging`, …).
-  const payment = await t.s.call("integration.app.toolkits", { category: "payment", limit: 100 });
-  assert.ok(payment.items.length > 10, `${payment.items.length} directory toolkits in "payment"`);
-  assert.ok(payment.items.every((k: any) => k.categories.includes("payment")));
+  // One vocabulary of categories (APIs.guru's): the shipped toolkits filter with the directory's.
+  for (const [category, slug] of [
+    ["payment", "stripe"],
+    ["developer_tools", "github"],
+    ["messaging", "slack"],
+  ] as const) {
+    const listed = (await t.s.call("integration.app.toolkits", { category, limit: 100 })).items;
+    assert.ok(
+      listed.some((k: any) => k.slug === slug),
+      `the shipped ${slug} is in "${category}"`,
+    );
+    assert.ok(listed.length > 10, `${listed.length} toolkits in "${category}", the directory's among them`);
+    assert.ok(listed.every((k: any) => k.categories.includes(category)));
+  }
+  assert.deepEqual((await t.s.call("integration.app.toolkits", { category: "payments" })).items, []);
   const chat = await t.s.call("integration.app.toolkits", { query: "chat" });
-  assert.equal(chat.items[0].slug, "slack", "a shipped toolkit the query matches comes first");
+  assert.equal(chat.items[0].slug, "slack", "a shipped toolkit the query is about comes first");
+  // A shipped toolkit sharing one word of a query about something else ("customer": Stripe's
+  // description) does not crowd the directory's answers.
+  for (const query of ["send an sms to a customer", "translate text into french", "weather forecast for a city"]) {
+    const top = (await t.s.call("integration.app.toolkits", { query, limit: 5 })).items.map((k: any) => k.slug);
+    assert.equal(top.length, 5, query);
+    for (const slug of ["github", "slack", "stripe"]) assert.ok(!top.includes(slug), `${query}: ${top.join(", ")}`);
+  }
   const p1 = await t.s.call("integration.app.toolkits", { limit: 2 });
   assert.equal(p1.items.length, 2);
   const p2 = await t.s.call("integration.app.toolkits", { limit: 2, cursor: p1.nextCursor });
