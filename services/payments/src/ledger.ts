@@ -2,7 +2,9 @@
  * @module payments/ledger
  * The double-entry ledger, in integer minor units. Every money movement posts one journal whose
  * entries sum to zero (debit positive, credit negative); the database refuses an unbalanced journal
- * at commit (a deferred constraint trigger) and the same journal twice (unique journal + account),
+ * (a statement-level trigger: a journal's lines are written by one INSERT, and the ledger is
+ * append-only, so every journal balances if every INSERT's lines do) and the same journal twice
+ * (unique journal + account),
  * so a movement is booked exactly once even when a webhook and a poll race.
  *
  * Accounts, per tenant, settlement account (src/settlement.ts: where the money is) and currency:
