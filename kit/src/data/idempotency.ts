@@ -140,9 +140,9 @@ async function once<T>(opts: {
   find: (key: string) => Promise<Row | undefined>;
   replay: (recordId: string) => Promise<T>;
   create: () => Promise<T>;
-  createFirst: (first: FirstUse) => Promise<T>;
+  /** The result, or undefined when the key was found taken without an error (`claimFirst`). */
+  createFirst: (first: FirstUse) => Promise<T | undefined>;
   claimFirst?: boolean;
-  lookupAfter?: (err: unknown) => boolean;
 }): Promise<{ result: T; created: boolean }> {
   const { ability, input } = opts;
   const key = (input as { idempotencyKey?: unknown }).idempotencyKey;
@@ -163,14 +163,20 @@ async function once<T>(opts: {
     const existing = await opts.find(key);
     if (existing) return resolve(existing);
   }
+  let created: T | undefined;
   try {
-    return { result: await opts.createFirst({ key, inputHash, body: JSON.stringify(body) }), created: true };
+    created = await opts.createFirst({ key, inputHash, body: JSON.stringify(body) });
   } catch (err) {
-    if (!isUniqueViolation(err) && !opts.lookupAfter?.(err)) throw err;
+    if (!isUniqueViolation(err)) throw err;
     const winner = await opts.find(key);
     if (!winner) throw err;
     return resolve(winner);
   }
+  if (created !== undefined) return { result: created, created: true };
+  const winner = await opts.find(key);
+  // Taken by a row that is gone by now: only a retention sweep deletes rows, after 30 days.
+  if (!winner) throw new Error(`${ability}: idempotencyKey was taken, but no row holds it`);
+  return resolve(winner);
 }
 
 /**
@@ -225,17 +231,20 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
   /** Reads what a previous call created (same tenant), for a replay. */
   replay: (recordId: string) => Promise<T>;
   /**
-   * Claim the key in the statement first and look it up only when that fails: a first use is one
-   * round trip instead of two, a replay three (the refused statement, the lookup, the read) instead
-   * of two. For hot creations whose callers send a new key per request and rarely retry.
+   * Claim the key in the statement and look it up only when it was taken: a first use is one round
+   * trip instead of two, a replay three (the statement, the lookup, the read) instead of two. For
+   * hot creations whose callers send a new key per request and rarely retry.
+   *
+   * The statement's first CTE is then `claim`, the kit's `INSERT … ON CONFLICT DO NOTHING
+   * RETURNING record_id`: one row when this call claimed the key (and when the call has no key),
+   * none when a first use holds it; Postgres makes a concurrent first use wait for that one's
+   * transaction, and a key whose first use rolled back is claimed. The statement must write only
+   * from `claim` (`INSERT … SELECT … FROM claim`, or a CTE that reads it), so a taken key writes
+   * nothing, raises nothing (no unique-violation error in Postgres's log on every replay), and
+   * returns no row; anything the statement locks or checks from `claim` comes after the key, so
+   * two first uses of one key queue on the key, not on what the statement locks.
    */
   claimFirst?: boolean;
-  /**
-   * Errors of the statement, besides a unique violation, after which the key is looked up: a
-   * refusal the statement may raise before it reaches the key's row (a balance check), which a
-   * concurrent first use of the same key can cause. A stored row answers; else the error stands.
-   */
-  lookupAfter?: (err: unknown) => boolean;
 }
 
 /**
@@ -249,15 +258,19 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T>(
 ): Promise<{ result: T; created: boolean }> {
   const { pool, call, ability, insert } = opts;
   const records = table(opts.schema);
-  const run = async (name: string, text: string, values: unknown[]) => {
-    const [row] = await runPrepared<R>(pool, name, text, values);
-    if (!row) throw new Error(`${insert.name} returned no row`);
-    return opts.result(row);
+  /** The statement's result; undefined when it returned no row and `taken` says that means a taken key. */
+  const run = async (name: string, text: string, values: unknown[], taken = false): Promise<T | undefined> => {
+    const [returned] = await runPrepared<R>(pool, name, text, values);
+    if (returned) return opts.result(returned);
+    if (taken) return undefined;
+    throw new Error(`${insert.name} returned no row`);
   };
   const rest = insert.text.trimStart();
   // The idempotency row is the first CTE; the statement's own CTEs, if any, follow it.
   const following = rest.startsWith("WITH ") ? `, ${rest.slice(5)}` : `\n${rest}`;
   const n = insert.values.length;
+  const row = `INSERT INTO ${records} (tenant, ability, key, input_hash, input, record_id, created_at)
+           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now())`;
   return once({
     ability,
     input: opts.input,
@@ -272,16 +285,24 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T>(
       )[0],
     replay: opts.replay,
     claimFirst: opts.claimFirst,
-    lookupAfter: opts.lookupAfter,
-    create: () => run(insert.name, insert.text, insert.values),
-    createFirst: (first) =>
-      run(
-        `${insert.name}+idempotency`,
-        `WITH idempotency AS (
-           INSERT INTO ${records} (tenant, ability, key, input_hash, input, record_id, created_at)
-           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now()))${following}`,
-        [...insert.values, call.tenant, ability, first.key, first.inputHash, first.body, opts.recordId],
-      ),
+    // Without `taken`, a statement that returns no row throws: never undefined.
+    create: () =>
+      (opts.claimFirst
+        ? run(`${insert.name}+unkeyed`, `WITH claim AS (SELECT NULL::text AS record_id)${following}`, insert.values)
+        : run(insert.name, insert.text, insert.values)) as Promise<T>,
+    createFirst: (first) => {
+      const values = [...insert.values, call.tenant, ability, first.key, first.inputHash, first.body, opts.recordId];
+      if (opts.claimFirst) {
+        return run(
+          `${insert.name}+claim`,
+          `WITH claim AS (${row}
+           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id)${following}`,
+          values,
+          true,
+        );
+      }
+      return run(`${insert.name}+idempotency`, `WITH idempotency AS (${row})${following}`, values);
+    },
   });
 }
 

@@ -13,8 +13,9 @@ import type { PaymentState } from "./providers/types.ts";
 
 /**
  * The new payment, `pending`, and its first history row in one statement, so neither exists
- * without the other (`idempotentInsert` adds the idempotency row as one more CTE); with its
- * checkout when the provider made it in process (the sandbox).
+ * without the other, for `idempotentInsert` with `claimFirst` (written only from the kit's CTE
+ * `claim`: nothing when the key was taken); with its checkout when the provider made it in
+ * process (the sandbox).
  */
 export function insertPayment(p: Payment) {
   return {
@@ -23,7 +24,8 @@ export function insertPayment(p: Payment) {
              INSERT INTO payments.payments (id, tenant, status, amount_minor, currency, provider, mode, credential_source,
                description, customer_email, callback_url, recipient_id, settlement_account, provider_account, contact_id,
                lead_id, vertical, request_id, created_at, updated_at, provider_reference, checkout_url, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20, $21, $22)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20, $21, $22
+               FROM claim
              RETURNING ${PAYMENT_COLUMNS}),
            history AS (
              INSERT INTO payments.payment_events (tenant, payment_id, from_status, to_status, source, at)

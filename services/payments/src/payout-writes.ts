@@ -12,22 +12,21 @@ import type { Payout, Recipient } from "./db.ts";
 import type { OutboxEvent } from "@gantry/kit";
 
 /**
- * One payout accepted in one statement: `payments.spendable` (its migration says how) takes the
- * balance lock of the account the payout is paid from and reads its `available` with a snapshot
- * taken after the lock, refusing an amount beyond it (see `refusedBalance`); only then are the
- * payout and its journals written (the reservation, `available` → `reserved`, and when the provider
- * answered in process the move it reported: src/payouts.ts `acceptance`; both lines of each: the
- * ledger's deferred trigger still checks each journal balances at commit), with that move's event in
- * the kit's outbox table. The lock is held from there to the commit that ends the statement, with no
- * client round trip in between, so payouts of one balance serialise on server time only. The
- * idempotency row (`idempotentInsert`) is written after the lock: it is the only CTE the query does
- * not read, which Postgres runs after the query, so two concurrent first uses of one key queue on
- * the lock instead of deadlocking.
+ * One payout accepted in one statement, for `idempotentInsert` with `claimFirst`: the key is claimed
+ * first (the kit's CTE `claim`; a taken key writes nothing), then `payments.spendable` (its
+ * migration says how) takes the balance lock of the account the payout is paid from and reads its
+ * `available` with a snapshot taken after the lock, refusing an amount beyond it (see
+ * `refusedBalance`); only then are the payout and its journals written (the reservation,
+ * `available` → `reserved`, and when the provider answered in process the move it reported:
+ * src/payouts.ts `acceptance`), with that move's event in the kit's outbox table. The lock is held
+ * from there to the commit that ends the statement, with no client round trip in between, so
+ * payouts of one balance serialise on server time only. A concurrent first use of the same key
+ * waits on the key, before the lock, and then finds it taken: so a refusal is always this call's own.
  */
 export function acceptPayout(p: Payout, journals: PayoutJournal[], event: OutboxEvent | null) {
   return {
     name: "payments.accept_payout",
-    text: `WITH balance AS (SELECT payments.spendable($2, $15, $11, $9::bigint) AS available),
+    text: `WITH balance AS (SELECT payments.spendable($2, $15, $11, $9::bigint) AS available FROM claim),
            payout AS (
              INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
                bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
@@ -37,18 +36,7 @@ export function acceptPayout(p: Payout, journals: PayoutJournal[], event: Outbox
                     $19::jsonb, $20, $21, $22, $23, $24, $25, $26, $27, $28
                FROM balance
              RETURNING ${PAYOUT_COLUMNS}),
-           booked AS (
-             INSERT INTO payments.ledger_entries
-               (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-             SELECT tenant, id || ':' || j.suffix, line.account, "settlementAccount", currency, line.sign * j.amount,
-                    'payout', id, j.memo, "updatedAt"
-               FROM payout
-              CROSS JOIN unnest($29::text[], $30::text[], $31::text[], $32::bigint[], $33::text[])
-                    AS j(suffix, debit, credit, amount, memo)
-              CROSS JOIN LATERAL (VALUES (j.debit, 1), (j.credit, -1)) AS line(account, sign)),
-           event AS (
-             INSERT INTO payments.outbox (tenant, subject, msg_id, payload)
-             SELECT tenant, $34, $35, $36::jsonb FROM payout WHERE $34::text IS NOT NULL)
+           ${bookAndQueue("payout", 29)}
            SELECT * FROM payout`,
     values: [
       p.id,
@@ -79,22 +67,48 @@ export function acceptPayout(p: Payout, journals: PayoutJournal[], event: Outbox
       p.failureCode,
       p.failureMessage,
       p.providerReference,
-      ...journalColumns(journals),
-      event?.subject ?? null,
-      event?.msgId ?? null,
-      event ? JSON.stringify(event.payload) : null,
+      ...bookAndQueueValues(journals, event),
     ],
   };
 }
 
-/** Journals as the five arrays the statements unnest (suffix, debit, credit, amount, memo). */
-function journalColumns(journals: PayoutJournal[]): unknown[] {
+/**
+ * The CTEs `booked` and `event` of a statement that writes a payout (the CTE `source`, as
+ * `PAYOUT_COLUMNS`): both lines of each journal, dated as the payout's update (the ledger's trigger
+ * checks each journal balances at the end of the statement), and the event in the kit's outbox
+ * table (kit/src/outbox.ts), none when its subject is null. Parameters from `$first`, in the order
+ * of `bookAndQueueValues`.
+ */
+function bookAndQueue(source: string, first: number): string {
+  const [suffix, debit, credit, amount, memo, subject, msgId, payload] = Array.from(
+    { length: 8 },
+    (_, i) => `$${first + i}`,
+  );
+  return `booked AS (
+       INSERT INTO payments.ledger_entries
+         (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+       SELECT tenant, id || ':' || j.suffix, line.account, "settlementAccount", currency, line.sign * j.amount,
+              'payout', id, j.memo, "updatedAt"
+         FROM ${source}
+        CROSS JOIN unnest(${suffix}::text[], ${debit}::text[], ${credit}::text[], ${amount}::bigint[], ${memo}::text[])
+              AS j(suffix, debit, credit, amount, memo)
+        CROSS JOIN LATERAL (VALUES (j.debit, 1), (j.credit, -1)) AS line(account, sign)),
+     event AS (
+       INSERT INTO payments.outbox (tenant, subject, msg_id, payload)
+       SELECT tenant, ${subject}, ${msgId}, ${payload}::jsonb FROM ${source} WHERE ${subject}::text IS NOT NULL)`;
+}
+
+/** The parameters of `bookAndQueue`: the journals as five arrays, then the event's three. */
+function bookAndQueueValues(journals: PayoutJournal[], event: OutboxEvent | null): unknown[] {
   return [
     journals.map((j) => j.suffix),
     journals.map((j) => j.debit),
     journals.map((j) => j.credit),
     journals.map((j) => j.amountMinor),
     journals.map((j) => j.memo),
+    event?.subject ?? null,
+    event?.msgId ?? null,
+    event ? JSON.stringify(event.payload) : null,
   ];
 }
 
@@ -172,9 +186,7 @@ export interface PayoutJournal {
  * A move of a payout outside a batch in one statement (src/payouts.ts `advancePayout`): the update,
  * only while the payout is still in the status the caller saw (`from.status`: a concurrent move
  * re-checks it on the row's newest version, so two moves cannot both happen); the move's journals
- * (the ledger's deferred trigger checks each balances at the commit that ends the statement); and
- * its event, in the kit's outbox table (kit/src/outbox.ts), so it is published only if the move
- * commits. Undefined when the status was no longer `from.status`: nothing was written.
+ * and its event (`bookAndQueue`), so it is published only if the move commits. Undefined when the status was no longer `from.status`: nothing was written.
  */
 export async function movePayout(
   pool: pg.Pool,
@@ -192,17 +204,7 @@ export async function movePayout(
          failure_message = COALESCE($7, failure_message), provider_reference = COALESCE($8, provider_reference)
         WHERE id = $1 AND status = $9 AND batch_id IS NULL
        RETURNING ${PAYOUT_COLUMNS}),
-     booked AS (
-       INSERT INTO payments.ledger_entries
-         (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-       SELECT tenant, id || ':' || j.suffix, line.account, "settlementAccount", currency, line.sign * j.amount,
-              'payout', id, j.memo, $3
-         FROM moved
-        CROSS JOIN unnest($10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[])
-              AS j(suffix, debit, credit, amount, memo)
-        CROSS JOIN LATERAL (VALUES (j.debit, 1), (j.credit, -1)) AS line(account, sign)),
-     event AS (
-       INSERT INTO payments.outbox (tenant, subject, msg_id, payload) SELECT tenant, $15, $16, $17::jsonb FROM moved)
+     ${bookAndQueue("moved", 10)}
      SELECT * FROM moved`,
     [
       from.id,
@@ -214,10 +216,7 @@ export async function movePayout(
       p.failureMessage,
       p.providerReference,
       from.status,
-      ...journalColumns(journals),
-      event.subject,
-      event.msgId,
-      JSON.stringify(event.payload),
+      ...bookAndQueueValues(journals, event),
     ],
   );
   return row && asPayout(row);

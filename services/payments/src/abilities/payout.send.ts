@@ -1,7 +1,7 @@
 /**
  * @module payments/abilities/payout.send
  * One payout to a verified recipient. Under the required idempotencyKey, claimed in the same
- * statement (src/payout-writes.ts; the key is looked up only when that statement is refused), the
+ * statement (src/payout-writes.ts; the key is looked up only when it was taken), the
  * balance of the account it is sent from (the recipient's provider with the credential in use) is
  * checked and reserved and the payout recorded `pending`; after the commit it is sent (our payout id
  * is the provider's idempotency key / transfer reference) and moved in one more statement. The
@@ -64,9 +64,6 @@ export default ability("payout.send", async (input, call, ctx) => {
     result: asPayout,
     replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
     claimFirst: true,
-    // The balance check runs before the key is claimed: a concurrent call with the same key may
-    // have spent the balance while this one waited on its lock, and then its payout is the answer.
-    lookupAfter: (err) => refusedBalance(err) !== null,
   }).catch((err) => {
     // Refused by the statement itself, so nothing was written.
     const available = refusedBalance(err);

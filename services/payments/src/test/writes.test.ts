@@ -100,6 +100,29 @@ test("payout.send: a failed reservation leaves no payout, no journal and no used
   assert.equal((await t.call("payout.balance", { currency: "USD" }, { tenant })).balances[0].available.minor, 3000);
 });
 
+test("payout.send replayed while the balance is locked answers at once: the key is claimed before the balance lock", async () => {
+  const tenant = "replay-lock-co";
+  const rcp = await recipient(t, tenant, "USD");
+  await fund(t, tenant, 50, "USD");
+  const input = { recipientId: rcp, amount: 5, currency: "USD", idempotencyKey: "weekly" };
+  const first = await t.call("payout.send", input, { tenant });
+  // Another payout of this balance holds its lock (the key payments.spendable takes).
+  const holder = await t.db.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`payments-balance:${tenant}:sandbox:USD`]);
+    const replay = await Promise.race([
+      t.call("payout.send", input, { tenant }),
+      new Promise((resolve) => setTimeout(() => resolve("waited on the balance lock"), 3_000)),
+    ]);
+    assert.equal((replay as { id?: string }).id, first.id);
+  } finally {
+    await holder.query("ROLLBACK");
+    holder.release();
+  }
+  assert.equal(await count("payouts", tenant), 1);
+});
+
 test("payout.send refused for the balance uses no key: once funded, the same key sends it", async () => {
   const tenant = "short-co";
   const rcp = await recipient(t, tenant, "EUR");
@@ -181,7 +204,9 @@ test("a payout moves once: two moves from the status both saw race, one wins; a 
     });
     const { record, journals, event } = acceptance(p, undefined);
     const insert = acceptPayout(record, journals, event);
-    return (await runPrepared<PayoutRow>(t.ctx.pool, insert.name, insert.text, insert.values)).map(asPayout);
+    // Unkeyed, as idempotentInsert runs it without a key: `claim` is one row.
+    const text = `WITH claim AS (SELECT NULL::text AS record_id), ${insert.text.trimStart().slice("WITH ".length)}`;
+    return (await runPrepared<PayoutRow>(t.ctx.pool, `${insert.name}+test`, text, insert.values)).map(asPayout);
   });
   assert.equal(pending.status, "pending");
   const moves = await withTenant(tenant, () =>
