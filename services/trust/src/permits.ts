@@ -198,20 +198,22 @@ function refuse(r: { code: string; message: string; reason: string }): GantryErr
  * Takes the permit in one statement: the run must be the tenant's, of this key and unexpired, and
  * the permit issued for this ability and input. SKIP LOCKED: a second identical permit of the same
  * run is taken by a concurrent call rather than making it wait for, and then lose, the first one.
+ * The run is checked once (an uncorrelated EXISTS), not joined to each permit, and the permit is the
+ * first entry of `permits_issued_idx` (issued only, by position), so the used permits of a long run
+ * are never read.
  */
+export const TAKE_PERMIT = `UPDATE trust.permits SET status = 'used', used_at = $6, request_id = $7
+    WHERE status = 'issued' AND id = (
+      SELECT p.id FROM trust.permits p
+       WHERE p.run_id = $1 AND p.ability = $4 AND p.input_hash = $5 AND p.status = 'issued' AND p.tenant = $2
+         AND EXISTS (SELECT 1 FROM trust.runs r
+                      WHERE r.id = $1 AND r.tenant = $2 AND r.key_id = $3 AND r.expires_at > $6)
+       ORDER BY p.position LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`;
 const takePermit = preparedQuery<
   { id: string },
   [runId: string, tenant: string, keyId: string, ability: string, inputHash: string, now: Date, requestId: string]
->(
-  "trust.take_permit",
-  `UPDATE trust.permits SET status = 'used', used_at = $6, request_id = $7
-    WHERE status = 'issued' AND id = (
-      SELECT p.id FROM trust.permits p JOIN trust.runs r ON r.id = p.run_id
-       WHERE r.id = $1 AND r.tenant = $2 AND r.key_id = $3 AND r.expires_at > $6
-         AND p.run_id = $1 AND p.tenant = $2 AND p.ability = $4 AND p.input_hash = $5 AND p.status = 'issued'
-       ORDER BY p.position LIMIT 1 FOR UPDATE OF p SKIP LOCKED)
-    RETURNING id`,
-);
+>("trust.take_permit", TAKE_PERMIT);
 
 /**
  * Consumes the permit for exactly this call, or throws 404/403 with a detail code naming why not
