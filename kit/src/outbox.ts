@@ -11,7 +11,8 @@
  * backoff with its error kept, so one bad subject cannot hold up the rest, which still go out in the
  * order they were written.
  *
- * Any number of replicas may relay: rows are claimed with `FOR UPDATE SKIP LOCKED`. The table has a
+ * Any number of replicas may relay: rows are leased with `FOR UPDATE SKIP LOCKED` (a round is two
+ * statements, however many events it publishes, and its publishes go out together). The table has a
  * `tenant` column, so it is under row-level security like every tenant table (a handler's insert is
  * its tenant's; the relay reads in system scope).
  *
@@ -22,10 +23,10 @@
  * });
  * await ctx.outbox.flush();
  */
-import type pg from "pg";
+import pg from "pg";
 import type { Logger } from "./logger.ts";
+import { detachedFromCall } from "./call-signal.ts";
 import { encodeJson, type Nats } from "./nats.ts";
-import { asSystem } from "./tenancy.ts";
 
 export interface OutboxEvent {
   /** The tenant the event is about (`""` for one about no tenant, e.g. a system sweep's). */
@@ -97,10 +98,32 @@ export interface OutboxRelayOptions {
 const BATCH = 100;
 const MAX_BACKOFF_S = 10;
 
+interface Claimed {
+  id: string;
+  subject: string;
+  msg_id: string;
+  payload: unknown;
+}
+
+/**
+ * Runs `statement` (no parameters) in system scope for its own transaction only: one round trip
+ * (a simple query of two statements is one transaction), and the connection keeps the scope the
+ * pool gave it. Checked out in system scope, a connection the calls had left in a tenant's would
+ * cost a round trip to switch, and the next call on it another to switch back, every round.
+ */
+async function inSystemScope<Row>(client: pg.ClientBase, statement: string): Promise<Row[]> {
+  const results = (await client.query(
+    `SELECT set_config('gantry.system', 'on', true); ${statement}`,
+  )) as unknown as pg.QueryResult[];
+  return results[1].rows as Row[];
+}
+
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { pool, nats, log } = opts;
   const outbox = table(opts.schema);
   const timeout = opts.publishTimeoutMs ?? 2_000;
+  /** Seconds a claimed row is left to its relay: every publish has timed out well before. */
+  const lease = Math.max(10, Math.ceil((5 * timeout) / 1000));
   /** The round in progress, and the one queued to start when it ends. */
   let running: Promise<number> | undefined;
   let next: Promise<number> | undefined;
@@ -109,41 +132,50 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let failures = 0;
   let pausedUntil = 0;
 
-  /** One batch: publish in order until one fails; that one waits its backoff. */
+  /**
+   * One batch in two round trips, no transaction open while publishing: the due rows are leased
+   * (their next attempt moved `lease` ahead: another replica skips them, and a relay that dies
+   * here leaves them to be published again after it, which JetStream drops by msg id), published
+   * all at once (one socket write, the acknowledgements awaited together), then the published rows
+   * are deleted and each failed one given its backoff, in one statement.
+   */
   const batch = async (client: pg.PoolClient): Promise<{ sent: number; more: boolean; failed: boolean }> => {
-    await client.query("BEGIN");
-    try {
-      const { rows } = await client.query<{ id: string; subject: string; msg_id: string; payload: unknown }>(
-        `SELECT id, subject, msg_id, payload FROM ${outbox} WHERE next_attempt_at <= now()
-          ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+    const claimed = await inSystemScope<Claimed>(
+      client,
+      `UPDATE ${outbox} SET next_attempt_at = now() + make_interval(secs => ${lease})
+        WHERE id IN (SELECT id FROM ${outbox} WHERE next_attempt_at <= now()
+                      ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+       RETURNING id, subject, msg_id, payload`,
+    );
+    if (claimed.length === 0) return { sent: 0, more: false, failed: false };
+    // Published in the order they were written (the claim's RETURNING has no order of its own).
+    const rows = claimed.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    const acks = await Promise.allSettled(
+      rows.map((r) => nats.js.publish(r.subject, encodeJson(r.payload), { msgID: r.msg_id, timeout })),
+    );
+    const sent: string[] = [];
+    const failed: { id: string; error: string }[] = [];
+    acks.forEach((ack, i) => {
+      if (ack.status === "fulfilled") sent.push(rows[i].id);
+      else failed.push({ id: rows[i].id, error: String(ack.reason?.message ?? ack.reason).slice(0, 500) });
+    });
+    const literal = pg.Client.prototype.escapeLiteral;
+    await inSystemScope(
+      client,
+      `WITH done AS (DELETE FROM ${outbox} WHERE id = ANY('{${sent.join(",")}}'::bigint[]))
+       UPDATE ${outbox} o SET attempts = o.attempts + 1, last_error = f.error,
+              next_attempt_at = now() + make_interval(secs => least(${MAX_BACKOFF_S}, power(2, o.attempts)))
+         FROM unnest('{${failed.map((f) => f.id).join(",")}}'::bigint[],
+                     ARRAY[${failed.map((f) => literal(f.error)).join(", ")}]::text[]) AS f(id, error)
+        WHERE o.id = f.id`,
+    );
+    if (failed.length > 0) {
+      log.warn(
+        { err: failed[0].error, failed: failed.length, sent: sent.length },
+        "outbox publish failed; the event is retried with backoff",
       );
-      const sent: string[] = [];
-      let failure: { id: string; error: string } | undefined;
-      for (const r of rows) {
-        try {
-          await nats.js.publish(r.subject, encodeJson(r.payload), { msgID: r.msg_id, timeout });
-          sent.push(r.id);
-        } catch (err) {
-          failure = { id: r.id, error: String((err as Error)?.message ?? err).slice(0, 500) };
-          break;
-        }
-      }
-      if (sent.length > 0) await client.query(`DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, [sent]);
-      if (failure) {
-        await client.query(
-          `UPDATE ${outbox} SET attempts = attempts + 1, last_error = $2,
-             next_attempt_at = now() + make_interval(secs => least(${MAX_BACKOFF_S}, power(2, attempts)))
-           WHERE id = $1`,
-          [failure.id, failure.error],
-        );
-        log.warn({ err: failure.error, sent: sent.length }, "outbox publish failed; the event is retried with backoff");
-      }
-      await client.query("COMMIT");
-      return { sent: sent.length, more: !failure && rows.length === BATCH, failed: failure !== undefined };
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
     }
+    return { sent: sent.length, more: failed.length === 0 && rows.length === BATCH, failed: failed.length > 0 };
   };
 
   /** Batches until none is left or one fails; a failure pauses the relay. */
@@ -170,9 +202,12 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     return { sent: total, failed };
   };
 
-  // The relay publishes every tenant's events, also when a handler's flush starts it: system scope.
+  // The relay publishes every tenant's events, also when a handler's flush starts it: its
+  // statements run in system scope (`inSystemScope`), on a connection in the caller's scope, and
+  // are not the call's work (a round serves every caller waiting on it: one that gives up must not
+  // cancel it).
   const round = (): Promise<number> => {
-    const r: Promise<number> = asSystem(once)
+    const r: Promise<number> = detachedFromCall(() => once())
       .then(({ sent }) => sent)
       .finally(() => {
         if (running === r) running = undefined;
