@@ -74,7 +74,9 @@ export default ability("payout.send", async (input, call, ctx) => {
   });
   if (!created) return payoutOut(result);
   if (accepted.event) {
-    await ctx.outbox.flush();
+    // Committed with the payout, so it is published whatever happens next; the answer does not
+    // wait for the relay's round (under load, a queue of rounds, each needing a pooled connection).
+    void ctx.outbox.flush();
     return payoutOut(result);
   }
   const sent = await dispatch(ctx, provider, [result], new Map([[recipient.id, recipient.providerReference]]));
