@@ -4,7 +4,8 @@
  * - across a NATS outage, every event written meanwhile arrives once NATS is back, exactly once by
  *   id, although the relay retried, two relays competed and the same ids were enqueued twice;
  * - rows are under row-level security like every tenant table;
- * - a flush returns once a round that saw its event ends, also while other flushes keep coming.
+ * - a flush returns once a round that saw its event ends, also while other flushes keep coming;
+ * - an idle relay polls less often, so its pool's connection (a Postgres backend) closes.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -174,4 +175,23 @@ test("a flush under steady load returns after a round that saw its event, not af
     await relay.stop();
   }
   assert.ok((await published()).some((m) => m.id === "steady-1"));
+});
+
+test("an idle relay lets its Postgres connection go, and still publishes what another replica left behind", async () => {
+  // Its own pool, with pg's idle timeout (10 s): only the relay can close its connection sooner.
+  const own = new TenantPool({ connectionString: t.stack.env.DATABASE_URL, max: 2, role: SERVICE_ROLE });
+  own.on("error", () => {});
+  const relay = startOutboxRelay({ pool: own, schema: SCHEMA, nats, log, intervalMs: 100, idleIntervalMs: 1_000 });
+  try {
+    await eventually(async () => own.totalCount === 1, 5_000);
+    // Polled every 100 ms, or kept after its empty rounds, the connection would stay.
+    await eventually(async () => own.totalCount === 0, 5_000);
+    // A replica that committed and crashed before its flush: nobody flushes this row but the timer.
+    await change("acme", 200);
+    await eventually(async () => (await pending()) === 0, 3_000);
+  } finally {
+    await relay.stop();
+    await own.end();
+  }
+  assert.ok((await published()).some((m) => m.id === "thing-200"));
 });

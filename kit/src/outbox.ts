@@ -11,6 +11,9 @@
  * backoff with its error kept, so one bad subject cannot hold up the rest, which still go out in the
  * order they were written.
  *
+ * The timer comes every second while it finds events, and every 15 s once it finds none; an empty
+ * round on the pool's only connection closes it, so an idle service holds no Postgres backend.
+ *
  * Any number of replicas may relay: rows are leased with `FOR UPDATE SKIP LOCKED` (a round is two
  * statements, however many events it publishes, and its publishes go out together). The table has a
  * `tenant` column, so it is under row-level security like every tenant table (a handler's insert is
@@ -89,8 +92,13 @@ export interface OutboxRelayOptions {
   schema: string;
   nats: Nats;
   log: Logger;
-  /** How often left-behind events are retried. */
+  /** How often left-behind events are retried while there are any (or a publish just failed). */
   intervalMs?: number;
+  /**
+   * The wait between rounds once a round finds nothing due; the next round that publishes or fails
+   * brings back `intervalMs`.
+   */
+  idleIntervalMs?: number;
   /** How long one publish may wait for JetStream's acknowledgement. */
   publishTimeoutMs?: number;
 }
@@ -117,6 +125,13 @@ async function inSystemScope<Row>(client: pg.ClientBase, statement: string): Pro
   )) as unknown as pg.QueryResult[];
   return results[1].rows as Row[];
 }
+/**
+ * A relay polling every second kept one Postgres backend per publishing service open for good,
+ * about 20 MiB of RSS each at idle (docs/benchmarks.md, *Memory*); at this interval an idle service
+ * opens one for a moment every 15 s. A handler's own events never wait for the timer (it flushes
+ * after its commit); only rows a crashed replica or a NATS outage left behind do, at most this long.
+ */
+const IDLE_INTERVAL_MS = 15_000;
 
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { pool, nats, log } = opts;
@@ -131,6 +146,10 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   /** Consecutive failed batches, and until when the relay waits after them. */
   let failures = 0;
   let pausedUntil = 0;
+  const interval = opts.intervalMs ?? 1_000;
+  const idleInterval = Math.max(interval, opts.idleIntervalMs ?? IDLE_INTERVAL_MS);
+  /** Whether the last round published or failed: the timer then comes back after `interval`. */
+  let busy = true;
 
   /**
    * One batch in two round trips, no transaction open while publishing: the due rows are leased
@@ -179,7 +198,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   };
 
   /** Batches until none is left or one fails; a failure pauses the relay. */
-  const once = async (): Promise<{ sent: number; failed: boolean }> => {
+  const once = async (byTimer: boolean): Promise<{ sent: number; failed: boolean }> => {
     let total = 0;
     let failed = false;
     let client: pg.PoolClient | undefined;
@@ -195,10 +214,14 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       failed = true;
       log.warn({ err: String(err) }, "outbox relay failed; retrying at its next turn");
     } finally {
-      client?.release();
+      // A timer's round that found nothing, on the pool's only connection: the service is idle, and
+      // its Postgres backend would otherwise stay for the pool's idle timeout after every round.
+      client?.release(byTimer && total === 0 && !failed && pool.totalCount === 1);
     }
     if (failed) pausedUntil = Date.now() + 1_000 * Math.min(MAX_BACKOFF_S, 2 ** failures++);
     else if (total > 0) failures = 0;
+    busy = total > 0 || failed;
+    if (busy) wake();
     return { sent: total, failed };
   };
 
@@ -206,8 +229,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   // statements run in system scope (`inSystemScope`), on a connection in the caller's scope, and
   // are not the call's work (a round serves every caller waiting on it: one that gives up must not
   // cancel it).
-  const round = (): Promise<number> => {
-    const r: Promise<number> = detachedFromCall(() => once())
+  const round = (byTimer = false): Promise<number> => {
+    const r: Promise<number> = detachedFromCall(() => once(byTimer))
       .then(({ sent }) => sent)
       .finally(() => {
         if (running === r) running = undefined;
@@ -233,15 +256,27 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   };
 
   // The timer only starts a round when none is running: it must not keep a caller's flush going.
-  const timer = setInterval(() => {
-    if (!running) void flush();
-  }, opts.intervalMs ?? 1_000);
-  timer.unref();
+  let timer: NodeJS.Timeout | undefined;
+  let dueAt = 0;
+  const schedule = (ms: number) => {
+    clearTimeout(timer);
+    dueAt = Date.now() + ms;
+    timer = setTimeout(() => {
+      if (!running && !stopped && Date.now() >= pausedUntil) void round(true);
+      if (!stopped) schedule(busy ? interval : idleInterval);
+    }, ms);
+    timer.unref();
+  };
+  /** Events are (or were just) pending: the timer comes back to `interval` if it was waiting longer. */
+  function wake(): void {
+    if (!stopped && dueAt > Date.now() + interval) schedule(interval);
+  }
+  schedule(interval);
   return {
     flush,
     stop: async () => {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       await next?.catch(() => {});
       await running?.catch(() => {});
     },
