@@ -120,3 +120,32 @@ test("a log from before log_nodes keeps its proofs (the migration built its node
   assert.equal(await new LogAppender(pool).append(row("old", "req_after")), 5);
   await checkTree("old", [...oldLeaves, leafHash("req_after")]);
 });
+
+test("a batch where Postgres refuses one receipt still appends the others, at contiguous indexes", async () => {
+  const appender = new LogAppender(pool);
+  const ids = Array.from({ length: 9 }, (_, i) => `req_mixed_${i}`);
+  // Sent in one tick, so they go in one batch; a NUL is a character no text or jsonb value takes.
+  const outcomes = await Promise.allSettled(
+    ids.map((id, i) =>
+      appender.append(i === 4 ? { ...row("mixed", id), ability: "contact.get\u0000" } : row("mixed", id)),
+    ),
+  );
+  assert.equal(outcomes[4]!.status, "rejected");
+  const good = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+  assert.deepEqual(
+    [...good].sort((x, y) => x - y),
+    [...Array(8).keys()],
+  );
+  const stored = await withTenant("mixed", () =>
+    pool.query("SELECT request_id, log_index FROM trust.receipts WHERE tenant = 'mixed' ORDER BY log_index"),
+  );
+  assert.deepEqual(
+    new Map(stored.rows.map((r) => [r.request_id, r.log_index])),
+    new Map(ids.flatMap((id, i) => (outcomes[i]!.status === "fulfilled" ? [[id, outcomes[i]!.value]] : []))),
+    "each appended receipt is stored at the index its caller was answered",
+  );
+  await checkTree(
+    "mixed",
+    stored.rows.map((r) => leafHash(r.request_id)),
+  );
+});

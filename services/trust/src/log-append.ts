@@ -224,19 +224,40 @@ export class LogAppender {
         return;
       }
       try {
-        // One receipt per request id in a batch (a retried RecordReceipt may arrive twice).
-        const rows = [...new Map(batch.map((w) => [w.row.requestId, w.row])).values()];
-        const edge = this.edges.get(tenant);
-        const done =
-          (edge && (await fastBatch(this.pool, tenant, edge, rows))) || (await lockedBatch(this.pool, tenant, rows));
-        this.edges.delete(tenant);
-        if (this.edges.size >= MAX_EDGES) this.edges.clear();
-        this.edges.set(tenant, done.after);
-        for (const w of batch) w.resolve(done.indexes.get(w.row.requestId)!);
+        await this.write(tenant, batch);
       } catch (err) {
-        this.edges.delete(tenant);
-        for (const w of batch) w.reject(err);
+        if (batch.length === 1 || !refusedData(err)) {
+          for (const w of batch) w.reject(err);
+          continue;
+        }
+        // One receipt Postgres refuses (a NUL in a field) fails its whole statement: the others of
+        // the batch are not to be lost with it, so each is written alone and fails only itself.
+        for (const w of batch) await this.write(tenant, [w]).catch((one) => w.reject(one));
       }
     }
   }
+
+  /** One batch in the log (one statement, or the locked transaction), its waiters answered. */
+  private async write(tenant: string, batch: readonly Waiting[]): Promise<void> {
+    // One receipt per request id in a batch (a retried RecordReceipt may arrive twice).
+    const rows = [...new Map(batch.map((w) => [w.row.requestId, w.row])).values()];
+    const edge = this.edges.get(tenant);
+    try {
+      const done =
+        (edge && (await fastBatch(this.pool, tenant, edge, rows))) || (await lockedBatch(this.pool, tenant, rows));
+      this.edges.delete(tenant);
+      if (this.edges.size >= MAX_EDGES) this.edges.clear();
+      this.edges.set(tenant, done.after);
+      for (const w of batch) w.resolve(done.indexes.get(w.row.requestId)!);
+    } catch (err) {
+      this.edges.delete(tenant);
+      throw err;
+    }
+  }
+}
+
+/** Whether Postgres refused the values (data exception or constraint, SQLSTATE class 22 or 23), not the connection. */
+function refusedData(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
