@@ -58,7 +58,7 @@ RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
 # this layer. A package the record was not made for fails here, naming the command to run.
 COPY kit/src/data/canonical.ts kit/src/data/
 COPY services/connections/directory-lineage.json.gz services/connections/
-COPY services/connections/src/directory-format.ts services/connections/src/tool-search.ts services/connections/src/
+COPY services/connections/src/directory-format.ts services/connections/src/search-terms.ts services/connections/src/
 COPY services/connections/scripts/build-directory.ts services/connections/scripts/directory-lineage.ts services/connections/scripts/
 RUN node services/connections/scripts/build-directory.ts --out /directory
 COPY . .

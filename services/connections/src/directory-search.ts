@@ -1,21 +1,19 @@
 /**
  * @module connections/directory-search
- * The directory's ranking by meaning fused with its lexical one (src/directory.ts BM25). The query
- * is embedded with the kit's sentence model (the model the vectors of src/directory-vectors.ts were
- * built with: `use-lite-512-v1`, whatever EMBEDDER the memory service uses), in a child process that
- * ends after `idleMs` without a query, so an idle service holds neither the model nor its heap.
+ * The directory's ranking by meaning fused with its lexical one (src/directory.ts BM25). The query's
+ * vector comes from the term table shipped with the vectors (src/directory-vectors.ts `embedQuery`:
+ * its terms' vectors summed as a tool's are), so a search runs no model and holds no embedder.
  *
  * Fusion is reciprocal rank fusion over the union of both candidate lists: each candidate's rank by
  * BM25 and its rank by cosine (both computed for every candidate), `1/(k + rank)` each, the meaning
  * weighted by `FUSION.meaning`. Rank fusion needs no calibration between a BM25 score and a cosine; k and
  * the weight were tuned on the labelled set (src/directory-queries.json).
  *
- * When the vectors are missing or the model cannot load, the ranking is lexical and says so
- * (`ranking: "lexical"` and why), and a failed model is not tried again for a minute, so a broken
- * install does not make every query wait for a load.
+ * When the vectors are missing or unreadable, the ranking is lexical and says so (`ranking:
+ * "lexical"` and why), once. A query none of whose words is in the term table is ranked by words
+ * alone, without a warning: nothing is broken.
  */
 import { Lru } from "@gantry/kit";
-import { SentenceModel } from "@gantry/kit/sentence-model.ts";
 import { DirectoryVectors } from "./directory-vectors.ts";
 
 export type Ranking = "fused" | "lexical";
@@ -32,13 +30,13 @@ export interface LexicalIndex {
 
 /**
  * Rank fusion's constant, the meaning's weight against BM25's, how much of its toolkit's cosine a
- * tool's meaning gets ("… on github" names the toolkit) and of its nearest tool's a toolkit's:
+ * tool's meaning gets ("… on github" names the toolkit) and of its nearest tool's a toolkit's, and
+ * the cosine's share of a tool's score within one toolkit (the rest: src/tool-search.ts's word score):
  * tuned on the labelled set (scripts/bench-directory.ts prints the recall they give).
  */
-export const FUSION = { k: 5, meaning: 1, kitShare: 0.3, toolShare: 1 };
+export const FUSION = { k: 5, meaning: 1, kitShare: 0.3, toolShare: 1, within: 0.3 };
 /** Candidates from each side. */
 const DEPTH = 200;
-const RETRY_MS = 60_000;
 
 export interface FusedTools {
   ranking: Ranking;
@@ -64,48 +62,47 @@ export interface FusedWithin {
 const NEAR = 0.35;
 /** …and at most this many of them. */
 const NEAR_MAX = 10;
-/** The cosine's share of a tool's score within one toolkit (the rest: src/tool-search.ts's word score). */
-const WITHIN_MEANING = 0.3;
+
+/** What a query's vector finds in a scan of the whole directory. */
+interface Near {
+  /** Every toolkit's cosine, by toolkit id. */
+  kitCos: Float32Array;
+  /** The DEPTH nearest tools: [tool id, cosine]. */
+  tools: [number, number][];
+}
 
 export class DirectorySearch {
   private readonly lexical: LexicalIndex;
   private readonly vectors: DirectoryVectors;
-  private readonly model: SentenceModel;
-  private readonly queries = new Lru<string, Float32Array>(256);
-  private failedAt = 0;
-  private failure: string | null = null;
+  /** By query: a caller often asks for the toolkits and the tools of one query, and the scan is most of a search's CPU. */
+  private readonly near = new Lru<string, Near>(64);
   private warned = false;
 
-  constructor(artifact: string, lexical: LexicalIndex, opts: { idleMs?: number; model?: SentenceModel } = {}) {
+  constructor(artifact: string, lexical: LexicalIndex) {
     this.lexical = lexical;
     this.vectors = new DirectoryVectors(artifact);
-    this.model =
-      opts.model ??
-      new SentenceModel({ idleMs: opts.idleMs ?? 300_000, isolation: "process", name: "directory-query-embedder" });
   }
 
   /** The query's vector, or null (and why, once) when search by meaning is unavailable. */
-  private async embed(query: string): Promise<{ q: Float32Array | null; warning?: string }> {
-    const key = query.trim().toLowerCase();
-    const hit = this.queries.get(key);
-    if (hit) return { q: hit };
+  private embed(query: string): { q: Float32Array | null; warning?: string } {
     if (!this.vectors.built)
       return this.lexicalOnly(
         "the directory's vectors are not built (node services/connections/scripts/build-directory-vectors.ts)",
       );
-    if (this.failure && Date.now() - this.failedAt < RETRY_MS) return { q: null };
     try {
-      const [q] = await this.model.embed([key]);
-      if (!q) throw new Error("no vector");
-      this.queries.set(key, q);
-      this.failure = null;
-      this.warned = false;
-      return { q };
+      return { q: this.vectors.embedQuery(query) };
     } catch (err) {
-      this.failedAt = Date.now();
-      this.failure = (err as Error).message;
-      return this.lexicalOnly(`the sentence model failed (${this.failure})`);
+      return this.lexicalOnly(`the directory's vectors cannot be read (${(err as Error).message})`);
     }
+  }
+
+  private nearOf(query: string, q: Float32Array): Near {
+    const key = query.trim().toLowerCase();
+    const hit = this.near.get(key);
+    if (hit) return hit;
+    const near = { kitCos: this.vectors.toolkitSimilarity(q), tools: this.vectors.nearestTools(q, DEPTH) };
+    this.near.set(key, near);
+    return near;
   }
 
   private lexicalOnly(why: string): { q: null; warning?: string } {
@@ -114,13 +111,13 @@ export class DirectorySearch {
     return { q: null, warning: `directory search is lexical only: ${why}` };
   }
 
-  async tools(query: string, limit: number): Promise<FusedTools> {
+  tools(query: string, limit: number): FusedTools {
     const lexical = this.lexical.searchTools(query, Math.max(limit, DEPTH));
-    const { q, warning } = await this.embed(query);
+    const { q, warning } = this.embed(query);
     if (!q) return { ranking: "lexical", ...(warning ? { warning } : {}), tools: lexical.slice(0, limit) };
-    const kitCos = this.vectors.toolkitSimilarity(q);
+    const { kitCos, tools: nearest } = this.nearOf(query, q);
     const ids = new Set<number>(lexical.map((r) => r.id));
-    for (const [id] of this.vectors.nearestTools(q, DEPTH)) ids.add(id);
+    for (const [id] of nearest) ids.add(id);
     const cos = this.vectors.similarity(q, [...ids]);
     const meaning = [...ids].map((id, i) => {
       const kit = this.lexical.toolRef(id).kit;
@@ -139,19 +136,19 @@ export class DirectorySearch {
     };
   }
 
-  async toolkits(query: string): Promise<FusedToolkits> {
+  toolkits(query: string): FusedToolkits {
     const lexical = this.lexical.searchToolkits(query);
-    const { q, warning } = await this.embed(query);
+    const { q, warning } = this.embed(query);
     if (!q)
       return {
         ranking: "lexical",
         ...(warning ? { warning } : {}),
         toolkits: lexical.map(({ slug, score }) => ({ slug, score })),
       };
-    const kitCos = this.vectors.toolkitSimilarity(q);
+    const { kitCos, tools: nearest } = this.nearOf(query, q);
     // A toolkit is also as near as its nearest tool (Twilio's description never says "text message").
     const best = new Map<number, number>();
-    for (const [id, c] of this.vectors.nearestTools(q, DEPTH)) {
+    for (const [id, c] of nearest) {
       const kit = this.lexical.toolRef(id).kit;
       best.set(kit, Math.max(best.get(kit) ?? -1, c));
     }
@@ -174,13 +171,13 @@ export class DirectorySearch {
    * src/tool-search.ts, > 0) and the few nearest by meaning, ranked by fusion. Lexical only when
    * the toolkit is not the directory's or meaning is unavailable.
    */
-  async within(slug: string, query: string, lexical: Map<string, number>): Promise<FusedWithin> {
+  within(slug: string, query: string, lexical: Map<string, number>): FusedWithin {
     const byLexical = [...lexical]
       .filter(([, s]) => s > 0)
       .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
       .map(([name]) => name);
     const ids = this.lexical.toolIdsOf(slug);
-    const { q, warning } = ids.size ? await this.embed(query) : { q: null };
+    const { q, warning } = ids.size ? this.embed(query) : { q: null };
     if (!q)
       return {
         ranking: "lexical",
@@ -204,17 +201,13 @@ export class DirectorySearch {
       name,
       score:
         Math.round(
-          ((1 - WITHIN_MEANING) * (lexical.get(name) ?? 0) + WITHIN_MEANING * Math.max(0, cosOf.get(name) ?? 0)) * 1000,
+          ((1 - FUSION.within) * (lexical.get(name) ?? 0) + FUSION.within * Math.max(0, cosOf.get(name) ?? 0)) * 1000,
         ) / 1000,
     }));
     return {
       ranking: "fused",
       tools: blended.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name)),
     };
-  }
-
-  close(): Promise<void> {
-    return this.model.close();
   }
 }
 

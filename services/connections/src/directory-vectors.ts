@@ -1,21 +1,31 @@
 /**
  * @module connections/directory-vectors
- * The directory's search by meaning: vectors of the `use-lite-512-v1` sentence model (the kit's
- * `SentenceModel`, the same model the query is embedded with) for every toolkit and tool, built by
- * scripts/build-directory-vectors.ts into `vectors-f<format>/` beside the artifact, read lazily.
+ * The directory's search by meaning: vectors made with the `use-lite-512-v1` sentence model (the
+ * kit's `SentenceModel`) at build time only, by scripts/build-directory-vectors.ts into
+ * `vectors-f<format>/` beside the artifact, read lazily. No model runs at query time.
  *
- * - A toolkit's vector embeds its name, categories and description's first sentence.
- * - A tool's vector is the idf-weighted sum of the vectors of its search terms (src/tool-search.ts
- *   `terms` of its name, summary and path), normalised. Embedding each of the 107 000 tool texts
- *   would take the model 30–70 minutes of CPU on two cores (15–50 ms a text); its 15 000 terms take
- *   about a minute, and a term sum keeps most of what the model knows of each word ("forecast" is near
+ * - The term table: every search term of a tool or toolkit (src/search-terms.ts `terms`) and the
+ *   whole words of the model's own vocabulary (kit `sentenceModelWords`: "funny", "tomorrow"), each
+ *   embedded alone, 23 000 terms in 2–3 minutes of CPU.
+ * - A tool's vector is the idf-weighted sum of its terms' vectors (name, summary and path),
+ *   normalised; a toolkit's likewise (name, categories, description's first sentence). Embedding each
+ *   of the 107 000 tool texts would take the model 30–70 minutes of CPU on two cores (15–50 ms a
+ *   text), and a term sum keeps most of what the model knows of each word ("forecast" is near
  *   "weather").
+ * - A query's vector is made the same way (`embedQuery`, a static embedding in the manner of
+ *   Model2Vec): its terms looked up in the shipped table, summed with their query weights,
+ *   normalised. That takes microseconds instead of the model's 20–700 ms in a 220 MiB child process,
+ *   and puts the query in the very space the tools' and toolkits' vectors live in. A query word
+ *   outside the table adds nothing; a query with none is ranked by words alone. What it loses: a
+ *   sum reads no sentence ("give a customer their money back" is a refund only to the model).
  *
  * Files (little-endian): `kit-vectors.bin` (int8, 512 a toolkit, scaled by `kit-scales.bin`
  * Float32), `tool-codes.bin` (512 bits a tool: the signs of its vector less the mean tool vector,
  * read whole: 64 bytes a tool, ~7 MiB), `tool-vectors.bin` (int8, 512 a tool, scaled by
- * `tool-scales.bin`; read per candidate with positioned reads, never whole), `vectors.json` (format,
- * model, counts, the mean vector).
+ * `tool-scales.bin`; read per candidate with positioned reads, never whole), `terms.txt` (the term
+ * table's words, sorted, one a line), `term-vectors.bin` (int8, 512 a term, read per query term with
+ * positioned reads), `term-scales.bin` and `term-weights.bin` (Float32 a term: its int8 scale and
+ * weight in a query, scripts/build-directory-vectors.ts), `vectors.json` (format, model, counts, the mean vector).
  *
  * A query ranks all tools by Hamming distance of codes, then the closest few hundred by their int8
  * dot product with the query: the ranking of a full float scan, at a fraction of its time and memory.
@@ -23,9 +33,10 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { SENTENCE_MODEL, SENTENCE_MODEL_DIMENSIONS } from "@gantry/kit/sentence-model.ts";
+import { terms } from "./search-terms.ts";
 
 /** Bumped when the files' shape or how the vectors are made changes. */
-export const VECTORS_FORMAT = 1;
+export const VECTORS_FORMAT = 2;
 const D = SENTENCE_MODEL_DIMENSIONS;
 /** Tools the codes keep for the int8 re-rank. */
 const CANDIDATES = 400;
@@ -40,6 +51,7 @@ export interface VectorsHeader {
   dimensions: number;
   tools: number;
   toolkits: number;
+  /** Words in the term table. */
   terms: number;
   /** The mean tool vector, subtracted before taking signs (the term sums share a direction). */
   mean: number[];
@@ -63,6 +75,20 @@ export function signCode(v: Float32Array, mean: ArrayLike<number>, out: Uint32Ar
   }
 }
 
+/** The position of `word` in the sorted `words`, or -1. */
+function bisect(words: string[], word: string): number {
+  let lo = 0;
+  let hi = words.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const w = words[mid] as string;
+    if (w === word) return mid;
+    if (w < word) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
@@ -77,6 +103,9 @@ export class DirectoryVectors {
   private codes: Uint32Array | null = null;
   private toolScales: Float32Array | null = null;
   private distance: Uint16Array | null = null;
+  private vocabulary: string[] | null = null;
+  private termScales: Float32Array | null = null;
+  private termWeights: Float32Array | null = null;
 
   constructor(artifact: string) {
     this.dir = vectorsDir(artifact);
@@ -107,8 +136,46 @@ export class DirectoryVectors {
     const ts = file("tool-scales.bin");
     this.toolScales = new Float32Array(ts.buffer, ts.byteOffset, ts.length / 4);
     this.distance = new Uint16Array(header.tools);
+    this.vocabulary = readFileSync(join(this.dir, "terms.txt"), "utf8").split("\n");
+    const tsc = file("term-scales.bin");
+    this.termScales = new Float32Array(tsc.buffer, tsc.byteOffset, tsc.length / 4);
+    const tw = file("term-weights.bin");
+    this.termWeights = new Float32Array(tw.buffer, tw.byteOffset, tw.length / 4);
     this.header = header;
     return header;
+  }
+
+  /**
+   * The query's unit vector from the term table (the idf-weighted sum of its terms' vectors, as a
+   * tool's is made), or null when no term of it is in the table.
+   */
+  embedQuery(query: string): Float32Array | null {
+    this.load();
+    const vocabulary = this.vocabulary as string[];
+    const rows = terms(query)
+      .map((t) => bisect(vocabulary, t))
+      .filter((r) => r >= 0);
+    if (!rows.length) return null;
+    const q = new Float32Array(D);
+    const row = new Int8Array(D);
+    const bytes = new Uint8Array(row.buffer);
+    const fd = openSync(join(this.dir, "term-vectors.bin"), "r");
+    try {
+      for (const r of rows) {
+        readSync(fd, bytes, 0, D, r * D);
+        const w = (this.termWeights as Float32Array)[r] as number;
+        const scale = w * ((this.termScales as Float32Array)[r] as number);
+        for (let i = 0; i < D; i++) q[i] = (q[i] as number) + scale * (row[i] as number);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    let n = 0;
+    for (const x of q) n += x * x;
+    if (n === 0) return null;
+    const inv = 1 / Math.sqrt(n);
+    for (let i = 0; i < D; i++) q[i] = (q[i] as number) * inv;
+    return q;
   }
 
   /** Every toolkit's cosine with the query vector, by toolkit id. */

@@ -120,7 +120,7 @@ test("search by meaning over the whole catalogue: recall@5 on the labelled set, 
   for (const q of labelled) for (const id of q.tools) resolveTool(t.s.ctx.toolkits, id);
   const directory = t.s.ctx.toolkits.directory;
   assert.ok(directory instanceof Directory);
-  const { lexicalTools, lexicalKits, fusedTools, fusedKits } = await directoryRecall(directory, labelled);
+  const { lexicalTools, lexicalKits, fusedTools, fusedKits } = directoryRecall(directory, labelled);
   // Through the abilities a caller uses (shipped toolkits' matches first).
   let toolHits = 0;
   let kitHits = 0;
@@ -138,31 +138,28 @@ test("search by meaning over the whole catalogue: recall@5 on the labelled set, 
   const tools = toolHits / labelled.length;
   const kits = kitHits / labelled.length;
   const n = labelled.length;
-  assert.equal(
-    (await directory.rankTools("text a customer's phone", 5)).ranking,
-    "fused",
-    "the vectors are built and the model loads",
-  );
+  assert.equal(directory.rankTools("text a customer's phone", 5).ranking, "fused", "the vectors are built");
   const times: number[] = [];
   for (let round = 0; round < 3; round++)
     for (const q of labelled) {
       const started = performance.now();
-      await directory.rankTools(q.query, 5);
-      await directory.rankToolkits(q.query);
+      directory.rankTools(q.query, 5);
+      directory.rankToolkits(q.query);
       times.push(performance.now() - started);
     }
   times.sort((a, b) => a - b);
   const p99 = times[Math.floor(times.length * 0.99)] ?? 0;
   console.log(
-    `directory search over ${n} queries, recall@5: tools lexical ${lexicalTools.toFixed(2)} → fused ${fusedTools.toFixed(2)}, toolkits lexical ${lexicalKits.toFixed(2)} → fused ${fusedKits.toFixed(2)}; through the abilities (shipped matches first) tools ${tools.toFixed(2)}, toolkits ${kits.toFixed(2)}; fused p99 ${p99.toFixed(1)} ms (tools + toolkits, in process, query vectors cached after round 1)${misses.length ? `\n  misses: ${misses.join("\n  ")}` : ""}`,
+    `directory search over ${n} queries, recall@5: tools lexical ${lexicalTools.toFixed(2)} → fused ${fusedTools.toFixed(2)}, toolkits lexical ${lexicalKits.toFixed(2)} → fused ${fusedKits.toFixed(2)}; through the abilities (shipped matches first) tools ${tools.toFixed(2)}, toolkits ${kits.toFixed(2)}; fused p99 ${p99.toFixed(1)} ms (tools + toolkits, in process)${misses.length ? `\n  misses: ${misses.join("\n  ")}` : ""}`,
   );
-  // Half the set is paraphrases sharing few or no words with their target. Measured: tools 0.56 by
-  // words → 0.62 fused, toolkits 0.62 → 0.71; through the abilities 0.62 and 0.54 (README
-  // "Search"). Meaning must never lose to words alone; the floors sit a few queries under what is met.
+  // Half the set is paraphrases sharing few or no words with their target. Measured with the query
+  // embedded from the term table: tools 0.56 by words → 0.58 fused, toolkits 0.62 → 0.71; through
+  // the abilities 0.58 and 0.71 (README "Search"). Meaning must never lose to words alone; the
+  // floors sit a few queries under what is met.
   assert.ok(fusedTools >= lexicalTools, `fused tool recall ${fusedTools} vs lexical ${lexicalTools}`);
   assert.ok(fusedKits >= lexicalKits, `fused toolkit recall ${fusedKits} vs lexical ${lexicalKits}`);
   assert.ok(fusedTools >= 0.5 && tools >= 0.5, `tool recall@5 ${fusedTools}, through the ability ${tools}`);
-  assert.ok(fusedKits >= 0.55 && kits >= 0.45, `toolkit recall@5 ${fusedKits}, through the ability ${kits}`);
+  assert.ok(fusedKits >= 0.65 && kits >= 0.65, `toolkit recall@5 ${fusedKits}, through the ability ${kits}`);
   await assert.rejects(t.s.call("integration.app.tools", {}), (err: any) => {
     assert.equal(err.details[0].path, "/input/query");
     return true;

@@ -9,7 +9,7 @@
  * document that the directory publishes per API version (`twilio_chat_v1`, `_v2`) is one toolkit per
  * version, side by side, never one replacing the other.
  *
- * Search ranks by BM25 over terms (src/tool-search.ts `terms`: name, summary and path words of a
+ * Search ranks by BM25 over terms (src/search-terms.ts `terms`: name, summary and path words of a
  * tool; name, categories and description of a toolkit), the query widened by a few synonyms (weighted
  * lower). A toolkit's rank also counts its best tool, so "send an sms" finds Twilio although its
  * description never says "sms".
@@ -26,7 +26,7 @@ import {
   defaultArtifactDir,
 } from "./directory-format.ts";
 import { DirectorySearch, type FusedToolkits, type FusedTools, type FusedWithin } from "./directory-search.ts";
-import { terms } from "./tool-search.ts";
+import { SYNONYMS, terms } from "./search-terms.ts";
 import type { Tool, Toolkit, ToolkitDirectory, ToolkitOut } from "./toolkits.ts";
 
 interface Loaded {
@@ -44,51 +44,6 @@ interface Loaded {
   toolAcc: Float64Array;
   kitAcc: Float64Array;
 }
-
-/** Words people say for what API documents name otherwise (both ways), weighted below the query's own. */
-const SYNONYMS: Record<string, string[]> = {
-  sms: ["message", "text"],
-  text: ["message", "sms"],
-  email: ["mail", "message"],
-  mail: ["email"],
-  send: ["create", "post"],
-  post: ["create", "send"],
-  list: ["get", "search"],
-  find: ["search", "list"],
-  search: ["find", "query", "list"],
-  delete: ["remove"],
-  remove: ["delete"],
-  update: ["modify", "edit", "patch"],
-  edit: ["update"],
-  add: ["create"],
-  create: ["add", "new"],
-  photo: ["image", "picture"],
-  image: ["photo", "picture"],
-  picture: ["image", "photo"],
-  payment: ["charge", "pay"],
-  pay: ["payment", "charge"],
-  charge: ["payment"],
-  weather: ["forecast"],
-  forecast: ["weather"],
-  translate: ["translation"],
-  translation: ["translate"],
-  user: ["account", "member"],
-  file: ["document", "upload"],
-  video: ["movie"],
-  movie: ["film", "video"],
-  calendar: ["event", "schedule"],
-  meeting: ["event", "calendar"],
-  issue: ["ticket", "bug"],
-  ticket: ["issue"],
-  repo: ["repository"],
-  repository: ["repo"],
-  crypto: ["cryptocurrency", "bitcoin"],
-  bitcoin: ["crypto", "cryptocurrency"],
-  stock: ["quote", "market"],
-  geocode: ["address", "location"],
-  address: ["geocode", "location"],
-  location: ["geocode", "place"],
-};
 
 const K1 = 1.2;
 /** Share of documents above which a query term counts as common (see bm25). */
@@ -294,18 +249,13 @@ export class Directory implements ToolkitDirectory {
   }
 
   /** Tools of the whole directory by meaning and words (src/directory-search.ts), best first. */
-  rankTools(query: string, limit: number): Promise<FusedTools> {
+  rankTools(query: string, limit: number): FusedTools {
     return this.meaning.tools(query, limit);
   }
 
   /** Toolkits of the whole directory by meaning and words, best first. */
-  rankToolkits(query: string): Promise<FusedToolkits> {
+  rankToolkits(query: string): FusedToolkits {
     return this.meaning.toolkits(query);
-  }
-
-  /** Ends the query embedder's worker. */
-  close(): Promise<void> {
-    return this.meaning.close();
   }
 
   /** A tool's toolkit and name by its id (its position in the index). */
@@ -332,7 +282,7 @@ export class Directory implements ToolkitDirectory {
   }
 
   /** A directory toolkit's tools ranked for a query by fusion (src/directory-search.ts `within`). */
-  rankWithin(slug: string, query: string, lexical: Map<string, number>): Promise<FusedWithin> {
+  rankWithin(slug: string, query: string, lexical: Map<string, number>): FusedWithin {
     return this.meaning.within(slug, query, lexical);
   }
 

@@ -108,8 +108,6 @@ export default defineService({
   close: async (ctx) => {
     await ctx.background.stop();
     await ctx.outbox.stop();
-    // The directory's query embedder, if a search started it.
-    await ctx.toolkits.directory?.close();
     await ctx.db.$disconnect();
   },
 });

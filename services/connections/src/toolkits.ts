@@ -127,10 +127,9 @@ export interface ToolkitDirectory {
   searchTools(query: string, limit: number): { toolkit: string; name: string; score: number }[];
   searchToolkits(query: string): { slug: string; score: number }[];
   /** By meaning fused with words (src/directory-search.ts); `ranking` says which was used. */
-  rankTools(query: string, limit: number): Promise<FusedTools>;
-  rankToolkits(query: string): Promise<FusedToolkits>;
-  rankWithin(slug: string, query: string, lexical: Map<string, number>): Promise<FusedWithin>;
-  close(): Promise<void>;
+  rankTools(query: string, limit: number): FusedTools;
+  rankToolkits(query: string): FusedToolkits;
+  rankWithin(slug: string, query: string, lexical: Map<string, number>): FusedWithin;
 }
 
 export interface Registry {

@@ -29,7 +29,7 @@ export default ability("integration.app.toolkits", async (input, _call, ctx) => 
     const about = own.filter((r) => r.score >= 0.5).map((r) => r.t);
     const touching = own.filter((r) => r.score < 0.5).map((r) => r.t);
     const byListing = new Map(toolkitListing(ctx.toolkits).map((t) => [t.slug, t]));
-    const found = await directory.rankToolkits(input.query);
+    const found = directory.rankToolkits(input.query);
     if (found.warning) ctx.log.warn(found.warning);
     const ranked = [
       ...about,

@@ -38,7 +38,7 @@ export default ability("integration.app.tools", async (input, _call, ctx) => {
       .sort((a, b) => b.score - a.score || a.t.id.localeCompare(b.t.id))
       .map((r) => r.t);
     const directory = ctx.toolkits.directory;
-    const fused = directory ? await directory.rankTools(input.query, SEARCH_DEPTH) : null;
+    const fused = directory ? directory.rankTools(input.query, SEARCH_DEPTH) : null;
     if (fused?.warning) ctx.log.warn(fused.warning);
     const found = (fused?.tools ?? [])
       .filter((r) => !ctx.toolkits.toolkits.has(r.toolkit))
@@ -55,7 +55,7 @@ export default ability("integration.app.tools", async (input, _call, ctx) => {
   if (input.query && ctx.toolkits.directory && !ctx.toolkits.toolkits.has(input.toolkit)) {
     const words = queryWords(input.query);
     const lexical = new Map([...toolkit.latest.values()].map((t) => [t.name, toolScore(t, words)]));
-    const ranked = await ctx.toolkits.directory.rankWithin(input.toolkit, input.query, lexical);
+    const ranked = ctx.toolkits.directory.rankWithin(input.toolkit, input.query, lexical);
     if (ranked.warning) ctx.log.warn(ranked.warning);
     const at = input.cursor ? decodeCursor(input.cursor, { at: "number" }).at : 0;
     const items = ranked.tools

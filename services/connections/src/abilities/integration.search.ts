@@ -62,7 +62,7 @@ async function searchTools(ctx: Context, call: CallContext, input: ToolsInput) {
   const directory = ctx.toolkits.directory;
   if (input.query && directory && !ctx.toolkits.toolkits.has(connection.service)) {
     const byName = new Map(tools.map((t) => [t.name, t]));
-    const ranked = await directory.rankWithin(
+    const ranked = directory.rankWithin(
       connection.service,
       input.query,
       new Map(tools.map((t) => [t.name, toolScore(t, query)])),
