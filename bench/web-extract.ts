@@ -1,12 +1,13 @@
 /**
- * @module web/extract-bench
+ * @module bench/web-extract
  * Where the web service's CPU goes per page on web.browse's HTTP path, stage by stage, in one process,
- * for each DOM (WEB_DOM): the bench's article (bench/lib/gantry.ts benchPage: the same bytes) parsed,
+ * for each DOM (WEB_DOM): the bench's article (bench/lib/gantry.ts `benchArticle`, the bytes
+ * `npm run bench` serves to web.browse) parsed,
  * read by Readability, serialised, walked for text, written as Markdown, its links listed; fetched over
  * loopback through the SSRF guard; then pages/s through the page reader's worker processes.
  *
- *   node services/web/src/extract-bench.ts [--pages 300] [--concurrency 8] [--reader-only]
- *   node --cpu-prof --cpu-prof-dir=/tmp/prof services/web/src/extract-bench.ts   (a profile too)
+ *   node bench/web-extract.ts [--pages 300] [--concurrency 8] [--reader-only]
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/web-extract.ts   (a profile too)
  *
  * CPU is this process's (user + system) per page; the reader rows also count the workers' CPU (from
  * /proc), so "CPU ms/page" there is the whole machine's cost of a page outside the gateway.
@@ -19,8 +20,9 @@ import { Readability } from "@mozilla/readability";
 import { JSDOM, VirtualConsole } from "jsdom";
 import { parseHTML } from "linkedom";
 import Turndown from "turndown";
-import { blockText, type DomName, extractHtml } from "./extract.ts";
-import { pageReader } from "./reader.ts";
+import { blockText, type DomName, extractHtml } from "../services/web/src/extract.ts";
+import { pageReader } from "../services/web/src/reader.ts";
+import { benchArticle } from "./lib/gantry.ts";
 
 const { values } = parseArgs({
   options: {
@@ -32,12 +34,7 @@ const { values } = parseArgs({
 const PAGES = Number(values.pages);
 const CONCURRENCY = Number(values.concurrency);
 
-const paragraphs = Array.from(
-  { length: 12 },
-  (_, i) =>
-    `<p>Paragraph ${i + 1} of the bench article. Northwind Studio ships invoices on the first of the month; the ledger balances to zero across every account after each payment, and refunds post their own entries. Customers reach support by email or chat.</p>`,
-).join("\n");
-const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench article</title></head><body><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header><article><h1>How Northwind closes its books</h1><p class="byline">By Ada Obi</p>${paragraphs}</article><footer>© Northwind</footer></body></html>`;
+const HTML = benchArticle();
 const URL_ = "http://127.0.0.1/article";
 
 const turndown = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
