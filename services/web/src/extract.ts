@@ -68,10 +68,13 @@ const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "svg"]);
 /** The DOM a page is parsed into (WEB_DOM): linkedom by default, jsdom as the reference. */
 export type DomName = "linkedom" | "jsdom";
 
-/** A parsed page, and a fresh copy of it for Readability (which changes the document it reads). */
+/**
+ * A parsed page, and the page parsed again for when Readability (which changes the document it
+ * reads) finds no article and the untouched body is wanted.
+ */
 interface Parsed {
   doc: Document;
-  copy(): Document;
+  again(): Document;
   close(): void;
 }
 
@@ -87,9 +90,19 @@ async function jsdomParser(): Promise<Parse> {
   const { JSDOM, VirtualConsole } = await import("jsdom");
   return (html, url) => {
     // A silent virtual console: page CSS and markup errors are not ours to log.
-    const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() });
-    const doc = dom.window.document;
-    return { doc, copy: () => doc.cloneNode(true) as Document, close: () => dom.window.close() };
+    const windows: { close(): void }[] = [];
+    const parse = () => {
+      const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() });
+      windows.push(dom.window);
+      return dom.window.document;
+    };
+    return {
+      doc: parse(),
+      again: parse,
+      close: () => {
+        for (const w of windows) w.close();
+      },
+    };
   };
 }
 
@@ -125,7 +138,7 @@ async function linkedomParser(): Promise<Parse> {
     doc.normalize();
     return located(doc, url);
   };
-  return (html, url) => ({ doc: parse(html, url), copy: () => parse(html, url), close: () => {} });
+  return (html, url) => ({ doc: parse(html, url), again: () => parse(html, url), close: () => {} });
 }
 
 let libraries: Promise<{ Readability: typeof ReadabilityClass; turndown: TurndownService }> | undefined;
@@ -191,14 +204,25 @@ function linksOf(root: Element, base: string): { url: string; text: string }[] {
   return out;
 }
 
-function meta(doc: Document, ...names: string[]): string | null {
-  for (const n of names) {
-    // Case-insensitive as jsdom always matched them: "DC.date.issued" finds DC.Date.Issued.
-    const el = doc.querySelector(`meta[property="${n}" i], meta[name="${n}" i], meta[itemprop="${n}" i]`);
-    const v = clean(el?.getAttribute("content"));
-    if (v) return v;
-  }
-  return null;
+/**
+ * A page's `<meta>` elements by lower-cased `property`, `name` and `itemprop` (the first in document
+ * order for each), read in one pass: a selector per name cost more than the rest of the metadata.
+ */
+function metaOf(doc: Document): (...names: string[]) => string | null {
+  const first = new Map<string, Element>();
+  for (const el of Array.from(doc.getElementsByTagName("meta")))
+    for (const attr of ["property", "name", "itemprop"]) {
+      // Case-insensitive as jsdom always matched them: "DC.date.issued" finds DC.Date.Issued.
+      const key = el.getAttribute(attr)?.toLowerCase();
+      if (key !== undefined && !first.has(key)) first.set(key, el);
+    }
+  return (...names) => {
+    for (const n of names) {
+      const v = clean(first.get(n.toLowerCase())?.getAttribute("content"));
+      if (v) return v;
+    }
+    return null;
+  };
 }
 
 /** Extracts the main content of an HTML document fetched from `url`. */
@@ -207,29 +231,37 @@ export async function extractHtml(html: string, url: string, dom: DomName = "lin
   const page = parse(html, url);
   try {
     const doc = page.doc;
+    // All read before Readability, which changes the document (it removes scripts, styles and more).
     const hasScripts = doc.querySelector("script") !== null;
     const lang = clean(doc.documentElement.getAttribute("lang"));
+    const meta = metaOf(doc);
     const published =
-      meta(doc, "article:published_time", "datePublished", "date", "dc.date", "DC.date.issued") ??
+      meta("article:published_time", "datePublished", "date", "dc.date", "DC.date.issued") ??
       clean(doc.querySelector("time[datetime]")?.getAttribute("datetime"));
     const docTitle = clean(doc.title);
-    const article = new Readability<Element>(page.copy(), { serializer: (el) => el as Element }).parse();
-    const root: Element = article?.content ?? doc.body ?? doc.documentElement;
-    if (!article) for (const el of Array.from(root.querySelectorAll("script, style, noscript, template"))) el.remove();
+    const baseURI = doc.baseURI;
+    const article = new Readability<Element>(doc, { serializer: (el) => el as Element }).parse();
+    let root: Element;
+    if (article?.content) root = article.content;
+    else {
+      const whole = page.again();
+      root = whole.body ?? whole.documentElement;
+      for (const el of Array.from(root.querySelectorAll("script, style, noscript, template"))) el.remove();
+    }
     // Readability's moves can leave neighbouring text nodes (with linkedom more than with jsdom), and
     // turndown escapes per text node: a ">" that starts one is escaped as if it began a line.
     root.normalize();
     return {
       title: clean(article?.title) ?? docTitle,
-      byline: clean(article?.byline) ?? meta(doc, "author"),
-      excerpt: clean(article?.excerpt) ?? meta(doc, "description", "og:description"),
-      siteName: clean(article?.siteName) ?? meta(doc, "og:site_name"),
+      byline: clean(article?.byline) ?? meta("author"),
+      excerpt: clean(article?.excerpt) ?? meta("description", "og:description"),
+      siteName: clean(article?.siteName) ?? meta("og:site_name"),
       lang: clean(article?.lang) ?? lang,
       published: clean(article?.publishedTime) ?? published,
       html: root.innerHTML.trim(),
       text: blockText(root),
       markdown: turndown.turndown(root as unknown as HTMLElement).trim(),
-      links: linksOf(root, doc.baseURI),
+      links: linksOf(root, baseURI),
       hasScripts,
     };
   } finally {

@@ -102,6 +102,7 @@ export default defineService({
   close: async (ctx) => {
     await ctx.browser.close();
     await ctx.reader.close();
+    await ctx.guard.close();
     await ctx.db.$disconnect();
   },
 });
