@@ -596,6 +596,31 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         });
       }
     }
+    // ---- gateways -----------------------------------------------------------------------
+    // Started with the services, not after them: a gateway's start (imports, every input schema
+    // compiled) takes seconds of CPU that need no service, and it calls none before its first
+    // request; its health waits for every service. Restarted below if a service's port moved.
+    const gatewayUrls: string[] = [];
+    const gatewayNames: string[] = [];
+    const gatewayEnvs: Array<[string, NodeJS.ProcessEnv]> = [];
+    for (let i = 0; i < gatewayCount; i++) {
+      const name = i === 0 ? "gateway" : `gateway-${i + 1}`;
+      const gwPort = gatewayPorts[i];
+      const url = `http://127.0.0.1:${gwPort}`;
+      gatewayUrls.push(url);
+      gatewayNames.push(name);
+      const env = childEnv({ PORT: String(gwPort), NATS_URL: natsUrlFor("gateway") });
+      gatewayEnvs.push([name, env]);
+      add({
+        name,
+        command: process.execPath,
+        args: [...NODE_PROCESS_ARGS, "gateway/src/main.ts"],
+        cwd: REPO_ROOT,
+        env,
+        endpoint: `${url}/health (every service of this stack SERVING)`,
+        health: () => gatewayReady(url, services),
+      });
+    }
     await waitAll(
       serviceProcs.map((n) => procs.get(n)!),
       healthTimeoutMs,
@@ -614,39 +639,25 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       if (!moved) break;
       if (round >= 3) throw new Error("service ports kept moving while the stack started; is another stack starting?");
       note("a service port was taken by another process; restarting the services with the addresses bound");
-      await Promise.all(
-        serviceProcs.map(async (name) => {
+      await Promise.all([
+        ...serviceProcs.map(async (name) => {
           const b = bound.get(name)!;
           for (const s of AREA_SERVICES) b.env[s.addrEnv] = shared[s.addrEnv];
           await procs.get(name)!.stop();
           procs.get(name)!.start();
         }),
-      );
+        ...gatewayEnvs.map(async ([name, env]) => {
+          for (const s of AREA_SERVICES) env[s.addrEnv] = shared[s.addrEnv];
+          await procs.get(name)!.stop();
+          procs.get(name)!.start();
+        }),
+      ]);
       await waitAll(
         serviceProcs.map((n) => procs.get(n)!),
         healthTimeoutMs,
       );
     }
 
-    // ---- gateways -----------------------------------------------------------------------
-    const gatewayUrls: string[] = [];
-    const gatewayNames: string[] = [];
-    for (let i = 0; i < gatewayCount; i++) {
-      const name = i === 0 ? "gateway" : `gateway-${i + 1}`;
-      const gwPort = gatewayPorts[i];
-      const url = `http://127.0.0.1:${gwPort}`;
-      gatewayUrls.push(url);
-      gatewayNames.push(name);
-      add({
-        name,
-        command: process.execPath,
-        args: [...NODE_PROCESS_ARGS, "gateway/src/main.ts"],
-        cwd: REPO_ROOT,
-        env: childEnv({ PORT: String(gwPort), NATS_URL: natsUrlFor("gateway") }),
-        endpoint: `${url}/health (every service of this stack SERVING)`,
-        health: () => gatewayReady(url, services),
-      });
-    }
     await waitAll(
       gatewayNames.map((n) => procs.get(n)!),
       healthTimeoutMs,
