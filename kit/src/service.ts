@@ -390,6 +390,15 @@ export function main<Ctx, E extends EnvSchema>(def: ServiceDefinition<Ctx, E>): 
 }
 
 /**
+ * Limits of every interactive transaction (`$transaction(async (tx) => …)`) that names none.
+ * Prisma's own (2 s to start, 5 s to finish) end a call that waits behind a row another call holds,
+ * or for a loaded database, with "expired transaction" (503 by kit/src/data/db-errors.ts) although
+ * it would have succeeded; together these stay within the gateway's default call deadline
+ * (UPSTREAM_TIMEOUT_MS, 30 s), so a transaction does not outlive the caller's wait.
+ */
+export const TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 20_000 } as const;
+
+/**
  * The service's Prisma client over its tenant-scoped pool and schema (one factory for every
  * service; pass the client class generated for the service).
  *
@@ -398,8 +407,8 @@ export function main<Ctx, E extends EnvSchema>(def: ServiceDefinition<Ctx, E>): 
  */
 export function prismaClient<T>(
   deps: Pick<ServiceDeps, "name" | "prismaAdapter">,
-  Client: new (options: { adapter: PrismaPg }) => T,
+  Client: new (options: { adapter: PrismaPg; transactionOptions: { maxWait: number; timeout: number } }) => T,
 ): T {
   if (!deps.prismaAdapter) throw new Error(`${deps.name} service started without a database (DATABASE_URL)`);
-  return new Client({ adapter: deps.prismaAdapter });
+  return new Client({ adapter: deps.prismaAdapter, transactionOptions: { ...TRANSACTION_LIMITS } });
 }
