@@ -7,7 +7,12 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client
 
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "gantry_gateway_" });
+  // The event-loop delay histogram samples every 100 ms, not prom-client's 10 ms: at 10 ms it woke
+  // the idle gateway 100 times a second, about 0.9% of a core on a slow machine (8.6 ms of CPU a
+  // second against 1.1 ms; docs/benchmarks.md, *Memory*), which also delayed kit/src/idle-memory.ts's
+  // collection. The lag gauges are read per scrape, seconds apart; each sample is the interval
+  // between two wake-ups, so they read about 0.1 s at idle and the lag is what exceeds that.
+  collectDefaultMetrics({ register: registry, prefix: "gantry_gateway_", eventLoopMonitoringPrecision: 100 });
   return {
     registry,
     requests: new Counter({

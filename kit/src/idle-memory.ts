@@ -22,10 +22,10 @@ import { flushCompileCache } from "node:module";
 const CHECK_MS = 500;
 /**
  * CPU time (µs) per check below which the process counts as quiet: 2% of one core. A process's own
- * timers cost CPU at idle too: the gateway's event-loop delay histogram (prom-client's default
- * metrics, 100 wake-ups a second) alone takes about 0.9% of a core on a slow machine, and at a 1%
- * line the gateway's collection waited for a lucky 2 s instead of running (docs/benchmarks.md,
- * *Memory*).
+ * timers cost CPU at idle too: the gateway's event-loop delay histogram at prom-client's default
+ * 100 wake-ups a second took about 0.9% of a core on a slow machine (now 10 a second,
+ * gateway/src/metrics.ts), and at a 1% line the gateway's collection waited for a lucky 2 s instead
+ * of running (docs/benchmarks.md, *Memory*).
  */
 const QUIET_US = CHECK_MS * 1_000 * 0.02;
 /** Quiet checks in a row before a release: 2 s. */
