@@ -9,6 +9,7 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { SsrfGuard, type SsrfResolver } from "./ssrf.ts";
 import { type SsrfProxy, startSsrfProxy } from "./ssrf-proxy.ts";
+import { type PooledOrigin, scriptedResolver, startPooledOrigin } from "./ssrf-test-origin.ts";
 
 const quiet = { warn: () => {} };
 let origin: http.Server;
@@ -151,5 +152,61 @@ describe("SSRF proxy", () => {
     });
     assert.match(reply, /hello \/tunnel/);
     socket.destroy();
+  });
+});
+
+describe("SSRF proxy: plain http over the guard's kept-alive connections", () => {
+  let origin: PooledOrigin;
+  before(async () => {
+    origin = await startPooledOrigin();
+  });
+  after(() => origin.close());
+
+  /** A proxy over a loopback-allowing guard whose DNS answers from `dns`; both ended after `fn`. */
+  async function withProxy(dns: ReturnType<typeof scriptedResolver>, fn: (proxy: SsrfProxy) => Promise<void>) {
+    const guard = new SsrfGuard({ allowLoopback: true, resolve: dns.resolve, log: quiet });
+    const proxy = await startSsrfProxy(guard);
+    try {
+      await fn(proxy);
+    } finally {
+      await proxy.close();
+      await guard.close();
+    }
+  }
+
+  test("two requests to one origin share one upstream connection and one lookup", async () => {
+    const dns = scriptedResolver("127.0.0.1");
+    await withProxy(dns, async (proxy) => {
+      const before = origin.seen.length;
+      const first = await viaProxy(proxy, `http://pooled.test:${origin.port}/one`);
+      await new Promise<void>((r) => setImmediate(r));
+      const second = await viaProxy(proxy, `http://pooled.test:${origin.port}/two`);
+      assert.deepEqual([first.body, second.body], ["ok", "ok"]);
+      const [a, b] = origin.seen.slice(before);
+      assert.equal(b.from, a.from, "the second request came over the first one's upstream connection");
+      assert.equal(dns.calls, 1, "the kept connection asked the guard nothing new");
+      assert.equal(proxy.addressOf("pooled.test", origin.port), "127.0.0.1");
+    });
+  });
+
+  test("a name rebound to a private address after a connection was kept is refused at the next new connection", async () => {
+    const dns = scriptedResolver("127.0.0.1");
+    await withProxy(dns, async (proxy) => {
+      assert.equal((await viaProxy(proxy, `http://pooled.test:${origin.port}/warm`)).status, 200);
+      await new Promise<void>((r) => setImmediate(r));
+      // Keep the kept connection busy so the next request needs a connection of its own.
+      const { busy, release } = origin.hold();
+      const hold = viaProxy(proxy, `http://pooled.test:${origin.port}/hold`);
+      await busy;
+      assert.equal(dns.calls, 1, "the held request went over the kept connection");
+      const before = origin.seen.length;
+      dns.then("10.0.0.1");
+      const rebound = await viaProxy(proxy, `http://pooled.test:${origin.port}/rebound`);
+      assert.equal(rebound.status, 403);
+      assert.equal(rebound.headers["x-gantry-ssrf"], "address");
+      assert.equal(origin.seen.length, before, "the rebound request reached no server");
+      release();
+      assert.equal((await hold).body, "held");
+    });
   });
 });

@@ -6,9 +6,10 @@
  * proxy), so every request a page makes — subresources, redirects, fetch/XHR, WebSockets, which
  * Chromium tunnels with CONNECT — arrives here and is judged by the same rules as `SsrfGuard.fetch`:
  *
- * - plain `http://` requests: `guard.checkUrl` (scheme, credentials, port, literal address), then the
- *   connection is made with `guard.lookup` (every resolved address checked at connect time, so DNS
- *   rebinding cannot slip through) and the peer address re-checked;
+ * - plain `http://` requests: `guard.checkUrl` (scheme, credentials, port, literal address), then
+ *   sent over the guard's own pool (`guard.dispatcher()`): a kept-alive connection to the origin is
+ *   reused, and every new one is made as `SsrfGuard.fetch` makes it (every resolved address checked
+ *   at connect time, so DNS rebinding cannot slip through, and the peer address re-checked);
  * - `CONNECT host:port` tunnels (https, wss): the same URL rules for `https://host:port/`, the name
  *   resolved with `guard.resolveChecked`, and the tunnel opened to the checked address itself (no
  *   second resolution).
@@ -22,7 +23,8 @@
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { addressAllowed, SsrfBlockedError, type SsrfGuard } from "./ssrf.ts";
+import type { Dispatcher } from "undici";
+import { SsrfBlockedError, type SsrfGuard } from "./ssrf.ts";
 
 export interface SsrfProxyOptions {
   /** Called for every refused request (URL and the rule that refused it). */
@@ -82,51 +84,47 @@ export async function startSsrfProxy(guard: SsrfGuard, options: SsrfProxyOptions
       return;
     }
     const port = Number(url.port || 80);
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    const headers: http.OutgoingHttpHeaders = {};
-    for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k) && v !== undefined) headers[k] = v;
-    const upstream = http.request(
-      {
-        host,
-        port,
-        method: req.method,
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(req.headers))
+      if (!HOP_BY_HOP.has(k) && k !== "expect" && v !== undefined) headers[k] = v;
+    // A request without a length or chunked body has none: a stream would go out chunked.
+    const length = req.headers["content-length"];
+    const hasBody = length !== undefined ? length !== "0" : req.headers["transfer-encoding"] !== undefined;
+    const upstream = guard.dispatcher();
+    const gone = new AbortController();
+    res.on("close", () => gone.abort());
+    upstream
+      .request({
+        origin: url.origin,
         path: `${url.pathname}${url.search}`,
+        method: req.method as Dispatcher.HttpMethod,
         headers,
-        lookup: guard.lookup as unknown as net.LookupFunction,
-        agent: false,
-      },
-      (up) => {
-        const out: http.OutgoingHttpHeaders = {};
-        for (const [k, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(k) && v !== undefined) out[k] = v;
-        res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
-        up.pipe(res);
-        up.on("error", () => res.destroy());
-      },
-    );
-    upstream.on("socket", (socket) => {
-      socket.once("connect", () => {
-        const peer = socket.remoteAddress;
-        if (!peer || !addressAllowed(peer, guard.allowLoopback)) {
-          upstream.destroy(new SsrfBlockedError("address", url.href, `connected to ${peer}`));
-          return;
-        }
-        remember(url.hostname, port, peer);
-      });
-    });
-    upstream.on("error", (err) => {
-      if (res.headersSent) return void res.destroy();
-      let cause: unknown = err;
-      while (cause instanceof Error && !(cause instanceof SsrfBlockedError) && cause.cause) cause = cause.cause;
-      if (cause instanceof SsrfBlockedError) {
-        const { rule, message } = refuse(url.href, cause);
-        res.writeHead(403, { "content-type": "text/plain", "x-gantry-ssrf": rule }).end(message);
-      } else
-        res
-          .writeHead(502, { "content-type": "text/plain", "x-gantry-proxy-error": "connect" })
-          .end(`upstream: ${err.message}`);
-    });
-    req.pipe(upstream);
-    res.on("close", () => upstream.destroy());
+        body: hasBody ? req : undefined,
+        signal: gone.signal,
+      })
+      .then(
+        (up) => {
+          // The peer of the pooled connection the request went over, checked when it was made.
+          if (upstream.address) remember(url.hostname, port, upstream.address);
+          const out: http.OutgoingHttpHeaders = {};
+          for (const [k, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(k) && v !== undefined) out[k] = v;
+          res.writeHead(up.statusCode, out);
+          up.body.on("error", () => res.destroy());
+          up.body.pipe(res);
+        },
+        (err: Error) => {
+          if (res.headersSent || gone.signal.aborted) return void res.destroy();
+          let cause: unknown = err;
+          while (cause instanceof Error && !(cause instanceof SsrfBlockedError) && cause.cause) cause = cause.cause;
+          if (cause instanceof SsrfBlockedError) {
+            const { rule, message } = refuse(url.href, cause);
+            res.writeHead(403, { "content-type": "text/plain", "x-gantry-ssrf": rule }).end(message);
+          } else
+            res
+              .writeHead(502, { "content-type": "text/plain", "x-gantry-proxy-error": "connect" })
+              .end(`upstream: ${err.message}`);
+        },
+      );
   });
 
   server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) => {

@@ -9,6 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { LookupAddress } from "node:dns";
 import { addressAllowed, SsrfBlockedError, SsrfFetchError, SsrfGuard, type SsrfResolver } from "./ssrf.ts";
+import { type PooledOrigin, scriptedResolver, startPooledOrigin } from "./ssrf-test-origin.ts";
 
 let server: http.Server;
 let port = 0;
@@ -280,105 +281,64 @@ describe("SSRF guard: redirects, caps, escape hatch", () => {
 });
 
 describe("SSRF guard: kept-alive connections", () => {
-  let pooled: http.Server;
-  let pooledPort = 0;
-  /** The client port each request arrived from: the same port is the same connection. */
-  const seen: { path: string; from: number }[] = [];
-  let holding: (() => void) | undefined;
-  let held: Promise<void> = Promise.resolve();
+  let origin: PooledOrigin;
   before(async () => {
-    pooled = http.createServer((req, res) => {
-      seen.push({ path: req.url ?? "", from: req.socket.remotePort ?? 0 });
-      if (req.url === "/hold") {
-        // Answers when the test lets it go, keeping its connection busy until then.
-        holding?.();
-        return void held.then(() => res.end("held"));
-      }
-      res.end("ok");
-    });
-    await new Promise<void>((r) => pooled.listen(0, "127.0.0.1", r));
-    pooledPort = (pooled.address() as AddressInfo).port;
+    origin = await startPooledOrigin();
   });
-  after(() => {
-    pooled.closeAllConnections();
-    pooled.close();
-  });
+  after(() => origin.close());
 
   /** The pool learns that a connection is free again on the next turn of the event loop. */
   const settled = () => new Promise<void>((r) => setImmediate(r));
 
-  /** A resolver answering from a queue (the last answer repeats), counting its calls. */
-  function scripted(first: string) {
-    const answers = [first];
-    const resolver = {
-      calls: 0,
-      then: (...next: string[]) => answers.splice(0, answers.length, ...next),
-      resolve: ((_h, cb) => {
-        resolver.calls++;
-        const address = answers.length > 1 ? (answers.shift() as string) : answers[0];
-        cb(null, [{ address, family: 4 }]);
-      }) as SsrfResolver,
-    };
-    return resolver;
-  }
-
   test("two requests to one origin go over one connection, each reporting the address it was sent to", async () => {
-    const dns = scripted("127.0.0.1");
+    const dns = scriptedResolver("127.0.0.1");
     const guard = new SsrfGuard({ allowLoopback: true, resolve: dns.resolve, log: { warn: () => {} } as never });
     try {
-      const before = seen.length;
-      const first = await guard.fetch(`http://pooled.test:${pooledPort}/one`);
+      const before = origin.seen.length;
+      const first = await guard.fetch(`http://pooled.test:${origin.port}/one`);
       await settled();
-      const second = await guard.fetch(`http://pooled.test:${pooledPort}/two`);
+      const second = await guard.fetch(`http://pooled.test:${origin.port}/two`);
       assert.deepEqual([first.text(), second.text()], ["ok", "ok"]);
       assert.deepEqual([first.address, second.address], ["127.0.0.1", "127.0.0.1"]);
-      const [a, b] = seen.slice(before);
+      const [a, b] = origin.seen.slice(before);
       assert.equal(b.from, a.from, "the second request came over the first one's connection");
       // Two pre-flight resolutions and one connect-time lookup: the kept connection asked nothing new.
       assert.equal(dns.calls, 3);
 
       // Another guard (other rules) never uses that connection: this one refuses loopback outright.
-      const strict = new SsrfGuard({ allowedPorts: [pooledPort], resolve: scripted("127.0.0.1").resolve });
-      const err = await refusal(strict.fetch(`http://pooled.test:${pooledPort}/three`));
+      const strict = new SsrfGuard({ allowedPorts: [origin.port], resolve: scriptedResolver("127.0.0.1").resolve });
+      const err = await refusal(strict.fetch(`http://pooled.test:${origin.port}/three`));
       assert.equal(err.rule, "address");
-      assert.equal(seen.length, before + 2, "nothing reached the server under the strict guard");
+      assert.equal(origin.seen.length, before + 2, "nothing reached the server under the strict guard");
     } finally {
       await guard.close();
     }
   });
 
   test("a name rebound to a private address after a connection was kept is refused at the next new connection", async () => {
-    const dns = scripted("127.0.0.1");
+    const dns = scriptedResolver("127.0.0.1");
     const guard = new SsrfGuard({ allowLoopback: true, resolve: dns.resolve, log: { warn: () => {} } as never });
     try {
-      await guard.fetch(`http://pooled.test:${pooledPort}/warm`);
+      await guard.fetch(`http://pooled.test:${origin.port}/warm`);
       await settled();
       const lookups = dns.calls;
       // Keep the pooled connection busy so the next request needs a connection of its own.
-      const busy = new Promise<void>((r) => {
-        holding = r;
-      });
-      let release = () => {};
-      held = new Promise<void>((r) => {
-        release = r;
-      });
-      const hold = guard.fetch(`http://pooled.test:${pooledPort}/hold`);
+      const { busy, release } = origin.hold();
+      const hold = guard.fetch(`http://pooled.test:${origin.port}/hold`);
       await busy;
       assert.equal(dns.calls, lookups + 1, "the held request went over the kept connection (its pre-flight only)");
-      const before = seen.length;
+      const before = origin.seen.length;
       // The pre-flight still sees loopback (allowed here); the new connection's lookup sees 10.0.0.1.
       dns.then("127.0.0.1", "10.0.0.1");
-      const err = await refusal(guard.fetch(`http://pooled.test:${pooledPort}/rebound`));
+      const err = await refusal(guard.fetch(`http://pooled.test:${origin.port}/rebound`));
       assert.equal(err.rule, "address");
       assert.match(err.detail, /10\.0\.0\.1 \(private\)/);
-      assert.equal(seen.length, before, "the rebound request reached no server");
+      assert.equal(origin.seen.length, before, "the rebound request reached no server");
       release();
       const kept = await hold;
       assert.equal(kept.text(), "held");
       assert.equal(kept.address, "127.0.0.1", "the kept connection stayed with the address it was checked at");
     } finally {
-      holding = undefined;
-      held = Promise.resolve();
       await guard.close();
     }
   });

@@ -323,6 +323,15 @@ export class SsrfGuard {
     return this.#pool;
   }
 
+  /**
+   * One request's view of the guard's pool (its checked, kept-alive connections); after the request
+   * is written, `address` is the peer it went to. For a caller that speaks undici's request API
+   * itself, as the browser's filtering proxy does (kit/src/ssrf-proxy.ts).
+   */
+  dispatcher(): PeerDispatcher {
+    return new PeerDispatcher(this.agent());
+  }
+
   /** Ends the guard's kept-alive connections (a service's shutdown); a later fetch opens new ones. */
   async close(): Promise<void> {
     const pool = this.#pool;
@@ -359,7 +368,7 @@ export class SsrfGuard {
             ? err
             : new SsrfFetchError("EFETCH", "connect", url.href, `${url.href}: ${(err as Error).message}`, err);
         });
-      const dispatcher = new PeerDispatcher(this.agent());
+      const dispatcher = this.dispatcher();
       let res: Awaited<ReturnType<typeof undiciFetch>>;
       try {
         res = await undiciFetch(url, { method, headers, body, redirect: "manual", signal, dispatcher });
@@ -519,8 +528,8 @@ class PeerHandler extends Decorator {
   }
 }
 
-/** One fetch's view of the guard's pool: the same connections, and the peer its request went to. */
-class PeerDispatcher extends Dispatcher {
+/** One request's view of the guard's pool: the same connections, and the peer its request went to. */
+export class PeerDispatcher extends Dispatcher {
   address: string | undefined;
   readonly #pool: Agent;
 
