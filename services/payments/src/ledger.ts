@@ -93,13 +93,16 @@ export async function balances(
 export const balanceKey = (settlementAccount: string, currency: string) => `${settlementAccount} ${currency}`;
 
 /**
- * Serialises balance checks of one tenant, settlement account and currency until the transaction
- * ends, so two payouts cannot both spend the same available balance.
+ * Locks the balance row of one tenant, settlement account and currency until the transaction ends:
+ * the row payout.send's statement updates last (the ledger's trigger, which also refuses a
+ * reservation beyond `available`), so a check made after this sees every reservation committed
+ * before and none can come in between. No row, no balance: nothing to lock, and any payout is refused.
  */
 export async function lockBalance(tx: Tx, tenant: string, settlementAccount: string, currency: string): Promise<void> {
-  // The same key as the `payments.spendable` function payout.send's statement calls (its migration).
   await tx.$queryRawUnsafe(
-    `SELECT pg_advisory_xact_lock(hashtext($1))::text`,
-    `payments-balance:${tenant}:${settlementAccount}:${currency}`,
+    `SELECT 1 FROM "payments"."balances" WHERE tenant = $1 AND settlement_account = $2 AND currency = $3 FOR UPDATE`,
+    tenant,
+    settlementAccount,
+    currency,
   );
 }

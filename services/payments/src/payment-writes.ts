@@ -83,3 +83,15 @@ export async function recordCheckout(pool: pg.Pool, id: string, state: PaymentSt
   if (!row) throw new Error(`payment ${id} vanished after its creation`);
   return asPayment(row);
 }
+
+/** A payment as stored (a replay's answer). */
+export async function paymentById(pool: pg.Pool, id: string): Promise<Payment> {
+  const [row] = await runPrepared<PaymentRow>(
+    pool,
+    "payments.payment_by_id",
+    `SELECT ${PAYMENT_COLUMNS} FROM payments.payments WHERE id = $1`,
+    [id],
+  );
+  if (!row) throw new Error(`payment ${id} not found`);
+  return asPayment(row);
+}

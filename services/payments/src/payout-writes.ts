@@ -13,28 +13,28 @@ import type { OutboxEvent } from "@gantry/kit";
 
 /**
  * One payout accepted in one statement, for `idempotentInsert` with `claimFirst`: the key is claimed
- * first (the kit's CTE `claim`; a taken key writes nothing), then `payments.spendable` (its
- * migration says how) takes the balance lock of the account the payout is paid from and reads its
- * `available` with a snapshot taken after the lock, refusing an amount beyond it (see
- * `refusedBalance`); only then are the payout and its journals written (the reservation,
- * `available` → `reserved`, and when the provider answered in process the move it reported:
- * src/payouts.ts `acceptance`), with that move's event in the kit's outbox table. The lock is held
- * from there to the commit that ends the statement, with no client round trip in between, so
- * payouts of one balance serialise on server time only. A concurrent first use of the same key
- * waits on the key, before the lock, and then finds it taken: so a refusal is always this call's own.
+ * first (the kit's CTE `claim`; a taken key writes nothing), then the payout and its journals are
+ * written (the reservation, `available` → `reserved`, and when the provider answered in process the
+ * move it reported: src/payouts.ts `acceptance`), with that move's event in the kit's outbox table.
+ * The balance is checked last, by the ledger's trigger at the end of the statement (migration
+ * `20270104000000_balance_row_check`): it adds the lines to the balance row, on the row's newest
+ * version, and refuses a reservation beyond what was available before it (see `refusedBalance`), so
+ * nothing is written. That row's lock is the only one on the balance, held from the trigger to the
+ * commit that ends the statement: payouts of one balance queue for that much only. A concurrent
+ * first use of the same key waits on the key and then finds it taken: so a refusal is always this
+ * call's own.
  */
 export function acceptPayout(p: Payout, journals: PayoutJournal[], event: OutboxEvent | null) {
   return {
     name: "payments.accept_payout",
-    text: `WITH balance AS (SELECT payments.spendable($2, $15, $11, $9::bigint) AS available FROM claim),
-           payout AS (
+    text: `WITH payout AS (
              INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
                bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
                settlement_account, provider_account, description, reference, idempotency_key, metadata, vertical,
                request_id, created_at, updated_at, paid_at, fee_minor, failure_code, failure_message, provider_reference)
              SELECT $1, $2, NULL, 0, $3, $4, $5, $6, $7, $8, $9, $11, $10, $12, $13, $14, $15, $16, $17, NULL, $18,
                     $19::jsonb, $20, $21, $22, $23, $24, $25, $26, $27, $28
-               FROM balance
+               FROM claim
              RETURNING ${PAYOUT_COLUMNS}),
            ${bookAndQueue("payout", 29)}
            SELECT * FROM payout`,
@@ -112,11 +112,23 @@ function bookAndQueueValues(journals: PayoutJournal[], event: OutboxEvent | null
   ];
 }
 
-/** The available balance when `err` is `payments.spendable` refusing an amount beyond it; else null. */
+/** What was available when `err` is the ledger's trigger refusing a reservation beyond it; else null. */
 export function refusedBalance(err: unknown): bigint | null {
   const e = err as { code?: string; message?: string; detail?: string };
   if (e?.code !== "P0001" || e.message !== "insufficient_balance" || !e.detail) return null;
   return BigInt(e.detail);
+}
+
+/** A payout as stored (a replay's answer). */
+export async function payoutById(pool: pg.Pool, id: string): Promise<Payout> {
+  const [row] = await runPrepared<PayoutRow>(
+    pool,
+    "payments.payout_by_id",
+    `SELECT ${PAYOUT_COLUMNS} FROM payments.payouts WHERE id = $1`,
+    [id],
+  );
+  if (!row) throw new Error(`payout ${id} not found`);
+  return asPayout(row);
 }
 
 /** A payout's batch, read before any lock: a batch row is locked before its items (src/payouts.ts). */

@@ -18,7 +18,7 @@ import { ability } from "../context.ts";
 import { type Payment, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { toMinor } from "@gantry/kit/money.ts";
-import { insertPayment, recordCheckout } from "../payment-writes.ts";
+import { insertPayment, paymentById, recordCheckout } from "../payment-writes.ts";
 import { advancePayment } from "../payments.ts";
 import { providerFor } from "../providers/index.ts";
 import { paymentOut } from "../records.ts";
@@ -81,7 +81,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
       refundedAt: null,
     }),
     result: asPayment,
-    replay: (recordId) => ctx.db.payment.findFirstOrThrow({ where: { id: recordId } }),
+    replay: (recordId) => paymentById(ctx.pool, recordId),
     claimFirst: true,
   });
   if (!created || inProcess) return paymentOut(result);

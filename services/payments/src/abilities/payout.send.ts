@@ -15,7 +15,7 @@ import { ability } from "../context.ts";
 import { type Payout, type Prisma, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
 import { toMinor } from "@gantry/kit/money.ts";
-import { acceptPayout, recipientOf, refusedBalance } from "../payout-writes.ts";
+import { acceptPayout, payoutById, recipientOf, refusedBalance } from "../payout-writes.ts";
 import { acceptance, dispatch, insufficientBalance, newPayout } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
 import { currencyMismatch, payoutOut, unknownRecipient } from "../records.ts";
@@ -62,7 +62,7 @@ export default ability("payout.send", async (input, call, ctx) => {
     recordId: id,
     insert: acceptPayout(accepted.record, accepted.journals, accepted.event),
     result: asPayout,
-    replay: (recordId) => ctx.db.payout.findFirstOrThrow({ where: { id: recordId } }),
+    replay: (recordId) => payoutById(ctx.pool, recordId),
     claimFirst: true,
   }).catch((err) => {
     // Refused by the statement itself, so nothing was written.

@@ -100,17 +100,21 @@ test("payout.send: a failed reservation leaves no payout, no journal and no used
   assert.equal((await t.call("payout.balance", { currency: "USD" }, { tenant })).balances[0].available.minor, 3000);
 });
 
-test("payout.send replayed while the balance is locked answers at once: the key is claimed before the balance lock", async () => {
+test("payout.send replayed while the balance row is locked answers at once: the key is claimed before the balance", async () => {
   const tenant = "replay-lock-co";
   const rcp = await recipient(t, tenant, "USD");
   await fund(t, tenant, 50, "USD");
   const input = { recipientId: rcp, amount: 5, currency: "USD", idempotencyKey: "weekly" };
   const first = await t.call("payout.send", input, { tenant });
-  // Another payout of this balance holds its lock (the key payments.spendable takes).
+  // Another writer of this balance holds its row (as a payout does from its ledger lines to its commit).
   const holder = await t.db.connect();
   try {
     await holder.query("BEGIN");
-    await holder.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`payments-balance:${tenant}:sandbox:USD`]);
+    const { rowCount } = await holder.query(
+      "SELECT 1 FROM payments.balances WHERE tenant = $1 AND settlement_account = 'sandbox' AND currency = 'USD' FOR UPDATE",
+      [tenant],
+    );
+    assert.equal(rowCount, 1);
     const replay = await Promise.race([
       t.call("payout.send", input, { tenant }),
       new Promise((resolve) => setTimeout(() => resolve("waited on the balance lock"), 3_000)),
@@ -141,6 +145,45 @@ test("payout.send refused for the balance uses no key: once funded, the same key
   const sent = await t.call("payout.send", input, { tenant });
   assert.equal(sent.status, "paid");
   assert.equal((await t.call("payout.balance", { currency: "EUR" }, { tenant })).balances[0].available.minor, 500);
+});
+
+test("12 concurrent payouts against a balance for 11: exactly 11 are paid, the 12th is refused with nothing left", async () => {
+  const tenant = "race-co";
+  const rcp = await recipient(t, tenant, "USD");
+  await fund(t, tenant, 11, "USD");
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 12 }, (_, i) =>
+      t.call("payout.send", { recipientId: rcp, amount: 1, currency: "USD", idempotencyKey: `race-${i}` }, { tenant }),
+    ),
+  );
+  const paid = outcomes.filter((o) => o.status === "fulfilled");
+  const refused = outcomes.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
+  assert.equal(paid.length, 11);
+  assert.equal(refused.length, 1);
+  // Refused after the other 11 reserved: what it saw available was nothing.
+  assert.equal(refused[0].reason.details[0].code, "insufficient_balance");
+  assert.deepEqual(refused[0].reason.details[0].available, { amount: 0, currency: "USD", minor: 0 });
+  assert.equal(await count("payouts", tenant), 11);
+  assert.equal(await count("idempotency_records", tenant), 11);
+  const [row] = (
+    await t.db.query(`SELECT available::int, reserved::int FROM payments.balances WHERE tenant = $1`, [tenant])
+  ).rows;
+  assert.deepEqual(row, { available: 0, reserved: 0 });
+});
+
+test("a payout the sandbox fails is still refused beyond the balance: the reservation is checked, not the net move", async () => {
+  const tenant = "closed-short-co";
+  const closed = await recipient(t, tenant, "USD", "0002");
+  await fund(t, tenant, 5, "USD");
+  const input = { recipientId: closed, amount: 6, currency: "USD", idempotencyKey: "closed-1" };
+  await assert.rejects(t.call("payout.send", input, { tenant }), (err: any) => {
+    assert.equal(err.details[0].code, "insufficient_balance");
+    assert.equal(err.details[0].available.minor, 500);
+    return true;
+  });
+  assert.equal(await count("payouts", tenant), 0);
+  const within = await t.call("payout.send", { ...input, amount: 5, idempotencyKey: "closed-2" }, { tenant });
+  assert.equal(within.status, "failed");
 });
 
 test("payout.send: reserved then paid in the ledger, and payments.payout.paid on NATS", async () => {
