@@ -31,6 +31,7 @@ import { findNatsServer, findRedisServer, REPO_ROOT } from "./binaries.ts";
 import { chromiumSandboxRefusal } from "./chromium-sandbox.ts";
 import { ensureDirectory } from "./directory.ts";
 import { gatewayReady, tcpOpen } from "./health.ts";
+import { startOnPickedPort } from "./picked-port.ts";
 import { pickPort, releasePort } from "./ports.ts";
 import { BoundPort } from "./bound-ports.ts";
 import { prepareSchema } from "@gantry/kit/migrate.ts";
@@ -342,6 +343,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     // ---- dependencies -------------------------------------------------------------------
     const deps: Promise<void>[] = [];
+    // Each on a picked port, and on another when it lost that one before binding it.
+    const started = { add, sink, wait: { timeoutMs: healthTimeoutMs, failAfterExits: 1 } };
     let databaseUrl = opts.databaseUrl ?? "";
     let postgresDir: string | undefined;
     let localPostgres = false;
@@ -373,27 +376,26 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
             }
             note(`${dataDir} is not reachable by the 'postgres' user; keeping the cluster in ${clusterDir}`);
           }
-          const pgPort = await port(DEP_PORTS.postgres);
-          const prepared = await preparePostgres({
-            dir: clusterDir,
-            port: pgPort,
-            durable: !ephemeral,
-            password: localMasterKey(dataDir, "postgres-password"),
-            log: note,
-          });
-          // Probe only once this postmaster said it is ready: probing earlier makes Postgres log
+          let prepared: Awaited<ReturnType<typeof preparePostgres>> | undefined;
+          // Probed only once this postmaster said it is ready: probing earlier makes Postgres log
           // a FATAL "the database system is starting up" line per attempt.
-          let readyPid: number | undefined;
-          const probe = prepared.spec.health!;
-          const proc = add({
-            ...prepared.spec,
-            health: async () => readyPid !== undefined && readyPid === proc.pid && probe(),
+          await startOnPickedPort({
+            name: "postgres",
+            pick: () => port(DEP_PORTS.postgres),
+            spec: async (pgPort) => {
+              prepared = await preparePostgres({
+                dir: clusterDir,
+                port: pgPort,
+                durable: !ephemeral,
+                password: localMasterKey(dataDir, "postgres-password"),
+                log: note,
+              });
+              return prepared.spec;
+            },
+            readyLine: "database system is ready to accept connections",
+            ...started,
           });
-          sink.subscribe((name, line) => {
-            if (name === "postgres" && line.includes("database system is ready to accept connections"))
-              readyPid = proc.pid;
-          });
-          await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
+          if (!prepared) throw new Error("postgres started without its settings");
           await adoptPassword(prepared.adminUrl, note);
           await ensureDatabase(prepared.adminUrl);
           databaseUrl = prepared.url;
@@ -405,7 +407,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       deps.push(
         (async () => {
           const bin = await findNatsServer(note);
-          const natsPort = await port(DEP_PORTS.nats);
           const storeDir = path.join(dataDir, "nats");
           fs.mkdirSync(storeDir, { recursive: true });
           const config: string[] = [];
@@ -416,15 +417,20 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
             fs.chmodSync(file, 0o600);
             config.push("-c", file);
           }
-          const proc = add({
+          const { port: natsPort } = await startOnPickedPort({
             name: "nats",
-            command: bin,
-            args: [...config, "-js", "-sd", storeDir, "-a", "127.0.0.1", "-p", String(natsPort)],
-            env: baseEnv(),
-            endpoint: `nats 127.0.0.1:${natsPort}`,
-            health: () => tcpOpen(natsPort),
+            pick: () => port(DEP_PORTS.nats),
+            spec: (natsPort) => ({
+              name: "nats",
+              command: bin,
+              args: [...config, "-js", "-sd", storeDir, "-a", "127.0.0.1", "-p", String(natsPort)],
+              env: baseEnv(),
+              endpoint: `nats 127.0.0.1:${natsPort}`,
+              health: () => tcpOpen(natsPort),
+            }),
+            readyLine: "Server is ready",
+            ...started,
           });
-          await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
           natsUrl = `nats://127.0.0.1:${natsPort}`;
         })(),
       );
@@ -433,7 +439,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       deps.push(
         (async () => {
           const bin = findRedisServer();
-          const redisPort = await port(DEP_PORTS.redis);
           // Hex: nothing in it needs escaping in the ACL line or the URL.
           const password = Buffer.from(localMasterKey(dataDir, "redis-password"), "base64").toString("hex");
           // In a file only the runner's user reads, not on the command line, which every local
@@ -441,27 +446,32 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           const config = path.join(dataDir, "redis.conf");
           fs.writeFileSync(config, redisConfig(password), { mode: 0o600 });
           fs.chmodSync(config, 0o600);
-          const proc = add({
+          const { port: redisPort } = await startOnPickedPort({
             name: "redis",
-            command: bin,
-            args: [
-              config,
-              "--port",
-              String(redisPort),
-              "--bind",
-              "127.0.0.1",
-              "--save",
-              "",
-              "--appendonly",
-              "no",
-              "--dir",
-              dataDir,
-            ],
-            env: baseEnv(),
-            endpoint: `redis 127.0.0.1:${redisPort}`,
-            health: () => tcpOpen(redisPort),
+            pick: () => port(DEP_PORTS.redis),
+            spec: (redisPort) => ({
+              name: "redis",
+              command: bin,
+              args: [
+                config,
+                "--port",
+                String(redisPort),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dataDir,
+              ],
+              env: baseEnv(),
+              endpoint: `redis 127.0.0.1:${redisPort}`,
+              health: () => tcpOpen(redisPort),
+            }),
+            readyLine: "Ready to accept connections",
+            ...started,
           });
-          await proc.waitHealthy({ timeoutMs: healthTimeoutMs, failAfterExits: 1 });
           redisUrl = `redis://${REDIS_GATEWAY_USER}:${password}@127.0.0.1:${redisPort}`;
         })(),
       );
