@@ -7,10 +7,11 @@
  * description: curated, so listed first); a shipped toolkit that only shares a word with the query
  * ("an", "customer") comes after the directory's ranking instead of crowding its top. Without the
  * directory, `query` filters by those words and the order stays by name.
- * `category` one of the categories; the kit's cursor codec (by name: the last name and slug; ranked:
+ * `category` one of the categories the registry's toolkits use (400 naming them otherwise: an empty
+ * page would read as "no toolkit there" for a misspelt one); the kit's cursor codec (by name: the last name and slug; ranked:
  * the position).
  */
-import { decodeCursor, encodeCursor } from "@gantry/kit";
+import { decodeCursor, encodeCursor, GantryError } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { queryWords, toolScore } from "../tool-search.ts";
 import { matches, type ToolkitOut, toolkitListing } from "../toolkits.ts";
@@ -18,6 +19,21 @@ import { matches, type ToolkitOut, toolkitListing } from "../toolkits.ts";
 export default ability("integration.app.toolkits", async (input, _call, ctx) => {
   const limit = input.limit ?? 20;
   const inCategory = (t: ToolkitOut) => !input.category || t.categories.includes(input.category);
+  if (input.category) {
+    const known = [...new Set(toolkitListing(ctx.toolkits).flatMap((t) => t.categories))].sort();
+    if (!known.includes(input.category))
+      throw new GantryError("validation_failed", `/input/category is "${input.category}", which no toolkit has.`, {
+        reason: `Pass one of the toolkits' categories: ${known.join(", ")}.`,
+        details: [
+          {
+            path: "/input/category",
+            message: `/input/category must be one of ${known.join(", ")}`,
+            code: "enum",
+            params: { allowedValues: known },
+          },
+        ],
+      });
+  }
   const directory = ctx.toolkits.directory;
   if (input.query && directory) {
     const at = input.cursor ? decodeCursor(input.cursor, { at: "number" }).at : 0;

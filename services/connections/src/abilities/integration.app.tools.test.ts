@@ -49,7 +49,18 @@ test("integration.app.toolkits: the shipped three among the directory's, by name
     assert.ok(listed.length > 10, `${listed.length} toolkits in "${category}", the directory's among them`);
     assert.ok(listed.every((k: any) => k.categories.includes(category)));
   }
-  assert.deepEqual((await t.s.call("integration.app.toolkits", { category: "payments" })).items, []);
+  // A category no toolkit has is a 400 naming the field and the vocabulary, not an empty page.
+  await assert.rejects(t.s.call("integration.app.toolkits", { category: "payments" }), (err: any) => {
+    assert.equal(err.code, "validation_failed");
+    const [detail] = err.details;
+    assert.equal(detail.path, "/input/category");
+    assert.equal(detail.code, "enum");
+    for (const known of ["payment", "developer_tools", "messaging"])
+      assert.ok(detail.params.allowedValues.includes(known));
+    assert.ok(!detail.params.allowedValues.includes("payments"));
+    assert.match(err.reason, /payment, /);
+    return true;
+  });
   const chat = await t.s.call("integration.app.toolkits", { query: "chat" });
   assert.equal(chat.items[0].slug, "slack", "a shipped toolkit the query is about comes first");
   // A shipped toolkit sharing one word of a query about something else ("customer": Stripe's
