@@ -1,8 +1,8 @@
 /**
  * What one sandbox payout.send / payment.initiate / payout.send replay costs, in figures that do not
  * depend on how busy the machine is (issue 30): client statements (round trips to Postgres) and
- * trigger-function calls per call, beside this process's CPU and its Postgres's CPU per call, which
- * do. The service runs in this process on real Postgres and NATS (the test harness); `N` calls per
+ * trigger-function calls and WAL bytes per call (with `WAL=1`, by table and index: pg_walinspect over
+ * the window), beside this process's CPU and its Postgres's CPU per call, which do. The service runs in this process on real Postgres and NATS (the test harness); `N` calls per
  * operation at `C` at once, after 30 to warm up; `OPS` picks operations (comma-separated names).
  * Add `--cpu-prof` to profile: each operation prints its window in the profile's clock (µs).
  *
@@ -79,10 +79,32 @@ async function functionCalls(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.funcname, r.calls]));
 }
 
+/** The WAL position now: what Postgres has written is the difference of two. */
+async function walAt(): Promise<{ lsn: string; bytes: number }> {
+  const { rows } = await t.db.query(
+    `SELECT pg_current_wal_lsn()::text AS lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS bytes`,
+  );
+  return rows[0];
+}
+
+/** WAL bytes per call between two positions, by the table or index each record names (pg_walinspect). */
+async function walByRelation(from: string, to: string): Promise<string> {
+  await t.db.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+  const { rows } = await t.db.query(
+    `SELECT COALESCE(c.relname, w.resource_manager || ' ' || w.record_type) AS rel, sum(w.record_length)::float8 AS bytes
+       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) w
+       LEFT JOIN pg_class c ON c.relfilenode::text = substring(w.block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)')
+      GROUP BY 1 ORDER BY 2 DESC`,
+    [from, to],
+  );
+  return rows.map((r) => `${r.rel} ${(r.bytes / N).toFixed(0)}`).join(", ");
+}
+
 const wanted = process.env.OPS?.split(",");
 for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.includes(n))) {
   for (let i = 0; i < 30; i++) await op();
   const calls0 = await functionCalls();
+  const wal0 = await walAt();
   const [s0, cpu0, pg0, t0] = [statements, process.cpuUsage(), postgresCpuMs(), performance.now()];
   const window0 = process.hrtime.bigint() / 1000n;
   let started = 0;
@@ -99,14 +121,17 @@ for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.i
     performance.now() - t0,
   ];
   const calls1 = await functionCalls();
+  const wal1 = await walAt();
   const triggers = Object.entries(calls1)
     .map(([fn, n]) => `${fn} ${((n - (calls0[fn] ?? 0)) / N).toFixed(2)}`)
     .join(", ");
   console.log(
     `${name}: ${(sent / N).toFixed(2)} statements/call; functions/call: ${triggers}; ` +
+      `WAL ${((wal1.bytes - wal0.bytes) / N).toFixed(0)} B/call; ` +
       `CPU/call ${((cpu.user + cpu.system) / 1000 / N).toFixed(2)} ms this process, ${(pgMs / N).toFixed(2)} ms Postgres; ` +
       `${((N / ms) * 1000).toFixed(0)} calls/s (profile window ${window0}-${window1})`,
   );
+  if (process.env.WAL) console.log(`  WAL by relation, bytes/call: ${await walByRelation(wal0.lsn, wal1.lsn)}`);
 }
 await assertLedgerBalanced(t);
 await t.stop();
