@@ -178,6 +178,12 @@ function mainExists(rel: string): boolean {
 export const COMPILE_CACHE_DIR = path.join(REPO_ROOT, ".gantry", "compile-cache");
 
 /**
+ * Every input schema compiled once per catalogue, for every service and gateway process
+ * (GANTRY_VALIDATOR_CACHE, kit/src/validation.ts): the gateway's start compiled all of them each time.
+ */
+export const VALIDATOR_CACHE_DIR = path.join(REPO_ROOT, ".gantry", "validators");
+
+/**
  * Node options of every service and gateway process, before its main module (infra/README.md,
  * "Memory"; the image sets the same in `NODE_OPTIONS`): kit's `idle-memory.ts` runs a
  * memory-reducing garbage collection when the process goes quiet (it needs `--expose-gc`), which
@@ -208,6 +214,8 @@ export const NODE_PROCESS_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA
 function baseEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   env.NODE_COMPILE_CACHE ??= COMPILE_CACHE_DIR;
+  // kit/src/validation.ts's VALIDATOR_CACHE_ENV, by name: importing it would load the catalogue and Ajv here.
+  env.GANTRY_VALIDATOR_CACHE ??= VALIDATOR_CACHE_DIR;
   delete env.NODE_TEST_CONTEXT;
   delete env.NODE_CHANNEL_FD;
   delete env.NODE_UNIQUE_ID;

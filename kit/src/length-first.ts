@@ -18,7 +18,11 @@
  * ajv.compile(lengthFirst({ type: "string", maxLength: 8, pattern: "^[a-z]+$" }));
  * // compiles { type: "string", maxChars: 8, allOf: [{ if: { maxChars: 8 }, then: { pattern: "^[a-z]+$" } }] }
  */
-import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
+import { _, type Ajv2020, type CodeKeywordDefinition, type KeywordCxt, str } from "ajv/dist/2020.js";
+import { useFunc } from "ajv/dist/compile/util.js";
+
+/** The name compiled code `require`s {@link codePoints} by (kit/src/validation.ts's loader answers it). */
+export const LENGTH_FIRST_MODULE = "@gantry/kit/length-first.ts";
 
 type Node = Record<string, unknown>;
 
@@ -59,8 +63,12 @@ export function lengthFirst<T>(schema: T): T {
   return out as T;
 }
 
-/** Code points in `s`, counting no further than `stop` (a surrogate pair is one). */
-function codePoints(s: string, stop: number): number {
+/**
+ * Code points in `s`, counting no further than `stop` (a surrogate pair is one). Compiled validators
+ * call it by name: `code` is how the standalone module that kit/src/validation.ts caches asks for it
+ * (its loader answers that `require`).
+ */
+export function codePoints(s: string, stop: number): number {
   let count = 0;
   for (let i = 0; i < s.length && count <= stop; i++) {
     count++;
@@ -72,36 +80,53 @@ function codePoints(s: string, stop: number): number {
   }
   return count;
 }
+codePoints.code = `require(${JSON.stringify(LENGTH_FIRST_MODULE)}).codePoints`;
 
-function lengthKeyword(keyword: "minChars" | "maxChars", reported: "minLength" | "maxLength") {
+/** The keywords `lengthFirst` writes, and the keyword each reports its errors as. */
+const REPORTED_AS: Readonly<Record<string, "minLength" | "maxLength">> = {
+  minChars: "minLength",
+  maxChars: "maxLength",
+};
+
+/**
+ * Code-generating keywords (not closures), so a compiled validator can be written out as
+ * standalone code: a string of n UTF-16 units holds between n/2 and n code points, so only a
+ * length between the limit and twice it is counted, and never past the limit.
+ */
+function lengthKeyword(keyword: "minChars" | "maxChars"): CodeKeywordDefinition {
+  const max = keyword === "maxChars";
   return {
     keyword,
-    type: "string" as const,
-    schemaType: "number" as const,
-    compile(limit: number) {
-      const error: Partial<ErrorObject> = {
-        keyword: reported,
-        params: { limit },
-        message: `must NOT have ${reported === "maxLength" ? "more" : "fewer"} than ${limit} characters`,
-      };
-      const ok =
-        reported === "maxLength"
-          ? (s: string) => s.length <= limit || (s.length <= 2 * limit && codePoints(s, limit) <= limit)
-          : (s: string) => s.length >= 2 * limit || (s.length >= limit && codePoints(s, limit) >= limit);
-      const check = (s: string): boolean => {
-        if (ok(s)) return true;
-        check.errors = [{ ...error }];
-        return false;
-      };
-      check.errors = [] as Partial<ErrorObject>[];
-      return check;
+    type: "string",
+    schemaType: "number",
+    error: {
+      message: ({ schemaCode }) => str`must NOT have ${max ? "more" : "fewer"} than ${schemaCode} characters`,
+      params: ({ schemaCode }) => _`{limit: ${schemaCode}}`,
+    },
+    code(cxt: KeywordCxt) {
+      const { gen, data, schemaCode: limit } = cxt;
+      const count = useFunc(gen, codePoints);
+      cxt.fail(
+        max
+          ? _`${data}.length > ${limit} && (${data}.length > 2 * ${limit} || ${count}(${data}, ${limit}) > ${limit})`
+          : _`${data}.length < 2 * ${limit} && (${data}.length < ${limit} || ${count}(${data}, ${limit}) < ${limit})`,
+      );
     },
   };
 }
 
 /** Registers `minChars` and `maxChars` (the keywords `lengthFirst` writes) on an Ajv instance. */
 export function addLengthKeywords<A extends Ajv2020>(ajv: A): A {
-  ajv.addKeyword(lengthKeyword("minChars", "minLength"));
-  ajv.addKeyword(lengthKeyword("maxChars", "maxLength"));
+  ajv.addKeyword(lengthKeyword("minChars"));
+  ajv.addKeyword(lengthKeyword("maxChars"));
   return ajv;
+}
+
+/**
+ * Errors as callers see them: `minChars`/`maxChars` report as `minLength`/`maxLength`, the
+ * keywords the published schema has. Changes `errors` in place and returns it.
+ */
+export function asLengthErrors<E extends { keyword: string }>(errors: E[]): E[] {
+  for (const e of errors) e.keyword = REPORTED_AS[e.keyword] ?? e.keyword;
+  return errors;
 }

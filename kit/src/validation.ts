@@ -3,24 +3,44 @@
  * Input validation against the catalogue's JSON Schemas. Compiled once per process; every error is
  * reported (not only the first), each with a JSON Pointer to the offending field and a message that
  * says what would be accepted.
+ *
+ * Compiling every input schema takes about a second of CPU (docs/benchmarks.md, *Cold start*). Where
+ * `GANTRY_VALIDATOR_CACHE` names a directory (the local runner sets it), the gateway's start writes
+ * every compiled validator there once per catalogue, as Ajv's standalone code in a file named after
+ * a digest of what was compiled; later starts of any process load that file instead of compiling.
  */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormatsModule from "ajv-formats";
 import { abilityById, catalogue } from "@gantry/proto/catalogue";
 import { GantryError, type ErrorDetail } from "./errors.ts";
-import { addLengthKeywords, lengthFirst } from "./length-first.ts";
+import * as lengthFirstModule from "./length-first.ts";
+import { addLengthKeywords, asLengthErrors, LENGTH_FIRST_MODULE, lengthFirst } from "./length-first.ts";
 
 // ajv-formats is CommonJS; under ESM its callable is the default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+// Also CommonJS: the function is the module itself.
+const toStandalone = standaloneCode as unknown as typeof standaloneCode.default;
 
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, useDefaults: true, allowUnionTypes: true });
+const INPUT_OPTIONS = { strict: true, allErrors: true, useDefaults: true, allowUnionTypes: true } as const;
+
+export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ ...INPUT_OPTIONS, code: { source: options.source === true } });
   addFormats(ajv);
   return addLengthKeywords(ajv);
 }
 
+/** The directory of cached validators, when this process has one. */
+export const VALIDATOR_CACHE_ENV = "GANTRY_VALIDATOR_CACHE";
+
 let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();
+/** The cached validators of this catalogue (loaded once), or null without a cache or file. */
+let fromCache: Record<string, ValidateFunction> | null | undefined;
 
 /** The compiled validator of one ability (compiled on first use), or undefined for an unknown id. */
 function validatorOf(abilityId: string): ValidateFunction | undefined {
@@ -28,18 +48,85 @@ function validatorOf(abilityId: string): ValidateFunction | undefined {
   if (!validate) {
     const def = abilityById.get(abilityId);
     if (!def) return undefined;
-    ajv ??= createAjv();
-    validate = ajv.compile(lengthFirst(def.input));
+    validate = cachedValidators()?.[abilityId];
+    if (!validate) {
+      ajv ??= createAjv();
+      validate = ajv.compile(lengthFirst(def.input));
+    }
     validators.set(abilityId, validate);
   }
   return validate;
 }
 
 /**
+ * What the cached file's name is made from: every schema as compiled, the options, the versions of
+ * Ajv and its formats, and the length keywords' source file, so a change to any of them is a new file.
+ */
+function cacheFile(dir: string): string {
+  const require = createRequire(import.meta.url);
+  const versions = ["ajv/package.json", "ajv-formats/package.json"].map(
+    (p) => (require(p) as { version: string }).version,
+  );
+  const hash = createHash("sha256").update(JSON.stringify([versions, INPUT_OPTIONS]));
+  hash.update(readFileSync(new URL("./length-first.ts", import.meta.url)));
+  for (const a of catalogue) hash.update(JSON.stringify([a.id, lengthFirst(a.input)]));
+  return join(dir, `input-validators-${hash.digest("hex").slice(0, 24)}.js`);
+}
+
+/** Runs cached standalone code: `require` answers the length keywords' module and what Ajv's code asks for. */
+function loadStandalone(code: string): Record<string, ValidateFunction> {
+  const nodeRequire = createRequire(import.meta.url);
+  const require = (id: string) => (id === LENGTH_FIRST_MODULE ? lengthFirstModule : nodeRequire(id));
+  const exports: Record<string, ValidateFunction> = {};
+  new Function("require", "exports", code)(require, exports);
+  return exports;
+}
+
+function cachedValidators(): Record<string, ValidateFunction> | null {
+  if (fromCache !== undefined) return fromCache;
+  fromCache = null;
+  const dir = process.env[VALIDATOR_CACHE_ENV];
+  if (!dir) return null;
+  try {
+    fromCache = loadStandalone(readFileSync(cacheFile(dir), "utf8"));
+  } catch {
+    // Not written yet (or unreadable): compiled here, as without a cache.
+  }
+  return fromCache;
+}
+
+/** Compiles every input schema and writes them to the cache as one standalone module; returns them. */
+function writeCache(dir: string): Record<string, ValidateFunction> {
+  const generator = createAjv({ source: true });
+  const refs: Record<string, string> = {};
+  for (const a of catalogue) {
+    generator.addSchema(lengthFirst(a.input), a.id);
+    refs[a.id] = a.id;
+  }
+  const code = toStandalone(generator, refs);
+  const file = cacheFile(dir);
+  mkdirSync(dir, { recursive: true });
+  // Written whole under another name, then renamed: a process starting beside never reads half a file.
+  const tmp = `${file}.${process.pid}`;
+  writeFileSync(tmp, code);
+  renameSync(tmp, file);
+  return loadStandalone(code);
+}
+
+/**
  * Compiles schemas now so no call pays for it: every ability's (the gateway) or just the ones a
- * service owns — compiling all 79 takes about a second of CPU, too much for each of nine processes.
+ * service owns. With a validator cache, the whole catalogue's are loaded from it instead, and the
+ * gateway (which asks for all) writes it when this catalogue has none yet.
  */
 export function warmValidators(abilityIds: readonly string[] = catalogue.map((a) => a.id)): void {
+  const dir = process.env[VALIDATOR_CACHE_ENV];
+  if (dir && !cachedValidators() && abilityIds.length === catalogue.length) {
+    try {
+      fromCache = writeCache(dir);
+    } catch {
+      // A read-only directory: compiled below, as without a cache.
+    }
+  }
   for (const id of abilityIds) validatorOf(id);
 }
 
@@ -249,7 +336,7 @@ function withoutUnmeantBranches(errors: ErrorObject[]): ErrorObject[] {
  */
 export function toDetails(errors: ErrorObject[], root = "/input"): ErrorDetail[] {
   const byPath = new Map<string, ErrorObject[]>();
-  for (const e of withoutUnmeantBranches(errors)) {
+  for (const e of withoutUnmeantBranches(asLengthErrors(errors))) {
     let path = root + e.instancePath;
     if (e.keyword === "required") path += `/${e.params.missingProperty}`;
     if (e.keyword === "additionalProperties") path += `/${e.params.additionalProperty}`;
