@@ -21,6 +21,7 @@ import {
   canonicalJson,
   type ConsumePermitRequest,
   GantryError,
+  isErrorCode,
   makeClient,
   sha256Hex,
   type RpcClient,
@@ -28,6 +29,8 @@ import {
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { AbilityDef } from "@gantry/proto/catalogue/types.ts";
 import type { Logger } from "@gantry/kit";
+import type { RecordedReceipt, RecordReceiptRequestInit } from "@gantry/kit/generated/grpc.ts";
+import { RpcBatcher } from "./rpc-batch.ts";
 
 /** A permit the gate consumed for the call. */
 export interface ConsumedPermit {
@@ -40,6 +43,7 @@ export interface ConsumedPermit {
 export class PermitGate {
   private readonly client: RpcClient<"gantry.trust.v1.PermitGate">;
   private readonly timeoutMs: number;
+  private readonly receipts: RpcBatcher<RecordReceiptRequestInit, RecordedReceipt>;
   /** Ability patterns (`payout.*`, `message.send`, `*`) requiring a run, by tenant (GANTRY_RUN_REQUIRED). */
   private readonly required: ReadonlyMap<string, readonly string[]>;
 
@@ -51,6 +55,10 @@ export class PermitGate {
   ) {
     this.client = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr, { signer });
     this.timeoutMs = timeoutMs;
+    this.receipts = new RpcBatcher(async (receipts) => {
+      const res = await this.client.unary("RecordReceipts", { receipts }, { deadlineMs: this.timeoutMs });
+      return res.results;
+    });
     this.required = required;
   }
 
@@ -59,6 +67,12 @@ export class PermitGate {
     return { runId: res.run_id, permitId: res.permit_id };
   }
 
+  /**
+   * Records the receipt; resolves once it is signed and in its tenant's log. The receipts of
+   * concurrent calls go to trust in one RecordReceipts call (rpc-batch.ts): one RPC, one
+   * call-auth token and one append statement for many receipts. A receipt trust refused rejects
+   * with trust's error; a failed call rejects each receipt in it.
+   */
   async record(req: {
     tenant: string;
     requestId: string;
@@ -68,21 +82,19 @@ export class PermitGate {
     status: number;
     atMs: number;
   }): Promise<void> {
-    await this.client.unary(
-      "RecordReceipt",
-      {
-        tenant: req.tenant,
-        request_id: req.requestId,
-        run_id: req.permit.runId,
-        permit_id: req.permit.permitId,
-        ability: req.ability,
-        input_hash: req.permit.inputHash,
-        result_hash: req.resultHash ?? "",
-        status: req.status,
-        at_ms: req.atMs,
-      },
-      { deadlineMs: this.timeoutMs },
-    );
+    const result = await this.receipts.add({
+      tenant: req.tenant,
+      request_id: req.requestId,
+      run_id: req.permit.runId,
+      permit_id: req.permit.permitId,
+      ability: req.ability,
+      input_hash: req.permit.inputHash,
+      result_hash: req.resultHash ?? "",
+      status: req.status,
+      at_ms: req.atMs,
+    });
+    if (result.error_code)
+      throw new GantryError(isErrorCode(result.error_code) ? result.error_code : "internal", result.error_message);
   }
 
   /** The JWKS of the receipt-signing keys, as JSON text. */

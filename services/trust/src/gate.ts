@@ -1,12 +1,17 @@
 /**
  * @module trust/gate
  * The PermitGate gRPC service (proto/gantry/trust/v1/trust.proto) the gateway calls for every ability
- * call that carries `context.runId`: ConsumePermit before dispatch, RecordReceipt after it, and
+ * call that carries `context.runId`: ConsumePermit before dispatch, RecordReceipts after it (the receipts of concurrent calls together), and
  * GetJwks for the public keys route. Each call runs in the named tenant's scope (`withTenant`), and
  * queries also match the tenant exactly, so a parent tenant never uses a sub-tenant's run.
  */
 import { GantryError, type grpc, lookupService, toGrpcError, translateDbError, withTenant } from "@gantry/kit";
-import type { ConsumePermitRequest, RecordReceiptRequest } from "@gantry/kit/generated/grpc.ts";
+import type {
+  ConsumePermitRequest,
+  RecordedReceiptInit,
+  RecordReceiptRequest,
+  RecordReceiptsRequest,
+} from "@gantry/kit/generated/grpc.ts";
 import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
@@ -41,6 +46,37 @@ function unaryHandler<Req, Res>(ctx: Context, name: string, fn: (req: Req) => Pr
   };
 }
 
+/** Signs and appends one receipt of a RecordReceipts call; its failure becomes its own result. */
+async function recordOne(ctx: Context, req: RecordReceiptRequest): Promise<RecordedReceiptInit> {
+  try {
+    checkTenant(req.tenant);
+    checkHash(req.input_hash, "input_hash");
+    if (req.result_hash) checkHash(req.result_hash, "result_hash");
+    if (!req.request_id || !req.run_id || !req.ability)
+      throw new GantryError("invalid_request", "request_id, run_id and ability are required");
+    const receipt = await withTenant(req.tenant, () =>
+      recordReceipt(ctx, {
+        tenant: req.tenant,
+        requestId: req.request_id,
+        runId: req.run_id,
+        permitId: req.permit_id || null,
+        ability: req.ability,
+        inputHash: req.input_hash,
+        resultHash: req.result_hash || null,
+        status: req.status,
+        at: new Date(req.at_ms || ctx.now()),
+      }),
+    );
+    return { request_id: receipt.requestId, log_index: receipt.logIndex };
+  } catch (thrown) {
+    const err = translateDbError(thrown) ?? thrown;
+    const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
+    if (gerr.httpStatus >= 500)
+      ctx.log.error({ requestId: req.request_id, err: String(gerr.cause ?? err) }, "receipt not recorded");
+    return { request_id: req.request_id, error_code: gerr.code, error_message: gerr.message };
+  }
+}
+
 export function permitGateService(ctx: Context) {
   const Service = lookupService(TRUST_PROTO, "gantry.trust.v1.PermitGate");
   const impl: grpc.UntypedServiceImplementation = {
@@ -50,27 +86,11 @@ export function permitGateService(ctx: Context) {
       const permit = await withTenant(req.tenant, () => consumePermit(ctx, req));
       return { run_id: permit.runId, permit_id: permit.permitId };
     }),
-    RecordReceipt: unaryHandler(ctx, "RecordReceipt", async (req: RecordReceiptRequest) => {
-      checkTenant(req.tenant);
-      checkHash(req.input_hash, "input_hash");
-      if (req.result_hash) checkHash(req.result_hash, "result_hash");
-      if (!req.request_id || !req.run_id || !req.ability)
-        throw new GantryError("invalid_request", "request_id, run_id and ability are required");
-      const receipt = await withTenant(req.tenant, () =>
-        recordReceipt(ctx, {
-          tenant: req.tenant,
-          requestId: req.request_id,
-          runId: req.run_id,
-          permitId: req.permit_id || null,
-          ability: req.ability,
-          inputHash: req.input_hash,
-          resultHash: req.result_hash || null,
-          status: req.status,
-          at: new Date(req.at_ms || ctx.now()),
-        }),
-      );
-      return { request_id: receipt.requestId, log_index: receipt.logIndex };
-    }),
+    RecordReceipts: unaryHandler(ctx, "RecordReceipts", async (req: RecordReceiptsRequest) => ({
+      // Together, so the receipts of one tenant go in one append batch (log-append.ts); each settles
+      // alone, so a refused receipt does not fail the others of the call.
+      results: await Promise.all(req.receipts.map((r) => recordOne(ctx, r))),
+    })),
     GetJwks: unaryHandler(ctx, "GetJwks", async () => ({ jwks_json: JSON.stringify(jwks(ctx.keys.publicKeys)) })),
     GetLogResource: unaryHandler(ctx, "GetLogResource", async (req: { log_id: string; path: string }) => {
       const r = await logResource(ctx, req.log_id, req.path);

@@ -124,17 +124,22 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
     code: "forbidden",
   });
   const permit = await consume("req_1ada", inputHash);
-  await gate.unary("RecordReceipt", {
-    tenant: "acme",
-    request_id: "req_1ada",
-    run_id: runId,
-    permit_id: permit.permit_id,
-    ability: "contact.create",
-    input_hash: inputHash,
-    result_hash: sha256Hex("{}"),
-    status: 200,
-    at_ms: Date.now(),
+  const recorded = await gate.unary("RecordReceipts", {
+    receipts: [
+      {
+        tenant: "acme",
+        request_id: "req_1ada",
+        run_id: runId,
+        permit_id: permit.permit_id,
+        ability: "contact.create",
+        input_hash: inputHash,
+        result_hash: sha256Hex("{}"),
+        status: 200,
+        at_ms: Date.now(),
+      },
+    ],
   });
+  assert.equal(recorded.results[0]?.error_code, "");
   const verified = await s.call("plan.verify", { planId: plan.id, phaseId: "p1-record", receiptIds: ["req_1ada"] });
   assert.equal(verified.passed, true, JSON.stringify(verified.checks));
   assert.equal(verified.plan.phases[1].status, "ready");

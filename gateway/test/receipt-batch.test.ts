@@ -1,0 +1,124 @@
+/**
+ * The receipts of concurrent calls go to trust together (pipeline/rpc-batch.ts, used by
+ * PermitGate.record): receipts arriving while a batch is out leave together in the next one, at
+ * most `maxItems` a call, each caller gets its own result, and a call that fails fails each of its
+ * receipts and no other. With trust down or not answering, every caller gets the error by the
+ * RPC's deadline: nothing waits on a batch that will never answer.
+ */
+import assert from "node:assert/strict";
+import net from "node:net";
+import { test } from "node:test";
+import { GantryError } from "@gantry/kit";
+import { RpcBatcher } from "../src/pipeline/rpc-batch.ts";
+import { PermitGate } from "../src/pipeline/run-permit.ts";
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+test("items arriving while a batch is out go together in the next; each caller gets its own result", async () => {
+  const sent: number[][] = [];
+  const answers: ReturnType<typeof deferred<number[]>>[] = [];
+  const batcher = new RpcBatcher<number, number>(
+    (items) => {
+      sent.push(items);
+      const d = deferred<number[]>();
+      answers.push(d);
+      return d.promise;
+    },
+    { maxItems: 4, maxWaitMs: 60_000 },
+  );
+  const first = batcher.add(1);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(sent, [[1]], "a lone item leaves at the end of its turn");
+  const waiting = [2, 3, 4, 5, 6, 7].map((n) => batcher.add(n));
+  assert.deepEqual(sent, [[1], [2, 3, 4, 5]], "a full batch leaves at once");
+  answers[0]!.resolve([10]);
+  assert.equal(await first, 10);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(sent, [[1], [2, 3, 4, 5], [6, 7]], "the rest leave when a batch has answered");
+  answers[1]!.resolve([20, 30, 40, 50]);
+  answers[2]!.reject(new Error("trust refused the call"));
+  const settled = await Promise.allSettled(waiting);
+  assert.deepEqual(
+    settled.map((s) => (s.status === "fulfilled" ? s.value : (s.reason as Error).message)),
+    [20, 30, 40, 50, "trust refused the call", "trust refused the call"],
+  );
+});
+
+test("a batch does not wait longer than maxWaitMs for the one still out", async () => {
+  const sent: number[][] = [];
+  const batcher = new RpcBatcher<number, number>(
+    (items) => {
+      sent.push(items);
+      return items[0] === 1 ? new Promise(() => {}) : Promise.resolve(items);
+    },
+    { maxWaitMs: 5 },
+  );
+  void batcher.add(1);
+  await new Promise((r) => setImmediate(r));
+  const started = performance.now();
+  assert.equal(await batcher.add(2), 2);
+  assert.ok(performance.now() - started < 1_000);
+  assert.deepEqual(sent, [[1], [2]]);
+});
+
+function receipt(i: number) {
+  return {
+    tenant: "acme",
+    requestId: `req_${i}`,
+    permit: { runId: "run_1", permitId: "pmt_1", inputHash: "0".repeat(64) },
+    ability: "contact.get",
+    resultHash: undefined,
+    status: 200,
+    atMs: Date.now(),
+  };
+}
+
+async function allRejectWithin(gate: PermitGate, ms: number): Promise<unknown[]> {
+  const started = performance.now();
+  const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => gate.record(receipt(i))));
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < ms, `every caller answered within ${ms} ms (took ${elapsed.toFixed(0)} ms)`);
+  assert.ok(settled.every((s) => s.status === "rejected"));
+  return settled.map((s) => (s as PromiseRejectedResult).reason);
+}
+
+test("trust down: each receipt's caller gets the error, none hangs", async () => {
+  const closed = net.createServer();
+  await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+  const { port } = closed.address() as net.AddressInfo;
+  await new Promise((r) => closed.close(r));
+  const gate = new PermitGate(`127.0.0.1:${port}`, 500);
+  try {
+    for (const err of await allRejectWithin(gate, 2_000))
+      assert.ok(err instanceof GantryError && err.code === "unavailable", String(err));
+  } finally {
+    gate.close();
+  }
+});
+
+test("trust not answering: each receipt's caller gets the error by the RPC's deadline", async () => {
+  const sockets = new Set<net.Socket>();
+  const silent = net.createServer((s) => {
+    sockets.add(s);
+    s.on("error", () => {});
+  });
+  await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+  const { port } = silent.address() as net.AddressInfo;
+  const gate = new PermitGate(`127.0.0.1:${port}`, 400);
+  try {
+    for (const err of await allRejectWithin(gate, 2_500))
+      assert.ok(err instanceof GantryError && ["timeout", "unavailable"].includes(err.code), String(err));
+  } finally {
+    gate.close();
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent.close(r));
+  }
+});
