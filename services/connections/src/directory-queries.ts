@@ -1,7 +1,7 @@
 /**
  * @module connections/directory-queries
  * The labelled set of directory searches (./directory-queries.json: a query, the toolkit it means
- * and others that would also do, the tools that answer it) and recall@5 of the directory's rankings
+ * and others that would also do, the tools that answer it; and a held-out set in the same format) and recall@5 of the directory's rankings
  * over it, words only and fused with meaning: what src/directory.test.ts asserts and
  * scripts/bench-directory.ts prints.
  */
@@ -15,8 +15,13 @@ export interface LabelledQuery {
   tools: string[];
 }
 
-export function labelledQueries(): LabelledQuery[] {
-  return JSON.parse(readFileSync(new URL("./directory-queries.json", import.meta.url), "utf8")) as LabelledQuery[];
+/**
+ * The labelled set, or with `held-out` the 15 paraphrases written before integration.search's
+ * weights were tuned on the set (./directory-queries-held-out.json): what the tuning was not fitted to.
+ */
+export function labelledQueries(set: "tuned" | "held-out" = "tuned"): LabelledQuery[] {
+  const file = set === "tuned" ? "./directory-queries.json" : "./directory-queries-held-out.json";
+  return JSON.parse(readFileSync(new URL(file, import.meta.url), "utf8")) as LabelledQuery[];
 }
 
 export const toolkitHit = (q: LabelledQuery, slugs: string[]) =>

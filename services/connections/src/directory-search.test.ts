@@ -13,9 +13,9 @@ import assert from "node:assert/strict";
 import { ensureDirectory } from "../scripts/build-directory.ts";
 import { ensureDirectoryVectors } from "../scripts/build-directory-vectors.ts";
 import { Directory } from "./directory.ts";
-import { labelledQueries } from "./directory-queries.ts";
+import { type LabelledQuery, labelledQueries } from "./directory-queries.ts";
 import { DirectoryVectors, vectorsDir } from "./directory-vectors.ts";
-import { queryWords, toolScore } from "./tool-search.ts";
+import { rankConnectionTools, ToolMeaning } from "./tool-meaning.ts";
 
 const ids = (tools: { toolkit: string; name: string }[]) => tools.map((t) => `${t.toolkit}.${t.name}`);
 const ARTIFACT_FILES = ["index.json.gz", "postings.bin", "tool-kit.bin", "tool-length.bin", "tool-names.txt", "kits"];
@@ -27,13 +27,34 @@ function bareCopy(built: string): string {
   return bare;
 }
 
-/** integration.search's ranking of a directory connection's tools (src/abilities/integration.search.ts). */
-function searchWithin(directory: Directory, slug: string, query: string): string[] {
-  const tools = [...(directory.toolkit(slug)?.latest.values() ?? [])];
-  const words = queryWords(query);
-  return directory
-    .rankWithin(slug, query, new Map(tools.map((t) => [t.name, toolScore(t, words)])))
-    .tools.map((r) => `${slug}.${r.name}@${directory.toolkit(slug)?.latest.get(r.name)?.version}`);
+/** integration.search's ranking of a directory connection's tools (src/tool-meaning.ts `rankConnectionTools`). */
+async function searchWithin(directory: Directory, meaning: ToolMeaning | null, slug: string, query: string) {
+  const toolkit = directory.toolkit(slug);
+  const ranked = await rankConnectionTools({
+    toolkit: slug,
+    query,
+    tools: [...(toolkit?.latest.values() ?? [])],
+    directory,
+    meaning,
+    warn: () => {},
+  });
+  return ranked.map((r) => `${slug}.${r.name}@${toolkit?.latest.get(r.name)?.version}`);
+}
+
+/** Each query of a labelled set searched within its own toolkit: how many find a labelled tool in the top 5, and the misses. */
+async function withinHits(directory: Directory, meaning: ToolMeaning | null, set: LabelledQuery[]) {
+  const misses: string[] = [];
+  let asked = 0;
+  for (const q of set) {
+    // The tools the set names in the query's own toolkit (a query whose answer lies elsewhere only,
+    // "transcribe audio" naming OpenAI while meaning Google Speech, has none to find there).
+    const expected = q.tools.filter((id) => id.startsWith(`${q.toolkit}.`));
+    if (!expected.length) continue;
+    asked++;
+    const top = (await searchWithin(directory, meaning, q.toolkit, q.query)).slice(0, 5);
+    if (!top.some((id) => expected.includes(id))) misses.push(`${q.query} in ${q.toolkit} → ${top.join(", ")}`);
+  }
+  return { asked, hits: asked - misses.length, misses };
 }
 
 test("a query's vector comes from the term table: fused ranking, a word no API says finds its tool", async () => {
@@ -94,23 +115,30 @@ test("integration.search within its toolkit: a labelled tool in the top 5 for ea
   const dir = ensureDirectory();
   await ensureDirectoryVectors(dir);
   const directory = new Directory(dir);
-  const misses: string[] = [];
-  let asked = 0;
-  for (const q of labelledQueries()) {
-    // The tools the set names in the query's own toolkit (a query whose answer lies elsewhere only,
-    // "transcribe audio" naming OpenAI while meaning Google Speech, has none to find there).
-    const expected = q.tools.filter((id) => id.startsWith(`${q.toolkit}.`));
-    if (!expected.length) continue;
-    asked++;
-    const top = searchWithin(directory, q.toolkit, q.query).slice(0, 5);
-    if (!top.some((id) => expected.includes(id))) misses.push(`${q.query} in ${q.toolkit} → ${top.join(", ")}`);
+  // No budget: a cold toolkit's first search must wait for the model here, not answer by words.
+  const meaning = new ToolMeaning({ budgetMs: Number.POSITIVE_INFINITY });
+  try {
+    const report = (name: string, r: Awaited<ReturnType<typeof withinHits>>) =>
+      console.log(
+        `integration.search within the toolkit, ${name}: ${r.hits}/${r.asked} hit${r.misses.length ? `\n  misses: ${r.misses.join("\n  ")}` : ""}`,
+      );
+    const words = await withinHits(directory, null, labelledQueries());
+    report("words and term vectors (CONNECTIONS_TOOL_MEANING=off)", words);
+    const model = await withinHits(directory, meaning, labelledQueries());
+    report("re-ranked by the sentence model", model);
+    const heldOut = await withinHits(directory, meaning, labelledQueries("held-out"));
+    report("held-out set, re-ranked by the sentence model", heldOut);
+    const heldOutWords = await withinHits(directory, null, labelledQueries("held-out"));
+    report("held-out set, words and term vectors", heldOutWords);
+    // Measured 42 of 51 by words and term vectors, 45 with the model (held out: 10 and 11 of 15).
+    // The six left are in services/connections/README.md (Search). Each floor sits one under what
+    // was measured, so a regression of the words, the vectors or the model's re-ranking fails here.
+    assert.ok(words.asked >= 50, `${words.asked} labelled queries have a tool in their own toolkit`);
+    assert.ok(words.hits >= 41, `by words: ${words.hits}/${words.asked} hit`);
+    assert.ok(model.hits >= 44, `with the model: ${model.hits}/${model.asked} hit`);
+    assert.ok(model.hits > words.hits, "the model finds what words alone miss");
+    assert.ok(heldOut.hits >= 10, `held out, with the model: ${heldOut.hits}/${heldOut.asked} hit`);
+  } finally {
+    await meaning.close();
   }
-  console.log(
-    `integration.search within the toolkit: ${asked - misses.length}/${asked} labelled queries hit${misses.length ? `\n  misses: ${misses.join("\n  ")}` : ""}`,
-  );
-  // Measured 42 of 51: every query sharing a word with its tool hits; the nine misses are
-  // paraphrases a sum of word vectors cannot read ("give a customer their money back" is a refund).
-  // The floor sits two under, so a regression of the words or the vectors fails here.
-  assert.ok(asked >= 50, `${asked} labelled queries have a tool in their own toolkit`);
-  assert.ok(asked - misses.length >= 40, `${asked - misses.length}/${asked} hit`);
 });

@@ -17,7 +17,9 @@
  *   normalised. That takes microseconds instead of the model's 20–700 ms in a 220 MiB child process,
  *   and puts the query in the very space the tools' and toolkits' vectors live in. A query word
  *   outside the table adds nothing; a query with none is ranked by words alone. What it loses: a
- *   sum reads no sentence ("give a customer their money back" is a refund only to the model).
+ *   sum reads no sentence ("what does this word mean" is a definition only to the model), which is
+ *   why integration.search, among one toolkit's few candidates, re-ranks with the model itself
+ *   (src/tool-meaning.ts).
  *
  * Files (little-endian): `kit-vectors.bin` (int8, 512 a toolkit, scaled by `kit-scales.bin`
  * Float32), `tool-codes.bin` (512 bits a tool: the signs of its vector less the mean tool vector,

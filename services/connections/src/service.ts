@@ -35,6 +35,7 @@ import { openDirectory } from "./directory.ts";
 import { OAuthProvider } from "./oauth.ts";
 import { startRefreshSweep } from "./refresh.ts";
 import { resolverService } from "./resolver.ts";
+import { ToolMeaning } from "./tool-meaning.ts";
 import { DEFAULT_TOOLKITS_DIR, loadRegistry } from "./toolkits.ts";
 
 export default defineService({
@@ -85,6 +86,7 @@ export default defineService({
       providers,
       platform,
       toolkits,
+      meaning: config.CONNECTIONS_TOOL_MEANING === "on" ? new ToolMeaning({ log }) : null,
       // Loopback (and any port) only where http to loopback providers is allowed: tests, local development.
       guard: new SsrfGuard({
         allowLoopback: config.CONNECTIONS_ALLOW_HTTP_LOOPBACK,
@@ -107,6 +109,7 @@ export default defineService({
   grpcServices: (ctx) => [resolverService(ctx)],
   close: async (ctx) => {
     await ctx.background.stop();
+    await ctx.meaning?.close();
     await ctx.outbox.stop();
     await ctx.db.$disconnect();
   },

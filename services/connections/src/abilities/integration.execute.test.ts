@@ -439,7 +439,8 @@ test("github (bearer): the connection's token arrives; versions; shares; search;
   assert.equal(found.action, "tools");
   assert.equal(found.toolkit, "github");
   assert.equal(found.tools[0].id, "github.create_issue@2");
-  assert.equal(found.tools[0].score, 1);
+  // 1 by words; blended with the sentence model's cosine when it answered within its budget (src/tool-meaning.ts).
+  assert.ok(found.tools[0].score > 0.5, String(found.tools[0].score));
   assert.ok(found.tools.every((x: any, i: number) => i === 0 || x.score <= found.tools[i - 1].score));
   const all = await t.s.call("integration.search", { connectionId }, owner);
   assert.deepEqual(

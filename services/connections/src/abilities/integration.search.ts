@@ -9,16 +9,17 @@
  * connection's service: for the owner the latest version of every tool of the toolkit; for a grantee
  * exactly the versions its active shares list (a principal without one is refused like an execution:
  * 403 naming why, 404 for another tenant's connection). With `query`, only tools that match, best
- * first: by words (src/tool-search.ts), fused with meaning for a directory toolkit (src/directory-search.ts
- * `within`: also the few tools nearest by meaning that share no word); without, every one by name
- * with `score` null.
+ * first: by words (src/tool-search.ts), fused with the term vectors for a directory toolkit
+ * (src/directory-search.ts `within`: also the few tools nearest by meaning that share no word), then
+ * re-ranked by the sentence model itself (src/tool-meaning.ts, unless CONNECTIONS_TOOL_MEANING is
+ * off or the model cannot load); without, every one by name with `score` null.
  */
 import type { CallContext } from "@gantry/kit";
 import { connectionById } from "../connections.ts";
 import { ability, type Context } from "../context.ts";
 import { connectionNotFound, connectionOut } from "../records.ts";
 import { authorizeUse, shareOut, shareStatus, sharesWith } from "../shares.ts";
-import { queryWords, toolScore } from "../tool-search.ts";
+import { rankConnectionTools } from "../tool-meaning.ts";
 import { resolveTool, type Tool, toolOut } from "../toolkits.ts";
 
 /** The `tools` variant (the catalogue states the input as a raw oneOf, so it is not typed from it). */
@@ -58,38 +59,33 @@ async function searchTools(ctx: Context, call: CallContext, input: ToolsInput) {
       }
     });
   }
-  const query = input.query ? queryWords(input.query) : [];
-  const directory = ctx.toolkits.directory;
-  if (input.query && directory && !ctx.toolkits.toolkits.has(connection.service)) {
-    const byName = new Map(tools.map((t) => [t.name, t]));
-    const ranked = directory.rankWithin(
-      connection.service,
-      input.query,
-      new Map(tools.map((t) => [t.name, toolScore(t, query)])),
-    );
-    if (ranked.warning) ctx.log.warn(ranked.warning);
+  if (!input.query) {
+    const named = [...tools].sort((a, b) => a.name.localeCompare(b.name) || a.version - b.version);
     return {
       action: "tools" as const,
       connectionId: connection.id,
       toolkit: connection.service,
-      tools: ranked.tools.flatMap((r) => {
-        const t = byName.get(r.name);
-        return t ? [{ ...toolOut(t), score: r.score }] : [];
-      }),
+      tools: named.map((t) => ({ ...toolOut(t), score: null })),
     };
   }
-  const ranked = tools
-    .map((t) => ({ tool: t, score: input.query ? toolScore(t, query) : null }))
-    .filter((r) => r.score === null || r.score > 0)
-    .sort(
-      (a, b) =>
-        (b.score ?? 0) - (a.score ?? 0) || a.tool.name.localeCompare(b.tool.name) || a.tool.version - b.tool.version,
-    );
+  const directory = ctx.toolkits.directory;
+  const ranked = await rankConnectionTools({
+    toolkit: connection.service,
+    query: input.query,
+    tools,
+    directory: directory && !ctx.toolkits.toolkits.has(connection.service) ? directory : null,
+    meaning: ctx.meaning,
+    warn: (message) => ctx.log.warn(message),
+  });
+  // A grantee's shares may list two versions of one tool: both are answered, ranked together.
+  const byName = Map.groupBy(tools, (t) => t.name);
   return {
     action: "tools" as const,
     connectionId: connection.id,
     toolkit: connection.service,
-    tools: ranked.map((r) => ({ ...toolOut(r.tool), score: r.score })),
+    tools: ranked.flatMap((r) =>
+      (byName.get(r.name) ?? []).sort((a, b) => a.version - b.version).map((t) => ({ ...toolOut(t), score: r.score })),
+    ),
   };
 }
 
