@@ -30,18 +30,23 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type Socket } from "node:net";
 import ipaddr from "ipaddr.js";
-import {
-  Agent,
-  buildConnector,
-  Client,
-  DecoratorHandler,
-  Dispatcher,
-  Pool,
-  type Headers as UndiciHeaders,
-  fetch as undiciFetch,
-} from "undici";
+import { createRequire } from "node:module";
+import type { Agent, buildConnector, Headers as UndiciHeaders, fetch as undiciFetch } from "undici";
 import type { Logger } from "./logger.ts";
 import { callSignal } from "./call-signal.ts";
+import type * as SsrfPool from "./ssrf-pool.ts";
+import type { PeerDispatcher } from "./ssrf-pool.ts";
+
+let pool: typeof SsrfPool | undefined;
+/**
+ * undici (the pool, the connector, fetch) loaded at a guard's first connection, not with the kit:
+ * every process imports the kit, and undici's 110 modules were about 150 ms of CPU at each one's
+ * start, in services that never fetch as well (docs/benchmarks.md, *Cold start*).
+ */
+function undici(): typeof SsrfPool {
+  pool ??= createRequire(import.meta.url)("./ssrf-pool.ts") as typeof SsrfPool;
+  return pool;
+}
 
 export const SSRF_DEFAULT_PORTS: readonly number[] = [80, 443];
 
@@ -287,6 +292,7 @@ export class SsrfGuard {
    */
   agent(): Agent {
     if (this.#pool) return this.#pool;
+    const { buildConnector, guardPool } = undici();
     const base = buildConnector({ lookup: this.lookup } as buildConnector.BuildOptions);
     const connect: buildConnector.connector = (opts, callback) => {
       const host = opts.hostname.replace(/^\[|\]$/g, "");
@@ -315,11 +321,7 @@ export class SsrfGuard {
         callback(null, socket);
       });
     };
-    this.#pool = new Agent({
-      connect,
-      factory: (origin, options) =>
-        new Pool(origin, { ...options, factory: (o, clientOptions) => new PeerClient(o, clientOptions) }),
-    });
+    this.#pool = guardPool(connect);
     return this.#pool;
   }
 
@@ -329,7 +331,7 @@ export class SsrfGuard {
    * itself, as the browser's filtering proxy does (kit/src/ssrf-proxy.ts).
    */
   dispatcher(): PeerDispatcher {
-    return new PeerDispatcher(this.agent());
+    return new (undici().PeerDispatcher)(this.agent());
   }
 
   /** Ends the guard's kept-alive connections (a service's shutdown); a later fetch opens new ones. */
@@ -371,7 +373,7 @@ export class SsrfGuard {
       const dispatcher = this.dispatcher();
       let res: Awaited<ReturnType<typeof undiciFetch>>;
       try {
-        res = await undiciFetch(url, { method, headers, body, redirect: "manual", signal, dispatcher });
+        res = await undici().fetch(url, { method, headers, body, redirect: "manual", signal, dispatcher });
       } catch (err) {
         throw this.#failure(err, timeout, "connect", url.href, timeoutMs);
       }
@@ -463,88 +465,5 @@ export class SsrfGuard {
       return new SsrfFetchError("ETIMEDOUT", stage, href, `no complete response within ${timeoutMs} ms`, err);
     const message = cause instanceof Error ? cause.message : String(cause);
     return new SsrfFetchError("EFETCH", stage === "connect" ? "connect" : "body", href, `${href}: ${message}`, err);
-  }
-}
-
-/** Where one pooled client's socket is connected (a client holds one socket at a time). */
-interface Peer {
-  address: string | undefined;
-}
-
-/**
- * Carried in a request's dispatch options down the Agent and its Pool to the client that takes the
- * request (the handler cannot carry it: the Agent wraps it first).
- */
-const SENT_ON = Symbol("ssrf.sentOn");
-type PeerDispatchOptions = Dispatcher.DispatchOptions & { [SENT_ON]?: (peer: Peer) => void };
-
-/** A client of the guard's pool that remembers its socket's peer and tells each request sent on it. */
-class PeerClient extends Client {
-  readonly #peer: Peer;
-
-  constructor(origin: string | URL, options: Client.Options) {
-    const peer: Peer = { address: undefined };
-    const connect = options.connect as buildConnector.connector;
-    super(origin, {
-      ...options,
-      connect: (opts, callback) =>
-        connect(opts, (err, socket) => {
-          peer.address = socket ? (socket as Socket).remoteAddress : undefined;
-          if (err || !socket) callback(err ?? new Error("no socket"), null);
-          else callback(null, socket);
-        }),
-    });
-    this.#peer = peer;
-  }
-
-  override dispatch(opts: PeerDispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    opts[SENT_ON]?.(this.#peer);
-    return super.dispatch(opts, handler);
-  }
-}
-
-/**
- * undici's DecoratorHandler forwards every callback in the handler API it is dispatched with; its
- * typings leave out the methods, so a subclass says which one it overrides.
- */
-interface Decorating extends Dispatcher.DispatchHandler {
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void;
-}
-const Decorator = DecoratorHandler as unknown as new (handler: Dispatcher.DispatchHandler) => Decorating;
-
-/** A request's handler that reads its client's peer when the request is written to the socket. */
-class PeerHandler extends Decorator {
-  client: Peer | undefined;
-  readonly #onPeer: (address: string | undefined) => void;
-
-  constructor(handler: Dispatcher.DispatchHandler, onPeer: (address: string | undefined) => void) {
-    super(handler);
-    this.#onPeer = onPeer;
-  }
-
-  override onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.#onPeer(this.client?.address);
-    super.onRequestStart(controller, context);
-  }
-}
-
-/** One request's view of the guard's pool: the same connections, and the peer its request went to. */
-export class PeerDispatcher extends Dispatcher {
-  address: string | undefined;
-  readonly #pool: Agent;
-
-  constructor(pool: Agent) {
-    super();
-    this.#pool = pool;
-  }
-
-  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    const peerHandler = new PeerHandler(handler, (address) => {
-      this.address = address;
-    });
-    const sentOn = (peer: Peer) => {
-      peerHandler.client = peer;
-    };
-    return this.#pool.dispatch({ ...opts, [SENT_ON]: sentOn } as PeerDispatchOptions, peerHandler);
   }
 }
