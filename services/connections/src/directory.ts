@@ -43,6 +43,9 @@ interface Loaded {
   /** Score accumulators (zero between searches; searches are synchronous, so one each suffices). */
   toolAcc: Float64Array;
   kitAcc: Float64Array;
+  /** The ids an accumulation touched, in order (reused like the accumulators). */
+  toolTouched: Int32Array;
+  kitTouched: Int32Array;
 }
 
 const K1 = 1.2;
@@ -113,6 +116,8 @@ export class Directory implements ToolkitDirectory {
       avgKit: index.kitLength.reduce((a, b) => a + b, 0) / Math.max(1, index.kitLength.length),
       toolAcc: new Float64Array(toolLength.length),
       kitAcc: new Float64Array(index.toolkits.length),
+      toolTouched: new Int32Array(toolLength.length),
+      kitTouched: new Int32Array(index.toolkits.length),
     };
     return this.loaded;
   }
@@ -212,6 +217,7 @@ export class Directory implements ToolkitDirectory {
   private bm25(
     table: Record<string, [number, number]>,
     acc: Float64Array,
+    touched: Int32Array,
     length: (id: number) => number,
     avg: number,
     query: Map<string, number>,
@@ -219,7 +225,7 @@ export class Directory implements ToolkitDirectory {
   ): void {
     const l = this.load();
     const n = acc.length;
-    const touched: number[] = [];
+    let touchedCount = 0;
     // A term in a large share of documents (`get`, `create`) would touch most of them: when the query
     // has a rarer term of its own, such a term (and any common synonym) only adds to documents a
     // rarer term found, so "create a github issue" ranks `issues/create` above every `get…`.
@@ -234,15 +240,16 @@ export class Directory implements ToolkitDirectory {
         const id = l.postings[j] as number;
         if (acc[id] === 0) {
           if (boostOnly) continue;
-          touched.push(id);
+          touched[touchedCount++] = id;
         }
         const norm = 1 - B + (B * length(id)) / avg;
         acc[id] = (acc[id] as number) + (weight * idf * (K1 + 1)) / (1 + K1 * norm);
       }
     }
     // Visited, not collected: an object per match would be tens of thousands per query, and the
-    // heap they grow stays in the process's RSS.
-    for (const id of touched) {
+    // heap they grow stays in the process's RSS (so does a list of the touched ids grown per query).
+    for (let i = 0; i < touchedCount; i++) {
+      const id = touched[i] as number;
       visit(id, acc[id] as number);
       acc[id] = 0;
     }
@@ -300,6 +307,7 @@ export class Directory implements ToolkitDirectory {
     this.bm25(
       l.index.toolTerms,
       l.toolAcc,
+      l.toolTouched,
       (id) => l.toolLength[id] as number,
       l.avgTool,
       q,
@@ -314,6 +322,7 @@ export class Directory implements ToolkitDirectory {
     this.bm25(
       l.index.kitTerms,
       l.kitAcc,
+      l.kitTouched,
       (id) => l.index.kitLength[id] ?? 0,
       l.avgKit,
       q,
@@ -331,6 +340,7 @@ export class Directory implements ToolkitDirectory {
     this.bm25(
       l.index.toolTerms,
       l.toolAcc,
+      l.toolTouched,
       (id) => l.toolLength[id] as number,
       l.avgTool,
       q,
