@@ -332,7 +332,7 @@ export const abilities = [
             action: constant("`tools` (may be omitted): discover tools on a connection.", "tools"),
             connectionId: connectionId("Connection whose approved tools are searched."),
             query: text(
-              "What the tool should do; omit to list all approved tools. Filters on tool names and descriptions; on a directory toolkit the tools are ranked by meaning (a sentence model) fused with their names and descriptions.",
+              "What the tool should do; omit to list all approved tools. Filters on tool names and descriptions; the matches are ranked by meaning (a sentence model) fused with their names and descriptions.",
               500,
             ),
           },
