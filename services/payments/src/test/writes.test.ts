@@ -171,6 +171,43 @@ test("12 concurrent payouts against a balance for 11: exactly 11 are paid, the 1
   assert.deepEqual(row, { available: 0, reserved: 0 });
 });
 
+test("a batch racing single payouts for one balance: the batch locks the row, nothing overdraws, every refusal is a 409", async () => {
+  const tenant = "batch-race-co";
+  const rcp = await recipient(t, tenant, "USD");
+  await fund(t, tenant, 10, "USD");
+  const send = (i: number) =>
+    t.call("payout.send", { recipientId: rcp, amount: 1, currency: "USD", idempotencyKey: `single-${i}` }, { tenant });
+  const [batch, ...singles] = await Promise.allSettled([
+    t.call(
+      "payout.batch",
+      {
+        items: [
+          { recipientId: rcp, amount: 3, currency: "USD", reference: "a" },
+          { recipientId: rcp, amount: 3, currency: "USD", reference: "b" },
+        ],
+        idempotencyKey: "race-batch",
+      },
+      { tenant },
+    ),
+    ...Array.from({ length: 6 }, (_, i) => send(i)),
+  ]);
+  for (const refused of [batch, ...singles].filter((o) => o.status === "rejected") as PromiseRejectedResult[]) {
+    assert.equal(refused.reason.code, "conflict", String(refused.reason));
+    assert.equal(refused.reason.details[0].code, "insufficient_balance");
+  }
+  const sent = singles.filter((o) => o.status === "fulfilled").length;
+  // 6 + 4 singles, or the batch refused after 5 or more singles and all 6 paid.
+  assert.deepEqual(
+    batch.status === "fulfilled" ? [6, sent] : [0, sent],
+    batch.status === "fulfilled" ? [6, 4] : [0, 6],
+  );
+  const [row] = (
+    await t.db.query(`SELECT available::int, reserved::int FROM payments.balances WHERE tenant = $1`, [tenant])
+  ).rows;
+  assert.equal(row.available + row.reserved, batch.status === "fulfilled" ? 0 : 400);
+  assert.ok(row.available >= 0);
+});
+
 test("a payout the sandbox fails is still refused beyond the balance: the reservation is checked, not the net move", async () => {
   const tenant = "closed-short-co";
   const closed = await recipient(t, tenant, "USD", "0002");
