@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { kitTablesOf, migrate, prepareSchema } from "./migrate.ts";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
@@ -121,4 +122,57 @@ test("the kit's idempotency table: created after the migrations, under row-level
   );
   assert.deepEqual(await columns("mtest_f"), await columns("mtest_e"));
   assert.equal((await columns("mtest_e")).length, 7);
+});
+
+test("a restart where everything is applied takes no lock and changes nothing; a new migration still waits for the lock and is applied", async () => {
+  // The schema's owner, as the runner and the chart's Job migrate: a login held to row-level security.
+  const password = "mtest-owner-pw";
+  await t.db.query(`CREATE ROLE mtest_g_owner LOGIN NOBYPASSRLS PASSWORD '${password}'`);
+  await t.db.query("CREATE SCHEMA mtest_g AUTHORIZATION mtest_g_owner");
+  const { rows: db } = await t.db.query<{ name: string }>("SELECT current_database() AS name");
+  await t.db.query(`GRANT CONNECT ON DATABASE "${db[0].name}" TO mtest_g_owner`);
+  const url = new URL(t.stack.env.DATABASE_URL);
+  url.username = "mtest_g_owner";
+  url.password = password;
+  const owner = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  const holder = await t.db.connect();
+  try {
+    const files: Record<string, string> = {
+      "20260101000000_a": "CREATE TABLE things (id int primary key, tenant text not null);",
+    };
+    const dir = migrationsDir(files);
+    assert.deepEqual(
+      (await prepareSchema(owner, "mtest_g", dir)).migrations.map((m) => m.applied),
+      [true],
+    );
+    // Another runner holds the migrator's lock: a restart with nothing to do does not wait for it.
+    await holder.query("SELECT pg_advisory_lock(hashtext($1))", ["gantry-migrate:mtest_g"]);
+    const restart = await Promise.race([
+      prepareSchema(owner, "mtest_g", dir),
+      new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 10_000).unref()),
+    ]);
+    assert.notEqual(restart, "waited", "the restart waited for the migrator's lock");
+    assert.deepEqual(restart, { migrations: [{ name: "20260101000000_a", applied: false }], tenantTables: ["things"] });
+
+    // A new migration is not a restart: it takes the lock (so it waits), then is applied.
+    mkdirSync(join(dir, "20260102000000_b"));
+    writeFileSync(join(dir, "20260102000000_b", "migration.sql"), "ALTER TABLE things ADD COLUMN name text;");
+    let done = false;
+    const next = prepareSchema(owner, "mtest_g", dir).finally(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(done, false, "a pending migration went past the migrator's lock");
+    await holder.query("SELECT pg_advisory_unlock(hashtext($1))", ["gantry-migrate:mtest_g"]);
+    assert.deepEqual(
+      (await next).migrations.map((m) => [m.name, m.applied]),
+      [
+        ["20260101000000_a", false],
+        ["20260102000000_b", true],
+      ],
+    );
+  } finally {
+    holder.release();
+    await owner.end();
+  }
 });

@@ -154,8 +154,16 @@ export async function prepareSchema(
   kit: KitTables = kitTablesOf(schema),
 ): Promise<PreparedSchema> {
   if (!(await mayMigrate(pool, schema))) return checkSchema(pool, schema, migrationsDir, kit);
-  const migrations = await migrate(pool, schema, migrationsDir, kit);
   const role = (await bypassesRls(pool)) ? SERVICE_ROLE : undefined;
+  // A restart: when every migration is recorded unchanged, the kit's tables are there and every
+  // tenant table is isolated, the read-only check a service's own login makes says so in a few
+  // reads, without the migrator's lock, DDL and transaction for each schema. A login that bypasses
+  // row-level security still takes the full path, which grants the role its connections switch to.
+  if (!role) {
+    const ready = await checkSchema(pool, schema, migrationsDir, kit).catch(() => undefined);
+    if (ready && ready.migrations.length > 0) return ready;
+  }
+  const migrations = await migrate(pool, schema, migrationsDir, kit);
   const tenantTables = await enforceTenantIsolation(pool, schema, role);
   return { migrations, tenantTables, role };
 }
