@@ -50,13 +50,16 @@ const cached = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter
 test("the gateway's warm-up writes the cache once; a process loading it answers as compiled validators do", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "validators-"));
   try {
+    // A file an earlier catalogue left: the new one replaces it.
+    fs.writeFileSync(path.join(dir, "input-validators-0123456789abcdef01234567.js"), "");
     const compiled = await answers(undefined);
     assert.ok(
       compiled.some((a) => "ok" in (a as object)),
       "some case passes (and gets its defaults)",
     );
     assert.deepEqual(await answers(dir), compiled, "answers while writing the cache");
-    assert.equal(cached(dir).length, 1);
+    assert.equal(cached(dir).length, 1, "one file: the earlier catalogue's is gone");
+    assert.ok(!cached(dir).includes("input-validators-0123456789abcdef01234567.js"));
     const [file] = cached(dir);
     const written = fs.statSync(path.join(dir, file)).mtimeMs;
     assert.deepEqual(await answers(dir), compiled, "answers from the cache");

@@ -10,7 +10,7 @@
  * a digest of what was compiled; later starts of any process load that file instead of compiling.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
@@ -33,6 +33,8 @@ export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
   addFormats(ajv);
   return addLengthKeywords(ajv);
 }
+
+const CACHE_PREFIX = "input-validators-";
 
 /** The directory of cached validators, when this process has one. */
 export const VALIDATOR_CACHE_ENV = "GANTRY_VALIDATOR_CACHE";
@@ -70,7 +72,7 @@ function cacheFile(dir: string): string {
   const hash = createHash("sha256").update(JSON.stringify([versions, INPUT_OPTIONS]));
   hash.update(readFileSync(new URL("./length-first.ts", import.meta.url)));
   for (const a of catalogue) hash.update(JSON.stringify([a.id, lengthFirst(a.input)]));
-  return join(dir, `input-validators-${hash.digest("hex").slice(0, 24)}.js`);
+  return join(dir, `${CACHE_PREFIX}${hash.digest("hex").slice(0, 24)}.js`);
 }
 
 /** Runs cached standalone code: `require` answers the length keywords' module and what Ajv's code asks for. */
@@ -110,6 +112,10 @@ function writeCache(dir: string): Record<string, ValidateFunction> {
   const tmp = `${file}.${process.pid}`;
   writeFileSync(tmp, code);
   renameSync(tmp, file);
+  // One file per catalogue: those of earlier catalogues would only pile up (about 1 MiB each).
+  for (const name of readdirSync(dir))
+    if (name.startsWith(CACHE_PREFIX) && name.endsWith(".js") && join(dir, name) !== file)
+      rmSync(join(dir, name), { force: true });
   return loadStandalone(code);
 }
 
