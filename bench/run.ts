@@ -32,7 +32,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { REPO_ROOT } from "../infra/runner/stack.ts";
+import { NODE_PROCESS_ARGS, REPO_ROOT } from "../infra/runner/stack.ts";
 import { serviceSpec, type AreaService } from "@gantry/kit";
 import { abilityById } from "@gantry/proto/catalogue";
 import { startChild, type Child } from "./lib/child.ts";
@@ -847,10 +847,12 @@ async function main(): Promise<void> {
 
   // ---- (7) directory: the connections service's directory toolkits (issue 33), in process ---------
   if (wants("directory")) {
-    // Its own process, so its RSS figures are its own (services/connections/scripts/bench-directory.ts).
+    // Its own process, so its RSS figures are its own (services/connections/scripts/bench-directory.ts),
+    // with the Node options every service runs with (a capped young generation, the idle collection):
+    // without them its young generation grew to 64 MiB a semi-space, which the service's cannot.
     const out = execFileSync(
       process.execPath,
-      ["--expose-gc", path.join(REPO_ROOT, "services/connections/scripts/bench-directory.ts")],
+      [...NODE_PROCESS_ARGS, path.join(REPO_ROOT, "services/connections/scripts/bench-directory.ts")],
       { encoding: "utf8" },
     );
     for (const line of out.trim().split("\n")) log(`directory: ${line}`);

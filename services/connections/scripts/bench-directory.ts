@@ -6,9 +6,10 @@
  * a whole-catalogue search (tools + toolkits) over the labelled set src/directory-queries.json,
  * lexical (BM25) and fused with meaning, p50 and p99 over `--rounds` rounds, and recall@5 of both.
  * No model runs at query time (src/directory-vectors.ts `embedQuery`), so this process's RSS is all
- * a search costs. Run with --expose-gc so the RSS figures are after collection:
+ * a search costs. Run with the services' Node options (infra/runner/stack.ts `NODE_PROCESS_ARGS`, as
+ * npm run bench does) so the RSS figures are the service's, after collection:
  *
- *   node --expose-gc services/connections/scripts/bench-directory.ts [--rounds 20]
+ *   node --expose-gc --max-semi-space-size=16 --import=./kit/src/idle-memory.ts services/connections/scripts/bench-directory.ts [--rounds 20]
  */
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -39,6 +40,13 @@ if (!existsSync(join(dir, "index.json.gz")) || !existsSync(join(vectorsDir(dir),
 }
 const labelled = labelledQueries();
 
+// Both ends measured quiet too: the idle collection also gives back what start-up grew, which
+// would otherwise count against the directory.
+const quietly = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  return rss();
+};
+const quietBefore = await quietly();
 const before = rss();
 let started = performance.now();
 const directory = new Directory(dir);
@@ -55,6 +63,9 @@ if (first.ranking !== "fused") throw new Error(`ranking is ${first.ranking}: ${f
 const recall = directoryRecall(directory, labelled);
 for (const slug of ["stripe-com", "github-com-api-github-com", "twilio-com-api"]) directory.toolkit(slug);
 const used = rss();
+// A service between bursts: quiet for a few seconds, when kit/src/idle-memory.ts (preloaded by
+// npm run bench, as in every service) gives back what the burst grew; nothing without it.
+const quiet = await quietly();
 
 const lexical: number[] = [];
 const fused: number[] = [];
@@ -83,7 +94,7 @@ const n = labelled.length;
 console.log(`directory: ${c.toolkits} toolkits, ${c.tools} tools (${dir})`);
 console.log(`start-up: +${startMs.toFixed(1)} ms, idle RSS +${mib(idle - before)}`);
 console.log(
-  `first use: index read in ${indexMs.toFixed(0)} ms; first search by meaning ${firstMs.toFixed(0)} ms (reads the codes and term table); RSS after the searches and 3 shards +${mib(used - before)}, no embedder process`,
+  `first use: index read in ${indexMs.toFixed(0)} ms; first search by meaning ${firstMs.toFixed(0)} ms (reads the codes and term table); RSS after the searches and 3 shards +${mib(used - before)}, once quiet 4 s +${mib(quiet - quietBefore)} (against the process quiet before it), no embedder process`,
 );
 console.log(
   `recall@5 over ${n} queries: tools lexical ${recall.lexicalTools.toFixed(2)}, fused ${recall.fusedTools.toFixed(2)}; toolkits lexical ${recall.lexicalKits.toFixed(2)}, fused ${recall.fusedKits.toFixed(2)}`,
