@@ -213,16 +213,6 @@ export function planNotFound(planId: string, path = "/input/planId"): GantryErro
   });
 }
 
-/**
- * Limits of the interactive transactions that change a plan (plan.execute, plan.verify, plan.learn).
- * Prisma's defaults (2 s to start, 5 s to finish) fail a call with "expired transaction" while it
- * waits for the plan's row behind a concurrent change of the same plan, or for a loaded database.
- * Together they stay within the gateway's default call deadline (UPSTREAM_TIMEOUT_MS, 30 s), so a
- * transaction does not outlive the caller's wait; past them the kit answers 503 with a retry delay
- * (kit/src/data/db-errors.ts).
- */
-export const PLAN_TX = { maxWait: 10_000, timeout: 20_000 };
-
 /** The tenant's plan, read under a row lock inside `tx`; 404 when it is not one of the tenant's. */
 export async function lockPlan(tx: Prisma.TransactionClient, tenant: string, planId: string): Promise<Plan> {
   const locked = await tx.$queryRaw<{ id: string }[]>`

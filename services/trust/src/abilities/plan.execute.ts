@@ -11,7 +11,7 @@ import { GantryError, idempotentCreate } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { newId } from "../ids.ts";
 import { createRun } from "../permits.ts";
-import { closedConflict, lockPlan, PLAN_TX, phasesOf, planView, readPlan, type StoredPhase, settle } from "../plans.ts";
+import { closedConflict, lockPlan, phasesOf, planView, readPlan, type StoredPhase, settle } from "../plans.ts";
 
 function notStartable(phase: StoredPhase, phases: readonly StoredPhase[]): GantryError | null {
   if (phase.status === "ready") return null;
@@ -38,7 +38,6 @@ export default ability("plan.execute", async (input, call, ctx) => {
     ability: "plan.execute",
     input,
     recordId: execution,
-    txOptions: PLAN_TX,
     create: async (tx) => {
       const plan = await lockPlan(tx, call.tenant, input.planId);
       if (plan.status === "closed") throw closedConflict(plan);

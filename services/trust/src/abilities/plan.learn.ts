@@ -8,7 +8,7 @@
  */
 import type { InputOf } from "@gantry/proto/catalogue";
 import { ability } from "../context.ts";
-import { closedConflict, lockPlan, readPlan, PLAN_TX } from "../plans.ts";
+import { closedConflict, lockPlan, readPlan } from "../plans.ts";
 
 type Lesson = NonNullable<InputOf<"plan.learn">["lessons"]>[number];
 
@@ -60,7 +60,7 @@ export default ability("plan.learn", async (input, call, ctx) => {
       where: { id: plan.id },
       data: { status: "closed", outcome: input.outcome, notes: input.notes ?? null, closedAt: now, updatedAt: now },
     });
-  }, PLAN_TX);
+  });
   return {
     planId: plan.id,
     outcome: input.outcome,

@@ -7,7 +7,7 @@
 import { GantryError } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { judge } from "../plan-verify.ts";
-import { closedConflict, lockPlan, phasesOf, planView, readPlan, settle, PLAN_TX } from "../plans.ts";
+import { closedConflict, lockPlan, phasesOf, planView, readPlan, settle } from "../plans.ts";
 import { receiptViews } from "../receipts.ts";
 
 export default ability("plan.verify", async (input, call, ctx) => {
@@ -41,5 +41,5 @@ export default ability("plan.verify", async (input, call, ctx) => {
       plan: planView(updated),
       verified: now.toISOString(),
     };
-  }, PLAN_TX);
+  });
 });
