@@ -1,9 +1,9 @@
 /**
- * The receipts of concurrent calls go to trust together (pipeline/rpc-batch.ts, used by
- * PermitGate.record): receipts arriving while a batch is out leave together in the next one, at
+ * The permits and the receipts of concurrent calls go to trust together (pipeline/rpc-batch.ts, used
+ * by PermitGate.consume and PermitGate.record): items arriving while a batch is out leave together in the next one, at
  * most `maxItems` a call, each caller gets its own result, and a call that fails fails each of its
- * receipts and no other. With trust down or not answering, every caller gets the error by the
- * RPC's deadline: nothing waits on a batch that will never answer.
+ * items and no other. With trust down or not answering, every caller (of a permit or a receipt)
+ * gets the error by the RPC's deadline: nothing waits on a batch that will never answer.
  */
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -81,16 +81,30 @@ function receipt(i: number) {
   };
 }
 
+function permit(i: number) {
+  return {
+    tenant: "acme",
+    key_id: "key_1",
+    run_id: "run_1",
+    ability: "contact.get",
+    input_hash: "0".repeat(64),
+    request_id: `req_${i}`,
+  };
+}
+
+/** Ten permits and ten receipts sent at once: every caller is rejected within `ms`. */
 async function allRejectWithin(gate: PermitGate, ms: number): Promise<unknown[]> {
   const started = performance.now();
-  const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => gate.record(receipt(i))));
+  const settled = await Promise.allSettled(
+    Array.from({ length: 10 }, (_, i) => [gate.consume(permit(i)), gate.record(receipt(i))]).flat(),
+  );
   const elapsed = performance.now() - started;
   assert.ok(elapsed < ms, `every caller answered within ${ms} ms (took ${elapsed.toFixed(0)} ms)`);
   assert.ok(settled.every((s) => s.status === "rejected"));
   return settled.map((s) => (s as PromiseRejectedResult).reason);
 }
 
-test("trust down: each receipt's caller gets the error, none hangs", async () => {
+test("trust down: each permit's and receipt's caller gets the error, none hangs", async () => {
   const closed = net.createServer();
   await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
   const { port } = closed.address() as net.AddressInfo;
@@ -104,7 +118,7 @@ test("trust down: each receipt's caller gets the error, none hangs", async () =>
   }
 });
 
-test("trust not answering: each receipt's caller gets the error by the RPC's deadline", async () => {
+test("trust not answering: each permit's and receipt's caller gets the error by the RPC's deadline", async () => {
   const sockets = new Set<net.Socket>();
   const silent = net.createServer((s) => {
     sockets.add(s);

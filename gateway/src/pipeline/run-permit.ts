@@ -19,17 +19,23 @@
 import {
   type CallSigner,
   canonicalJson,
-  type ConsumePermitRequest,
   GantryError,
+  grpc,
   isErrorCode,
   makeClient,
   sha256Hex,
   type RpcClient,
+  statusError,
 } from "@gantry/kit";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { AbilityDef } from "@gantry/proto/catalogue/types.ts";
 import type { Logger } from "@gantry/kit";
-import type { RecordedReceipt, RecordReceiptRequestInit } from "@gantry/kit/generated/grpc.ts";
+import type {
+  ConsumedPermit as PermitResult,
+  ConsumePermitRequestInit,
+  RecordedReceipt,
+  RecordReceiptRequestInit,
+} from "@gantry/kit/generated/grpc.ts";
 import { RpcBatcher } from "./rpc-batch.ts";
 
 /** A permit the gate consumed for the call. */
@@ -43,6 +49,7 @@ export interface ConsumedPermit {
 export class PermitGate {
   private readonly client: RpcClient<"gantry.trust.v1.PermitGate">;
   private readonly timeoutMs: number;
+  private readonly permits: RpcBatcher<ConsumePermitRequestInit, PermitResult>;
   private readonly receipts: RpcBatcher<RecordReceiptRequestInit, RecordedReceipt>;
   /** Ability patterns (`payout.*`, `message.send`, `*`) requiring a run, by tenant (GANTRY_RUN_REQUIRED). */
   private readonly required: ReadonlyMap<string, readonly string[]>;
@@ -55,6 +62,10 @@ export class PermitGate {
   ) {
     this.client = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr, { signer });
     this.timeoutMs = timeoutMs;
+    this.permits = new RpcBatcher(async (permits) => {
+      const res = await this.client.unary("ConsumePermits", { permits }, { deadlineMs: this.timeoutMs });
+      return res.results;
+    });
     this.receipts = new RpcBatcher(async (receipts) => {
       const res = await this.client.unary("RecordReceipts", { receipts }, { deadlineMs: this.timeoutMs });
       return res.results;
@@ -62,9 +73,15 @@ export class PermitGate {
     this.required = required;
   }
 
-  async consume(req: ConsumePermitRequest): Promise<{ runId: string; permitId: string }> {
-    const res = await this.client.unary("ConsumePermit", req, { deadlineMs: this.timeoutMs });
-    return { runId: res.run_id, permitId: res.permit_id };
+  /**
+   * Consumes the call's permit. The permits of concurrent calls go to trust in one ConsumePermits
+   * call (rpc-batch.ts), taken by one statement per tenant; a permit trust refused rejects with
+   * trust's error (its detail code says why), a failed call rejects each permit in it.
+   */
+  async consume(req: ConsumePermitRequestInit): Promise<{ runId: string; permitId: string }> {
+    const result = await this.permits.add(req);
+    if (result.error_json) throw statusError(grpc.status.UNKNOWN, "permit refused", Buffer.from(result.error_json));
+    return { runId: result.run_id, permitId: result.permit_id };
   }
 
   /**

@@ -1,15 +1,17 @@
 /**
- * PermitGate.RecordReceipts over gRPC against the real service and Postgres: the receipts of one
- * call are recorded together, and a receipt the service refuses (a malformed field, or one
- * Postgres refuses) fails only itself; the others of the call are in the log at contiguous indexes
- * and their results say so.
+ * PermitGate.RecordReceipts and ConsumePermits over gRPC against the real service and Postgres: the
+ * receipts of one call are recorded together, and a receipt the service refuses (a malformed field,
+ * or one Postgres refuses) fails only itself; the others of the call are in the log at contiguous
+ * indexes and their results say so. The permits of one call, of several tenants, are each taken or
+ * refused on their own, in their own tenant's scope; and a call carries at most 64 items.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { makeClient, type RpcClient, sha256Hex } from "@gantry/kit";
+import { type GantryError, makeClient, type RpcClient, sha256Hex } from "@gantry/kit";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
+import { inputHash } from "./permits.ts";
 
 let s: ServiceHarness<Context>;
 let gate: RpcClient<"gantry.trust.v1.PermitGate">;
@@ -89,4 +91,71 @@ test("one refused receipt of a RecordReceipts call fails alone; the others are i
   );
   const { rows: count } = await s.db.query("SELECT count(*)::int AS n FROM trust.receipts WHERE tenant = 'batch-co'");
   assert.equal(count[0].n, 3);
+});
+
+/** A run of one contact.get permit for `tenant`: its id and key. */
+async function oneRun(tenant: string): Promise<{ id: string; keyId: string }> {
+  const created = (await s.call(
+    "trust.preflight",
+    { task: "gate", actions: [{ ability: "contact.get", input: { id: "ctc_gate" } }] },
+    { tenant },
+  )) as { id: string };
+  const { rows } = await s.db.query<{ key_id: string }>("SELECT key_id FROM trust.runs WHERE id = $1", [created.id]);
+  return { id: created.id, keyId: rows[0]!.key_id };
+}
+
+test("one ConsumePermits call answers each permit alone, each in its own tenant's scope", async () => {
+  const acme = await oneRun("acme");
+  const globex = await oneRun("globex");
+  const hash = inputHash({ id: "ctc_gate" });
+  const permit = (tenant: string, r: { id: string; keyId: string }, requestId: string) => ({
+    tenant,
+    key_id: r.keyId,
+    run_id: r.id,
+    ability: "contact.get",
+    input_hash: hash,
+    request_id: requestId,
+  });
+  const { results } = await gate.unary(
+    "ConsumePermits",
+    {
+      permits: [
+        permit("acme", acme, "req_g1"),
+        // Another tenant's run is as unknown as a missing one, even in the same call.
+        permit("globex", acme, "req_g2"),
+        { ...permit("acme", acme, "req_g3"), input_hash: "not-a-digest" },
+        permit("globex", globex, "req_g4"),
+        permit("acme", acme, "req_g5"),
+      ],
+    },
+    { deadlineMs: 10_000 },
+  );
+  const codes = results.map((r) => (r.error_json ? JSON.parse(r.error_json) : null));
+  assert.match(results[0]!.permit_id, /^pmt_/);
+  assert.equal(codes[1]?.details?.[0]?.code, "run_not_found");
+  assert.equal(codes[2]?.code, "invalid_request");
+  assert.match(codes[2]?.message, /input_hash/);
+  assert.match(results[3]!.permit_id, /^pmt_/);
+  assert.equal(codes[4]?.details?.[0]?.code, "permit_used", "the run's one permit went to the first call");
+  const { rows } = await s.db.query<{ request_id: string }>(
+    "SELECT request_id FROM trust.permits WHERE run_id = ANY($1) AND status = 'used' ORDER BY request_id",
+    [[acme.id, globex.id]],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.request_id),
+    ["req_g1", "req_g4"],
+  );
+});
+
+test("a call with more than 64 permits or receipts is refused whole, naming the bound", async () => {
+  const permits = Array.from({ length: 65 }, (_, i) => ({ tenant: "acme", run_id: `run_${i}` }));
+  await assert.rejects(gate.unary("ConsumePermits", { permits }), (err: GantryError) => {
+    assert.equal(err.code, "invalid_request");
+    assert.match(err.message, /at most 64 permits/);
+    return true;
+  });
+  const receipts = Array.from({ length: 65 }, (_, i) => receipt(`req_cap_${i}`));
+  await assert.rejects(gate.unary("RecordReceipts", { receipts }), /at most 64 receipts/);
+  const { rows } = await s.db.query("SELECT count(*)::int AS n FROM trust.receipts WHERE request_id LIKE 'req_cap_%'");
+  assert.equal(rows[0].n, 0);
 });

@@ -1,13 +1,16 @@
 /**
  * @module trust/gate
  * The PermitGate gRPC service (proto/gantry/trust/v1/trust.proto) the gateway calls for every ability
- * call that carries `context.runId`: ConsumePermit before dispatch, RecordReceipts after it (the receipts of concurrent calls together), and
- * GetJwks for the public keys route. Each call runs in the named tenant's scope (`withTenant`), and
- * queries also match the tenant exactly, so a parent tenant never uses a sub-tenant's run.
+ * call that carries `context.runId`: ConsumePermits before dispatch and RecordReceipts after it (each
+ * with the items of the gateway's concurrent calls together), and GetJwks for the public keys route.
+ * Each item runs in its own tenant's scope (`withTenant`), and queries also match the tenant
+ * exactly, so a parent tenant never uses a sub-tenant's run.
  */
 import { GantryError, type grpc, lookupService, toGrpcError, translateDbError, withTenant } from "@gantry/kit";
 import type {
+  ConsumedPermitInit,
   ConsumePermitRequest,
+  ConsumePermitsRequest,
   RecordedReceiptInit,
   RecordReceiptRequest,
   RecordReceiptsRequest,
@@ -15,7 +18,7 @@ import type {
 import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
-import { consumePermit } from "./permits.ts";
+import { consumePermits } from "./permits.ts";
 import { recordReceipt } from "./receipts.ts";
 import { jwks } from "./signing.ts";
 import { logResource } from "./tiles.ts";
@@ -30,6 +33,76 @@ function checkTenant(tenant: string): void {
 
 function checkHash(value: string, name: string): void {
   if (!HASH_RE.test(value)) throw new GantryError("invalid_request", `${name} must be a SHA-256 hex digest`);
+}
+
+/**
+ * Items one ConsumePermits or RecordReceipts call may carry. The gateway sends at most 64 (its
+ * RpcBatcher's batch); a bound keeps one call's statements and its answer's size in proportion.
+ */
+const MAX_ITEMS = 64;
+
+function checkItems(items: readonly unknown[], what: string): void {
+  if (items.length > MAX_ITEMS)
+    throw new GantryError(
+      "invalid_request",
+      `One call carries at most ${MAX_ITEMS} ${what}; this one has ${items.length}.`,
+      {
+        reason: `Send the ${what} in calls of at most ${MAX_ITEMS}.`,
+      },
+    );
+}
+
+/** A thrown value as the error-table error an item's result carries. */
+function itemError(ctx: Context, thrown: unknown, fields: Record<string, string>): GantryError {
+  const err = translateDbError(thrown) ?? thrown;
+  const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
+  if (gerr.httpStatus >= 500) ctx.log.error({ ...fields, err: String(gerr.cause ?? err) }, "item of a batch failed");
+  return gerr;
+}
+
+/**
+ * The permits of a ConsumePermits call: one statement per tenant in the call (in that tenant's
+ * scope), and one result per permit, in order.
+ */
+async function consumeAll(ctx: Context, reqs: readonly ConsumePermitRequest[]): Promise<ConsumedPermitInit[]> {
+  const results: ConsumedPermitInit[] = new Array(reqs.length);
+  const byTenant = new Map<string, number[]>();
+  for (const [i, req] of reqs.entries()) {
+    try {
+      checkTenant(req.tenant);
+      checkHash(req.input_hash, "input_hash");
+      const indexes = byTenant.get(req.tenant);
+      if (indexes) indexes.push(i);
+      else byTenant.set(req.tenant, [i]);
+    } catch (thrown) {
+      results[i] = { run_id: req.run_id, error_json: JSON.stringify(itemError(ctx, thrown, {}).toJSON()) };
+    }
+  }
+  await Promise.all(
+    [...byTenant].map(async ([tenant, indexes]) => {
+      let outcomes: Awaited<ReturnType<typeof consumePermits>>;
+      try {
+        outcomes = await withTenant(tenant, () =>
+          consumePermits(
+            ctx,
+            tenant,
+            indexes.map((i) => reqs[i]!),
+          ),
+        );
+      } catch (thrown) {
+        const gerr = itemError(ctx, thrown, { tenant });
+        outcomes = indexes.map(() => gerr);
+      }
+      for (const [j, i] of indexes.entries()) {
+        const outcome = outcomes[j]!;
+        results[i] =
+          outcome instanceof GantryError
+            ? { run_id: reqs[i]!.run_id, error_json: JSON.stringify(outcome.toJSON()) }
+            : { run_id: outcome.runId, permit_id: outcome.permitId };
+      }
+    }),
+  );
+  return results;
 }
 
 function unaryHandler<Req, Res>(ctx: Context, name: string, fn: (req: Req) => Promise<Res>) {
@@ -69,10 +142,7 @@ async function recordOne(ctx: Context, req: RecordReceiptRequest): Promise<Recor
     );
     return { request_id: receipt.requestId, log_index: receipt.logIndex };
   } catch (thrown) {
-    const err = translateDbError(thrown) ?? thrown;
-    const gerr = err instanceof GantryError ? err : new GantryError("internal", "internal error", { cause: err });
-    if (gerr.httpStatus >= 500)
-      ctx.log.error({ requestId: req.request_id, err: String(gerr.cause ?? err) }, "receipt not recorded");
+    const gerr = itemError(ctx, thrown, { requestId: req.request_id });
     return { request_id: req.request_id, error_code: gerr.code, error_message: gerr.message };
   }
 }
@@ -80,17 +150,16 @@ async function recordOne(ctx: Context, req: RecordReceiptRequest): Promise<Recor
 export function permitGateService(ctx: Context) {
   const Service = lookupService(TRUST_PROTO, "gantry.trust.v1.PermitGate");
   const impl: grpc.UntypedServiceImplementation = {
-    ConsumePermit: unaryHandler(ctx, "ConsumePermit", async (req: ConsumePermitRequest) => {
-      checkTenant(req.tenant);
-      checkHash(req.input_hash, "input_hash");
-      const permit = await withTenant(req.tenant, () => consumePermit(ctx, req));
-      return { run_id: permit.runId, permit_id: permit.permitId };
+    ConsumePermits: unaryHandler(ctx, "ConsumePermits", async (req: ConsumePermitsRequest) => {
+      checkItems(req.permits, "permits");
+      return { results: await consumeAll(ctx, req.permits) };
     }),
-    RecordReceipts: unaryHandler(ctx, "RecordReceipts", async (req: RecordReceiptsRequest) => ({
+    RecordReceipts: unaryHandler(ctx, "RecordReceipts", async (req: RecordReceiptsRequest) => {
+      checkItems(req.receipts, "receipts");
       // Together, so the receipts of one tenant go in one append batch (log-append.ts); each settles
       // alone, so a refused receipt does not fail the others of the call.
-      results: await Promise.all(req.receipts.map((r) => recordOne(ctx, r))),
-    })),
+      return { results: await Promise.all(req.receipts.map((r) => recordOne(ctx, r))) };
+    }),
     GetJwks: unaryHandler(ctx, "GetJwks", async () => ({ jwks_json: JSON.stringify(jwks(ctx.keys.publicKeys)) })),
     GetLogResource: unaryHandler(ctx, "GetLogResource", async (req: { log_id: string; path: string }) => {
       const r = await logResource(ctx, req.log_id, req.path);

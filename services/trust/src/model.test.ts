@@ -111,19 +111,25 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
   const inputHash = run.permits[0].inputHash;
 
   // The gateway's part: consume the permit, record the receipt.
-  const consume = (requestId: string, hash: string) =>
-    gate.unary("ConsumePermit", {
-      tenant: "acme",
-      key_id: "key_harness",
-      run_id: runId,
-      ability: "contact.create",
-      input_hash: hash,
-      request_id: requestId,
+  const consume = async (requestId: string, hash: string) => {
+    const { results } = await gate.unary("ConsumePermits", {
+      permits: [
+        {
+          tenant: "acme",
+          key_id: "key_harness",
+          run_id: runId,
+          ability: "contact.create",
+          input_hash: hash,
+          request_id: requestId,
+        },
+      ],
     });
-  await assert.rejects(consume("req_0other", sha256Hex(canonicalJson({ name: "Someone else" }))), {
-    code: "forbidden",
-  });
+    return results[0]!;
+  };
+  const refused = await consume("req_0other", sha256Hex(canonicalJson({ name: "Someone else" })));
+  assert.equal(JSON.parse(refused.error_json).code, "forbidden");
   const permit = await consume("req_1ada", inputHash);
+  assert.equal(permit.error_json, "");
   const recorded = await gate.unary("RecordReceipts", {
     receipts: [
       {

@@ -1,18 +1,19 @@
 /**
- * ConsumePermit on the one-service harness (real Postgres, the service's own login under row-level
- * security): permits of a run are taken in position order and each once; of concurrent callers
- * holding a run's last permit exactly one gets it, and of callers sharing a run's identical permits
- * each winner gets a different one; and taking the first or the last permit of a long run touches a
- * few buffers (issue 30: the statement once read every permit of the run, used ones included, joined
+ * Consuming permits on the one-service harness (real Postgres, the service's own login under
+ * row-level security), alone and in batches as PermitGate.ConsumePermits takes them: permits of a
+ * run are taken in position order and each once; of concurrent callers holding a run's last permit
+ * exactly one gets it, whether they race in one batch or across batches, and of callers sharing a
+ * run's identical permits each winner gets a different one; in a batch a refused permit fails only
+ * its own call; and taking the first or the last permit of a long run touches a few buffers (issue 30: the statement once read every permit of the run, used ones included, joined
  * each to its run and sorted them: 121 buffers for the first permit of a run of 50).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
-import { type GantryError, withTenant } from "@gantry/kit";
+import { GantryError, withTenant } from "@gantry/kit";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import type { Context } from "./context.ts";
-import { consumePermit, inputHash, TAKE_PERMIT } from "./permits.ts";
+import { consumePermits, inputHash, type PermitRequest, TAKE_PERMITS } from "./permits.ts";
 
 let s: ServiceHarness<Context>;
 before(async () => {
@@ -31,17 +32,27 @@ async function run(count: number): Promise<{ id: string; keyId: string }> {
   return { id: created.id, keyId: rows[0]!.key_id };
 }
 
-function consume(r: { id: string; keyId: string }) {
-  return withTenant("acme", () =>
-    consumePermit(s.ctx, {
-      tenant: "acme",
-      key_id: r.keyId,
-      run_id: r.id,
-      ability: "contact.get",
-      input_hash: inputHash(input),
-      request_id: `req_permits_${++requests}`,
-    }),
-  );
+function permitRequest(r: { id: string; keyId: string }, fields: Partial<PermitRequest> = {}): PermitRequest {
+  return {
+    key_id: r.keyId,
+    run_id: r.id,
+    ability: "contact.get",
+    input_hash: inputHash(input),
+    request_id: `req_permits_${++requests}`,
+    ...fields,
+  };
+}
+
+/** One batch, as ConsumePermits runs it for a tenant: a permit id or the refusal's detail code. */
+async function consumeBatch(reqs: PermitRequest[]): Promise<string[]> {
+  const outcomes = await withTenant("acme", () => consumePermits(s.ctx, "acme", reqs));
+  return outcomes.map((o) => (o instanceof GantryError ? `refused:${o.details?.[0]?.code}` : o.permitId));
+}
+
+async function consume(r: { id: string; keyId: string }): Promise<string> {
+  const [outcome] = await consumeBatch([permitRequest(r)]);
+  if (outcome!.startsWith("refused:")) throw new Error(outcome);
+  return outcome!;
 }
 
 /**
@@ -54,14 +65,14 @@ async function buffersOfConsume(r: { id: string; keyId: string }): Promise<numbe
   try {
     await c.query("SELECT set_config('gantry.tenant', 'acme', false)");
     await c.query("BEGIN");
-    const { rows } = await c.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${TAKE_PERMIT}`, [
-      r.id,
+    const { rows } = await c.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${TAKE_PERMITS}`, [
       "acme",
-      r.keyId,
-      "contact.get",
-      inputHash(input),
+      [r.id],
+      [r.keyId],
+      ["contact.get"],
+      [inputHash(input)],
+      ["req_permits_explain"],
       new Date(),
-      "req_permits_explain",
     ]);
     const plan = rows[0]["QUERY PLAN"][0].Plan;
     assert.equal(plan["Actual Rows"], 1, "the statement takes a permit");
@@ -79,12 +90,12 @@ test("a run's permits are taken in position order, each once, then the replay is
     [r.id],
   );
   const taken = [];
-  for (let i = 0; i < 3; i++) taken.push((await consume(r)).permitId);
+  for (let i = 0; i < 3; i++) taken.push(await consume(r));
   assert.deepEqual(
     taken,
     rows.map((p) => p.id),
   );
-  await assert.rejects(consume(r), (err: GantryError) => err.details?.[0]?.code === "permit_used");
+  await assert.rejects(consume(r), /refused:permit_used/);
 });
 
 test("of 12 concurrent callers holding a run's last permit exactly one gets it", async () => {
@@ -92,15 +103,60 @@ test("of 12 concurrent callers holding a run's last permit exactly one gets it",
   const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => consume(r)));
   assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 1);
   for (const o of outcomes)
-    if (o.status === "rejected") assert.equal((o.reason as GantryError).details?.[0]?.code, "permit_used");
+    if (o.status === "rejected") assert.equal((o.reason as Error).message, "refused:permit_used");
 });
 
 test("12 concurrent callers sharing a run's 5 identical permits: 5 get one each, all different", async () => {
   const r = await run(5);
   const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => consume(r)));
-  const won = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value.permitId] : []));
+  const won = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
   assert.equal(won.length, 5);
   assert.equal(new Set(won).size, 5);
+});
+
+test("in one batch, calls of one run take its identical permits in position order; the call left without one fails alone", async () => {
+  const r = await run(3);
+  const other = await run(1);
+  const { rows } = await s.db.query<{ id: string }>(
+    "SELECT id FROM trust.permits WHERE run_id = $1 ORDER BY position",
+    [r.id],
+  );
+  const outcomes = await consumeBatch([
+    permitRequest(r),
+    permitRequest(r, { input_hash: inputHash({ id: "ctc_other" }) }),
+    permitRequest(r),
+    permitRequest(other),
+    permitRequest(r),
+    permitRequest(r),
+    permitRequest(other, { key_id: "key_someone_else" }),
+  ]);
+  assert.deepEqual(outcomes, [
+    rows[0]!.id,
+    "refused:permit_input_mismatch",
+    rows[1]!.id,
+    outcomes[3],
+    rows[2]!.id,
+    "refused:permit_used",
+    "refused:run_other_key",
+  ]);
+  assert.match(outcomes[3]!, /^pmt_/, "the other run's call got its permit");
+  const { rows: used } = await s.db.query<{ request_id: string }>(
+    "SELECT request_id FROM trust.permits WHERE run_id = $1 AND status = 'used' ORDER BY position",
+    [r.id],
+  );
+  assert.equal(used.length, 3, "each taken permit is marked used, with its own call's request id");
+  assert.equal(new Set(used.map((u) => u.request_id)).size, 3);
+});
+
+test("of 12 callers racing for a run's last permit in one batch and across batches exactly one gets it", async () => {
+  for (const batches of [[12], [4, 4, 4], [1, 5, 6]]) {
+    const r = await run(1);
+    const results = (
+      await Promise.all(batches.map((n) => consumeBatch(Array.from({ length: n }, () => permitRequest(r)))))
+    ).flat();
+    assert.equal(results.filter((o) => o.startsWith("pmt_")).length, 1, `batches of ${batches}: ${results}`);
+    assert.equal(results.filter((o) => o === "refused:permit_used").length, 11);
+  }
 });
 
 test("taking the first or the last permit of a run of 50 touches a few buffers, not one per permit of the run", async () => {

@@ -4,10 +4,10 @@
  * canonical JSON of the exact input, after the ability's schema applied its defaults: the same
  * bytes the gateway hashes before dispatch, so what was permitted is exactly what runs.
  *
- * `consumePermit` is the gateway's check (PermitGate.ConsumePermit): one round trip, an
- * `UPDATE … WHERE status = 'issued' … RETURNING` that also checks the run's tenant, key and expiry,
- * so of any number of concurrent calls holding the same permit exactly one gets it. When none is
- * consumed it says why, most specific first.
+ * `consumePermits` is the gateway's check (PermitGate.ConsumePermits), for the concurrent calls of a
+ * tenant together: one round trip, an `UPDATE … WHERE status = 'issued' … RETURNING` that also
+ * checks each run's tenant, key and expiry, so of any number of concurrent calls holding the same
+ * permit exactly one gets it. When a call gets none it says why, most specific first.
  */
 import {
   canonicalJson,
@@ -195,76 +195,117 @@ function refuse(r: { code: string; message: string; reason: string }): GantryErr
 }
 
 /**
- * Takes the permit in one statement: the run must be the tenant's, of this key and unexpired, and
- * the permit issued for this ability and input. SKIP LOCKED: a second identical permit of the same
- * run is taken by a concurrent call rather than making it wait for, and then lose, the first one.
- * The run is checked once (an uncorrelated EXISTS), not joined to each permit, and the permit is the
- * first entry of `permits_issued_idx` (issued only, by position), so the used permits of a long run
- * are never read.
+ * Takes the permits of a batch of calls of one tenant in one statement: each call's run must be the
+ * tenant's, of its key and unexpired, and the permit issued for its ability and input. Calls with the
+ * same run, key, ability and input (a group) take that many permits, earliest position first, the
+ * k-th call of the group in the batch's order the k-th of them; a group with fewer permits left
+ * than calls leaves its last callers without one. LIMIT per group, FOR UPDATE SKIP LOCKED: a
+ * concurrent batch skips only the permits this one takes, not the rest of the run, and an identical
+ * permit locked by it is taken by the other rather than waited for and lost. The run is checked once
+ * per group and the permits are read from `permits_issued_idx` (issued only, by position), so the
+ * used permits of a long run are never read. Returns the calls that got one, by ordinal (1-based).
  */
-export const TAKE_PERMIT = `UPDATE trust.permits SET status = 'used', used_at = $6, request_id = $7
-    WHERE status = 'issued' AND id = (
-      SELECT p.id FROM trust.permits p
-       WHERE p.run_id = $1 AND p.ability = $4 AND p.input_hash = $5 AND p.status = 'issued' AND p.tenant = $2
-         AND EXISTS (SELECT 1 FROM trust.runs r
-                      WHERE r.id = $1 AND r.tenant = $2 AND r.key_id = $3 AND r.expires_at > $6)
-       ORDER BY p.position LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
-const takePermit = preparedQuery<
-  { id: string },
-  [runId: string, tenant: string, keyId: string, ability: string, inputHash: string, now: Date, requestId: string]
->("trust.take_permit", TAKE_PERMIT);
+export const TAKE_PERMITS = `WITH calls AS (
+      SELECT c.*, row_number() OVER (PARTITION BY c.run_id, c.key_id, c.ability, c.input_hash ORDER BY c.ord) AS k
+        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+             WITH ORDINALITY AS c(run_id, key_id, ability, input_hash, request_id, ord)),
+    taken AS (
+      SELECT g.run_id, g.key_id, g.ability, g.input_hash, t.id,
+             row_number() OVER (PARTITION BY g.run_id, g.key_id, g.ability, g.input_hash ORDER BY t.position) AS k
+        FROM (SELECT run_id, key_id, ability, input_hash, count(*) AS n FROM calls GROUP BY 1, 2, 3, 4) g
+        CROSS JOIN LATERAL (
+          SELECT p.id, p.position FROM trust.permits p
+           WHERE p.run_id = g.run_id AND p.ability = g.ability AND p.input_hash = g.input_hash
+             AND p.status = 'issued' AND p.tenant = $1
+             AND EXISTS (SELECT 1 FROM trust.runs r
+                          WHERE r.id = g.run_id AND r.tenant = $1 AND r.key_id = g.key_id AND r.expires_at > $7)
+           ORDER BY p.position LIMIT g.n FOR UPDATE SKIP LOCKED) t)
+    UPDATE trust.permits p SET status = 'used', used_at = $7, request_id = c.request_id
+      FROM calls c JOIN taken t USING (run_id, key_id, ability, input_hash, k)
+     WHERE p.id = t.id AND p.status = 'issued'
+    RETURNING c.ord, p.id`;
+const takePermits = preparedQuery<
+  { ord: string; id: string },
+  [
+    tenant: string,
+    runIds: string[],
+    keyIds: string[],
+    abilities: string[],
+    inputHashes: string[],
+    requestIds: string[],
+    now: Date,
+  ]
+>("trust.take_permits", TAKE_PERMITS);
+
+/** A call's request to consume its permit (PermitGate.ConsumePermits), its tenant already checked. */
+export type PermitRequest = Omit<ConsumePermitRequest, "tenant">;
 
 /**
- * Consumes the permit for exactly this call, or throws 404/403 with a detail code naming why not
- * (worked out only then, with more reads: the refused call is the rare one).
+ * Consumes the permits of a batch of `tenant`'s calls (in its scope, `withTenant`), each exactly
+ * once: one result per call, in order, the permit taken or a 404/403 with a detail code naming why
+ * not (worked out only then, with more reads: the refused call is the rare one).
  */
-export async function consumePermit(
+export async function consumePermits(
   ctx: Context,
-  req: ConsumePermitRequest,
-): Promise<{ runId: string; permitId: string }> {
+  tenant: string,
+  reqs: readonly PermitRequest[],
+): Promise<({ runId: string; permitId: string } | GantryError)[]> {
   const now = ctx.now();
-  const [taken] = await takePermit(
+  const rows = await takePermits(
     ctx.pool,
-    req.run_id,
-    req.tenant,
-    req.key_id,
-    req.ability,
-    req.input_hash,
+    tenant,
+    reqs.map((r) => r.run_id),
+    reqs.map((r) => r.key_id),
+    reqs.map((r) => r.ability),
+    reqs.map((r) => r.input_hash),
+    reqs.map((r) => r.request_id),
     new Date(now),
-    req.request_id,
   );
-  if (taken) return { runId: req.run_id, permitId: taken.id };
-  const run = await runOf(ctx, req.tenant, req.run_id, "/context/runId");
+  const taken = new Map(rows.map((r) => [Number(r.ord) - 1, r.id]));
+  return Promise.all(
+    reqs.map(async (req, i) => {
+      const permitId = taken.get(i);
+      if (permitId) return { runId: req.run_id, permitId };
+      return refusal(ctx, tenant, req, now).catch((err: unknown) => {
+        if (err instanceof GantryError) return err;
+        throw err;
+      });
+    }),
+  );
+}
+
+/** Why a call got no permit, most specific first (always a GantryError, thrown or returned). */
+async function refusal(ctx: Context, tenant: string, req: PermitRequest, now: number): Promise<GantryError> {
+  const run = await runOf(ctx, tenant, req.run_id, "/context/runId");
   if (run.keyId !== req.key_id)
-    throw refuse({
+    return refuse({
       code: "run_other_key",
       message: `Run ${run.id} belongs to another API key.`,
       reason: `Call under this run with the key that created it (${run.keyId}).`,
     });
   if (run.expiresAt.getTime() <= now)
-    throw refuse({
+    return refuse({
       code: "run_expired",
       message: `Run ${run.id} expired at ${run.expiresAt.toISOString()}.`,
       reason: "Create a new run with trust.preflight for the actions still to do.",
     });
   const permits = await ctx.db.permit.findMany({
-    where: { runId: run.id, tenant: req.tenant, ability: req.ability },
+    where: { runId: run.id, tenant, ability: req.ability },
     select: { inputHash: true, status: true },
   });
   if (permits.some((p) => p.inputHash === req.input_hash))
-    throw refuse({
+    return refuse({
       code: "permit_used",
       message: `The permit of run ${run.id} for ${req.ability} with this input was already used.`,
       reason: "A permit runs one call; a replay is refused. Create a new run to do it again.",
     });
   if (permits.length)
-    throw refuse({
+    return refuse({
       code: "permit_input_mismatch",
       message: `Run ${run.id} permits ${req.ability} only with another input (input hash ${req.input_hash} matches none of its permits).`,
       reason: "Send exactly the input given to trust.preflight (compared by the SHA-256 of its canonical JSON).",
     });
-  throw refuse({
+  return refuse({
     code: "permit_missing",
     message: `Run ${run.id} has no permit for ${req.ability}.`,
     reason: "Create a run whose actions include this ability and input.",
