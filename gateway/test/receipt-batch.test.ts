@@ -26,6 +26,7 @@ test("items arriving while a batch is out go together in the next; each caller g
   const sent: number[][] = [];
   const answers: ReturnType<typeof deferred<number[]>>[] = [];
   const batcher = new RpcBatcher<number, number>(
+    "test batch",
     (items) => {
       sent.push(items);
       const d = deferred<number[]>();
@@ -55,6 +56,7 @@ test("items arriving while a batch is out go together in the next; each caller g
 test("a batch does not wait longer than maxWaitMs for the one still out", async () => {
   const sent: number[][] = [];
   const batcher = new RpcBatcher<number, number>(
+    "test batch",
     (items) => {
       sent.push(items);
       return items[0] === 1 ? new Promise(() => {}) : Promise.resolve(items);

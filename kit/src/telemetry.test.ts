@@ -1,7 +1,8 @@
 /**
  * The OpenTelemetry switch: only the standard OTEL_* variables turn it on; off, the helpers hand
  * back what they were given (no SDK, no copies). On, a log line written inside a span carries the
- * span's trace, and a hop's metadata carries W3C traceparent of the client span. (The whole path
+ * span's trace, and a hop's metadata carries W3C traceparent of the client span; a batch's span
+ * starts its own trace, linked to each caller's span. (The whole path
  * through a real backend: gateway/test/tracing.test.ts.)
  */
 import { test } from "node:test";
@@ -9,6 +10,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import {
+  currentSpanLink,
+  inLinkedSpan,
   inSpan,
   logTraceFields,
   SpanKind,
@@ -40,6 +43,8 @@ test("off: nothing is started and the helpers pass through", async () => {
   assert.equal(withTraceContext(metadata), metadata, "the same object: no copy per call");
   assert.deepEqual(logTraceFields(), {});
   await inSpan("x", SpanKind.INTERNAL, {}, async (span) => assert.equal(span, undefined));
+  assert.equal(currentSpanLink(), undefined);
+  await inLinkedSpan("x", [], async (span) => assert.equal(span, undefined));
 });
 
 test("on: the hop's metadata carries the client span's traceparent; log lines carry the trace", async () => {
@@ -58,6 +63,30 @@ test("on: the hop's metadata carries the client span's traceparent; log lines ca
       assert.equal(trace, traceId, "same trace");
       assert.notEqual(parent, spanId, "the client span's own id, a child of the call's");
     });
+
+    // A batch sent once for two callers: its own trace, linked to both callers' spans.
+    const callers = await Promise.all(
+      ["a", "b"].map((n) =>
+        inSpan(n, SpanKind.SERVER, {}, async (span) => ({ context: span!.spanContext(), link: currentSpanLink() })),
+      ),
+    );
+    await inSpan("first caller", SpanKind.SERVER, {}, async (first) =>
+      inLinkedSpan(
+        "batch",
+        callers.map((c) => c.link),
+        async (span) => {
+          const own = span!.spanContext();
+          assert.notEqual(own.traceId, first!.spanContext().traceId, "not in the trace of the caller that sent it");
+          const links = (span as unknown as { links: { context: { spanId: string } }[] }).links;
+          assert.deepEqual(
+            links.map((l) => l.context.spanId),
+            callers.map((c) => c.context.spanId),
+          );
+          const sent = await tracedClientCall("/gantry.trust.v1.PermitGate/ConsumePermits", {}, async (m) => m);
+          assert.equal(sent?.traceparent?.split("-")[1], own.traceId, "the batch's RPC is in the batch's trace");
+        },
+      ),
+    );
   } finally {
     await stop().catch(() => {}); // the flush to nowhere fails, as it should
   }

@@ -23,6 +23,7 @@ import {
   type Attributes,
   context,
   type Histogram,
+  type Link,
   metrics,
   type Counter,
   propagation,
@@ -114,6 +115,32 @@ export function inSpan<T>(
 ): Promise<T> {
   if (!on) return fn(undefined);
   return trace.getTracer(TRACER).startActiveSpan(name, { kind, attributes }, (span) => ended(span, fn(span)));
+}
+
+/** The current span as a link for a span started later (an item queued for a batch), when on. */
+export function currentSpanLink(): Link | undefined {
+  if (!on) return undefined;
+  const span = trace.getActiveSpan();
+  return span ? { context: span.spanContext() } : undefined;
+}
+
+/**
+ * Runs `fn` in a span of its own that starts a trace rather than joining the current one, linked to
+ * each span of `links`: work done once for many callers (a batched RPC) belongs to none of their
+ * traces alone, and under the first caller's span it would look like that caller's. `fn` alone when off.
+ */
+export function inLinkedSpan<T>(
+  name: string,
+  links: readonly (Link | undefined)[],
+  fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!on) return fn(undefined);
+  const defined = links.filter((l): l is Link => l !== undefined);
+  return context.with(ROOT_CONTEXT, () =>
+    trace
+      .getTracer(TRACER)
+      .startActiveSpan(name, { kind: SpanKind.INTERNAL, links: defined }, (span) => ended(span, fn(span))),
+  );
 }
 
 /**

@@ -7,10 +7,13 @@
  * item arrived while earlier batches are still out (so a slow batch does not hold the next one up
  * indefinitely). Each caller gets its own item's result; a failed call fails each of its items.
  * Nothing is kept between calls but the waiting items, so any number of gateway replicas may batch.
+ * Traced, each batch's call is in a span of its own (`name`) linked to every caller's span.
  */
+import { currentSpanLink, inLinkedSpan } from "@gantry/kit";
 
 interface Waiting<Item, Result> {
   item: Item;
+  link: ReturnType<typeof currentSpanLink>;
   resolve: (result: Result) => void;
   reject: (err: unknown) => void;
 }
@@ -23,9 +26,15 @@ export class RpcBatcher<Item, Result> {
   private readonly send: (items: Item[]) => Promise<Result[]>;
   private readonly maxItems: number;
   private readonly maxWaitMs: number;
+  private readonly name: string;
 
-  /** `send` answers one result per item, in order. */
-  constructor(send: (items: Item[]) => Promise<Result[]>, opts: { maxItems?: number; maxWaitMs?: number } = {}) {
+  /** `send` answers one result per item, in order; `name` names a batch's span. */
+  constructor(
+    name: string,
+    send: (items: Item[]) => Promise<Result[]>,
+    opts: { maxItems?: number; maxWaitMs?: number } = {},
+  ) {
+    this.name = name;
     this.send = send;
     this.maxItems = opts.maxItems ?? 64;
     this.maxWaitMs = opts.maxWaitMs ?? 2;
@@ -34,7 +43,7 @@ export class RpcBatcher<Item, Result> {
   /** The result of `item`, once the batch it went in has answered. */
   add(item: Item): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      this.waiting.push({ item, link: currentSpanLink(), resolve, reject });
       if (this.waiting.length >= this.maxItems) this.flush();
       else if (this.inFlight === 0) this.immediate ??= setImmediate(() => this.flush());
       else this.timer ??= setTimeout(() => this.flush(), this.maxWaitMs);
@@ -49,7 +58,11 @@ export class RpcBatcher<Item, Result> {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.maxItems);
       this.inFlight++;
-      this.send(batch.map((w) => w.item))
+      inLinkedSpan(
+        this.name,
+        batch.map((w) => w.link),
+        () => this.send(batch.map((w) => w.item)),
+      )
         .then(
           (results) => {
             for (const [i, w] of batch.entries()) {

@@ -62,11 +62,11 @@ export class PermitGate {
   ) {
     this.client = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr, { signer });
     this.timeoutMs = timeoutMs;
-    this.permits = new RpcBatcher(async (permits) => {
+    this.permits = new RpcBatcher("PermitGate.ConsumePermits batch", async (permits) => {
       const res = await this.client.unary("ConsumePermits", { permits }, { deadlineMs: this.timeoutMs });
       return res.results;
     });
-    this.receipts = new RpcBatcher(async (receipts) => {
+    this.receipts = new RpcBatcher("PermitGate.RecordReceipts batch", async (receipts) => {
       const res = await this.client.unary("RecordReceipts", { receipts }, { deadlineMs: this.timeoutMs });
       return res.results;
     });
