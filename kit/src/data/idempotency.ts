@@ -138,7 +138,8 @@ async function once<T>(opts: {
   ability: string;
   input: object;
   find: (key: string) => Promise<Row | undefined>;
-  replay: (recordId: string) => Promise<T>;
+  /** The first call's result; `row` is the lookup's, which may carry the record itself. */
+  replay: (recordId: string, row: Row) => Promise<T>;
   create: () => Promise<T>;
   /** The result, or undefined when the key was found taken without an error (`claimFirst`). */
   createFirst: (first: FirstUse) => Promise<T | undefined>;
@@ -154,7 +155,7 @@ async function once<T>(opts: {
     if (row.input_hash !== inputHash) {
       throw mismatch(ability, key, differingFields((row.input ?? {}) as Record<string, unknown>, body));
     }
-    const result = await opts.replay(row.record_id);
+    const result = await opts.replay(row.record_id, row);
     markReplayed(); // the gateway answers with `Idempotent-Replayed: true` (kit/src/call-outcome.ts)
     return { result, created: false };
   };
@@ -232,7 +233,8 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
   replay: (recordId: string) => Promise<T>;
   /**
    * Claim the key in the statement and look it up only when it was taken: a first use is one round
-   * trip instead of two, a replay three (the statement, the lookup, the read) instead of two. For
+   * trip instead of two, a replay three (the statement, the lookup, the read; two with `replayRow`)
+   * instead of two. For
    * hot creations whose callers send a new key per request and rarely retry.
    *
    * The statement's first CTE is then `claim`, the kit's `INSERT … ON CONFLICT DO NOTHING
@@ -245,6 +247,13 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
    * two first uses of one key queue on the key, not on what the statement locks.
    */
   claimFirst?: boolean;
+  /**
+   * The record as a replay answers it, read by the key's lookup itself: `columns` (the shape
+   * `result` takes, no column named `input_hash`, `input` or `record_id`) of the `table` row whose
+   * `id` is the key's record. A replay is then the statement and one lookup instead of a lookup
+   * and `replay`'s read; `replay` still answers when the row is not found.
+   */
+  replayRow?: { table: string; columns: string };
 }
 
 /**
@@ -271,19 +280,27 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T>(
   const n = insert.values.length;
   const row = `INSERT INTO ${records} (tenant, ability, key, input_hash, input, record_id, created_at)
            VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now())`;
+  const { replayRow } = opts;
+  // With `replayRow` the record comes with its key; row-level security holds the lateral read to the tenant too.
+  const [findName, findText] = replayRow
+    ? [
+        `${insert.name}+find`,
+        `SELECT i.input_hash, i.input, i.record_id, r.* FROM ${records} i
+           LEFT JOIN LATERAL (SELECT ${replayRow.columns} FROM ${replayRow.table} WHERE id = i.record_id) r ON true
+          WHERE i.tenant = $1 AND i.ability = $2 AND i.key = $3`,
+      ]
+    : [
+        `${opts.schema}.idempotency_find`,
+        `SELECT input_hash, input, record_id FROM ${records} WHERE tenant = $1 AND ability = $2 AND key = $3`,
+      ];
   return once({
     ability,
     input: opts.input,
-    find: async (key) =>
-      (
-        await runPrepared<Row>(
-          pool,
-          `${opts.schema}.idempotency_find`,
-          `SELECT input_hash, input, record_id FROM ${records} WHERE tenant = $1 AND ability = $2 AND key = $3`,
-          [call.tenant, ability, key],
-        )
-      )[0],
-    replay: opts.replay,
+    find: async (key) => (await runPrepared<Row>(pool, findName, findText, [call.tenant, ability, key]))[0],
+    replay: (recordId, found) => {
+      const { input_hash: _hash, input: _input, record_id: _id, ...record } = found as Row & Record<string, unknown>;
+      return replayRow && record.id != null ? Promise.resolve(opts.result(record as R)) : opts.replay(recordId);
+    },
     claimFirst: opts.claimFirst,
     // Without `taken`, a statement that returns no row throws: never undefined.
     create: () =>

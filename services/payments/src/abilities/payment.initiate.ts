@@ -13,7 +13,7 @@
  * connection's account; src/settlement.ts); the payment is booked in the account its funds settle in.
  */
 import { idempotentInsert } from "@gantry/kit";
-import { asPayment, type PaymentRow } from "../columns.ts";
+import { asPayment, PAYMENT_COLUMNS, type PaymentRow } from "../columns.ts";
 import { ability } from "../context.ts";
 import { type Payment, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
@@ -83,6 +83,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
     result: asPayment,
     replay: (recordId) => paymentById(ctx.pool, recordId),
     claimFirst: true,
+    replayRow: { table: "payments.payments", columns: PAYMENT_COLUMNS },
   });
   if (!created || inProcess) return paymentOut(result);
   let state: Awaited<ReturnType<typeof provider.createPayment>>;

@@ -10,7 +10,7 @@
  * nothing; only the first call sends.
  */
 import { idempotentInsert } from "@gantry/kit";
-import { asPayout, type PayoutRow } from "../columns.ts";
+import { asPayout, PAYOUT_COLUMNS, type PayoutRow } from "../columns.ts";
 import { ability } from "../context.ts";
 import { type Payout, type Prisma, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
@@ -64,6 +64,7 @@ export default ability("payout.send", async (input, call, ctx) => {
     result: asPayout,
     replay: (recordId) => payoutById(ctx.pool, recordId),
     claimFirst: true,
+    replayRow: { table: "payments.payouts", columns: PAYOUT_COLUMNS },
   }).catch((err) => {
     // Refused by the statement itself, so nothing was written.
     const available = refusedBalance(err);

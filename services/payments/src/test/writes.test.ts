@@ -7,6 +7,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import pg from "pg";
 import { runPrepared, withTenant } from "@gantry/kit";
 import { asPayout, type PayoutRow } from "../columns.ts";
 import { newId } from "../ids.ts";
@@ -125,6 +126,51 @@ test("payout.send replayed while the balance row is locked answers at once: the 
     holder.release();
   }
   assert.equal(await count("payouts", tenant), 1);
+});
+
+/**
+ * Statements any pg client of this process sends while `fn` runs (the service runs in process),
+ * once the outbox relay has sent the events before it (the relay's statements are its own).
+ */
+async function statementsDuring(fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; (await t.db.query("SELECT 1 FROM payments.outbox")).rowCount; i++) {
+    assert.ok(i < 250, "the outbox relay did not empty the outbox within 5 s");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const query = pg.Client.prototype.query;
+  let sent = 0;
+  (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+    sent++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return sent;
+}
+
+test("a replay reads its key and its record in one statement (payment.initiate 2 in all, payout.send 3 with its recipient) and answers the record as stored now", async () => {
+  const tenant = "replay-reads-co";
+  const rcp = await recipient(t, tenant, "USD");
+  await fund(t, tenant, 50, "USD");
+  const payment = { amount: 12.5, currency: "USD", idempotencyKey: "order-1" };
+  const first = await t.call("payment.initiate", payment, { tenant });
+  // Moved since the first answer: a replay shows the record, not a copy of that answer.
+  assert.equal((await t.call("payment.status", { id: first.id }, { tenant })).status, "succeeded");
+  let replay: { id: string; status: string; amount: unknown } | undefined;
+  assert.equal(await statementsDuring(async () => (replay = await t.call("payment.initiate", payment, { tenant }))), 2);
+  assert.deepEqual([replay?.id, replay?.status, replay?.amount], [first.id, "succeeded", first.amount]);
+
+  const payout = { recipientId: rcp, amount: 5, currency: "USD", idempotencyKey: "weekly" };
+  const sent = await t.call("payout.send", payout, { tenant });
+  let again: { id: string; status: string } | undefined;
+  assert.equal(await statementsDuring(async () => (again = await t.call("payout.send", payout, { tenant }))), 3);
+  assert.deepEqual(again, sent);
+  // The key's other tenant has no such key: a first use there, not the record above.
+  const other = await t.call("payment.initiate", payment, { tenant: "replay-reads-other" });
+  assert.notEqual(other.id, first.id);
 });
 
 test("payout.send refused for the balance uses no key: once funded, the same key sends it", async () => {
