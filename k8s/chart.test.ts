@@ -910,6 +910,18 @@ function renderedDocs(args: string[]): Obj[] {
   return parseDocs(r.stdout);
 }
 
+test("connections: the memory limit holds the sentence model's child above the idle request; the model on by default", () => {
+  const docs = renderedDocs([]);
+  const dep = docs.find((d) => d.kind === "Deployment" && d.metadata.name === `${FULLNAME}-connections`)!;
+  const { requests, limits } = dep.spec.template.spec.containers[0].resources;
+  const mi = (q: string) => Number(/^(\d+)Mi$/.exec(q)?.[1]);
+  // integration.search's model child (src/tool-meaning.ts) measured 267 MiB while alive; it ends
+  // when idle, so the request leaves it out and the limit must not (the pod is OOM-killed otherwise).
+  assert.ok(mi(limits.memory) - mi(requests.memory) >= 267, `${requests.memory} → ${limits.memory}`);
+  const config = docs.find((d) => d.kind === "ConfigMap" && d.metadata.name === `${FULLNAME}-connections`)!.data;
+  assert.equal(config.CONNECTIONS_TOOL_MEANING, undefined, "the service's default (on) applies");
+});
+
 test("the keys the services cannot start without are generated in the chart's Secret, kept on uninstall; given ones win", () => {
   const secretOf = (docs: Obj[]) => docs.find((d) => d.kind === "Secret" && d.metadata.name === FULLNAME)!;
   const generated = secretOf(renderedDocs([]));
