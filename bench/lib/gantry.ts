@@ -12,7 +12,13 @@ import fs from "node:fs";
 import http from "node:http";
 import { AREA_SERVICES, type AreaService, type CallContext, loadCallKeys } from "@gantry/kit";
 import { abilityById, catalogue } from "@gantry/proto/catalogue";
-import { COMPILE_CACHE_DIR, NODE_PROCESS_ARGS, NODE_PROCESS_ENV, REPO_ROOT } from "../../infra/runner/stack.ts";
+import {
+  COMPILE_CACHE_DIR,
+  NODE_PROCESS_ARGS,
+  NODE_PROCESS_ENV,
+  REPO_ROOT,
+  VALIDATOR_CACHE_DIR,
+} from "../../infra/runner/stack.ts";
 import { freePort } from "../../infra/runner/ports.ts";
 import { httpHealthy } from "../../infra/runner/health.ts";
 import type { StackOptions } from "../../infra/runner/stack.ts";
@@ -87,6 +93,8 @@ export async function startGateway(
   const env: NodeJS.ProcessEnv = {
     ...NODE_PROCESS_ENV,
     NODE_COMPILE_CACHE: COMPILE_CACHE_DIR,
+    // As the runner gives every gateway (infra/runner/stack.ts, baseEnv): the stack's services have it too.
+    GANTRY_VALIDATOR_CACHE: VALIDATOR_CACHE_DIR,
     ...process.env,
     ...ts.stack.env,
     ...extra,
@@ -472,14 +480,47 @@ export async function timeNpmStart(dataDir: string): Promise<number> {
     detached: true,
   });
   const seconds = (performance.now() - t0) / 1000;
-  // Signal the runner only (npm would forward a second SIGTERM, which the runner reads as "kill").
-  const runner = findDescendant(child.pid, "infra/runner/start.ts");
-  if (runner) process.kill(runner, "SIGTERM");
-  else void child.stop(10_000);
-  const timer = setTimeout(() => void child.stop(1_000), 30_000);
-  await child.exited;
-  clearTimeout(timer);
+  await stopNpmStart(child, dataDir);
   return seconds;
+}
+
+/**
+ * Stops an `npm start` the way Ctrl-C would, with one SIGTERM to the runner, and returns once it
+ * and its Postgres are gone, so the next start finds the cluster free. A second SIGTERM would make
+ * the runner exit at once and leave its Postgres to the watchdog, still stopping when the next
+ * start begins: npm forwards the signal it gets, so the group is signalled only when the runner
+ * cannot be found, and only once.
+ */
+async function stopNpmStart(child: Child, dataDir: string): Promise<void> {
+  let runner: number | undefined;
+  for (let i = 0; i < 20 && !runner; i++) {
+    runner = findDescendant(child.pid, "infra/runner/start.ts");
+    if (!runner) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      /* gone */
+    }
+  };
+  signal(runner ?? -child.pid, "SIGTERM");
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + 60_000;
+  while ((runner ? alive(runner) : child.proc.exitCode === null) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  if (Date.now() >= deadline) signal(-child.pid, "SIGKILL");
+  await child.exited;
+  // The runner stops Postgres before it exits; this only guards a runner that could not.
+  const pidFile = path.join(dataDir, "postgres", "postmaster.pid");
+  for (let i = 0; i < 150 && fs.existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 function findDescendant(root: number, needle: string): number | undefined {
