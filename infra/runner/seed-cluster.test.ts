@@ -1,0 +1,133 @@
+/**
+ * A new cluster copied from the machine's cache (./seed-cluster.ts), with the real Postgres: the
+ * copy holds every migration of its schemas; a migration added after an entry was built makes a new
+ * entry (the old one goes) instead of serving the old schema; a cluster copied before a migration
+ * existed still gets it at the start that finds it; and the copy's superuser password is replaced by
+ * the data directory's own at the first start (as the old fixed password still is).
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import pg from "pg";
+import { adoptPassword, binaries, postgresUser, SEED_PASSWORD_FILE } from "./postgres.ts";
+import { prepareLocalSchemas } from "./schemas.ts";
+import { seedCluster, withServer } from "./seed-cluster.ts";
+
+const SCHEMA = "seedtest";
+let root: string;
+let migrations: string;
+let cache: string;
+const lines: string[] = [];
+const log = (line: string) => lines.push(line);
+
+before(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "seed-cluster-"));
+  // Postgres runs as the `postgres` user when we are root: it must pass through the directory.
+  fs.chmodSync(root, 0o711);
+  migrations = path.join(root, "migrations");
+  cache = path.join(root, "cache");
+  addMigration("20270101000000_a", "CREATE TABLE a (id int PRIMARY KEY);");
+});
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function addMigration(name: string, sql: string): void {
+  fs.mkdirSync(path.join(migrations, name), { recursive: true });
+  fs.writeFileSync(path.join(migrations, name, "migration.sql"), sql);
+}
+
+const seed = (name: string) =>
+  seedCluster({
+    dir: path.join(root, name, "postgres"),
+    cacheDir: cache,
+    schemas: [SCHEMA],
+    migrationsDir: () => migrations,
+    log,
+  });
+
+/** Runs a server on the copied cluster with the password it carries, and hands `fn` the superuser URL. */
+async function onCluster<T>(name: string, fn: (superUrl: string) => Promise<T>): Promise<T> {
+  const dir = path.join(root, name, "postgres");
+  const password = fs.readFileSync(path.join(dir, SEED_PASSWORD_FILE), "utf8").trim();
+  return withServer(await binaries(), await postgresUser(), dir, password, undefined, fn);
+}
+
+async function query(url: string, sql: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows.map((r) => String(Object.values(r)[0]));
+  } finally {
+    await client.end();
+  }
+}
+
+const applied = (url: string) =>
+  query(url, `SELECT migration_name FROM ${SCHEMA}."_prisma_migrations" ORDER BY migration_name`);
+
+test("the first cluster builds the machine's entry; the next is a copy of it, migrations applied", async () => {
+  assert.equal(await seed("one"), "built");
+  assert.equal(fs.readdirSync(cache).length, 1);
+  assert.equal(await seed("two"), "copied");
+  await onCluster("two", async (url) => {
+    assert.deepEqual(await applied(url), ["20270101000000_a"]);
+    assert.deepEqual(await query(url, `SELECT to_regclass('${SCHEMA}.a')::text`), [`${SCHEMA}.a`]);
+    // The roles exist, so the start only has to set the data directory's passwords.
+    assert.deepEqual(
+      await query(url, "SELECT rolname FROM pg_roles WHERE rolname LIKE 'gantry_seedtest%' ORDER BY 1"),
+      ["gantry_seedtest", "gantry_seedtest_owner"],
+    );
+  });
+});
+
+test("a migration added after the entry was built makes a new entry, and the old one goes", async () => {
+  const before = fs.readdirSync(cache);
+  addMigration("20270102000000_b", "CREATE TABLE b (id int PRIMARY KEY);");
+  assert.equal(await seed("three"), "built");
+  const now = fs.readdirSync(cache);
+  assert.equal(now.length, 1);
+  assert.notDeepEqual(now, before);
+  assert.equal(await seed("four"), "copied");
+  await onCluster("four", async (url) => {
+    assert.deepEqual(await applied(url), ["20270101000000_a", "20270102000000_b"]);
+  });
+});
+
+test("a cluster copied before a migration existed gets it at the start that finds it", async () => {
+  // "two" was copied from the first entry; the start's own step applies what is pending.
+  await onCluster("two", async (url) => {
+    const roles = new Map([
+      [
+        SCHEMA,
+        {
+          owner: { name: "gantry_seedtest_owner", password: "owner-pw" },
+          service: { name: "gantry_seedtest", password: "service-pw" },
+        },
+      ],
+    ]);
+    await prepareLocalSchemas(url, roles, log, () => migrations);
+    assert.deepEqual(await applied(url), ["20270101000000_a", "20270102000000_b"]);
+    assert.ok(lines.includes(`${SCHEMA}: applied 20270102000000_b`), lines.join("\n"));
+  });
+});
+
+test("the first start replaces the copy's superuser password with the data directory's", async () => {
+  const dir = path.join(root, "four", "postgres");
+  const seedPassword = fs.readFileSync(path.join(dir, SEED_PASSWORD_FILE), "utf8").trim();
+  await withServer(await binaries(), await postgresUser(), dir, seedPassword, undefined, async (seedUrl) => {
+    const own = new URL(seedUrl);
+    own.password = "the-data-directorys-own";
+    await adoptPassword(own.toString(), log, dir);
+    assert.equal(fs.existsSync(path.join(dir, SEED_PASSWORD_FILE)), false);
+    assert.deepEqual(await query(own.toString(), "SELECT current_user"), ["gantry"]);
+    await assert.rejects(query(seedUrl, "SELECT 1"), /password authentication failed/);
+    // Already the data directory's: nothing to do, and no file needed.
+    await adoptPassword(own.toString(), log, dir);
+    // A cluster from before generated passwords (the fixed one) is still taken over.
+    await query(own.toString(), "ALTER ROLE gantry PASSWORD 'gantry'");
+    await adoptPassword(own.toString(), log, dir);
+    assert.deepEqual(await query(own.toString(), "SELECT current_user"), ["gantry"]);
+    assert.ok(lines.some((l) => l.includes("had the old fixed password")));
+  });
+});

@@ -1,0 +1,280 @@
+/**
+ * @module infra/runner/seed-cluster
+ * A new local cluster copied from one kept per machine instead of made from nothing. `initdb` and
+ * every migration were most of an empty data directory's start (docs/benchmarks.md, *Cold start*);
+ * copying a 50 MB directory is a fraction of a second. The copy is a cluster that was initialised
+ * exactly as {@link initCluster} does, had each schema's roles and migrations applied exactly as
+ * every start does (./schemas.ts), and was then shut down cleanly.
+ *
+ * The cache entry's name is a hash of everything that decides that state: the Postgres binaries'
+ * version, the initdb options, the `postgres` user's uid, each schema's name, kit tables and
+ * migration files (names and contents), and the kit and runner code that applies them. A new or
+ * edited migration, or a new Postgres, is a new entry, built at the first start that needs it (which
+ * then takes one more server start and stop than without the cache). Only the newest entry is kept.
+ * Whatever the entry holds, every start still provisions the roles and applies pending migrations
+ * as before, so it can never serve less than the migrations the start finds.
+ *
+ * Copies share what `initdb` makes once per cluster: the system identifier and the WAL timeline.
+ * Nothing in a local stack reads them (no replication, no backups across clusters). The superuser
+ * password the entry was built with travels in the copy ({@link SEED_PASSWORD_FILE}) until the
+ * first start sets the data directory's own; the roles' passwords are set at every start anyway.
+ *
+ * Local runner only (`npm start`; a stack given a `seedCache`); the chart's Postgres runs its own
+ * initdb and migrations Jobs and never sees this.
+ */
+import { execFile, spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { kitTablesOf } from "@gantry/kit/migrate.ts";
+import { type SchemaRoles, schemaRoleNames } from "@gantry/kit/postgres-roles.ts";
+import { REPO_ROOT } from "./binaries.ts";
+import { freePort } from "./ports.ts";
+import {
+  binaries,
+  databaseUrl,
+  ensureDatabase,
+  INITDB_OPTIONS,
+  type Ids,
+  initCluster,
+  type PgBinaries,
+  pgReady,
+  postgresUser,
+  postgresVersion,
+  SEED_PASSWORD_FILE,
+  serverArgs,
+} from "./postgres.ts";
+import { migrationsDirOf, prepareLocalSchemas } from "./schemas.ts";
+import type { Watchdog } from "./supervisor.ts";
+
+const execFileP = promisify(execFile);
+
+/** Set to a directory to keep seeds there, or to `off` to initialise every new cluster from nothing. */
+export const SEED_CACHE_ENV = "GANTRY_POSTGRES_SEED_CACHE";
+
+/** Bumped when what an entry holds changes in a way the key's inputs would not show. */
+const FORMAT = "1";
+
+/** The code whose behaviour is part of an entry's state. */
+const CODE_FILES = [
+  "kit/src/migrate.ts",
+  "kit/src/tenancy.ts",
+  "kit/src/postgres-roles.ts",
+  "kit/src/data/idempotency.ts",
+  "infra/runner/schemas.ts",
+  "infra/runner/seed-cluster.ts",
+];
+
+/** `npm start`'s cache: `$GANTRY_POSTGRES_SEED_CACHE`, else beside .ci/run's tools (`~/.cache/gantry/`). */
+export function defaultSeedCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const set = env[SEED_CACHE_ENV];
+  if (set === "off") return undefined;
+  if (set) return path.resolve(set);
+  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "gantry", "postgres-seed");
+}
+
+export interface SeedOptions {
+  /** The cluster directory to make; holds no cluster yet. */
+  dir: string;
+  /** Where the machine keeps its entries. */
+  cacheDir: string;
+  /** The schemas the stack prepares (their roles and migrations are in the entry). */
+  schemas: readonly string[];
+  /** Default: each service's `prisma/migrations`. */
+  migrationsDir?: (schema: string) => string;
+  log: (line: string) => void;
+  /** Stops the build's server and removes its directory should the runner die meanwhile. */
+  watchdog?: Watchdog;
+}
+
+/** The entry's name for these schemas and binaries. */
+export async function seedKey(
+  bin: PgBinaries,
+  ids: Ids,
+  schemas: readonly string[],
+  migrationsDir: (schema: string) => string,
+): Promise<string> {
+  const hash = crypto.createHash("sha256");
+  const part = (label: string, value: string | Buffer) => {
+    hash.update(`${label}\0${value.length}\0`);
+    hash.update(value);
+  };
+  part("format", FORMAT);
+  part("postgres", await postgresVersion(bin));
+  part("initdb", INITDB_OPTIONS.join(" "));
+  part("uid", String(ids.uid ?? ""));
+  for (const file of CODE_FILES) part(file, fs.readFileSync(path.join(REPO_ROOT, file)));
+  for (const schema of [...schemas].sort()) {
+    part("schema", `${schema} ${JSON.stringify(kitTablesOf(schema))}`);
+    const dir = migrationsDir(schema);
+    let names: string[] = [];
+    try {
+      names = fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    for (const name of names) part(name, fs.readFileSync(path.join(dir, name, "migration.sql")));
+  }
+  return hash.digest("hex").slice(0, 32);
+}
+
+/**
+ * Makes the cluster in `opts.dir` from the cache's entry for these schemas, building the entry
+ * first when there is none. Says which it did.
+ */
+export async function seedCluster(opts: SeedOptions): Promise<"copied" | "built"> {
+  const bin = await binaries();
+  const ids = await postgresUser();
+  const migrationsDir = opts.migrationsDir ?? migrationsDirOf;
+  const key = await seedKey(bin, ids, opts.schemas, migrationsDir);
+  const entry = path.join(opts.cacheDir, key);
+  fs.rmSync(opts.dir, { recursive: true, force: true });
+  reachableParent(opts.dir, ids);
+  if (fs.existsSync(path.join(entry, "PG_VERSION"))) {
+    const tmp = `${opts.dir}.copy-${process.pid}`;
+    opts.watchdog?.addDir(tmp);
+    try {
+      await copyTree(entry, tmp);
+      fs.renameSync(tmp, opts.dir);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      opts.watchdog?.removeDir(tmp);
+    }
+    opts.log(`made the Postgres cluster in ${opts.dir} from this machine's copy (${entry})`);
+    return "copied";
+  }
+  const staging = `${opts.dir}.seed-${process.pid}`;
+  opts.watchdog?.addDir(staging);
+  try {
+    await buildSeed(bin, ids, staging, opts, migrationsDir);
+    fs.mkdirSync(opts.cacheDir, { recursive: true, mode: 0o700 });
+    const tmp = path.join(opts.cacheDir, `.${key}.${process.pid}`);
+    try {
+      await copyTree(staging, tmp);
+      fs.renameSync(tmp, entry);
+      opts.log(`kept a copy of the new cluster in ${entry}: the next empty data directory starts from it`);
+      for (const other of fs.readdirSync(opts.cacheDir))
+        if (other !== key && !other.startsWith(".")) fs.rmSync(path.join(opts.cacheDir, other), { recursive: true });
+    } catch (err) {
+      // Another runner kept its copy first, or the cache cannot be written: this start needs neither.
+      opts.log(`could not keep a copy of the cluster in ${opts.cacheDir}: ${(err as Error).message}`);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+    fs.renameSync(staging, opts.dir);
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+    opts.watchdog?.removeDir(staging);
+  }
+  return "built";
+}
+
+/** As root, the `postgres` user must be able to pass through the cluster's parent directory. */
+function reachableParent(dir: string, ids: Ids): void {
+  const parent = path.dirname(dir);
+  fs.mkdirSync(parent, { recursive: true });
+  if (ids.uid === undefined) return;
+  const mode = fs.statSync(parent).mode;
+  if ((mode & 0o001) === 0) fs.chmodSync(parent, mode | 0o711);
+}
+
+/** `cp -a`: owners (the `postgres` user's, as root) and modes kept; a reflink where the filesystem has them. */
+async function copyTree(from: string, to: string): Promise<void> {
+  fs.rmSync(to, { recursive: true, force: true });
+  await execFileP("cp", ["-a", "--reflink=auto", from, to]);
+}
+
+/** initdb, then the schemas' roles and migrations on a server of its own, stopped cleanly. */
+async function buildSeed(
+  bin: PgBinaries,
+  ids: Ids,
+  dir: string,
+  opts: SeedOptions,
+  migrationsDir: (schema: string) => string,
+): Promise<void> {
+  const password = crypto.randomBytes(24).toString("hex");
+  fs.rmSync(dir, { recursive: true, force: true });
+  await initCluster(bin, dir, password, ids, opts.log);
+  fs.writeFileSync(path.join(dir, SEED_PASSWORD_FILE), `${password}\n`, { mode: 0o600 });
+  opts.log(`applying the migrations to a new cluster for this machine's copy (once per set of migrations)`);
+  await withServer(bin, ids, dir, password, opts.watchdog, async (superUrl, adminUrl) => {
+    await ensureDatabase(adminUrl);
+    // Throwaway role passwords: every start sets the data directory's own.
+    const roles = new Map<string, SchemaRoles>(
+      opts.schemas.map((schema) => {
+        const names = schemaRoleNames(schema);
+        const secret = () => crypto.randomBytes(24).toString("hex");
+        return [
+          schema,
+          { owner: { name: names.owner, password: secret() }, service: { name: names.service, password: secret() } },
+        ];
+      }),
+    );
+    await prepareLocalSchemas(superUrl, roles, () => {}, migrationsDir);
+  });
+}
+
+/**
+ * Runs a server on `dir` (TCP on a free loopback port, no fsync: the directory is copied once it
+ * stopped), calls `fn` with its superuser and maintenance URLs, then stops it with a fast shutdown,
+ * which leaves the cluster clean (no recovery at the next start).
+ */
+export async function withServer<T>(
+  bin: PgBinaries,
+  ids: Ids,
+  dir: string,
+  password: string,
+  watchdog: Watchdog | undefined,
+  fn: (superUrl: string, adminUrl: string) => Promise<T>,
+): Promise<T> {
+  const port = await freePort();
+  const child = spawn(bin.postgres, serverArgs(dir, port, false, undefined), {
+    ...ids,
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+  const pid = child.pid;
+  if (pid) watchdog?.add(pid, "SIGINT");
+  const err: string[] = [];
+  child.stderr.on("data", (d: Buffer) => err.push(d.toString()));
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.once("error", () => resolve(null));
+  });
+  let done = false;
+  void exited.then(() => (done = true));
+  try {
+    const adminUrl = databaseUrl(port, password, "postgres");
+    const deadline = Date.now() + 60_000;
+    while (!(await pgReady(adminUrl))) {
+      if (done || Date.now() > deadline)
+        throw new Error(
+          `the Postgres server for the cluster's copy did not start:\n${err.join("").trim().slice(-2000)}`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return await fn(databaseUrl(port, password), adminUrl);
+  } finally {
+    let killed = false;
+    if (!done) {
+      child.kill("SIGINT");
+      const timer = setTimeout(() => {
+        killed = true;
+        child.kill("SIGKILL");
+      }, 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (pid) watchdog?.remove(pid);
+    // A server that had to be killed left a cluster that needs recovery: not one to copy.
+    // biome-ignore lint/correctness/noUnsafeFinally: this failure must replace the result
+    if (killed) throw new Error("the Postgres server for the cluster's copy did not stop within 10 s");
+  }
+}
