@@ -15,12 +15,19 @@ export interface LabelledQuery {
   tools: string[];
 }
 
+const FILES = {
+  tuned: "./directory-queries.json",
+  "held-out": "./directory-queries-held-out.json",
+  "held-out-2": "./directory-queries-held-out-2.json",
+};
+
 /**
- * The labelled set, or with `held-out` the 15 paraphrases written before integration.search's
- * weights were tuned on the set (./directory-queries-held-out.json): what the tuning was not fitted to.
+ * The labelled set, or a held-out one: `held-out`, the 15 paraphrases written before integration.search's
+ * weights were first tuned on the set (./directory-queries-held-out.json), and `held-out-2`, 10 more
+ * written before the synonyms and query words were tuned again: what the tuning was not fitted to.
  */
-export function labelledQueries(set: "tuned" | "held-out" = "tuned"): LabelledQuery[] {
-  const file = set === "tuned" ? "./directory-queries.json" : "./directory-queries-held-out.json";
+export function labelledQueries(set: keyof typeof FILES = "tuned"): LabelledQuery[] {
+  const file = FILES[set];
   return JSON.parse(readFileSync(new URL(file, import.meta.url), "utf8")) as LabelledQuery[];
 }
 

@@ -16,6 +16,7 @@ import { Directory } from "./directory.ts";
 import { type LabelledQuery, labelledQueries } from "./directory-queries.ts";
 import { DirectoryVectors, vectorsDir } from "./directory-vectors.ts";
 import { rankConnectionTools, ToolMeaning } from "./tool-meaning.ts";
+import { queryWords, toolScore } from "./tool-search.ts";
 
 const ids = (tools: { toolkit: string; name: string }[]) => tools.map((t) => `${t.toolkit}.${t.name}`);
 const ARTIFACT_FILES = ["index.json.gz", "postings.bin", "tool-kit.bin", "tool-length.bin", "tool-names.txt", "kits"];
@@ -111,6 +112,23 @@ test("vectors not built for the artifact: lexical ranking, naming the build comm
   assert.deepEqual(within.tools, [{ name: "CreateMessage", score: 1 }]);
 });
 
+test("a query's words: no possessive 's or stand-in pronouns, an idiom read as its word, synonyms both ways", () => {
+  assert.deepEqual(queryWords("give a customer's friend their money back"), ["give", "customer", "friend", "refund"]);
+  const refund = { name: "PostRefunds", slug: "PostRefunds", description: "Create a refund." };
+  const cards = { name: "PostCustomersCustomerCards", slug: "PostCustomersCustomerCards", description: "Add a card." };
+  assert.ok(toolScore(refund, queryWords("money back")) > toolScore(cards, queryWords("money back")));
+  // "issue" reaches a bug tool and "bug" an issue tool, each below the word itself.
+  const issue = { name: "issues_create", slug: "issues_create", description: "Create an issue" };
+  assert.ok(toolScore(issue, queryWords("report a bug")) > 0);
+  assert.ok(toolScore(issue, queryWords("report a bug")) < toolScore(issue, queryWords("report an issue")));
+  const detect = {
+    name: "Face_DetectWithUrl",
+    slug: "Face_DetectWithUrl",
+    description: "Detect human faces in an image.",
+  };
+  assert.ok(toolScore(detect, queryWords("find faces")) > toolScore(detect, queryWords("faces")) / 2);
+});
+
 test("integration.search within its toolkit: a labelled tool in the top 5 for each labelled query, paraphrases aside", async () => {
   const dir = ensureDirectory();
   await ensureDirectoryVectors(dir);
@@ -130,14 +148,18 @@ test("integration.search within its toolkit: a labelled tool in the top 5 for ea
     report("held-out set, re-ranked by the sentence model", heldOut);
     const heldOutWords = await withinHits(directory, null, labelledQueries("held-out"));
     report("held-out set, words and term vectors", heldOutWords);
-    // Measured 42 of 51 by words and term vectors, 45 with the model (held out: 10 and 11 of 15).
-    // The six left are in services/connections/README.md (Search). Each floor sits one under what
-    // was measured, so a regression of the words, the vectors or the model's re-ranking fails here.
+    const heldOut2 = await withinHits(directory, meaning, labelledQueries("held-out-2"));
+    report("second held-out set, re-ranked by the sentence model", heldOut2);
+    // Measured 44 of 51 by words and term vectors, 47 with the model (held out: 10 and 11 of 15; the
+    // second held-out set 1 of 10 either way). The misses left are in services/connections/README.md
+    // (Tool discovery). Each floor sits one under what was measured, so a regression of the words,
+    // the vectors or the model's re-ranking fails here.
     assert.ok(words.asked >= 50, `${words.asked} labelled queries have a tool in their own toolkit`);
-    assert.ok(words.hits >= 41, `by words: ${words.hits}/${words.asked} hit`);
-    assert.ok(model.hits >= 44, `with the model: ${model.hits}/${model.asked} hit`);
+    assert.ok(words.hits >= 43, `by words: ${words.hits}/${words.asked} hit`);
+    assert.ok(model.hits >= 46, `with the model: ${model.hits}/${model.asked} hit`);
     assert.ok(model.hits > words.hits, "the model finds what words alone miss");
     assert.ok(heldOut.hits >= 10, `held out, with the model: ${heldOut.hits}/${heldOut.asked} hit`);
+    assert.equal(heldOut2.asked, 10, "the second held-out set's queries each have a tool in their own toolkit");
   } finally {
     await meaning.close();
   }

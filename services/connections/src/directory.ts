@@ -26,7 +26,7 @@ import {
   defaultArtifactDir,
 } from "./directory-format.ts";
 import { DirectorySearch, type FusedToolkits, type FusedTools, type FusedWithin } from "./directory-search.ts";
-import { SYNONYMS, terms } from "./search-terms.ts";
+import { queryTerms, SYNONYMS, terms } from "./search-terms.ts";
 import type { Tool, Toolkit, ToolkitDirectory, ToolkitOut } from "./toolkits.ts";
 
 interface Loaded {
@@ -203,7 +203,7 @@ export class Directory implements ToolkitDirectory {
   /** The query's terms with their weights: its own 1, synonyms 0.4. */
   private queryTerms(query: string): Map<string, number> {
     const weights = new Map<string, number>();
-    for (const t of terms(query)) weights.set(t, 1);
+    for (const t of queryTerms(query)) weights.set(t, 1);
     for (const t of [...weights.keys()])
       for (const s of SYNONYMS[t] ?? []) for (const st of terms(s)) if (!weights.has(st)) weights.set(st, 0.4);
     return weights;

@@ -45,7 +45,8 @@ export const SYNONYMS: Record<string, string[]> = {
   send: ["create", "post"],
   post: ["create", "send"],
   list: ["get", "search"],
-  find: ["search", "list"],
+  find: ["search", "list", "detect"],
+  detect: ["find"],
   search: ["find", "query", "list"],
   delete: ["remove"],
   remove: ["delete"],
@@ -72,6 +73,7 @@ export const SYNONYMS: Record<string, string[]> = {
   calendar: ["event", "schedule"],
   meeting: ["event", "calendar"],
   issue: ["ticket", "bug"],
+  bug: ["issue"],
   ticket: ["issue"],
   repo: ["repository"],
   repository: ["repo"],
@@ -81,7 +83,43 @@ export const SYNONYMS: Record<string, string[]> = {
   geocode: ["address", "location"],
   address: ["geocode", "location"],
   location: ["geocode", "place"],
+  // A language named is text in or into it: what translation and language-detection APIs say.
+  ...Object.fromEntries(
+    ["english", "french", "spanish", "german", "italian", "portuguese", "chinese", "japanese", "russian", "arabic"].map(
+      (l) => [l, ["language", "translate"]],
+    ),
+  ),
 };
+
+/**
+ * Words a request says that name nothing an API document would: people it stands for ("their",
+ * "someone") and the possessive's "s" ("a customer's phone" is a customer and a phone). Dropped
+ * from queries only: the directory's index was built with {@link terms} and keeps its own.
+ */
+const QUERY_STOP = new Set([
+  "s",
+  "their",
+  "them",
+  "they",
+  "his",
+  "her",
+  "its",
+  "our",
+  "we",
+  "us",
+  "someone",
+  "something",
+]);
+
+/** Idioms read as the one word APIs use for them, before a query is split into terms. */
+const IDIOMS: [string, string][] = [["money back", "refund"]];
+
+/** The terms of a query: {@link terms}, idioms read as their word, {@link QUERY_STOP} dropped. */
+export function queryTerms(query: string): string[] {
+  let text = query.toLowerCase();
+  for (const [idiom, word] of IDIOMS) text = text.split(idiom).join(word);
+  return terms(text).filter((t) => !QUERY_STOP.has(t));
+}
 
 /**
  * The search terms of a text (directory index and queries alike): camelCase and snake_case split,

@@ -7,15 +7,15 @@
  * (src/search-terms.ts `SYNONYMS`, shared with the directory's BM25) counts 0.6 of that, so "post a tweet" meets
  * `createTweet`. No model, so the same query always ranks the same way.
  */
-import { SYNONYMS, terms } from "./search-terms.ts";
+import { queryTerms, SYNONYMS, terms } from "./search-terms.ts";
 import type { Tool } from "./toolkits.ts";
 
 /** A query word met through a synonym scores this share of what the word itself would. */
 const SYNONYM_SHARE = 0.6;
 
-/** A query's words as a tool's are scored against: its `terms`, so `customers` meets `PostCustomers`. */
+/** A query's words as a tool's are scored against: its `queryTerms`, so `customers` meets `PostCustomers`. */
 export function queryWords(query: string): string[] {
-  return terms(query);
+  return queryTerms(query);
 }
 
 function wordScore(word: string, names: string[], description: string[]): number {
