@@ -20,16 +20,10 @@ import { Directory } from "../src/directory.ts";
 import { directoryRecall, labelledQueries } from "../src/directory-queries.ts";
 import { defaultArtifactDir } from "../src/directory-format.ts";
 import { vectorsDir } from "../src/directory-vectors.ts";
+import { mib, percentile, rss } from "./bench-measure.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "20" } } });
 const rounds = Number(values.rounds);
-const gc = (globalThis as { gc?: () => void }).gc;
-const rss = () => {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().rss;
-};
-const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
 
 const dir = defaultArtifactDir();
 if (!existsSync(join(dir, "index.json.gz")) || !existsSync(join(vectorsDir(dir), "vectors.json"))) {
@@ -87,8 +81,7 @@ for (let r = 0; r < rounds; r++)
     const spent = process.cpuUsage(cpu);
     fusedCpu.push((spent.user + spent.system) / 1000);
   }
-const at = (times: number[], p: number) =>
-  ([...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))] ?? 0).toFixed(1);
+const at = (times: number[], p: number) => percentile(times, p).toFixed(1);
 const c = directory.counts();
 const n = labelled.length;
 console.log(`directory: ${c.toolkits} toolkits, ${c.tools} tools (${dir})`);

@@ -16,17 +16,11 @@ import { ensureDirectory } from "./build-directory.ts";
 import { Directory } from "../src/directory.ts";
 import { labelledQueries } from "../src/directory-queries.ts";
 import { rankConnectionTools, ToolMeaning } from "../src/tool-meaning.ts";
+import { mib, percentile, rss } from "./bench-measure.ts";
 
 const { values } = parseArgs({
   options: { cold: { type: "string", default: "8" }, warm: { type: "string", default: "40" } },
 });
-const gc = (globalThis as { gc?: () => void }).gc;
-const rss = () => {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().rss;
-};
-const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
 /** The model's child process: the one whose parent is this process, named on its command line. */
 function childRss(name: string): number {
   for (const pid of readFileSync(`/proc/self/task/${process.pid}/children`, "utf8").trim().split(/\s+/)) {
@@ -40,10 +34,6 @@ function childRss(name: string): number {
   }
   return 0;
 }
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))] as number;
-};
 
 const directory = new Directory(ensureDirectory());
 // The directory toolkit nearest 100 tools among those the labelled sets query.
@@ -86,9 +76,11 @@ const child = childRss(name);
 console.log(`integration.search re-ranked by the sentence model, on ${slug} (${n} tools)`);
 console.log(`  first search, model not started: ${firstMs.toFixed(0)} ms`);
 console.log(
-  `  cold tool cache (${cold.length}): p50 ${pct(cold, 0.5).toFixed(0)} ms, p99 ${pct(cold, 0.99).toFixed(0)} ms`,
+  `  cold tool cache (${cold.length}): p50 ${percentile(cold, 0.5).toFixed(0)} ms, p99 ${percentile(cold, 0.99).toFixed(0)} ms`,
 );
-console.log(`  warm (${warm.length}): p50 ${pct(warm, 0.5).toFixed(1)} ms, p99 ${pct(warm, 0.99).toFixed(1)} ms`);
+console.log(
+  `  warm (${warm.length}): p50 ${percentile(warm, 0.5).toFixed(1)} ms, p99 ${percentile(warm, 0.99).toFixed(1)} ms`,
+);
 console.log(
   `  this process's RSS: ${mib(before)} before, ${mib(after)} after (+${mib(after - before)}); the model's child: ${mib(child)}`,
 );
