@@ -468,7 +468,7 @@ export function buildDirectory(options: BuildOptions = {}): BuildReport {
     const previousShard = record
       ? recordedShard(slug, record.toolkits[slug], tools, defs, auth.auth, record)
       : (lineage?.shard(slug) ?? null);
-    const shardTools = mergeVersions(tools, defs, auth.auth, previousShard);
+    const shardTools = mergeVersions(tools, defs, auth.auth, previousShard, lineage ? lineage.auth(slug) : auth.auth);
     recorded[slug] = recordedToolkit(tools, defs, auth.auth, shardTools);
     versions += shardTools.length;
     goneTools += gone(shardTools);

