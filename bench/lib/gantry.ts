@@ -463,7 +463,7 @@ export async function planWorkloads(
 
 /**
  * Cold start of `npm start` (dependencies installed): time from spawning it until the gateway's
- * `/health` answers 200. `dataDir` empty → first start (initdb, migrations); kept → a restart.
+ * `/health` answers 200. `dataDir` empty → first start (cluster copied from the machine's, infra/runner/seed-cluster.ts); kept → a restart.
  */
 export async function timeNpmStart(dataDir: string): Promise<number> {
   const port = await freePort();

@@ -201,7 +201,7 @@ export function checks(rep: BenchReport): Check[] {
     });
   if (first !== undefined)
     out.push({
-      what: "cold start of `npm start`, empty data dir (initdb + migrations)",
+      what: "cold start of `npm start`, empty data dir (cluster copied from the machine's, migrations applied)",
       target: "< 10 s",
       measured: `${first.toFixed(1)} s`,
       met: first < 10,
@@ -459,7 +459,7 @@ export function renderMarkdown(rep: BenchReport, chartFile: string): string {
   L.push("|---|---:|");
   if (rep.coldStart.npmStartFirstSec !== undefined)
     L.push(
-      `| \`npm start\` until \`GET /health\` = 200, empty data dir (initdb, migrations) | ${rep.coldStart.npmStartFirstSec.toFixed(1)} |`,
+      `| \`npm start\` until \`GET /health\` = 200, empty data dir (cluster copied from the machine's, migrations applied) | ${rep.coldStart.npmStartFirstSec.toFixed(1)} |`,
     );
   if (rep.coldStart.npmStartRestartSec !== undefined)
     L.push(
