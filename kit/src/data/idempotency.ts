@@ -211,7 +211,7 @@ export async function idempotentCreate<Tx extends RawQueries, T>(
   });
 }
 
-export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
+export interface IdempotentInsert<R extends pg.QueryResultRow, T, S extends pg.QueryResultRow = R> {
   /** The service's tenant-scoped pool (kit `TenantPool`): row-level security holds both rows to the call's tenant. */
   pool: pg.Pool;
   /** Postgres schema of the service (its `idempotency_records` table lives there). */
@@ -227,15 +227,17 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
    * `WITH` (data-modifying CTEs writing several rows); the idempotency row joins that list.
    */
   insert: { name: string; text: string; values: unknown[] };
-  /** The result, from the row the INSERT returned. */
+  /**
+   * The result, from the row the INSERT returned (which may be a marker only, such as its id, when
+   * the caller already holds everything it wrote).
+   */
   result: (row: R) => T;
   /** Reads what a previous call created (same tenant), for a replay. */
   replay: (recordId: string) => Promise<T>;
   /**
    * Claim the key in the statement and look it up only when it was taken: a first use is one round
    * trip instead of two, a replay three (the statement, the lookup, the read; two with `replayRow`)
-   * instead of two. For
-   * hot creations whose callers send a new key per request and rarely retry.
+   * instead of two. For hot creations whose callers send a new key per request and rarely retry.
    *
    * The statement's first CTE is then `claim`, the kit's `INSERT … ON CONFLICT DO NOTHING
    * RETURNING record_id`: one row when this call claimed the key (and when the call has no key),
@@ -248,12 +250,12 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
    */
   claimFirst?: boolean;
   /**
-   * The record as a replay answers it, read by the key's lookup itself: `columns` (the shape
-   * `result` takes, no column named `input_hash`, `input` or `record_id`) of the `table` row whose
-   * `id` is the key's record. A replay is then the statement and one lookup instead of a lookup
+   * The record as a replay answers it, read by the key's lookup itself: `columns` (no column named
+   * `input_hash`, `input` or `record_id`) of the `table` row whose `id` is the key's record, turned
+   * into the answer by `result`. A replay is then the statement and one lookup instead of a lookup
    * and `replay`'s read; `replay` still answers when the row is not found.
    */
-  replayRow?: { table: string; columns: string };
+  replayRow?: { table: string; columns: string; result: (row: S) => T };
 }
 
 /**
@@ -262,8 +264,8 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T> {
  * the same statement, so a concurrent first use waits on it and fails with a unique violation, and
  * neither row exists unless both do.
  */
-export async function idempotentInsert<R extends pg.QueryResultRow, T>(
-  opts: IdempotentInsert<R, T>,
+export async function idempotentInsert<R extends pg.QueryResultRow, T, S extends pg.QueryResultRow = R>(
+  opts: IdempotentInsert<R, T, S>,
 ): Promise<{ result: T; created: boolean }> {
   const { pool, call, ability, insert } = opts;
   const records = table(opts.schema);
@@ -299,7 +301,7 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T>(
     find: async (key) => (await runPrepared<Row>(pool, findName, findText, [call.tenant, ability, key]))[0],
     replay: (recordId, found) => {
       const { input_hash: _hash, input: _input, record_id: _id, ...record } = found as Row & Record<string, unknown>;
-      return replayRow && record.id != null ? Promise.resolve(opts.result(record as R)) : opts.replay(recordId);
+      return replayRow && record.id != null ? Promise.resolve(replayRow.result(record as S)) : opts.replay(recordId);
     },
     claimFirst: opts.claimFirst,
     // Without `taken`, a statement that returns no row throws: never undefined.

@@ -22,7 +22,7 @@ import type { OutboxEvent } from "@gantry/kit";
  * nothing is written. That row's lock is the only one on the balance, held from the trigger to the
  * commit that ends the statement: payouts of one balance queue for that much only. A concurrent
  * first use of the same key waits on the key and then finds it taken: so a refusal is always this
- * call's own.
+ * call's own. It returns the id only: the row is `p` as given, as in `insertPayment`.
  */
 export function acceptPayout(p: Payout, journals: PayoutJournal[], event: OutboxEvent | null) {
   return {
@@ -35,9 +35,9 @@ export function acceptPayout(p: Payout, journals: PayoutJournal[], event: Outbox
              SELECT $1, $2, NULL, 0, $3, $4, $5, $6, $7, $8, $9, $11, $10, $12, $13, $14, $15, $16, $17, NULL, $18,
                     $19::jsonb, $20, $21, $22, $23, $24, $25, $26, $27, $28
                FROM claim
-             RETURNING ${PAYOUT_COLUMNS}),
+             RETURNING id, tenant, settlement_account AS "settlementAccount", currency, updated_at AS "updatedAt"),
            ${bookAndQueue("payout", 29)}
-           SELECT * FROM payout`,
+           SELECT id FROM payout`,
     values: [
       p.id,
       p.tenant,
@@ -73,8 +73,8 @@ export function acceptPayout(p: Payout, journals: PayoutJournal[], event: Outbox
 }
 
 /**
- * The CTEs `booked` and `event` of a statement that writes a payout (the CTE `source`, as
- * `PAYOUT_COLUMNS`): both lines of each journal, dated as the payout's update (the ledger's trigger
+ * The CTEs `booked` and `event` of a statement that writes a payout (the CTE `source`, with at least
+ * `id`, `tenant`, `currency`, `settlementAccount` and `updatedAt` named as in `PAYOUT_COLUMNS`): both lines of each journal, dated as the payout's update (the ledger's trigger
  * checks each journal balances at the end of the statement), and the event in the kit's outbox
  * table (kit/src/outbox.ts), none when its subject is null. Parameters from `$first`, in the order
  * of `bookAndQueueValues`.

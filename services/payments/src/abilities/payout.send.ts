@@ -53,7 +53,7 @@ export default ability("payout.send", async (input, call, ctx) => {
     accountNumberLast4: recipient.accountNumberLast4,
   });
   const accepted = acceptance(payout, made?.status === "pending" ? undefined : made);
-  const { result, created } = await idempotentInsert<PayoutRow, Payout>({
+  const { result, created } = await idempotentInsert<{ id: string }, Payout, PayoutRow>({
     pool: ctx.pool,
     schema: SCHEMA,
     call,
@@ -61,10 +61,11 @@ export default ability("payout.send", async (input, call, ctx) => {
     input,
     recordId: id,
     insert: acceptPayout(accepted.record, accepted.journals, accepted.event),
-    result: asPayout,
+    // The statement returns the id only: the row is `accepted.record` as written.
+    result: () => accepted.record,
     replay: (recordId) => payoutById(ctx.pool, recordId),
     claimFirst: true,
-    replayRow: { table: "payments.payouts", columns: PAYOUT_COLUMNS },
+    replayRow: { table: "payments.payouts", columns: PAYOUT_COLUMNS, result: asPayout },
   }).catch((err) => {
     // Refused by the statement itself, so nothing was written.
     const available = refusedBalance(err);

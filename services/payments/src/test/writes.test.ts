@@ -9,9 +9,8 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { runPrepared, withTenant } from "@gantry/kit";
-import { asPayout, type PayoutRow } from "../columns.ts";
 import { newId } from "../ids.ts";
-import { acceptPayout, movePayout, recipientOf } from "../payout-writes.ts";
+import { acceptPayout, movePayout, payoutById, recipientOf } from "../payout-writes.ts";
 import { acceptance, advancePayout, newPayout } from "../payouts.ts";
 import { sandboxProvider } from "../providers/sandbox.ts";
 import type { ProviderName } from "../providers/types.ts";
@@ -332,7 +331,9 @@ test("a payout moves once: two moves from the status both saw race, one wins; a 
     const insert = acceptPayout(record, journals, event);
     // Unkeyed, as idempotentInsert runs it without a key: `claim` is one row.
     const text = `WITH claim AS (SELECT NULL::text AS record_id), ${insert.text.trimStart().slice("WITH ".length)}`;
-    return (await runPrepared<PayoutRow>(t.ctx.pool, `${insert.name}+test`, text, insert.values)).map(asPayout);
+    const [row] = await runPrepared<{ id: string }>(t.ctx.pool, `${insert.name}+test`, text, insert.values);
+    assert.equal(row?.id, record.id);
+    return [await payoutById(t.ctx.pool, record.id)];
   });
   assert.equal(pending.status, "pending");
   const moves = await withTenant(tenant, () =>
