@@ -3,7 +3,8 @@
  * copy holds every migration of its schemas; a migration added after an entry was built makes a new
  * entry (the old one goes) instead of serving the old schema; a cluster copied before a migration
  * existed still gets it at the start that finds it; and the copy's superuser password is replaced by
- * the data directory's own at the first start (as the old fixed password still is).
+ * the data directory's own at the first start (as the old fixed password still is); a spare copy,
+ * made in the background, is taken by a rename.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -30,12 +31,16 @@ before(() => {
   cache = path.join(root, "cache");
   addMigration("20270101000000_a", "CREATE TABLE a (id int PRIMARY KEY);");
 });
-after(() => fs.rmSync(root, { recursive: true, force: true }));
+// A spare copy may still be being made in the background.
+after(() => fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 500 }));
 
 function addMigration(name: string, sql: string): void {
   fs.mkdirSync(path.join(migrations, name), { recursive: true });
   fs.writeFileSync(path.join(migrations, name, "migration.sql"), sql);
 }
+
+/** The cache's entries, without spare copies and copies being made. */
+const entries = () => fs.readdirSync(cache).filter((name) => !name.includes("."));
 
 const seed = (name: string) =>
   seedCluster({
@@ -68,7 +73,7 @@ const applied = (url: string) =>
 
 test("the first cluster builds the machine's entry; the next is a copy of it, migrations applied", async () => {
   assert.equal(await seed("one"), "built");
-  assert.equal(fs.readdirSync(cache).length, 1);
+  assert.equal(entries().length, 1);
   assert.equal(await seed("two"), "copied");
   await onCluster("two", async (url) => {
     assert.deepEqual(await applied(url), ["20270101000000_a"]);
@@ -82,10 +87,10 @@ test("the first cluster builds the machine's entry; the next is a copy of it, mi
 });
 
 test("a migration added after the entry was built makes a new entry, and the old one goes", async () => {
-  const before = fs.readdirSync(cache);
+  const before = entries();
   addMigration("20270102000000_b", "CREATE TABLE b (id int PRIMARY KEY);");
   assert.equal(await seed("three"), "built");
-  const now = fs.readdirSync(cache);
+  const now = entries();
   assert.equal(now.length, 1);
   assert.notDeepEqual(now, before);
   assert.equal(await seed("four"), "copied");
@@ -129,5 +134,17 @@ test("the first start replaces the copy's superuser password with the data direc
     await adoptPassword(own.toString(), log, dir);
     assert.deepEqual(await query(own.toString(), "SELECT current_user"), ["gantry"]);
     assert.ok(lines.some((l) => l.includes("had the old fixed password")));
+  });
+});
+
+test("a spare copy made in the background is taken by a rename: the next directory costs no copy", async () => {
+  const [key] = entries();
+  const spare = path.join(cache, `${key}.spare`);
+  for (let i = 0; i < 600 && !fs.existsSync(spare); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  const inode = fs.statSync(spare).ino;
+  assert.equal(await seed("five"), "copied");
+  assert.equal(fs.statSync(path.join(root, "five", "postgres")).ino, inode, "the spare itself, renamed");
+  await onCluster("five", async (url) => {
+    assert.deepEqual(await applied(url), ["20270101000000_a", "20270102000000_b"]);
   });
 });
