@@ -28,9 +28,13 @@ import { quantise } from "./directory-vectors.ts";
 import { queryWords, toolScore } from "./tool-search.ts";
 import type { Tool, ToolkitDirectory } from "./toolkits.ts";
 
-/** The first this many tools by words are re-ranked; the rest keep their order after them. */
+/**
+ * The first this many tools by words are re-ranked; the rest keep their order after them. 50, 100 or
+ * every tool words found each lose a labelled query (more tools sharing a word to outrank the right
+ * one) and cost a cold search one model call per candidate (services/connections/README.md).
+ */
 export const TOP_TOOLS = 30;
-/** The model's cosine's share of a tool's score (the rest: its score by words). Tuned on the labelled set. */
+/** The model's cosine's share of a tool's score (the rest: its score by words). 0.4 ties it on the labelled and held-out sets. */
 export const MODEL_SHARE = 0.5;
 /**
  * How long a search waits for the model (a first search starts its process and loads it: 1–10 s on a
