@@ -31,8 +31,13 @@ before(() => {
   cache = path.join(root, "cache");
   addMigration("20270101000000_a", "CREATE TABLE a (id int PRIMARY KEY);");
 });
-// A spare copy may still be being made in the background.
-after(() => fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 500 }));
+// The spare the last test's start set off is still being made in the background: removing the
+// directory under it would leave its half copy behind.
+after(async () => {
+  const making = () => fs.existsSync(cache) && fs.readdirSync(cache).some((name) => name.includes(".spare."));
+  for (let i = 0; i < 300 && making(); i++) await new Promise((resolve) => setTimeout(resolve, 200));
+  fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 500 });
+});
 
 function addMigration(name: string, sql: string): void {
   fs.mkdirSync(path.join(migrations, name), { recursive: true });
