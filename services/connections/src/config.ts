@@ -105,7 +105,7 @@ export const CONNECTIONS_ENV = defineEnv({
     enum: ["off", "on"],
     default: "on",
     description:
-      "on (default): integration.search with a query on a connection re-ranks the toolkit's tools with the sentence model (use-lite-512-v1, a child process of ~220 MiB started on first use and ended after 5 idle minutes; src/tool-meaning.ts); off: by words (and the directory's term vectors) only",
+      "on (default): integration.search with a query on a connection re-ranks the toolkit's tools with the sentence model (use-lite-512-v1, a child process of ~240-270 MiB started on first use and ended after 5 idle minutes; src/tool-meaning.ts); off: by words (and the directory's term vectors) only",
   },
   CONNECTIONS_PROVIDER_TIMEOUT_MS: {
     type: "integer",
