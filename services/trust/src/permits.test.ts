@@ -164,7 +164,9 @@ test("taking the first or the last permit of a run of 50 touches a few buffers, 
   const first = await buffersOfConsume(r);
   for (let i = 0; i < 49; i++) await consume(r);
   const last = await buffersOfConsume(r);
-  // Both 22 here; before permits_issued_idx the first touched 121 (every permit of the run read,
-  // each joined to its run, then sorted).
-  assert.ok(first <= 30 && last <= 30, `buffers: first permit ${first}, last ${last}`);
+  // 22 each on a fresh cluster, up to ~32 after the file's earlier tests leave dead row versions;
+  // before permits_issued_idx the first touched 121 (every permit of the run read, each joined to
+  // its run, then sorted), so half that still tells the two apart, and the last costs about the first.
+  assert.ok(first <= 60 && last <= 60, `buffers: first permit ${first}, last ${last}`);
+  assert.ok(Math.abs(last - first) <= 15, `flat along the run: first permit ${first}, last ${last}`);
 });
