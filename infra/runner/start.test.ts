@@ -2,6 +2,7 @@
  * `npm start` as a new user meets it (issue 20, item 5): the banner names where the data really is
  * — including a Postgres cluster kept outside the data directory when the `postgres` user cannot
  * reach it — and the reset command lists exactly those paths, which exist and survive a stop.
+ * The stop comes as a supervisor sends it, SIGTERM twice: the second must not turn it into a kill.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -11,7 +12,9 @@ import path from "node:path";
 import { test } from "node:test";
 import { REPO_ROOT } from "./stack.ts";
 
-test("npm start prints the real data paths and a reset command that names them", { timeout: 180_000 }, async () => {
+test("npm start prints the real data paths and a reset command that names them; SIGTERM twice still stops gracefully", {
+  timeout: 180_000,
+}, async () => {
   // A private parent (0700), as a clone in root's home is: the postgres user cannot pass through it.
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), "gantry-start-"));
   const dataDir = path.join(parent, "data");
@@ -52,8 +55,12 @@ test("npm start prints the real data paths and a reset command that names them",
     assert.match(output, new RegExp(`data\\s+${dataDir.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
   } finally {
     child.kill("SIGTERM");
+    for (let i = 0; i < 100 && !/SIGTERM: stopping/.test(output); i++) await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGTERM");
   }
   assert.equal(await exited, 0, output.slice(-2000));
+  assert.match(output, /SIGTERM again: still stopping/);
+  assert.match(output, /stopped in [0-9.]+ s/, "the stop finished gracefully");
   for (const p of resetPaths.filter((p) => !p.endsWith("admin-key")))
     assert.ok(fs.existsSync(p), `${p} is kept after stop, as the banner says`);
   for (const p of resetPaths) fs.rmSync(p, { recursive: true, force: true });

@@ -2,7 +2,8 @@
  * @module infra/runner/start
  * `npm start`: the whole of Gantry on this machine, every service and the gateway as separate
  * processes, their output prefixed (`keys | …`), then the base URL, where the data lives and how
- * to get the admin key. Ctrl-C (or SIGTERM) stops everything and exits 0; a second Ctrl-C kills.
+ * to get the admin key. Ctrl-C (or SIGTERM) stops everything and exits 0; a second Ctrl-C kills, a
+ * second SIGTERM does not (a supervisor repeats it while it waits for the stop).
  *
  * Reads: PORT (default 8080), DATABASE_URL, NATS_URL, REDIS_URL (use these instead of local
  * instances), GANTRY_ADMIN_KEY, LOG_LEVEL, GANTRY_DATA_DIR (default `.gantry/`), NO_COLOR.
@@ -82,8 +83,11 @@ let stack: Stack | undefined;
 let starting: Promise<Stack> | undefined;
 let stopping = false;
 
-async function shutdown(signal: string): Promise<void> {
+async function shutdown(signal: NodeJS.Signals): Promise<void> {
   if (stopping) {
+    // Only a person's second Ctrl-C means "now": a supervisor (systemd, Kubernetes, `kill` run
+    // twice) repeats SIGTERM while it waits, and killing then would lose the graceful stop.
+    if (signal !== "SIGINT") return say(`${signal} again: still stopping (Ctrl-C to kill now)`);
     say(`${signal} again: killing everything`);
     process.exit(130);
   }
