@@ -4,17 +4,21 @@
  * entry (the old one goes) instead of serving the old schema; a cluster copied before a migration
  * existed still gets it at the start that finds it; and the copy's superuser password is replaced by
  * the data directory's own at the first start (as the old fixed password still is); a spare copy,
- * made in the background, is taken by a rename.
+ * made in the background, is taken by a rename. A copy a crash cut short is never used and its
+ * leftovers go at the next start; the entry's key follows migrations and the code applying them,
+ * not other kit edits.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { adoptPassword, binaries, postgresUser, SEED_PASSWORD_FILE } from "./postgres.ts";
-import { prepareLocalSchemas } from "./schemas.ts";
-import { seedCluster, withServer } from "./seed-cluster.ts";
+import { migrationsDirOf, prepareLocalSchemas } from "./schemas.ts";
+import { seedCluster, seedKey, withServer } from "./seed-cluster.ts";
+import { REPO_ROOT } from "./binaries.ts";
 
 const SCHEMA = "seedtest";
 let root: string;
@@ -152,4 +156,89 @@ test("a spare copy made in the background is taken by a rename: the next directo
   await onCluster("five", async (url) => {
     assert.deepEqual(await applied(url), ["20270101000000_a", "20270102000000_b"]);
   });
+});
+
+/** The spare copy of the machine's entry, once the background copy has published it. */
+async function readySpare(): Promise<string> {
+  const [key] = entries();
+  const spare = path.join(cache, `${key}.spare`);
+  const done = path.join(spare, "gantry-seed-complete");
+  for (let i = 0; i < 600 && !fs.existsSync(done); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.ok(fs.existsSync(done), "the spare copy was published");
+  return spare;
+}
+
+test("copies into the cache that a killed process left part-way go at the next start; a live one's stay", async () => {
+  const [key] = entries();
+  const dead = spawnSync("true").pid; // exited: its pid names no process now
+  const leftovers = [`${key}.spare.${dead}`, `.${key}.${dead}`].map((name) => path.join(cache, name));
+  const working = path.join(cache, `${key}.spare.${process.pid}`);
+  for (const dir of [...leftovers, working]) {
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "PG_VERSION"), "17\n");
+  }
+  try {
+    assert.equal(await seed("six"), "copied");
+    for (const dir of leftovers) assert.equal(fs.existsSync(dir), false, `${dir} was removed`);
+    assert.ok(fs.existsSync(working), "a copy whose process is alive is left to it");
+  } finally {
+    fs.rmSync(working, { recursive: true, force: true });
+  }
+});
+
+test("a spare or entry without its completion marker (a copy a crash cut short) is never used", async () => {
+  const spare = await readySpare();
+  fs.rmSync(path.join(spare, "gantry-seed-complete"));
+  const inode = fs.statSync(spare).ino;
+  assert.equal(await seed("seven"), "copied");
+  assert.notEqual(fs.statSync(path.join(root, "seven", "postgres")).ino, inode, "copied from the entry instead");
+  assert.equal(fs.existsSync(path.join(root, "seven", "postgres", "gantry-seed-complete")), false);
+  await readySpare(); // made again, whole
+  const [key] = entries();
+  fs.rmSync(path.join(cache, key, "gantry-seed-complete"));
+  assert.equal(await seed("eight"), "built");
+  assert.deepEqual(entries(), [key]);
+  assert.ok(fs.existsSync(path.join(cache, key, "gantry-seed-complete")), "the entry built again is whole");
+  await onCluster("eight", async (url) => {
+    assert.deepEqual(await applied(url), ["20270101000000_a", "20270102000000_b"]);
+  });
+  await readySpare();
+});
+
+test("the entry's key follows the migrations and the code applying them, not other kit edits", async () => {
+  const bin = await binaries();
+  const ids = await postgresUser();
+  const checkout = path.join(root, "checkout");
+  const files = [
+    "kit/src/migrate.ts",
+    "kit/src/tenancy.ts",
+    "kit/src/postgres-roles.ts",
+    "kit/src/data/idempotency.ts",
+    "infra/runner/schemas.ts",
+    "infra/runner/seed-cluster.ts",
+  ];
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(checkout, file)), { recursive: true });
+    fs.copyFileSync(path.join(REPO_ROOT, file), path.join(checkout, file));
+  }
+  const ownMigrations = path.join(root, "key-migrations");
+  fs.cpSync(migrations, ownMigrations, { recursive: true });
+  const key = () =>
+    seedKey(bin, ids, [SCHEMA, "payments"], (s) => (s === SCHEMA ? ownMigrations : migrationsDirOf(s)), checkout);
+  const edit = (file: string) => fs.appendFileSync(path.join(checkout, file), "\n// an edit\n");
+  const first = await key();
+  assert.equal(await key(), first, "the same inputs, the same key");
+  edit("kit/src/data/idempotency.ts");
+  edit("kit/src/tenancy.ts");
+  edit("infra/runner/seed-cluster.ts");
+  assert.equal(await key(), first, "kit and runner code that does not make the cluster keeps the entry");
+  fs.appendFileSync(path.join(ownMigrations, "20270101000000_a", "migration.sql"), "\nCREATE INDEX ON a (id);");
+  const edited = await key();
+  assert.notEqual(edited, first, "an edited migration is a new entry");
+  fs.mkdirSync(path.join(ownMigrations, "20270103000000_c"));
+  fs.writeFileSync(path.join(ownMigrations, "20270103000000_c", "migration.sql"), "CREATE TABLE c (id int);");
+  const added = await key();
+  assert.notEqual(added, edited, "an added migration is a new entry");
+  edit("kit/src/migrate.ts");
+  assert.notEqual(await key(), added, "an edit of the migration runner is a new entry");
 });

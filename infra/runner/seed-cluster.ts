@@ -6,13 +6,18 @@
  * exactly as {@link initCluster} does, had each schema's roles and migrations applied exactly as
  * every start does (./schemas.ts), and was then shut down cleanly.
  *
- * The cache entry's name is a hash of everything that decides that state: the Postgres binaries'
- * version, the initdb options, the `postgres` user's uid, each schema's name, kit tables and
- * migration files (names and contents), and the kit and runner code that applies them. A new or
- * edited migration, or a new Postgres, is a new entry, built at the first start that needs it (which
+ * The cache entry's name is a hash of what decides that state ({@link seedKey}): the Postgres
+ * binaries' version, how initdb runs, the `postgres` user's uid, each schema's name, kit tables and
+ * migration files (names and contents), and the code that applies roles and migrations — not the
+ * rest of the kit, so editing the kit's runtime code keeps the machine's entry. A new or edited
+ * migration, or a new Postgres, is a new entry, built at the first start that needs it (which
  * then takes one more server start and stop than without the cache). Only the newest entry is kept.
  * Whatever the entry holds, every start still provisions the roles and applies pending migrations
  * as before, so it can never serve less than the migrations the start finds.
+ *
+ * An entry or spare copy is published by a rename only once its files are on disk, and carries a
+ * marker ({@link COMPLETE}) written after them: a crash part-way through a copy leaves a directory
+ * without the marker, which is never used, and whose leftovers the next start removes.
  *
  * Copies share what `initdb` makes once per cluster: the system identifier and the WAL timeline.
  * Nothing in a local stack reads them (no replication, no backups across clusters). The superuser
@@ -28,8 +33,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { IDEMPOTENCY_TABLE_SQL } from "@gantry/kit/data/idempotency.ts";
 import { kitTablesOf } from "@gantry/kit/migrate.ts";
 import { type SchemaRoles, schemaRoleNames } from "@gantry/kit/postgres-roles.ts";
+import { enforceTenantIsolation } from "@gantry/kit/tenancy.ts";
 import { REPO_ROOT } from "./binaries.ts";
 import { freePort } from "./ports.ts";
 import {
@@ -40,6 +47,7 @@ import {
   type Ids,
   initCluster,
   type PgBinaries,
+  PG_USER,
   pgReady,
   postgresUser,
   postgresVersion,
@@ -54,18 +62,25 @@ const execFileP = promisify(execFile);
 /** Set to a directory to keep seeds there, or to `off` to initialise every new cluster from nothing. */
 export const SEED_CACHE_ENV = "GANTRY_POSTGRES_SEED_CACHE";
 
-/** Bumped when what an entry holds changes in a way the key's inputs would not show. */
-const FORMAT = "1";
+/**
+ * Bumped when what an entry holds changes in a way the key's inputs would not show. 2: entries
+ * carry {@link COMPLETE}; those from before were published unsynced and without it.
+ */
+const FORMAT = "2";
 
-/** The code whose behaviour is part of an entry's state. */
-const CODE_FILES = [
-  "kit/src/migrate.ts",
-  "kit/src/tenancy.ts",
-  "kit/src/postgres-roles.ts",
-  "kit/src/data/idempotency.ts",
-  "infra/runner/schemas.ts",
-  "infra/runner/seed-cluster.ts",
-];
+/**
+ * Written in an entry or spare copy after every other file of it is on disk: only a directory
+ * with it is used, so a copy a crash cut short is never taken for a cluster.
+ */
+const COMPLETE = "gantry-seed-complete";
+
+/**
+ * Whole files whose code decides an entry's state, each only about that: the migration runner
+ * (bookkeeping table, order, kit tables), the schemas' roles and their grants, and the runner's
+ * sequence of the two. Other kit code is in the key only as the parts below, so an edit of, say,
+ * kit/src/data/* or the tenant pool keeps the machine's entry.
+ */
+const CODE_FILES = ["kit/src/migrate.ts", "kit/src/postgres-roles.ts", "infra/runner/schemas.ts"];
 
 /** `npm start`'s cache: `$GANTRY_POSTGRES_SEED_CACHE`, else beside .ci/run's tools (`~/.cache/gantry/`). */
 export function defaultSeedCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -89,12 +104,17 @@ export interface SeedOptions {
   watchdog?: Watchdog;
 }
 
-/** The entry's name for these schemas and binaries. */
+/**
+ * The entry's name for these schemas and binaries. `root` (default: this checkout) is where
+ * {@link CODE_FILES} are read. Each input is here because a change of it changes the cluster an
+ * entry build makes; a start applies only what is pending, so a stale entry would keep the old.
+ */
 export async function seedKey(
   bin: PgBinaries,
   ids: Ids,
   schemas: readonly string[],
   migrationsDir: (schema: string) => string,
+  root = REPO_ROOT,
 ): Promise<string> {
   const hash = crypto.createHash("sha256");
   const part = (label: string, value: string | Buffer) => {
@@ -102,10 +122,18 @@ export async function seedKey(
     hash.update(value);
   };
   part("format", FORMAT);
+  // The catalog's format and every system object initdb makes.
   part("postgres", await postgresVersion(bin));
-  part("initdb", INITDB_OPTIONS.join(" "));
+  // initdb's options and superuser, and what the build does around them (password file, server).
+  part("initdb", `${INITDB_OPTIONS.join(" ")} ${PG_USER}`);
+  part("build", `${initCluster}\n${buildSeed}`);
+  // Owner of every file: a copy made for one uid cannot be run by another.
   part("uid", String(ids.uid ?? ""));
-  for (const file of CODE_FILES) part(file, fs.readFileSync(path.join(REPO_ROOT, file)));
+  for (const file of CODE_FILES) part(file, fs.readFileSync(path.join(root, file)));
+  // Of the kit's other files, only what the migration step runs against the schemas: the
+  // row-level security it enables, and the kit-owned table it creates.
+  part("isolation", String(enforceTenantIsolation));
+  part("idempotency", IDEMPOTENCY_TABLE_SQL);
   for (const schema of [...schemas].sort()) {
     part("schema", `${schema} ${JSON.stringify(kitTablesOf(schema))}`);
     const dir = migrationsDir(schema);
@@ -134,12 +162,14 @@ export async function seedCluster(opts: SeedOptions): Promise<"copied" | "built"
   const migrationsDir = opts.migrationsDir ?? migrationsDirOf;
   const key = await seedKey(bin, ids, opts.schemas, migrationsDir);
   const entry = path.join(opts.cacheDir, key);
+  removeDeadCopies(opts.cacheDir);
   fs.rmSync(opts.dir, { recursive: true, force: true });
   reachableParent(opts.dir, ids);
   const spare = `${entry}.spare`;
-  if (fs.existsSync(path.join(entry, "PG_VERSION"))) {
+  if (complete(entry)) {
     try {
       // The spare copy, when one is ready and on the same filesystem: nothing to copy now.
+      if (!complete(spare)) throw new Error("no spare copy ready");
       fs.renameSync(spare, opts.dir);
     } catch {
       const tmp = `${opts.dir}.copy-${process.pid}`;
@@ -152,10 +182,14 @@ export async function seedCluster(opts: SeedOptions): Promise<"copied" | "built"
         opts.watchdog?.removeDir(tmp);
       }
     }
+    // A data directory, not a copy to take: the marker would say nothing there.
+    fs.rmSync(path.join(opts.dir, COMPLETE), { force: true });
     refillSpare(entry, spare);
     opts.log(`made the Postgres cluster in ${opts.dir} from this machine's copy (${entry})`);
     return "copied";
   }
+  // An entry without the marker was never published whole: built again below.
+  fs.rmSync(entry, { recursive: true, force: true });
   const staging = `${opts.dir}.seed-${process.pid}`;
   opts.watchdog?.addDir(staging);
   try {
@@ -164,7 +198,7 @@ export async function seedCluster(opts: SeedOptions): Promise<"copied" | "built"
     const tmp = path.join(opts.cacheDir, `.${key}.${process.pid}`);
     try {
       await copyTree(staging, tmp);
-      fs.renameSync(tmp, entry);
+      await publish(tmp, entry);
       opts.log(`kept a copy of the new cluster in ${entry}: the next empty data directory starts from it`);
       for (const other of fs.readdirSync(opts.cacheDir))
         if (!other.startsWith(key) && !other.startsWith("."))
@@ -184,6 +218,52 @@ export async function seedCluster(opts: SeedOptions): Promise<"copied" | "built"
   return "built";
 }
 
+/** True when `dir` is an entry or spare copy published whole. */
+function complete(dir: string): boolean {
+  return fs.existsSync(path.join(dir, COMPLETE));
+}
+
+/**
+ * Makes `tmp`, a finished copy, the cache's `dest`: its files on disk first (one syncfs of the
+ * filesystem, cheaper than an fsync per file of ~1000), then the marker, then the rename. A crash
+ * before the rename leaves only `tmp`, which {@link removeDeadCopies} removes.
+ */
+async function publish(tmp: string, dest: string): Promise<void> {
+  await execFileP("sync", ["-f", tmp]);
+  fs.writeFileSync(path.join(tmp, COMPLETE), "", { flush: true });
+  await execFileP("sync", [tmp]);
+  fs.renameSync(tmp, dest);
+  await execFileP("sync", [path.dirname(dest)]);
+}
+
+/**
+ * Removes copies into the cache that their process left part-way (`<key>.spare.<pid>` from
+ * {@link refillSpare}, `.<key>.<pid>` from a build) when that process is gone: a spare copy killed
+ * part-way is up to 50 MB that would otherwise stay until the next entry is built.
+ */
+function removeDeadCopies(cacheDir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(cacheDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^(?:[0-9a-f]+\.spare|\.[0-9a-f]+)\.([0-9]+)$/.exec(name)?.[1];
+    if (pid && !alive(Number(pid))) fs.rmSync(path.join(cacheDir, name), { recursive: true, force: true });
+  }
+}
+
+/** Whether a process `pid` exists (EPERM: it does, and is another user's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * Builds the entry for `schemas` when there is none and waits (up to `waitMs`) until its spare is
  * ready: the bench does this before it times an empty data directory's start, which is then the
@@ -197,7 +277,7 @@ export async function warmSeed(
 ): Promise<void> {
   const key = await seedKey(await binaries(), await postgresUser(), schemas, migrationsDirOf);
   const entry = path.join(cacheDir, key);
-  if (!fs.existsSync(path.join(entry, "PG_VERSION"))) {
+  if (!complete(entry)) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gantry-seed-"));
     try {
       await seedCluster({ dir: path.join(dir, "postgres"), cacheDir, schemas, log });
@@ -208,20 +288,26 @@ export async function warmSeed(
   const spare = `${entry}.spare`;
   refillSpare(entry, spare);
   const deadline = Date.now() + waitMs;
-  while (!fs.existsSync(spare) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  while (!complete(spare) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
 /**
  * Makes the next spare copy of `entry` in the background, at the lowest CPU and I/O priority, so
  * the next new data directory takes it by a rename: copying 50 MB cost this machine's disk
  * seconds when other work was writing. It runs on after the runner exits; a spare another runner
- * made first wins, and a copy that fails leaves nothing.
+ * made first wins, and a copy that fails leaves nothing. It is published as {@link publish} does
+ * (files on disk, then the marker — the entry's own, copied with it, removed until then — then the
+ * rename), so a spare killed or cut off by a crash part-way is never taken.
  */
 function refillSpare(entry: string, spare: string): void {
-  if (fs.existsSync(spare)) return;
-  const script =
-    'ionice -c 3 -p $$ 2>/dev/null; tmp="$2.$$"; cp -a --reflink=auto "$1" "$tmp" && mv -T "$tmp" "$2" 2>/dev/null || rm -rf "$tmp"';
-  const child = spawn("nice", ["-n", "19", "sh", "-c", script, "refill", entry, spare], {
+  if (complete(spare)) return;
+  fs.rmSync(spare, { recursive: true, force: true }); // one from before the marker
+  const script = [
+    'ionice -c 3 -p $$ 2>/dev/null; tmp="$2.$$"',
+    'cp -a --reflink=auto "$1" "$tmp" && rm -f "$tmp/$3" && sync -f "$tmp" && : > "$tmp/$3" && sync "$tmp/$3" "$tmp" &&',
+    'mv -T "$tmp" "$2" 2>/dev/null && sync "${2%/*}" || rm -rf "$tmp"',
+  ].join("\n");
+  const child = spawn("nice", ["-n", "19", "sh", "-c", script, "refill", entry, spare, COMPLETE], {
     detached: true,
     stdio: "ignore",
   });
