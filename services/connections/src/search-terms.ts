@@ -83,6 +83,16 @@ export const SYNONYMS: Record<string, string[]> = {
   geocode: ["address", "location"],
   address: ["geocode", "location"],
   location: ["geocode", "place"],
+  // Everyday verbs for what API documents name by the operation (CRUD, HTTP method): "report a bug"
+  // is creating an issue, "cancel a meeting" deleting an event, "show my orders" listing them.
+  ...Object.fromEntries(
+    Object.entries({
+      create: ["report", "open", "raise", "submit", "make", "write", "publish", "start"],
+      delete: ["cancel", "erase", "discard", "destroy", "trash", "drop"],
+      get: ["show", "view", "fetch", "retrieve", "read", "lookup"],
+      update: ["change", "rename", "modify"],
+    }).flatMap(([operation, verbs]) => verbs.map((v) => [v, [operation]])),
+  ),
   // A language named is text in or into it: what translation and language-detection APIs say.
   ...Object.fromEntries(
     ["english", "french", "spanish", "german", "italian", "portuguese", "chinese", "japanese", "russian", "arabic"].map(
@@ -112,12 +122,24 @@ const QUERY_STOP = new Set([
 ]);
 
 /** Idioms read as the one word APIs use for them, before a query is split into terms. */
-const IDIOMS: [string, string][] = [["money back", "refund"]];
+const IDIOMS: [string, string][] = [
+  ["money back", "refund"],
+  // Phrasal verbs, read as the one verb an API document would say.
+  ["call off", "cancel"],
+  ["throw away", "discard"],
+  ["get rid of", "delete"],
+  ["look up", "lookup"],
+  ["set up", "create"],
+  ["sign up", "register"],
+  ["turn off", "disable"],
+  ["turn on", "enable"],
+];
 
 /** The terms of a query: {@link terms}, idioms read as their word, {@link QUERY_STOP} dropped. */
 export function queryTerms(query: string): string[] {
-  let text = query.toLowerCase();
-  for (const [idiom, word] of IDIOMS) text = text.split(idiom).join(word);
+  // Padded words, so an idiom matches whole words only ("recall offers" holds no "call off").
+  let text = ` ${query.toLowerCase().replace(/[^a-z0-9]+/g, " ")} `;
+  for (const [idiom, word] of IDIOMS) text = text.split(` ${idiom} `).join(` ${word} `);
   return terms(text).filter((t) => !QUERY_STOP.has(t));
 }
 
