@@ -16,7 +16,7 @@ import { Directory } from "./directory.ts";
 import { type LabelledQuery, labelledQueries } from "./directory-queries.ts";
 import { DirectoryVectors, vectorsDir } from "./directory-vectors.ts";
 import { rankConnectionTools, ToolMeaning } from "./tool-meaning.ts";
-import { queryWords, toolScore } from "./tool-search.ts";
+import { queryWords, toolScore, toolScores } from "./tool-search.ts";
 
 const ids = (tools: { toolkit: string; name: string }[]) => tools.map((t) => `${t.toolkit}.${t.name}`);
 const ARTIFACT_FILES = ["index.json.gz", "postings.bin", "tool-kit.bin", "tool-length.bin", "tool-names.txt", "kits"];
@@ -129,6 +129,36 @@ test("a query's words: no possessive 's or stand-in pronouns, an idiom read as i
   assert.ok(toolScore(detect, queryWords("find faces")) > toolScore(detect, queryWords("faces")) / 2);
 });
 
+test("everyday verbs and phrasal verbs meet the operation an API names, whole words only", () => {
+  assert.deepEqual(queryWords("call off a meeting"), ["cancel", "meeting"]);
+  assert.deepEqual(queryWords("recall offers"), ["recall", "offer"], "an idiom is whole words");
+  const create = { name: "issues_create", slug: "issues_create", description: "Create an issue" };
+  const list = { name: "issues_list", slug: "issues_list", description: "List issues" };
+  assert.ok(toolScore(create, queryWords("report a bug")) > toolScore(list, queryWords("report a bug")));
+  const remove = { name: "events.delete", slug: "events.delete", description: "Deletes an event." };
+  const insert = { name: "events.insert", slug: "events.insert", description: "Creates an event." };
+  assert.ok(toolScore(remove, queryWords("call off a meeting")) > toolScore(insert, queryWords("call off a meeting")));
+});
+
+test("within a toolkit, a word most of its tools say weighs less than one few say", () => {
+  const tool = (name: string, description: string) => ({ name, slug: name, description });
+  const stripe = [
+    tool("PostRefunds", "Create a refund."),
+    tool("PostCustomers", "Creates a new customer object."),
+    tool("GetCustomers", "Returns a list of your customers."),
+    tool("PostCustomersCustomerCards", "Add a card to a customer."),
+    tool("DeleteCustomersCustomer", "Permanently deletes a customer."),
+  ];
+  const query = queryWords("give a customer their money back");
+  // Alike, "customer" and "refund" each meet a tool's name once: the customer tools tie the refund.
+  assert.equal(toolScore(stripe[0] as never, query), toolScore(stripe[1] as never, query));
+  const scores = toolScores(stripe, query);
+  const best = [...scores].sort((a, b) => b[1] - a[1]);
+  assert.equal(best[0]?.[0], "PostRefunds", JSON.stringify(best));
+  assert.ok([...scores.values()].every((x) => x >= 0 && x <= 1));
+  assert.deepEqual([...toolScores(stripe, []).values()], [0, 0, 0, 0, 0], "no query words: no score");
+});
+
 test("integration.search within its toolkit: a labelled tool in the top 5 for each labelled query, paraphrases aside", async () => {
   const dir = ensureDirectory();
   await ensureDirectoryVectors(dir);
@@ -150,15 +180,17 @@ test("integration.search within its toolkit: a labelled tool in the top 5 for ea
     report("held-out set, words and term vectors", heldOutWords);
     const heldOut2 = await withinHits(directory, meaning, labelledQueries("held-out-2"));
     report("second held-out set, re-ranked by the sentence model", heldOut2);
-    // Measured 44 of 51 by words and term vectors, 47 with the model (held out: 10 and 11 of 15; the
-    // second held-out set 1 of 10 either way). The misses left are in services/connections/README.md
-    // (Tool discovery). Each floor sits one under what was measured, so a regression of the words,
-    // the vectors or the model's re-ranking fails here.
+    // Measured 45 of 51 by words and term vectors, 49 with the model (held out: 10 and 11 of 15; the
+    // second held-out set 2 of 10 either way). The misses left are in services/connections/README.md
+    // (Tool discovery). Each floor is what was measured, so a regression of the words, the vectors or
+    // the model's re-ranking fails here.
     assert.ok(words.asked >= 50, `${words.asked} labelled queries have a tool in their own toolkit`);
-    assert.ok(words.hits >= 43, `by words: ${words.hits}/${words.asked} hit`);
-    assert.ok(model.hits >= 46, `with the model: ${model.hits}/${model.asked} hit`);
+    assert.ok(words.hits >= 45, `by words: ${words.hits}/${words.asked} hit`);
+    assert.ok(model.hits >= 49, `with the model: ${model.hits}/${model.asked} hit`);
     assert.ok(model.hits > words.hits, "the model finds what words alone miss");
-    assert.ok(heldOut.hits >= 10, `held out, with the model: ${heldOut.hits}/${heldOut.asked} hit`);
+    assert.ok(heldOut.hits >= 11, `held out, with the model: ${heldOut.hits}/${heldOut.asked} hit`);
+    assert.ok(heldOutWords.hits >= 10, `held out, by words: ${heldOutWords.hits}/${heldOutWords.asked} hit`);
+    assert.ok(heldOut2.hits >= 2, `second held out, with the model: ${heldOut2.hits}/${heldOut2.asked} hit`);
     assert.equal(heldOut2.asked, 10, "the second held-out set's queries each have a tool in their own toolkit");
   } finally {
     await meaning.close();

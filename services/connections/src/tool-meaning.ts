@@ -25,7 +25,7 @@
 import { GantryError, Lru, type Logger } from "@gantry/kit";
 import { SENTENCE_MODEL_DIMENSIONS, SentenceModel } from "@gantry/kit/sentence-model.ts";
 import { quantise } from "./directory-vectors.ts";
-import { queryWords, toolScore } from "./tool-search.ts";
+import { queryWords, toolScores } from "./tool-search.ts";
 import type { Tool, ToolkitDirectory } from "./toolkits.ts";
 
 /**
@@ -72,7 +72,7 @@ export interface Ranked {
 
 /**
  * integration.search's ranking of one connection's `tools` for a query, best first: by words
- * (src/tool-search.ts), fused with the term vectors when `directory` holds the toolkit (src/directory-search.ts
+ * (src/tool-search.ts `toolScores`, each word weighted by how few of these tools it meets), fused with the term vectors when `directory` holds the toolkit (src/directory-search.ts
  * `within`), then re-ranked by `meaning` when there is one.
  */
 export async function rankConnectionTools(opts: {
@@ -83,8 +83,7 @@ export async function rankConnectionTools(opts: {
   meaning: ToolMeaning | null;
   warn: (message: string) => void;
 }): Promise<Ranked[]> {
-  const query = queryWords(opts.query);
-  const words = new Map(opts.tools.map((t) => [t.name, toolScore(t, query)]));
+  const words = toolScores(opts.tools, queryWords(opts.query));
   let ranked: Ranked[];
   if (opts.directory) {
     const within = opts.directory.rankWithin(opts.toolkit, opts.query, words);

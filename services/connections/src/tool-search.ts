@@ -5,7 +5,9 @@
  * the best match of each against the tool's terms: a whole word of its name or slug 1, a prefix either way (`issue` / `issues`, at least 3
  * letters) 0.7, a word of its description 0.5, inside a description word 0.3; a synonym's match
  * (src/search-terms.ts `SYNONYMS`, shared with the directory's BM25) counts 0.6 of that, so "post a tweet" meets
- * `createTweet`. No model, so the same query always ranks the same way.
+ * `createTweet`. Within one toolkit (`toolScores`, what integration.search ranks) the mean is
+ * weighted by how few of the toolkit's tools each term meets. No model, so the same query always
+ * ranks the same way.
  */
 import { queryTerms, SYNONYMS, terms } from "./search-terms.ts";
 import type { Tool } from "./toolkits.ts";
@@ -27,20 +29,57 @@ function wordScore(word: string, names: string[], description: string[]): number
   return 0;
 }
 
-/** The tool's relevance to the query words (0..1, rounded to 3 places). */
+/** What a tool's scores are computed over: its name's and slug's terms, its description's. */
+function toolTerms(tool: Pick<Tool, "name" | "slug" | "description">): { names: string[]; description: string[] } {
+  // Terms, not bare words: `PostCustomers` is `post` and `customer` to a query for a customer.
+  return { names: [...terms(tool.name), ...terms(tool.slug)], description: terms(tool.description) };
+}
+
+/** One query word's score against a tool: its own match, or a synonym's at {@link SYNONYM_SHARE}. */
+function termScore(w: string, names: string[], description: string[]): number {
+  return Math.max(
+    wordScore(w, names, description),
+    ...(SYNONYMS[w] ?? []).map((s) => SYNONYM_SHARE * wordScore(s, names, description)),
+  );
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** The tool's relevance to the query words (0..1, rounded to 3 places), every word weighing alike. */
 export function toolScore(tool: Pick<Tool, "name" | "slug" | "description">, query: string[]): number {
   if (query.length === 0) return 0;
-  // Terms, not bare words: `PostCustomers` is `post` and `customer` to a query for a customer.
-  const names = [...terms(tool.name), ...terms(tool.slug)];
-  const description = terms(tool.description);
-  const total = query.reduce(
-    (sum, w) =>
-      sum +
-      Math.max(
-        wordScore(w, names, description),
-        ...(SYNONYMS[w] ?? []).map((s) => SYNONYM_SHARE * wordScore(s, names, description)),
-      ),
-    0,
-  );
-  return Math.round((total / query.length) * 1000) / 1000;
+  const { names, description } = toolTerms(tool);
+  return round3(query.reduce((sum, w) => sum + termScore(w, names, description), 0) / query.length);
+}
+
+/**
+ * Every tool's relevance to the query words within one toolkit (0..1, by name): {@link toolScore}'s
+ * mean, each word weighted by how few of the toolkit's tools it meets (`met` of `n`, a synonym's
+ * match included), `sqrt(log(1 + n / (1 + met)))`: an idf, as BM25 weighs a term. A word that half a
+ * toolkit's tools say ("customer" in Stripe, "repository" in GitHub, "phone" in Twilio) tells them
+ * apart less than one a few say ("refund", "issue", "message"), so "give a customer their money
+ * back" ranks the refund tools above the customer tools. Softened by the root: the full idf lets a
+ * word no tool says outweigh those some do, and lost a held-out query ("end a customer's recurring
+ * plan") where the root loses none (services/connections/README.md, Tool discovery).
+ */
+export function toolScores(tools: Pick<Tool, "name" | "slug" | "description">[], query: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (query.length === 0) {
+    for (const t of tools) out.set(t.name, 0);
+    return out;
+  }
+  const scores = tools.map((t) => {
+    const { names, description } = toolTerms(t);
+    return query.map((w) => termScore(w, names, description));
+  });
+  const weights = query.map((_, i) => {
+    const met = scores.reduce((n, s) => n + ((s[i] as number) > 0 ? 1 : 0), 0);
+    return Math.sqrt(Math.log(1 + tools.length / (1 + met)));
+  });
+  const total = weights.reduce((a, b) => a + b, 0);
+  tools.forEach((t, j) => {
+    const s = scores[j] as number[];
+    out.set(t.name, total > 0 ? round3(s.reduce((sum, x, i) => sum + x * (weights[i] as number), 0) / total) : 0);
+  });
+  return out;
 }
