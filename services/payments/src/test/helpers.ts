@@ -53,6 +53,28 @@ export async function assertBalancesMatchLedger(t: PaymentsTest): Promise<void> 
 }
 
 /** Funds a sandbox tenant: a payment that succeeds at its first status refresh. */
+/**
+ * The plans Postgres makes for `statements` with seq scans off: the tables of a test are tiny, so
+ * this asks whether an index can serve a statement (a partial index's predicate proved), not
+ * whether it would be chosen at that size.
+ */
+export async function plansWithoutSeqScan(t: PaymentsTest, statements: string[], values: unknown[]): Promise<string[]> {
+  const c = await t.db.connect();
+  try {
+    await c.query("BEGIN");
+    await c.query("SET LOCAL enable_seqscan = off");
+    const plans: string[] = [];
+    for (const sql of statements) {
+      const { rows } = await c.query(`EXPLAIN ${sql}`, values);
+      plans.push(rows.map((r) => r["QUERY PLAN"]).join("\n"));
+    }
+    return plans;
+  } finally {
+    await c.query("ROLLBACK");
+    c.release();
+  }
+}
+
 export async function fund(t: PaymentsTest, tenant: string, amount: number, currency: string): Promise<string> {
   const p = await t.call("payment.initiate", { amount, currency }, { tenant });
   const s = await t.call("payment.status", { id: p.id }, { tenant });

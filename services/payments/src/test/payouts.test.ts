@@ -15,6 +15,7 @@ import {
   assertLedgerBalanced,
   fund,
   type PaymentsTest,
+  plansWithoutSeqScan,
   recipient,
   startPayments,
 } from "./helpers.ts";
@@ -374,24 +375,15 @@ test("a batch's items are read by the batch index, partial since migration 20270
   const items = [1, 2].map((amount) => ({ recipientId: to, amount, currency: "NGN" }));
   const b = await t.call("payout.batch", { items, idempotencyKey: "plan" }, { tenant });
   // The reads as the service sends them: Prisma's item list (the tenant comes from row-level
-  // security) and deriveBatch's correlated subquery. A seq scan is ruled out because the table is
-  // tiny here; what is asked is that `batch_id = <id>` proves the partial index's predicate.
-  const plans: string[] = [];
-  const c = await t.db.connect();
-  try {
-    await c.query("BEGIN");
-    await c.query("SET LOCAL enable_seqscan = off");
-    for (const sql of [
+  // security) and deriveBatch's correlated subquery.
+  const plans = await plansWithoutSeqScan(
+    t,
+    [
       `SELECT id FROM payments.payouts WHERE tenant = $1 AND batch_id = $2 ORDER BY position`,
       `SELECT ARRAY(SELECT i.status FROM payments.payouts i WHERE i.tenant = $1 AND i.batch_id = b.id) AS items
          FROM payments.payout_batches b WHERE b.id = $2`,
-    ]) {
-      const { rows } = await c.query(`EXPLAIN ${sql}`, [tenant, b.id]);
-      plans.push(rows.map((r: any) => r["QUERY PLAN"]).join("\n"));
-    }
-  } finally {
-    await c.query("ROLLBACK");
-    c.release();
-  }
+    ],
+    [tenant, b.id],
+  );
   for (const plan of plans) assert.match(plan, /payouts_tenant_batch_id_position_idx/, plan);
 });

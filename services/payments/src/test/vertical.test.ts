@@ -5,7 +5,14 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { assertLedgerBalanced, fund, type PaymentsTest, recipient, startPayments } from "./helpers.ts";
+import {
+  assertLedgerBalanced,
+  fund,
+  type PaymentsTest,
+  plansWithoutSeqScan,
+  recipient,
+  startPayments,
+} from "./helpers.ts";
 
 let t: PaymentsTest;
 before(async () => {
@@ -84,4 +91,18 @@ test("payout.send and payout.batch store context.verticalId; payout.list filters
   const salon = await t.call("payout.list", { vertical: "salon" }, { tenant });
   assert.deepEqual(salon.items.map((p: any) => p.id).sort(), batch.items.map((i: any) => i.id).sort());
   assert.equal((await t.call("payout.list", {}, { tenant })).items.length, 4);
+});
+
+test("the lists' vertical filter is served by the (tenant, vertical) indexes, partial since migration 20270108000000", async () => {
+  // Both tables hold records with and without a vertical from the tests above.
+  const plans = await plansWithoutSeqScan(
+    t,
+    [
+      `SELECT count(*) FROM payments.payments WHERE tenant = $1 AND vertical = $2`,
+      `SELECT count(*) FROM payments.payouts WHERE tenant = $1 AND vertical = $2`,
+    ],
+    ["vertical-payout", "clinic"],
+  );
+  assert.match(plans[0], /payments_tenant_vertical_idx/, plans[0]);
+  assert.match(plans[1], /payouts_tenant_vertical_idx/, plans[1]);
 });
