@@ -30,17 +30,22 @@ const t = await startTestStack({
 });
 const { key } = await t.insertKey({ tenant: "acme", name: "cost" });
 
-async function post(ability: string, body: unknown): Promise<{ status: number; body: any }> {
+/** The parts of an ability's answer this script reads. */
+interface Answer {
+  result: { id: string };
+}
+
+async function post(ability: string, body: unknown): Promise<{ status: number; body: Answer }> {
   const res = await fetch(`${t.url}/v1/abilities/${ability}`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as Answer };
 }
 
 const created = await post("contact.create", { input: { name: "Cost Permit" } });
-const input = { id: created.body.result.id as string };
+const input = { id: created.body.result.id };
 
 /** Runs of 50 permits for `input`, enough for `calls` calls. */
 async function runs(calls: number): Promise<string[]> {
