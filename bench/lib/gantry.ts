@@ -493,11 +493,10 @@ export async function timeNpmStart(dataDir: string): Promise<number> {
 }
 
 /**
- * Stops an `npm start` the way Ctrl-C would, with one SIGTERM to the runner, and returns once it
- * and its Postgres are gone, so the next start finds the cluster free. A second SIGTERM would make
- * the runner exit at once and leave its Postgres to the watchdog, still stopping when the next
- * start begins: npm forwards the signal it gets, so the group is signalled only when the runner
- * cannot be found, and only once.
+ * Stops an `npm start` with one SIGTERM to the runner, and returns once it and its Postgres are
+ * gone, so the next start finds the cluster free. npm forwards the signal it gets, so the group is
+ * signalled only when the runner cannot be found, and only once (a repeated SIGTERM only repeats the
+ * runner's "still stopping" line).
  */
 async function stopNpmStart(child: Child, dataDir: string): Promise<void> {
   let runner: number | undefined;

@@ -14,7 +14,7 @@
 import { decodeCursor, encodeCursor } from "@gantry/kit";
 import { ability } from "../context.ts";
 import { invalidField } from "../records.ts";
-import { queryWords, toolScore } from "../tool-search.ts";
+import { queryWords, toolScore, toolScores } from "../tool-search.ts";
 import { matches, type Tool, toolkitOf, toolOut } from "../toolkits.ts";
 
 /** The deepest a search pages: the ranking past it is noise, and each page re-ranks. */
@@ -54,7 +54,8 @@ export default ability("integration.app.tools", async (input, _call, ctx) => {
   const toolkit = toolkitOf(ctx.toolkits, input.toolkit);
   if (input.query && ctx.toolkits.directory && !ctx.toolkits.toolkits.has(input.toolkit)) {
     const words = queryWords(input.query);
-    const lexical = new Map([...toolkit.latest.values()].map((t) => [t.name, toolScore(t, words)]));
+    // Weighted as integration.search weighs a connection's tools, so both rank a toolkit alike.
+    const lexical = toolScores([...toolkit.latest.values()], words);
     const ranked = ctx.toolkits.directory.rankWithin(input.toolkit, input.query, lexical);
     if (ranked.warning) ctx.log.warn(ranked.warning);
     const at = input.cursor ? decodeCursor(input.cursor, { at: "number" }).at : 0;
