@@ -3,9 +3,11 @@
  * A real Weaviate for tests: `WEAVIATE_URL` (+ `WEAVIATE_GRPC_PORT`, default 50051) when set, else a
  * `weaviate-server` binary started on free loopback ports with a throwaway data directory.
  *
- * The binary is looked up as `WEAVIATE_SERVER_BIN`, then `<repo>/.gantry/bin/weaviate-server` (where
- * `.ci/run` builds it: `go install github.com/weaviate/weaviate/cmd/weaviate-server@v1.35.2`), then on
- * `PATH`. When none is found the Weaviate suite is skipped with the reason.
+ * The binary is looked up as `WEAVIATE_SERVER_BIN`, then `<repo>/.gantry/bin/weaviate-server`, then
+ * `weaviate-server-<version>` in the machine's tools cache (where `.ci/run` keeps the one it builds
+ * with `go install github.com/weaviate/weaviate/cmd/weaviate-server@v1.35.2`, so a bench or test run
+ * outside CI finds it too), then on `PATH`. When none is found the Weaviate suite is skipped with the
+ * reason.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -13,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { repoRoot } from "@gantry/kit";
 import { untilServing } from "@gantry/kit/serving-child.ts";
+import { TOOLS_CACHE } from "@gantry/infra/runner/binaries.ts";
 import { pickPort, releasePort } from "@gantry/infra/runner/ports.ts";
 
 export interface WeaviateEndpoint {
@@ -24,10 +27,11 @@ export interface WeaviateEndpoint {
 /** The version `.ci/run` builds. */
 export const WEAVIATE_VERSION = "v1.35.2";
 
-export function findWeaviateServer(): string | undefined {
+export function findWeaviateServer(toolsCache = TOOLS_CACHE): string | undefined {
   const candidates = [
     process.env.WEAVIATE_SERVER_BIN,
     path.join(repoRoot(), ".gantry", "bin", "weaviate-server"),
+    path.join(toolsCache, `weaviate-server-${WEAVIATE_VERSION}`),
     ...(process.env.PATH ?? "")
       .split(path.delimiter)
       .filter(Boolean)
@@ -49,7 +53,7 @@ export function findWeaviateServer(): string | undefined {
 export function weaviateUnavailable(): string | undefined {
   if (process.env.WEAVIATE_URL) return undefined;
   if (findWeaviateServer()) return undefined;
-  return `no Weaviate: set WEAVIATE_URL, or build the server (GOBIN=$PWD/.gantry/bin go install github.com/weaviate/weaviate/cmd/weaviate-server@${WEAVIATE_VERSION})`;
+  return `no Weaviate: set WEAVIATE_URL, or build the server (.ci/run does, into ${TOOLS_CACHE}; or GOBIN=$PWD/.gantry/bin go install github.com/weaviate/weaviate/cmd/weaviate-server@${WEAVIATE_VERSION})`;
 }
 
 async function ready(url: string): Promise<boolean> {
