@@ -5,7 +5,7 @@
  * existed still gets it at the start that finds it; and the copy's superuser password is replaced by
  * the data directory's own at the first start (as the old fixed password still is); a spare copy,
  * made in the background, is taken by a rename. A copy a crash cut short is never used and its
- * leftovers go at the next start; the entry's key follows migrations and the code applying them,
+ * leftovers go at the next start (or warming of the cache); the entry's key follows migrations and the code applying them,
  * not other kit edits.
  */
 import assert from "node:assert/strict";
@@ -17,7 +17,7 @@ import { after, before, test } from "node:test";
 import pg from "pg";
 import { adoptPassword, binaries, postgresUser, SEED_PASSWORD_FILE } from "./postgres.ts";
 import { migrationsDirOf, prepareLocalSchemas } from "./schemas.ts";
-import { seedCluster, seedKey, withServer } from "./seed-cluster.ts";
+import { seedCluster, seedKey, warmSeed, withServer } from "./seed-cluster.ts";
 import { REPO_ROOT } from "./binaries.ts";
 
 const SCHEMA = "seedtest";
@@ -173,14 +173,22 @@ test("copies into the cache that a killed process left part-way go at the next s
   const dead = spawnSync("true").pid; // exited: its pid names no process now
   const leftovers = [`${key}.spare.${dead}`, `.${key}.${dead}`].map((name) => path.join(cache, name));
   const working = path.join(cache, `${key}.spare.${process.pid}`);
-  for (const dir of [...leftovers, working]) {
-    fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, "PG_VERSION"), "17\n");
-  }
+  const leave = (dirs: string[]) => {
+    for (const dir of dirs) {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, "PG_VERSION"), "17\n");
+    }
+  };
+  leave([...leftovers, working]);
   try {
     assert.equal(await seed("six"), "copied");
     for (const dir of leftovers) assert.equal(fs.existsSync(dir), false, `${dir} was removed`);
     assert.ok(fs.existsSync(working), "a copy whose process is alive is left to it");
+    // The bench warms the cache without starting a cluster: that clears them too.
+    leave(leftovers);
+    await warmSeed(cache, [SCHEMA], log, 0, () => migrations);
+    for (const dir of leftovers) assert.equal(fs.existsSync(dir), false, `${dir} was removed by warmSeed`);
+    assert.ok(fs.existsSync(working), "a copy whose process is alive is left to it by warmSeed");
   } finally {
     fs.rmSync(working, { recursive: true, force: true });
   }
