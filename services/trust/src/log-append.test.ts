@@ -81,6 +81,10 @@ async function checkTree(tenant: string, leaves: Buffer[]): Promise<void> {
   );
   const root = tree.root();
   assert.deepEqual(root, rootHash(leaves), `${tenant}: the stored nodes make the root of the leaves in index order`);
+  const copies = await withTenant(tenant, () =>
+    pool.query("SELECT count(*)::int AS n FROM trust.log_nodes WHERE tenant = $1 AND level = 0", [tenant]),
+  );
+  assert.equal(copies.rows[0].n, 0, `${tenant}: a leaf is stored once, as its receipt's leaf_hash`);
   for (let i = 0; i < leaves.length; i++)
     assert.ok(verifyInclusion(i, leaves.length, leaves[i]!, tree.path(i), root), `${tenant}: leaf ${i}`);
 }

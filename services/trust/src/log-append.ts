@@ -87,6 +87,8 @@ function appendValues(tenant: string, edge: Edge, rows: readonly ReceiptRow[]): 
   const frontier = new Map(
     frontierOf(size).map(({ level, idx }) => [keyOf(level, idx), known.get(keyOf(level, idx))!]),
   );
+  // Leaves are the receipts' leaf_hash (log-nodes.ts): only the levels above go to log_nodes.
+  const inner = nodes.filter((n) => n.level > 0);
   const receipts = rows.map((r, i) => ({
     request_id: r.requestId,
     run_id: r.runId,
@@ -105,9 +107,9 @@ function appendValues(tenant: string, edge: Edge, rows: readonly ReceiptRow[]): 
     values: [
       tenant,
       JSON.stringify(receipts),
-      nodes.map((n) => n.level),
-      nodes.map((n) => n.idx),
-      nodes.map((n) => n.hash.toString("hex")),
+      inner.map((n) => n.level),
+      inner.map((n) => n.idx),
+      inner.map((n) => n.hash.toString("hex")),
       size,
       edge.size,
     ],
@@ -161,9 +163,14 @@ async function lockedBatch(
         existing: [string, number][] | null;
       }>(
         `SELECT
-           (SELECT json_agg(json_build_object('level', n.level, 'idx', n.idx, 'hash', encode(n.hash, 'hex')))
-              FROM trust.log_nodes n, generate_series(0, 30) g
-             WHERE n.tenant = $1 AND n.level = g AND n.idx = ($2::int >> g) - 1 AND (($2::int >> g) & 1) = 1) AS frontier,
+           (SELECT json_agg(e) FROM (
+              SELECT json_build_object('level', n.level, 'idx', n.idx, 'hash', encode(n.hash, 'hex')) AS e
+                FROM trust.log_nodes n, generate_series(1, 30) g
+               WHERE n.tenant = $1 AND n.level = g AND n.idx = ($2::int >> g) - 1 AND (($2::int >> g) & 1) = 1
+              UNION ALL
+              SELECT json_build_object('level', 0, 'idx', r.log_index, 'hash', r.leaf_hash)
+                FROM trust.receipts r
+               WHERE r.tenant = $1 AND r.log_index = $2::int - 1 AND ($2::int & 1) = 1) f) AS frontier,
            (SELECT json_agg(json_build_array(r.request_id, r.log_index))
               FROM trust.receipts r WHERE r.request_id = ANY($3::text[]) AND r.tenant = $1) AS existing`,
         [tenant, size, rows.map((r) => r.requestId)],

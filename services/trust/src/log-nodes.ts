@@ -1,7 +1,9 @@
 /**
  * @module trust/log-nodes
- * A tenant's receipt log as Postgres holds it: the hash of every perfect subtree (`log_nodes`:
- * level k, idx i is the MTH of leaves [i·2^k, (i+1)·2^k)) and the size (`logs`). A root, an audit
+ * A tenant's receipt log as Postgres holds it: the hash of every perfect subtree (level k, idx i is
+ * the MTH of leaves [i·2^k, (i+1)·2^k)) and the size (`logs`). The leaves (level 0) are the receipts'
+ * own `leaf_hash`, read by `(tenant, log_index)`; `log_nodes` holds levels 1 and up, so an append
+ * writes each leaf once. A root, an audit
  * path or a consistency proof reads O(log n) of those rows, fetched in one query for everything an
  * answer needs; nothing of the tree is kept in the process between calls, so any replica answers
  * from the database alone and a restart reads nothing back.
@@ -14,7 +16,11 @@ const nodesByKey = preparedQuery<{ level: number; idx: number; hash: Buffer }, [
   "trust.log_nodes_by_key",
   `SELECT n.level, n.idx, n.hash FROM trust.log_nodes n
      JOIN unnest($2::int[], $3::int[]) AS k(level, idx) ON n.level = k.level AND n.idx = k.idx
-    WHERE n.tenant = $1`,
+    WHERE n.tenant = $1 AND k.level > 0
+   UNION ALL
+   SELECT 0, r.log_index, decode(r.leaf_hash, 'hex') FROM trust.receipts r
+     JOIN unnest($2::int[], $3::int[]) AS k(level, idx) ON k.level = 0 AND r.log_index = k.idx
+    WHERE r.tenant = $1`,
 );
 
 export const keyOf = (level: number, idx: number) => `${level}/${idx}`;

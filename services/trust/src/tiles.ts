@@ -2,7 +2,7 @@
  * @module trust/tiles
  * The public read-only view of a tenant's receipt log as C2SP tlog-tiles (c2sp.org/tlog-tiles):
  * `checkpoint` (the signed note), `tile/<L>/<N>[.p/<W>]` (the hashes of the level-8L subtrees
- * N·256 … N·256+W−1, that is the `log_nodes` rows of that level: level 0 holds the leaf hashes) and
+ * N·256 … N·256+W−1: the `log_nodes` rows of that level, or for level 0 the receipts' leaf hashes) and
  * `tile/entries/<N>[.p/<W>]` (the receipts' DSSE envelopes as canonical JSON, each after its
  * big-endian uint16 length: the leaf data whose RFC 6962 leaf hash tile level 0 holds). Any
  * tlog-tiles client (Go's golang.org/x/mod/sumdb/tlog `TileHashReader`) proves inclusion and
@@ -27,6 +27,10 @@ const tenantOfLog = preparedQuery<{ tenant: string }, [logId: string]>(
 const tileHashes = preparedQuery<{ hash: Buffer }, [tenant: string, level: number, from: number, to: number]>(
   "trust.tile_hashes",
   "SELECT hash FROM trust.log_nodes WHERE tenant = $1 AND level = $2 AND idx >= $3 AND idx < $4 ORDER BY idx",
+);
+const leafHashes = preparedQuery<{ hash: Buffer }, [tenant: string, from: number, to: number]>(
+  "trust.tile_leaves",
+  "SELECT decode(leaf_hash, 'hex') AS hash FROM trust.receipts WHERE tenant = $1 AND log_index >= $2 AND log_index < $3 ORDER BY log_index",
 );
 const entryEnvelopes = preparedQuery<{ envelope: unknown }, [tenant: string, from: number, to: number]>(
   "trust.entry_envelopes",
@@ -106,7 +110,10 @@ async function tileOf(ctx: Context, tenant: string, tile: TileRef): Promise<Buff
       ? Buffer.concat(rows.map((r) => lengthPrefixed(Buffer.from(canonicalJson(r.envelope)))))
       : null;
   }
-  const rows = await tileHashes(ctx.pool, tenant, tile.level * TILE_HEIGHT, from, to);
+  const rows =
+    tile.level === 0
+      ? await leafHashes(ctx.pool, tenant, from, to)
+      : await tileHashes(ctx.pool, tenant, tile.level * TILE_HEIGHT, from, to);
   return rows.length === tile.width ? Buffer.concat(rows.map((r) => r.hash)) : null;
 }
 
