@@ -129,6 +129,18 @@ test("a query's words: no possessive 's or stand-in pronouns, an idiom read as i
   assert.ok(toolScore(detect, queryWords("find faces")) > toolScore(detect, queryWords("faces")) / 2);
 });
 
+test("a tool's words are its description's text, not its markup: no tag, link target or entity is a word of it", () => {
+  const refund = {
+    name: "PostRefunds",
+    slug: "PostRefunds",
+    description:
+      '<p>Create a refund. See <a href="https://stripe.com/docs/api/charges">the reference</a>&nbsp;&amp; [the guide](https://stripe.com/docs/disputes).</p>',
+  };
+  for (const word of ["p", "href", "charges", "disputes", "nbsp", "amp"])
+    assert.equal(toolScore(refund, queryWords(word)), 0, `"${word}" is markup`);
+  for (const word of ["refund", "reference", "guide"]) assert.ok(toolScore(refund, queryWords(word)) > 0, word);
+});
+
 test("everyday verbs and phrasal verbs meet the operation an API names, whole words only", () => {
   assert.deepEqual(queryWords("call off a meeting"), ["cancel", "meeting"]);
   assert.deepEqual(queryWords("recall offers"), ["recall", "offer"], "an idiom is whole words");

@@ -143,6 +143,31 @@ export function queryTerms(query: string): string[] {
   return terms(text).filter((t) => !QUERY_STOP.has(t));
 }
 
+/** Named character references API documents use; any other becomes a space. */
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+/**
+ * A description as its reader sees it: HTML tags and Markdown link syntax dropped (a link's text
+ * kept), character references decoded. API documents write descriptions in either (Stripe's are
+ * HTML: `<p>Create a refund.</p>`), and a tag's or URL's words are no words of the tool's: `p`,
+ * `href`, `docs` would otherwise be its terms, and what the sentence model reads.
+ */
+export function plainText(text: string): string {
+  return (
+    text
+      // A link's text stays, its target goes: `[the docs](https://…)`, `![logo](…)`.
+      .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, "$1")
+      // Inline tags sit inside a sentence ("via <a …>Connect</a>."), the others between sentences.
+      .replace(/<\/?(?:a|b|i|u|em|strong|code|span|tt|sub|sup)\b[^<>]*>/gi, "")
+      .replace(/<\/?[a-z][^<>]*>/gi, " ")
+      .replace(/&(#[0-9]{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi, (_, ref: string) => {
+        if (ref[0] !== "#") return ENTITIES[ref.toLowerCase()] ?? " ";
+        const code = ref[1] === "x" || ref[1] === "X" ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : " ";
+      })
+  );
+}
+
 /**
  * The search terms of a text (directory index and queries alike): camelCase and snake_case split,
  * lower case, stop words dropped, a plural made singular (`issues` → `issue`, `repositories` → `repository`), numbers kept short.

@@ -49,6 +49,17 @@ test("a tool's text is its name in words and its description's first sentence", 
     "post refunds. Create a refund.",
   );
   assert.equal(toolText(tool("calendar.events.quickAdd", "")), "calendar events quick add. ");
+  // Markup is not read: Stripe's descriptions are HTML, others' Markdown.
+  assert.equal(
+    toolText(
+      tool("GetAccounts", '<p>Returns a list of accounts connected via <a href="/docs/connect">Connect</a>.</p>'),
+    ),
+    "get accounts. Returns a list of accounts connected via Connect.",
+  );
+  assert.equal(
+    toolText(tool("getPet", "Find a pet by id (see [the guide](https://example.com/pets)) &amp; its owner.")),
+    "get pet. Find a pet by id (see the guide) & its owner.",
+  );
 });
 
 test("the model re-orders what words found, embeds each tool version once, and adds nothing", async () => {

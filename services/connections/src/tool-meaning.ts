@@ -25,6 +25,7 @@
 import { GantryError, Lru, type Logger } from "@gantry/kit";
 import { SENTENCE_MODEL_DIMENSIONS, SentenceModel } from "@gantry/kit/sentence-model.ts";
 import { quantise } from "./directory-vectors.ts";
+import { plainText } from "./search-terms.ts";
 import { queryWords, toolScores } from "./tool-search.ts";
 import type { Tool, ToolkitDirectory } from "./toolkits.ts";
 
@@ -55,7 +56,7 @@ export function toolText(tool: Pick<Tool, "name" | "description">): string {
     .replace(/[^A-Za-z0-9]+/g, " ")
     .trim()
     .toLowerCase();
-  const description = tool.description.replace(/\s+/g, " ").trim();
+  const description = plainText(tool.description).replace(/\s+/g, " ").trim();
   const end = description.search(/[.!?] /);
   return `${name}. ${(end >= 0 ? description.slice(0, end + 1) : description).slice(0, 200)}`;
 }

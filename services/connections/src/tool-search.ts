@@ -3,13 +3,14 @@
  * Ranking tools by what a caller wants done (integration.search `tools`): a lexical score in 0..1,
  * the mean over the query's terms (src/search-terms.ts `terms`: stop words dropped, camelCase split, plurals folded) of
  * the best match of each against the tool's terms: a whole word of its name or slug 1, a prefix either way (`issue` / `issues`, at least 3
- * letters) 0.7, a word of its description 0.5, inside a description word 0.3; a synonym's match
+ * letters) 0.7, a word of its description (its HTML and Markdown dropped: src/search-terms.ts `plainText`)
+ * 0.5, inside a description word 0.3; a synonym's match
  * (src/search-terms.ts `SYNONYMS`, shared with the directory's BM25) counts 0.6 of that, so "post a tweet" meets
  * `createTweet`. Within one toolkit (`toolScores`, what integration.search ranks) the mean is
  * weighted by how few of the toolkit's tools each term meets. No model, so the same query always
  * ranks the same way.
  */
-import { queryTerms, SYNONYMS, terms } from "./search-terms.ts";
+import { plainText, queryTerms, SYNONYMS, terms } from "./search-terms.ts";
 import type { Tool } from "./toolkits.ts";
 
 /** A query word met through a synonym scores this share of what the word itself would. */
@@ -32,7 +33,7 @@ function wordScore(word: string, names: string[], description: string[]): number
 /** What a tool's scores are computed over: its name's and slug's terms, its description's. */
 function toolTerms(tool: Pick<Tool, "name" | "slug" | "description">): { names: string[]; description: string[] } {
   // Terms, not bare words: `PostCustomers` is `post` and `customer` to a query for a customer.
-  return { names: [...terms(tool.name), ...terms(tool.slug)], description: terms(tool.description) };
+  return { names: [...terms(tool.name), ...terms(tool.slug)], description: terms(plainText(tool.description)) };
 }
 
 /** One query word's score against a tool: its own match, or a synonym's at {@link SYNONYM_SHARE}. */
