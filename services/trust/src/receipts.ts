@@ -12,11 +12,11 @@
  * stored log still grows from the last checkpoint signed). Ed25519
  * signatures are deterministic, so the checkpoint of a given size is the same whenever it is made.
  */
-import { canonicalJson, GantryError } from "@gantry/kit";
+import { GantryError } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import { leafHash } from "./merkle.ts";
 import { currentCheckpoint, type SignedTree } from "./checkpoints.ts";
-import { type Envelope, signEnvelope } from "./signing.ts";
+import { type Envelope, envelopeJson, signEnvelope } from "./signing.ts";
 
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 export const PREDICATE_TYPE = "https://gantry.dev/attestations/receipt/v1";
@@ -55,12 +55,29 @@ export function statementOf(f: ReceiptFields) {
   };
 }
 
+const q = JSON.stringify;
+
+/**
+ * `canonicalJson(statementOf(f))`, written out: the statement's shape is fixed, so its keys are
+ * placed here in RFC 8785 order and only the values are serialised (JSON.stringify of a string or an
+ * integer is already their RFC 8785 form). The generic walk sorted the same keys on every receipt.
+ */
+export function statementJson(f: ReceiptFields): string {
+  const outcome = f.status === 200 ? "succeeded" : "failed";
+  return (
+    `{"_type":${q(STATEMENT_TYPE)},"predicate":{"ability":${q(f.ability)},"at":${q(f.at.toISOString())},` +
+    `"inputHash":${q(f.inputHash)},"outcome":"${outcome}","permitId":${q(f.permitId)},"requestId":${q(f.requestId)},` +
+    `"resultHash":${q(f.resultHash)},"runId":${q(f.runId)},"status":${q(f.status)},"tenant":${q(f.tenant)}},` +
+    `"predicateType":${q(PREDICATE_TYPE)},"subject":[{"digest":{"sha256":${q(f.inputHash)}},"name":${q(f.requestId)}}]}`
+  );
+}
+
 /**
  * Signs and appends the receipt (log-append.ts batches the appends of a tenant); a second record
  * of the same request id returns the first one's index.
  */
 export async function recordReceipt(ctx: Context, f: ReceiptFields): Promise<{ requestId: string; logIndex: number }> {
-  const payload = Buffer.from(canonicalJson(statementOf(f)));
+  const payload = Buffer.from(statementJson(f));
   const envelope = signEnvelope(ctx.keys.current, payload);
   const logIndex = await ctx.appender.append({
     requestId: f.requestId,
@@ -74,7 +91,7 @@ export async function recordReceipt(ctx: Context, f: ReceiptFields): Promise<{ r
     status: f.status,
     at: f.at,
     envelope,
-    leaf: leafHash(canonicalJson(envelope)),
+    leaf: leafHash(envelopeJson(envelope)),
   });
   return { requestId: f.requestId, logIndex };
 }

@@ -91,6 +91,15 @@ export function signEnvelope(key: SigningKey, payload: Buffer, payloadType = PAY
 }
 
 /**
+ * `canonicalJson(envelope)` (the log's leaf data), written out for the envelope's fixed shape: keys
+ * in RFC 8785 order, values serialised by JSON.stringify (their RFC 8785 form for strings).
+ */
+export function envelopeJson(e: Envelope): string {
+  const sigs = e.signatures.map((s) => `{"keyid":${JSON.stringify(s.keyid)},"sig":${JSON.stringify(s.sig)}}`);
+  return `{"payload":${JSON.stringify(e.payload)},"payloadType":${JSON.stringify(e.payloadType)},"signatures":[${sigs.join(",")}]}`;
+}
+
+/**
  * The envelope's payload when a signature by one of `keys` verifies; otherwise why not. Signatures
  * by keys not in `keys` are ignored (they cannot be checked), never accepted.
  */
