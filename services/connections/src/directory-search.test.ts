@@ -13,9 +13,9 @@ import assert from "node:assert/strict";
 import { ensureDirectory } from "../scripts/build-directory.ts";
 import { ensureDirectoryVectors } from "../scripts/build-directory-vectors.ts";
 import { Directory } from "./directory.ts";
-import { type LabelledQuery, labelledQueries } from "./directory-queries.ts";
+import { labelledQueries, withinHits } from "./directory-queries.ts";
 import { DirectoryVectors, vectorsDir } from "./directory-vectors.ts";
-import { rankConnectionTools, ToolMeaning } from "./tool-meaning.ts";
+import { ToolMeaning } from "./tool-meaning.ts";
 import { queryWords, toolScore, toolScores } from "./tool-search.ts";
 
 const ids = (tools: { toolkit: string; name: string }[]) => tools.map((t) => `${t.toolkit}.${t.name}`);
@@ -26,36 +26,6 @@ function bareCopy(built: string): string {
   const bare = mkdtempSync(join(tmpdir(), "directory-bare-"));
   for (const f of ARTIFACT_FILES) symlinkSync(join(built, f), join(bare, f));
   return bare;
-}
-
-/** integration.search's ranking of a directory connection's tools (src/tool-meaning.ts `rankConnectionTools`). */
-async function searchWithin(directory: Directory, meaning: ToolMeaning | null, slug: string, query: string) {
-  const toolkit = directory.toolkit(slug);
-  const ranked = await rankConnectionTools({
-    toolkit: slug,
-    query,
-    tools: [...(toolkit?.latest.values() ?? [])],
-    directory,
-    meaning,
-    warn: () => {},
-  });
-  return ranked.map((r) => `${slug}.${r.name}@${toolkit?.latest.get(r.name)?.version}`);
-}
-
-/** Each query of a labelled set searched within its own toolkit: how many find a labelled tool in the top 5, and the misses. */
-async function withinHits(directory: Directory, meaning: ToolMeaning | null, set: LabelledQuery[]) {
-  const misses: string[] = [];
-  let asked = 0;
-  for (const q of set) {
-    // The tools the set names in the query's own toolkit (a query whose answer lies elsewhere only,
-    // "transcribe audio" naming OpenAI while meaning Google Speech, has none to find there).
-    const expected = q.tools.filter((id) => id.startsWith(`${q.toolkit}.`));
-    if (!expected.length) continue;
-    asked++;
-    const top = (await searchWithin(directory, meaning, q.toolkit, q.query)).slice(0, 5);
-    if (!top.some((id) => expected.includes(id))) misses.push(`${q.query} in ${q.toolkit} → ${top.join(", ")}`);
-  }
-  return { asked, hits: asked - misses.length, misses };
 }
 
 test("a query's vector comes from the term table: fused ranking, a word no API says finds its tool", async () => {
@@ -152,6 +122,39 @@ test("everyday verbs and phrasal verbs meet the operation an API names, whole wo
   assert.ok(toolScore(remove, queryWords("call off a meeting")) > toolScore(insert, queryWords("call off a meeting")));
 });
 
+test("a means of sending said first, followed by whom, is sending one; followed by anything else it stays a thing", () => {
+  assert.deepEqual(queryWords("text a customer's phone"), ["send", "text", "customer", "phone"]);
+  assert.deepEqual(queryWords("email my team"), ["send", "email", "team"]);
+  assert.deepEqual(queryWords("text to speech"), ["text", "speech"]);
+  assert.deepEqual(queryWords("email address validation"), ["email", "address", "validation"]);
+});
+
+test("a word no tool of a toolkit is named by is read in full as the synonym its tools are named by", () => {
+  const tool = (name: string, description: string) => ({ name, slug: name, description });
+  // Twilio's shape: many tools named "phone", the one that sends named "message", none "text".
+  const twilio = [
+    tool("CreateMessage", "Send a message"),
+    tool("ListMessage", "Retrieve a list of messages belonging to the account"),
+    ...["Create", "Delete", "Fetch", "List", "Update"].map((verb) =>
+      tool(`${verb}IncomingPhoneNumber`, `${verb} an incoming phone-number of the account.`),
+    ),
+  ];
+  const best = (tools: typeof twilio, query: string) =>
+    [...toolScores(tools, queryWords(query))].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
+  assert.equal(best(twilio, "text a customer's phone"), "CreateMessage");
+  // Where a tool is named by the word itself, it still outranks its synonym's.
+  const sms = [tool("CreateMessage", "Send a message"), tool("SendSms", "Send an SMS"), tool("GetBalance", "Balance")];
+  assert.equal(best(sms, "send an sms"), "SendSms");
+});
+
+test("a prefix meets a word that only adds an ending: issue meets issues, follow following, repo not report", () => {
+  const tool = (name: string) => ({ name, slug: name, description: "" });
+  assert.ok(toolScore(tool("usersFollowing"), queryWords("follow")) > 0);
+  assert.ok(toolScore(tool("issuesList"), queryWords("issue")) > 0);
+  assert.equal(toolScore(tool("repos_get"), ["report"]), 0);
+  assert.equal(toolScore(tool("codespaces_list"), ["code"]), 0);
+});
+
 test("within a toolkit, a word most of its tools say weighs less than one few say", () => {
   const tool = (name: string, description: string) => ({ name, slug: name, description });
   const stripe = [
@@ -192,17 +195,17 @@ test("integration.search within its toolkit: a labelled tool in the top 5 for ea
     report("held-out set, words and term vectors", heldOutWords);
     const heldOut2 = await withinHits(directory, meaning, labelledQueries("held-out-2"));
     report("second held-out set, re-ranked by the sentence model", heldOut2);
-    // Measured 45 of 51 by words and term vectors, 49 with the model (held out: 10 and 11 of 15; the
-    // second held-out set 2 of 10 either way). The misses left are in services/connections/README.md
+    // Measured 46 of 51 by words and term vectors, 50 with the model (held out: 10 and 11 of 15; the
+    // second held-out set 3 of 10 with the model). The misses left are in services/connections/README.md
     // (Tool discovery). Each floor is what was measured, so a regression of the words, the vectors or
     // the model's re-ranking fails here.
     assert.ok(words.asked >= 50, `${words.asked} labelled queries have a tool in their own toolkit`);
-    assert.ok(words.hits >= 45, `by words: ${words.hits}/${words.asked} hit`);
-    assert.ok(model.hits >= 49, `with the model: ${model.hits}/${model.asked} hit`);
+    assert.ok(words.hits >= 46, `by words: ${words.hits}/${words.asked} hit`);
+    assert.ok(model.hits >= 50, `with the model: ${model.hits}/${model.asked} hit`);
     assert.ok(model.hits > words.hits, "the model finds what words alone miss");
     assert.ok(heldOut.hits >= 11, `held out, with the model: ${heldOut.hits}/${heldOut.asked} hit`);
     assert.ok(heldOutWords.hits >= 10, `held out, by words: ${heldOutWords.hits}/${heldOutWords.asked} hit`);
-    assert.ok(heldOut2.hits >= 2, `second held out, with the model: ${heldOut2.hits}/${heldOut2.asked} hit`);
+    assert.ok(heldOut2.hits >= 3, `second held out, with the model: ${heldOut2.hits}/${heldOut2.asked} hit`);
     assert.equal(heldOut2.asked, 10, "the second held-out set's queries each have a tool in their own toolkit");
   } finally {
     await meaning.close();

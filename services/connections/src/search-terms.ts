@@ -135,10 +135,37 @@ const IDIOMS: [string, string][] = [
   ["turn on", "enable"],
 ];
 
+/**
+ * Means of sending that a request uses as its verb ("text a customer", "email my team"): said first
+ * and followed by whom, they mean sending one, as APIs name the operation. Followed by anything else
+ * they stay the thing ("text to speech", "email address validation").
+ */
+const SENDING = new Set(["text", "sms", "email", "mail", "message", "fax"]);
+const RECIPIENT = new Set([
+  "a",
+  "an",
+  "the",
+  "my",
+  "our",
+  "your",
+  "their",
+  "his",
+  "her",
+  "someone",
+  "everyone",
+  "them",
+  "him",
+  "me",
+  "us",
+  "all",
+]);
+
 /** The terms of a query: {@link terms}, idioms read as their word, {@link QUERY_STOP} dropped. */
 export function queryTerms(query: string): string[] {
   // Padded words, so an idiom matches whole words only ("recall offers" holds no "call off").
   let text = ` ${query.toLowerCase().replace(/[^a-z0-9]+/g, " ")} `;
+  const [first, second] = text.trim().split(" ");
+  if (first && second && SENDING.has(first) && RECIPIENT.has(second)) text = ` send${text}`;
   for (const [idiom, word] of IDIOMS) text = text.split(` ${idiom} `).join(` ${word} `);
   return terms(text).filter((t) => !QUERY_STOP.has(t));
 }

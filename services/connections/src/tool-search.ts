@@ -2,12 +2,13 @@
  * @module connections/tool-search
  * Ranking tools by what a caller wants done (integration.search `tools`): a lexical score in 0..1,
  * the mean over the query's terms (src/search-terms.ts `terms`: stop words dropped, camelCase split, plurals folded) of
- * the best match of each against the tool's terms: a whole word of its name or slug 1, a prefix either way (`issue` / `issues`, at least 3
- * letters) 0.7, a word of its description (its HTML and Markdown dropped: src/search-terms.ts `plainText`)
+ * the best match of each against the tool's terms: a whole word of its name or slug 1, a prefix either way that adds only an
+ * ending (`issue` / `issues`, at least 3 letters; {@link ENDINGS}) 0.7, a word of its description (its HTML and Markdown dropped: src/search-terms.ts `plainText`)
  * 0.5, inside a description word 0.3; a synonym's match
  * (src/search-terms.ts `SYNONYMS`, shared with the directory's BM25) counts 0.6 of that, so "post a tweet" meets
  * `createTweet`. Within one toolkit (`toolScores`, what integration.search ranks) the mean is
- * weighted by how few of the toolkit's tools each term meets. No model, so the same query always
+ * weighted by how few of the toolkit's tools each term meets, and a word none of its tools is named by
+ * meets the synonym they are named by in full. No model, so the same query always
  * ranks the same way.
  */
 import { plainText, queryTerms, SYNONYMS, terms } from "./search-terms.ts";
@@ -21,9 +22,16 @@ export function queryWords(query: string): string[] {
   return queryTerms(query);
 }
 
+/**
+ * What a word may add to a shorter one and still be it (`issue`/`issues`, `follow`/`following`,
+ * `subscribe`/`subscriber`): endings, so `repo` is no prefix of `report` nor `cat` of `catalog`.
+ */
+const ENDINGS =
+  /^(?:s|es|e|d|ed|ing|er|ers|or|ors|ion|ions|ation|ations|ment|ments|al|y|ies|ly|able|ity|ive|ist|ists|ship|ness|age|ance|ence|ize|ise|ization)?$/;
+
 function wordScore(word: string, names: string[], description: string[]): number {
   if (names.includes(word)) return 1;
-  const prefix = (a: string, b: string) => a.length >= 3 && b.startsWith(a);
+  const prefix = (a: string, b: string) => a.length >= 3 && b.startsWith(a) && ENDINGS.test(b.slice(a.length));
   if (names.some((n) => prefix(word, n) || prefix(n, word))) return 0.7;
   if (description.includes(word)) return 0.5;
   if (description.some((d) => prefix(word, d) || prefix(d, word) || (word.length >= 4 && d.includes(word)))) return 0.3;
@@ -36,11 +44,11 @@ function toolTerms(tool: Pick<Tool, "name" | "slug" | "description">): { names: 
   return { names: [...terms(tool.name), ...terms(tool.slug)], description: terms(plainText(tool.description)) };
 }
 
-/** One query word's score against a tool: its own match, or a synonym's at {@link SYNONYM_SHARE}. */
-function termScore(w: string, names: string[], description: string[]): number {
+/** One query word's score against a tool: its own match, or a synonym's at `share` ({@link SYNONYM_SHARE}). */
+function termScore(w: string, names: string[], description: string[], share = SYNONYM_SHARE): number {
   return Math.max(
     wordScore(w, names, description),
-    ...(SYNONYMS[w] ?? []).map((s) => SYNONYM_SHARE * wordScore(s, names, description)),
+    ...(SYNONYMS[w] ?? []).map((s) => share * wordScore(s, names, description)),
   );
 }
 
@@ -69,10 +77,16 @@ export function toolScores(tools: Pick<Tool, "name" | "slug" | "description">[],
     for (const t of tools) out.set(t.name, 0);
     return out;
   }
-  const scores = tools.map((t) => {
-    const { names, description } = toolTerms(t);
-    return query.map((w) => termScore(w, names, description));
-  });
+  const toolWords = tools.map(toolTerms);
+  // A word no tool of the toolkit is named by, and a synonym of which some are, is read as that
+  // synonym in full: the share keeps a tool the word names above one its synonym names, and here
+  // there is none to keep above ("text" in Twilio, whose tools are named "message"; "bug" in
+  // GitHub, named "issue").
+  const named = (w: string) => toolWords.some(({ names }) => names.includes(w));
+  const unnamed = query.map((w) => !named(w) && (SYNONYMS[w] ?? []).some(named));
+  const scores = toolWords.map(({ names, description }) =>
+    query.map((w, i) => termScore(w, names, description, unnamed[i] ? 1 : SYNONYM_SHARE)),
+  );
   const weights = query.map((_, i) => {
     const met = scores.reduce((n, s) => n + ((s[i] as number) > 0 ? 1 : 0), 0);
     return Math.sqrt(Math.log(1 + tools.length / (1 + met)));
