@@ -6,7 +6,7 @@
  * only and fused). What src/directory-search.test.ts and src/directory.test.ts assert, for comparing
  * a change to the words, the weights or the model before and after without running the tests:
  *
- *   node services/connections/scripts/search-recall.ts [--words]   (--words: without the model, ~10 s)
+ *   node services/connections/scripts/search-recall.ts [--words]   (--words: without the model, a few seconds)
  */
 import { ensureDirectory } from "./build-directory.ts";
 import { ensureDirectoryVectors } from "./build-directory-vectors.ts";

@@ -38,10 +38,22 @@ function wordScore(word: string, names: string[], description: string[]): number
   return 0;
 }
 
+interface ToolTerms {
+  names: string[];
+  description: string[];
+}
+
+/** By tool object: a toolkit's tools stay loaded between searches, and their terms never change. */
+const termsOf = new WeakMap<object, ToolTerms>();
+
 /** What a tool's scores are computed over: its name's and slug's terms, its description's. */
-function toolTerms(tool: Pick<Tool, "name" | "slug" | "description">): { names: string[]; description: string[] } {
+function toolTerms(tool: Pick<Tool, "name" | "slug" | "description">): ToolTerms {
+  const known = termsOf.get(tool);
+  if (known) return known;
   // Terms, not bare words: `PostCustomers` is `post` and `customer` to a query for a customer.
-  return { names: [...terms(tool.name), ...terms(tool.slug)], description: terms(plainText(tool.description)) };
+  const made = { names: [...terms(tool.name), ...terms(tool.slug)], description: terms(plainText(tool.description)) };
+  termsOf.set(tool, made);
+  return made;
 }
 
 /** One query word's score against a tool: its own match, or a synonym's at `share` ({@link SYNONYM_SHARE}). */
