@@ -5,21 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLogger, GantryError, type KeyRecord, type RpcClient } from "@gantry/kit";
+import { createLogger, type KeyRecord } from "@gantry/kit";
 import { KeyCache } from "./key-cache.ts";
-
-function keysService(known: Map<string, KeyRecord>) {
-  const lookups: string[] = [];
-  const client = {
-    async unary(_method: string, req: { secret_sha256: string }) {
-      lookups.push(req.secret_sha256);
-      const record = known.get(req.secret_sha256);
-      if (!record) throw new GantryError("not_found", "no such key");
-      return record;
-    },
-  } as unknown as RpcClient<"gantry.keys.v1.KeyResolver">;
-  return { client, lookups };
-}
+import { fakeKeysService as keysService } from "./testing/fake-keys-service.ts";
 
 test("a flood of unknown keys does not evict a known key, and the cache stays bounded", async () => {
   const real = { id: "key_real", tenant: "acme" } as unknown as KeyRecord;
@@ -44,4 +32,18 @@ test("an unknown key is remembered briefly, and forgotten when a key is issued",
   known.set("h-new", issued);
   cache.forgetUnknown();
   assert.equal(await cache.resolve("h-new"), issued);
+});
+
+test("held: the record of a key held as valid; nothing for an unknown key or one past its TTL", async () => {
+  const real = { id: "key_real", tenant: "acme" } as unknown as KeyRecord;
+  const { client } = keysService(new Map([["h-real", real]]));
+  let now = 1_000_000;
+  const cache = new KeyCache(client, 30_000, createLogger("test", "silent"), () => now);
+  assert.equal(cache.held("h-real"), undefined, "not looked up yet");
+  await cache.resolve("h-real");
+  await cache.resolve("h-unknown");
+  assert.equal(cache.held("h-real"), real);
+  assert.equal(cache.held("h-unknown"), undefined, "an unknown key is never held");
+  now += 30_000;
+  assert.equal(cache.held("h-real"), undefined, "past the TTL it is looked up again");
 });

@@ -86,10 +86,15 @@ export class KeyCache {
     return record;
   }
 
+  /** The key with this hash when this gateway holds it as valid right now (no lookup), else undefined. */
+  held(hash: string): KeyRecord | undefined {
+    const hit = this.byHash.get(hash);
+    return hit !== undefined && hit.until > this.now() ? (hit.record ?? undefined) : undefined;
+  }
+
   /** Whether `hash` is a key this gateway holds as valid right now (no lookup). */
   knows(hash: string): boolean {
-    const hit = this.byHash.get(hash);
-    return hit !== undefined && hit.until > this.now();
+    return this.held(hash) !== undefined;
   }
 
   /** Drops a key (revoked or rotated) so the next request resolves it afresh. */

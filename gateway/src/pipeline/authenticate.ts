@@ -1,7 +1,8 @@
 /**
  * @module gateway/pipeline/authenticate
  * Bearer key → resolved key record. A `gk_` key that is not well formed (length, checksum) is
- * refused without any lookup; a well-formed one is resolved by its SHA-256 through the key cache.
+ * refused without any lookup; a well-formed one is resolved by its SHA-256 through the key cache
+ * (a key the cache holds as valid is answered from it before any other check).
  * Any other bearer of 16–512 printable characters can only be a legacy credential
  * (GANTRY_LEGACY_KEYS, held by the keys service): it is resolved with `legacyOnly`, which the keys
  * service answers from memory without a database lookup; shorter or odd bearers are refused at once.
@@ -16,6 +17,7 @@ import type { ResponseHeaders } from "./outcome.ts";
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 /** What a legacy credential may look like (the keys service enforces the same when it loads them). */
 const LEGACY_SHAPE = /^[\x21-\x7e]{16,512}$/;
+const LEGACY_MAX_LENGTH = 512;
 
 /** Resolves the `Authorization` header's key; a rotated key's deprecation headers go into `headers`. */
 export async function authenticate(
@@ -52,16 +54,30 @@ async function resolveKey(
   const match = BEARER.exec(header);
   if (!match) throw new GantryError("unauthorized", "Malformed Authorization header: expected Bearer <API key>.");
   const raw = match[1];
+  // The common case, a key this gateway already holds, needs one hash and one cache read: its hash
+  // matched a key the keys service resolved, so the format check could only agree, and a held key
+  // is never refused for its client address. No credential is longer than a legacy one, so a
+  // longer bearer is refused below without being hashed.
+  const hash = raw.length <= LEGACY_MAX_LENGTH ? hashKey(raw) : undefined;
+  const held = hash === undefined ? undefined : keys.held(hash);
+  if (held) return accepted(held, now, headers);
   const wellFormed = isWellFormedKey(raw);
   if (!wellFormed && (raw.startsWith(KEY_PREFIX) || !LEGACY_SHAPE.test(raw))) {
     throw new GantryError("unauthorized", "The API key is not recognised.", {
       reason: "Gantry keys start with gk_ and are 39 characters long; check for a copy-paste error.",
     });
   }
-  const hash = hashKey(raw);
-  beforeLookup?.(hash);
-  const record = await keys.resolve(hash, !wellFormed);
-  if (!record || (record.expires_at_ms > 0 && record.expires_at_ms <= now)) {
+  // Past the format check the bearer is at most LEGACY_MAX_LENGTH long, so it was hashed above.
+  const lookupHash = hash ?? hashKey(raw);
+  beforeLookup?.(lookupHash);
+  const record = await keys.resolve(lookupHash, !wellFormed);
+  if (!record) throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
+  return accepted(record, now, headers);
+}
+
+/** A resolved key, unless it expired by now; a rotated key's deprecation headers go into `headers`. */
+function accepted(record: KeyRecord, now: number, headers: ResponseHeaders): KeyRecord {
+  if (record.expires_at_ms > 0 && record.expires_at_ms <= now) {
     throw new GantryError("unauthorized", "The API key is not recognised, revoked or expired.");
   }
   if (record.sunset_at_ms > 0) {
