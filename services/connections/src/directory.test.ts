@@ -153,12 +153,13 @@ test("search by meaning over the whole catalogue: recall@5 on the labelled set, 
     `directory search over ${n} queries, recall@5: tools lexical ${lexicalTools.toFixed(2)} → fused ${fusedTools.toFixed(2)}, toolkits lexical ${lexicalKits.toFixed(2)} → fused ${fusedKits.toFixed(2)}; through the abilities (shipped matches first) tools ${tools.toFixed(2)}, toolkits ${kits.toFixed(2)}; fused p99 ${p99.toFixed(1)} ms (tools + toolkits, in process)${misses.length ? `\n  misses: ${misses.join("\n  ")}` : ""}`,
   );
   // Half the set is paraphrases sharing few or no words with their target. Measured with the query
-  // embedded from the term table: tools 0.56 by words → 0.58 fused, toolkits 0.62 → 0.71; through
-  // the abilities 0.58 and 0.71 (README "Search"). Meaning must never lose to words alone; the
-  // floors sit a few queries under what is met.
+  // embedded from the term table (2026-11-27, after "text a customer" read as sending one): tools
+  // 0.58 by words → 0.60 fused, toolkits 0.65 → 0.73; through the abilities 0.60 and 0.73 (README
+  // "Tool discovery"). Meaning must never lose to words alone; the floors sit a few queries under
+  // what is met.
   assert.ok(fusedTools >= lexicalTools, `fused tool recall ${fusedTools} vs lexical ${lexicalTools}`);
   assert.ok(fusedKits >= lexicalKits, `fused toolkit recall ${fusedKits} vs lexical ${lexicalKits}`);
-  assert.ok(fusedTools >= 0.5 && tools >= 0.5, `tool recall@5 ${fusedTools}, through the ability ${tools}`);
+  assert.ok(fusedTools >= 0.55 && tools >= 0.55, `tool recall@5 ${fusedTools}, through the ability ${tools}`);
   assert.ok(fusedKits >= 0.65 && kits >= 0.65, `toolkit recall@5 ${fusedKits}, through the ability ${kits}`);
   await assert.rejects(t.s.call("integration.app.tools", {}), (err: any) => {
     assert.equal(err.details[0].path, "/input/query");
