@@ -21,6 +21,24 @@ import {
   type Nats,
 } from "@gantry/kit";
 
+let isoSecond = Number.NaN;
+let isoPrefix = "";
+
+/**
+ * `at` of an audit record: the ISO 8601 time (UTC, milliseconds) of `ms`, as `toISOString` writes
+ * it. Formatting a Date for every call was the costliest line of the pipeline's own code (about
+ * 1.5 µs of ~25 µs, gateway/README.md, *Cost of a call*); the text up to the second changes once a
+ * second, so only the milliseconds are written per call.
+ */
+export function auditTime(ms = Date.now()): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+  }
+  return `${isoPrefix}${String(ms - second * 1000).padStart(3, "0")}Z`;
+}
+
 export const AUDIT_BATCH_MAX = 256;
 export const AUDIT_BATCH_DELAY_MS = 20;
 const MAX_BUFFER = 100_000;

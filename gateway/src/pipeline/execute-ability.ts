@@ -36,6 +36,7 @@ import {
   type AbilityOutcome,
   type ResponseHeaders,
 } from "./outcome.ts";
+import { auditTime } from "../audit.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { KeyRecord } from "../key-cache.ts";
 
@@ -239,7 +240,7 @@ async function runPipeline(
       errorCode,
       durationMs,
       inputHash: state.inputHash,
-      at: new Date().toISOString(),
+      at: auditTime(),
     });
   }
 }
