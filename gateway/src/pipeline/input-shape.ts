@@ -40,22 +40,51 @@ function nulDetail(path: string): ErrorDetail {
 
 /** Throws `validation_failed` with a detail per place `input` has a shape that is not accepted. */
 export function refuseBadShape(abilityId: string, input: unknown, root = "/input"): void {
+  // Nearly every input is fine: the first walk builds no JSON Pointers and stops at the first bad
+  // place; only an input that has one is walked again, naming each place.
+  if (!walkShape(input, root)) return;
   const details: ErrorDetail[] = [];
   let found = 0;
-  const add = (detail: ErrorDetail) => {
+  walkShape(input, root, (detail) => {
     if (found++ < MAX_DETAILS) details.push(detail);
-  };
-  // [value, its path, its depth, whether the key naming it holds a NUL]: popped in document order.
+  });
+  if (found === 0) return;
+  const first = details[0];
+  const more = found > 1 ? ` and ${found - 1} more` : "";
+  const message =
+    first.code === "nul_character"
+      ? `Input of ${abilityId} contains NUL characters (U+0000), which are not accepted: remove them (${first.path.replaceAll(NUL, "\\u0000")}${more}).`
+      : `Input of ${abilityId} is not accepted: ${first.message.replaceAll(NUL, "\\u0000")}${more ? ` (${more.trim()})` : ""}.`;
+  throw new GantryError("validation_failed", message, { details });
+}
+
+/**
+ * Walks `input` in document order. With `add`, hands it a detail per bad place, paths included;
+ * without, builds no paths and returns true at the first bad place. Returns whether there was one.
+ */
+function walkShape(input: unknown, root: string, add?: (detail: ErrorDetail) => void): boolean {
+  let bad = false;
+  // [value, its path (only with `add`), its depth, whether the key naming it holds a NUL]: popped in document order.
   const stack: [unknown, string, number, boolean][] = [[input, root, 0, false]];
   while (stack.length > 0) {
     const [value, path, depth, nulKey] = stack.pop()!;
-    if (nulKey) add(nulDetail(path));
+    if (nulKey) {
+      if (!add) return true;
+      bad = true;
+      add(nulDetail(path));
+    }
     if (typeof value === "string") {
-      if (value.includes(NUL)) add(nulDetail(path));
+      if (value.includes(NUL)) {
+        if (!add) return true;
+        bad = true;
+        add(nulDetail(path));
+      }
       continue;
     }
     if (value === null || typeof value !== "object") continue;
     if (depth >= MAX_DEPTH) {
+      if (!add) return true;
+      bad = true;
       add({
         path,
         message: `${path} nests objects or lists more than ${MAX_DEPTH} levels deep below ${root}; flatten it`,
@@ -65,13 +94,15 @@ export function refuseBadShape(abilityId: string, input: unknown, root = "/input
       continue;
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}/${i}`, depth + 1, false]);
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], add ? `${path}/${i}` : "", depth + 1, false]);
       continue;
     }
     const keys = Object.keys(value);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       if (key.length > MAX_FIELD_NAME) {
+        if (!add) return true;
+        bad = true;
         add({
           path,
           message: `${path} has a field name of ${key.length} characters; field names are at most ${MAX_FIELD_NAME}`,
@@ -80,15 +111,9 @@ export function refuseBadShape(abilityId: string, input: unknown, root = "/input
         });
         continue;
       }
-      stack.push([(value as Record<string, unknown>)[key], `${path}/${token(key)}`, depth + 1, key.includes(NUL)]);
+      const child = (value as Record<string, unknown>)[key];
+      stack.push([child, add ? `${path}/${token(key)}` : "", depth + 1, key.includes(NUL)]);
     }
   }
-  if (found === 0) return;
-  const first = details[0];
-  const more = found > 1 ? ` and ${found - 1} more` : "";
-  const message =
-    first.code === "nul_character"
-      ? `Input of ${abilityId} contains NUL characters (U+0000), which are not accepted: remove them (${first.path.replaceAll(NUL, "\\u0000")}${more}).`
-      : `Input of ${abilityId} is not accepted: ${first.message.replaceAll(NUL, "\\u0000")}${more ? ` (${more.trim()})` : ""}.`;
-  throw new GantryError("validation_failed", message, { details });
+  return bad;
 }
