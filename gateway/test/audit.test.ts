@@ -10,7 +10,8 @@ import { eventually, startTestStack, type TestStack } from "@gantry/infra/testin
 
 let t: TestStack;
 before(async () => {
-  t = await startTestStack({ services: ["keys"] });
+  // key.list is switched off, so a call gets one hop and the keys service's 501 (the bench's hop).
+  t = await startTestStack({ services: ["keys"], env: { GANTRY_DISABLED_ABILITIES: "key.list" } });
 });
 after(async () => t?.stop());
 
@@ -44,6 +45,24 @@ describe("audit records", () => {
     assert.equal((await eventually(() => auditRow(forbidden.headers["x-request-id"]))).status, 403);
     const r400 = await eventually(() => auditRow(invalid.headers["x-request-id"]));
     assert.equal(r400.error_code, "validation_failed");
+  });
+
+  test("a 501 from the owner is recorded with its code, at the time of the call", async () => {
+    const { key } = await t.insertKey({ tenant: "acme" });
+    const before = Date.now();
+    const res = await t.call("key.list", { input: {} }, key).expect(501);
+    const after = Date.now();
+    assert.equal(res.body.code, "not_implemented");
+    assert.match(res.body.reason, /\/docs#ability-key\.list/);
+    const row = await eventually(() => auditRow(res.headers["x-request-id"]));
+    assert.equal(row.status, 501);
+    assert.equal(row.error_code, "not_implemented");
+    assert.equal(row.ability, "key.list");
+    // The record's time is the call's, to the millisecond as written (not a clock check: both are this machine's).
+    assert.ok(
+      row.at.getTime() >= before - 1 && row.at.getTime() <= after + 1,
+      `${row.at.toISOString()} in [${before}, ${after}]`,
+    );
   });
 
   test("no secret is ever written to the audit table", async () => {
