@@ -64,6 +64,17 @@ async function buffersOfConsume(r: { id: string; keyId: string }): Promise<numbe
   await c.connect();
   try {
     await c.query("SELECT set_config('gantry.tenant', 'acme', false)");
+    // A call that takes nothing first: the function's compile and its plan, once per connection (the
+    // service's connections are long-lived), read catalog buffers a per-call figure should not hold.
+    await c.query(TAKE_PERMITS, [
+      "acme",
+      ["run_none"],
+      [r.keyId],
+      ["contact.get"],
+      [inputHash(input)],
+      ["req_warm"],
+      new Date(),
+    ]);
     await c.query("BEGIN");
     const { rows } = await c.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${TAKE_PERMITS}`, [
       "acme",
