@@ -10,6 +10,7 @@
  * N=300 C=16 node_modules/.bin/node services/payments/scripts/cost-per-call.ts
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { walAt, walByRelation } from "@gantry/infra/testing/wal.ts";
 import pg from "pg";
 import { assertLedgerBalanced, fund, recipient, startPayments } from "../src/test/helpers.ts";
 
@@ -79,32 +80,11 @@ async function functionCalls(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.funcname, r.calls]));
 }
 
-/** The WAL position now: what Postgres has written is the difference of two. */
-async function walAt(): Promise<{ lsn: string; bytes: number }> {
-  const { rows } = await t.db.query(
-    `SELECT pg_current_wal_lsn()::text AS lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS bytes`,
-  );
-  return rows[0];
-}
-
-/** WAL bytes per call between two positions, by the table or index each record names (pg_walinspect). */
-async function walByRelation(from: string, to: string): Promise<string> {
-  await t.db.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
-  const { rows } = await t.db.query(
-    `SELECT COALESCE(c.relname, w.resource_manager || ' ' || w.record_type) AS rel, sum(w.record_length)::float8 AS bytes
-       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) w
-       LEFT JOIN pg_class c ON c.relfilenode::text = substring(w.block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)')
-      GROUP BY 1 ORDER BY 2 DESC`,
-    [from, to],
-  );
-  return rows.map((r) => `${r.rel} ${(r.bytes / N).toFixed(0)}`).join(", ");
-}
-
 const wanted = process.env.OPS?.split(",");
 for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.includes(n))) {
   for (let i = 0; i < 30; i++) await op();
   const calls0 = await functionCalls();
-  const wal0 = await walAt();
+  const wal0 = await walAt(t.db);
   const [s0, cpu0, pg0, t0] = [statements, process.cpuUsage(), postgresCpuMs(), performance.now()];
   const window0 = process.hrtime.bigint() / 1000n;
   let started = 0;
@@ -121,7 +101,7 @@ for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.i
     performance.now() - t0,
   ];
   const calls1 = await functionCalls();
-  const wal1 = await walAt();
+  const wal1 = await walAt(t.db);
   const triggers = Object.entries(calls1)
     .map(([fn, n]) => `${fn} ${((n - (calls0[fn] ?? 0)) / N).toFixed(2)}`)
     .join(", ");
@@ -133,7 +113,7 @@ for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.i
   );
   // A window without WAL (a replay) has no record for pg_walinspect to start from.
   if (process.env.WAL && wal1.bytes > wal0.bytes)
-    console.log(`  WAL by relation, bytes/call: ${await walByRelation(wal0.lsn, wal1.lsn)}`);
+    console.log(`  WAL by relation, bytes/call: ${await walByRelation(t.db, wal0.lsn, wal1.lsn, N)}`);
 }
 await assertLedgerBalanced(t);
 await t.stop();

@@ -14,6 +14,7 @@
  * N=3000 C=32 ROUNDS=2 node_modules/.bin/node services/trust/scripts/cost-per-call.ts
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { walAt, walByRelation } from "@gantry/infra/testing/wal.ts";
 import { startTestStack } from "@gantry/infra/testing/stack.ts";
 
 const N = Number(process.env.N ?? 3000);
@@ -103,31 +104,10 @@ async function xacts(): Promise<number> {
   return Number(rows[0].n);
 }
 
-/** The WAL position now: what Postgres has written is the difference of two. */
-async function walAt(): Promise<{ lsn: string; bytes: number }> {
-  const { rows } = await t.db.query(
-    `SELECT pg_current_wal_lsn()::text AS lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS bytes`,
-  );
-  return rows[0];
-}
-
-/** WAL bytes per call between two positions, by the table or index each record names (pg_walinspect). */
-async function walByRelation(from: string, to: string, n: number): Promise<string> {
-  await t.db.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
-  const { rows } = await t.db.query(
-    `SELECT COALESCE(c.relname, w.resource_manager || ' ' || w.record_type) AS rel, sum(w.record_length)::float8 AS bytes
-       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) w
-       LEFT JOIN pg_class c ON c.relfilenode::text = substring(w.block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)')
-      GROUP BY 1 ORDER BY 2 DESC`,
-    [from, to],
-  );
-  return rows.map((r) => `${r.rel} ${(r.bytes / n).toFixed(0)}`).join(", ");
-}
-
 async function measure(mode: "plain" | "run", n: number): Promise<void> {
   const runIds = mode === "run" ? await runs(n) : [];
   const x0 = await xacts();
-  const wal0 = await walAt();
+  const wal0 = await walAt(t.db);
   const c0 = cpuMs();
   const t0 = performance.now();
   const window0 = process.hrtime.bigint() / 1000n;
@@ -146,7 +126,7 @@ async function measure(mode: "plain" | "run", n: number): Promise<void> {
   const window1 = process.hrtime.bigint() / 1000n;
   const c1 = cpuMs();
   const x1 = await xacts();
-  const wal1 = await walAt();
+  const wal1 = await walAt(t.db);
   const per = Object.entries(c1).map(([p, v]) => `${p} ${(((v - (c0[p] ?? 0)) * 1000) / n).toFixed(0)}`);
   const total = Object.entries(c1).reduce((s, [p, v]) => s + v - (c0[p] ?? 0), 0);
   console.log(
@@ -156,7 +136,7 @@ async function measure(mode: "plain" | "run", n: number): Promise<void> {
       (failed ? `; ${failed} not 200` : ""),
   );
   if (process.env.WAL && wal1.bytes > wal0.bytes)
-    console.log(`  WAL by relation, bytes/call: ${await walByRelation(wal0.lsn, wal1.lsn, n)}`);
+    console.log(`  WAL by relation, bytes/call: ${await walByRelation(t.db, wal0.lsn, wal1.lsn, n)}`);
 }
 
 const modes = (process.env.MODES ?? "plain,run").split(",") as ("plain" | "run")[];
