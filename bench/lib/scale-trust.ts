@@ -12,7 +12,7 @@
  *  - `receipt.consistency`: `currentCheckpoint` and `consistencyFrom` a random earlier size.
  *
  * Seeding is bulk SQL: receipts with a canonical-JSON envelope whose RFC 6962 leaf hash Postgres
- * computes (`sha256(0x00 ‖ envelope)`), then every complete subtree level by level
+ * computes (`sha256(0x00 ‖ envelope)`) and stores in `leaf_hash` (the leaves the service reads), then every complete subtree level by level
  * (`sha256(0x01 ‖ left ‖ right)`), the way the log_nodes migration builds them; each size tops up the
  * log the previous one left. At each size one inclusion proof and the consistency proof from the
  * previous size's checkpoint are verified against the signed checkpoints, so a seed that hashed
@@ -44,14 +44,11 @@ async function seedLog(db: pg.Pool, from: number, to: number): Promise<void> {
       `WITH e AS (
          SELECT g, format('{"payload":"%s","payloadType":"application/vnd.in-toto+json","signatures":[]}',
                           encode(convert_to('seeded receipt ' || g, 'UTF8'), 'base64')) AS env
-           FROM generate_series($2::int, $3::int - 1) g),
-       r AS (
-         INSERT INTO trust.receipts (request_id, tenant, run_id, ability, input_hash, outcome, status, at, envelope, leaf_hash, log_index)
-         SELECT 'req_seed' || g, $1, 'run_seed', 'contact.get', encode(sha256(convert_to(env, 'UTF8')), 'hex'),
-                'succeeded', 200, now(), env::jsonb, encode(sha256('\\x00'::bytea || convert_to(env, 'UTF8')), 'hex'), g
-           FROM e
-         RETURNING log_index, leaf_hash)
-       INSERT INTO trust.log_nodes (tenant, level, idx, hash) SELECT $1, 0, log_index, decode(leaf_hash, 'hex') FROM r`,
+           FROM generate_series($2::int, $3::int - 1) g)
+       INSERT INTO trust.receipts (request_id, tenant, run_id, ability, input_hash, outcome, status, at, envelope, leaf_hash, log_index)
+       SELECT 'req_seed' || g, $1, 'run_seed', 'contact.get', encode(sha256(convert_to(env, 'UTF8')), 'hex'),
+              'succeeded', 200, now(), env::jsonb, encode(sha256('\\x00'::bytea || convert_to(env, 'UTF8')), 'hex'), g
+         FROM e`,
       [TENANT, start, end],
     );
   }
@@ -61,10 +58,16 @@ async function seedLog(db: pg.Pool, from: number, to: number): Promise<void> {
   for (let level = 0; 2 ** (level + 1) <= to; level++) {
     // Parents of the pairs the new leaves completed: from the first pair touching `from`.
     const first = Math.floor(from / 2 ** level) & ~1;
+    // The leaves (level 0) are the receipts' own leaf_hash, as the service reads them; log_nodes
+    // holds levels 1 and up.
+    const children =
+      level === 0
+        ? `(SELECT tenant, 0 AS level, log_index AS idx, decode(leaf_hash, 'hex') AS hash FROM trust.receipts WHERE tenant = $1)`
+        : "trust.log_nodes";
     await db.query(
       `INSERT INTO trust.log_nodes (tenant, level, idx, hash)
        SELECT a.tenant, a.level + 1, a.idx / 2, sha256('\\x01'::bytea || a.hash || b.hash)
-         FROM trust.log_nodes a JOIN trust.log_nodes b ON b.tenant = a.tenant AND b.level = a.level AND b.idx = a.idx + 1
+         FROM ${children} a JOIN ${children} b ON b.tenant = a.tenant AND b.level = a.level AND b.idx = a.idx + 1
         WHERE a.tenant = $1 AND a.level = $2 AND a.idx >= $3 AND a.idx % 2 = 0
        ON CONFLICT DO NOTHING`,
       [TENANT, level, first],
