@@ -580,20 +580,37 @@ async function main(): Promise<void> {
       await waitReady("gateway", 2);
       const gateways = pods("gateway");
       const workspaces = pods("workspace");
-      const before = [await countsPerPod(gateways, gatewayCount), await countsPerPod(workspaces, workspaceCount)];
-      const load = await underLoad(() => read(), sleep(15_000));
-      const after = [await countsPerPod(gateways, gatewayCount), await countsPerPod(workspaces, workspaceCount)];
+      const counts = async () => [
+        await countsPerPod(gateways, gatewayCount),
+        await countsPerPod(workspaces, workspaceCount),
+      ];
+      const before = await counts();
+      const served = (now: Map<string, number>[]) =>
+        now.every((perPod, i) => [...perPod].every(([name, n]) => n > (before[i].get(name) ?? 0)));
+      // The gateways find the new workspace pod at their next lookup of its headless Service, which
+      // kit/grpc-client makes every 30 s: 15 s of load, then on until every replica has served or
+      // that period has passed with room to spare.
+      const t0 = Date.now();
+      const until = (async () => {
+        await sleep(15_000);
+        while (Date.now() - t0 < 50_000 && !(await counts().then(served, () => false))) await sleep(3_000);
+      })();
+      const load = await underLoad(() => read(), until);
+      const after = await counts();
       const share = (i: number) =>
         [...after[i]].map(([name, n]) => [name.replace(`${RELEASE}-`, ""), n - (before[i].get(name) ?? 0)] as const);
-      await check("every gateway and workspace replica serves calls (each pod's own metrics)", () => {
-        const counts = [...share(0), ...share(1)];
-        expect(load.failed === 0, describeLoad(load));
-        expect(
-          counts.every(([, n]) => n > 0),
-          `a replica served nothing: ${JSON.stringify(counts)}`,
-        );
-        return `${describeLoad(load)}; per pod: ${counts.map(([p, n]) => `${p} ${n}`).join(", ")}`;
-      });
+      await check(
+        "every gateway and workspace replica serves calls within a lookup period (each pod's own metrics)",
+        () => {
+          const perPod = [...share(0), ...share(1)];
+          expect(load.failed === 0, describeLoad(load));
+          expect(
+            perPod.every(([, n]) => n > 0),
+            `a replica served nothing: ${JSON.stringify(perPod)}`,
+          );
+          return `${describeLoad(load)}; per pod: ${perPod.map(([p, n]) => `${p} ${n}`).join(", ")}`;
+        },
+      );
     });
 
     await phase("pod loss", async () => {
