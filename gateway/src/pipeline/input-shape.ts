@@ -41,14 +41,16 @@ function nulDetail(path: string): ErrorDetail {
 /** Throws `validation_failed` with a detail per place `input` has a shape that is not accepted. */
 export function refuseBadShape(abilityId: string, input: unknown, root = "/input"): void {
   // Nearly every input is fine: the first walk builds no JSON Pointers and stops at the first bad
-  // place; only an input that has one is walked again, naming each place.
-  if (!walkShape(input, root)) return;
+  // place; only an input that has one is walked again, naming each place (so `found` is at least 1).
+  let bad = false;
+  walkShape(input, root, false, () => (bad = true));
+  if (!bad) return;
   const details: ErrorDetail[] = [];
   let found = 0;
-  walkShape(input, root, (detail) => {
-    if (found++ < MAX_DETAILS) details.push(detail);
+  walkShape(input, root, true, (detail) => {
+    if (found++ < MAX_DETAILS) details.push(detail());
+    return false;
   });
-  if (found === 0) return;
   const first = details[0];
   const more = found > 1 ? ` and ${found - 1} more` : "";
   const message =
@@ -59,61 +61,53 @@ export function refuseBadShape(abilityId: string, input: unknown, root = "/input
 }
 
 /**
- * Walks `input` in document order. With `add`, hands it a detail per bad place, paths included;
- * without, builds no paths and returns true at the first bad place. Returns whether there was one.
+ * Told of a bad place; the detail is built only if asked for (its path is empty without
+ * `withPaths`). Returns true to stop the walk there.
  */
-function walkShape(input: unknown, root: string, add?: (detail: ErrorDetail) => void): boolean {
-  let bad = false;
-  // [value, its path (only with `add`), its depth, whether the key naming it holds a NUL]: popped in document order.
+type Report = (detail: () => ErrorDetail) => boolean;
+
+/** Walks `input` in document order, reporting each bad place until `report` says stop. */
+function walkShape(input: unknown, root: string, withPaths: boolean, report: Report): void {
+  // [value, its path (only withPaths), its depth, whether the key naming it holds a NUL]: popped in document order.
   const stack: [unknown, string, number, boolean][] = [[input, root, 0, false]];
   while (stack.length > 0) {
     const [value, path, depth, nulKey] = stack.pop()!;
-    if (nulKey) {
-      if (!add) return true;
-      bad = true;
-      add(nulDetail(path));
-    }
+    if (nulKey && report(() => nulDetail(path))) return;
     if (typeof value === "string") {
-      if (value.includes(NUL)) {
-        if (!add) return true;
-        bad = true;
-        add(nulDetail(path));
-      }
+      if (value.includes(NUL) && report(() => nulDetail(path))) return;
       continue;
     }
     if (value === null || typeof value !== "object") continue;
     if (depth >= MAX_DEPTH) {
-      if (!add) return true;
-      bad = true;
-      add({
+      const detail = (): ErrorDetail => ({
         path,
         message: `${path} nests objects or lists more than ${MAX_DEPTH} levels deep below ${root}; flatten it`,
         code: "nested_too_deep",
         params: { limit: MAX_DEPTH },
       });
+      if (report(detail)) return;
       continue;
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], add ? `${path}/${i}` : "", depth + 1, false]);
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push([value[i], withPaths ? `${path}/${i}` : "", depth + 1, false]);
       continue;
     }
     const keys = Object.keys(value);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       if (key.length > MAX_FIELD_NAME) {
-        if (!add) return true;
-        bad = true;
-        add({
+        const detail = (): ErrorDetail => ({
           path,
           message: `${path} has a field name of ${key.length} characters; field names are at most ${MAX_FIELD_NAME}`,
           code: "field_name_too_long",
           params: { limit: MAX_FIELD_NAME },
         });
+        if (report(detail)) return;
         continue;
       }
       const child = (value as Record<string, unknown>)[key];
-      stack.push([child, add ? `${path}/${token(key)}` : "", depth + 1, key.includes(NUL)]);
+      stack.push([child, withPaths ? `${path}/${token(key)}` : "", depth + 1, key.includes(NUL)]);
     }
   }
-  return bad;
 }
