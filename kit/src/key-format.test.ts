@@ -1,6 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { generateKey, isWellFormedKey, hashKey, keyPrefix, newKeyId, KEY_LENGTH } from "./key-format.ts";
+import {
+  generateKey,
+  isLegacySecretShape,
+  isWellFormedKey,
+  hashKey,
+  keyPrefix,
+  newKeyId,
+  KEY_LENGTH,
+  LEGACY_SECRET_MAX_LENGTH,
+} from "./key-format.ts";
 
 test("generated keys are well formed, unique and prefixed", () => {
   const keys = new Set(Array.from({ length: 500 }, generateKey));
@@ -35,4 +44,15 @@ test("hash is SHA-256 hex and prefix reveals 8 body characters only", () => {
   assert.match(hashKey(k), /^[0-9a-f]{64}$/);
   assert.equal(keyPrefix(k), k.slice(0, 11));
   assert.match(newKeyId(), /^key_[0-9A-Za-z]{24}$/);
+});
+
+test("a legacy secret is 16 to 512 printable ASCII characters without whitespace", () => {
+  assert.equal(LEGACY_SECRET_MAX_LENGTH, 512);
+  assert.ok(isLegacySecretShape("a".repeat(16)));
+  assert.ok(isLegacySecretShape("~!#$%^&*()_+{}|:".repeat(32)));
+  assert.ok(!isLegacySecretShape("a".repeat(15)), "too short");
+  assert.ok(!isLegacySecretShape("a".repeat(513)), "too long");
+  assert.ok(!isLegacySecretShape(`${"a".repeat(16)} b`), "a space");
+  assert.ok(!isLegacySecretShape(`${"a".repeat(16)}\t`), "a tab");
+  assert.ok(!isLegacySecretShape(`${"a".repeat(16)}é`), "not ASCII");
 });

@@ -71,6 +71,25 @@ export function isWellFormedKey(raw: string): boolean {
   return timingSafeEqual(expected, Buffer.from(raw.slice(-CHECKSUM_LENGTH)));
 }
 
+/**
+ * The longest legacy credential (a `GANTRY_LEGACY_KEYS` secret), so the longest bearer the gateway
+ * ever needs to hash: anything longer is refused unread.
+ */
+export const LEGACY_SECRET_MAX_LENGTH = 512;
+const LEGACY_SECRET_MIN_LENGTH = 16;
+const PRINTABLE_NO_SPACE = /^[\x21-\x7e]+$/;
+
+/**
+ * What a legacy credential may look like: 16 to {@link LEGACY_SECRET_MAX_LENGTH} printable ASCII
+ * characters without whitespace. The keys service refuses to load any other; the gateway refuses
+ * any other bearer without a lookup.
+ */
+export function isLegacySecretShape(raw: string): boolean {
+  return (
+    raw.length >= LEGACY_SECRET_MIN_LENGTH && raw.length <= LEGACY_SECRET_MAX_LENGTH && PRINTABLE_NO_SPACE.test(raw)
+  );
+}
+
 /** SHA-256 hex. One-shot `crypto.hash`: the gateway hashes the bearer of every call. */
 export function hashKey(raw: string): string {
   return hash("sha256", raw, "hex");

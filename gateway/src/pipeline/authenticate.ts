@@ -10,14 +10,18 @@
  * read routes share it whatever carries the call.
  */
 import type { AuthFailures } from "./auth-failures.ts";
-import { GantryError, KEY_PREFIX, hashKey, isWellFormedKey } from "@gantry/kit";
+import {
+  GantryError,
+  KEY_PREFIX,
+  LEGACY_SECRET_MAX_LENGTH,
+  hashKey,
+  isLegacySecretShape,
+  isWellFormedKey,
+} from "@gantry/kit";
 import type { KeyCache, KeyRecord } from "../key-cache.ts";
 import type { ResponseHeaders } from "./outcome.ts";
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-/** What a legacy credential may look like (the keys service enforces the same when it loads them). */
-const LEGACY_SHAPE = /^[\x21-\x7e]{16,512}$/;
-const LEGACY_MAX_LENGTH = 512;
 
 /** Resolves the `Authorization` header's key; a rotated key's deprecation headers go into `headers`. */
 export async function authenticate(
@@ -58,16 +62,16 @@ async function resolveKey(
   // matched a key the keys service resolved, so the format check could only agree, and a held key
   // is never refused for its client address. No credential is longer than a legacy one, so a
   // longer bearer is refused below without being hashed.
-  const hash = raw.length <= LEGACY_MAX_LENGTH ? hashKey(raw) : undefined;
+  const hash = raw.length <= LEGACY_SECRET_MAX_LENGTH ? hashKey(raw) : undefined;
   const held = hash === undefined ? undefined : keys.held(hash);
   if (held) return accepted(held, now, headers);
   const wellFormed = isWellFormedKey(raw);
-  if (!wellFormed && (raw.startsWith(KEY_PREFIX) || !LEGACY_SHAPE.test(raw))) {
+  if (!wellFormed && (raw.startsWith(KEY_PREFIX) || !isLegacySecretShape(raw))) {
     throw new GantryError("unauthorized", "The API key is not recognised.", {
       reason: "Gantry keys start with gk_ and are 39 characters long; check for a copy-paste error.",
     });
   }
-  // Past the format check the bearer is at most LEGACY_MAX_LENGTH long, so it was hashed above.
+  // Past the format check the bearer is at most LEGACY_SECRET_MAX_LENGTH long, so it was hashed above.
   const lookupHash = hash ?? hashKey(raw);
   beforeLookup?.(lookupHash);
   const record = await keys.resolve(lookupHash, !wellFormed);

@@ -27,7 +27,14 @@
  * store.byHash(hashKey("s3cr3t-0123456789abc"))?.tenant; // "acme"
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { hashKey, isWellFormedKey, KEY_PREFIX, type KeyRecord } from "@gantry/kit";
+import {
+  hashKey,
+  isLegacySecretShape,
+  isWellFormedKey,
+  KEY_PREFIX,
+  LEGACY_SECRET_MAX_LENGTH,
+  type KeyRecord,
+} from "@gantry/kit";
 import { isWellFormedScope } from "@gantry/proto/catalogue";
 import { TENANT_PATTERN, COLLECTION_PATTERN, SLUG_PATTERN, grantPattern } from "@gantry/proto/catalogue/schema.ts";
 
@@ -59,7 +66,6 @@ interface RawEntry {
   admin?: unknown;
 }
 
-const SECRET = /^[\x21-\x7e]{16,512}$/;
 const ENTRY_FIELDS = new Set(["tenant", "secret", "scopes", "name", "collections", "products", "subTenants", "admin"]);
 
 /** Parses `GANTRY_LEGACY_KEYS`; throws an Error naming the entry (never the secret) on a bad value. */
@@ -104,8 +110,10 @@ export function parseLegacyKeys(value: string | undefined): LegacyKey[] {
         throw new Error(`${where}: unknown field "${k}" (allowed: ${[...ENTRY_FIELDS].join(", ")})`);
     if (typeof e.tenant !== "string" || !new RegExp(TENANT_PATTERN).test(e.tenant) || e.tenant.length > 128)
       throw new Error(`${where}: tenant must be a tenant id (letters, digits, . _ -, nested with /)`);
-    if (typeof e.secret !== "string" || !SECRET.test(e.secret))
-      throw new Error(`${where}: secret must be 16-512 printable ASCII characters without whitespace`);
+    if (typeof e.secret !== "string" || !isLegacySecretShape(e.secret))
+      throw new Error(
+        `${where}: secret must be 16-${LEGACY_SECRET_MAX_LENGTH} printable ASCII characters without whitespace`,
+      );
     if (e.secret.startsWith(KEY_PREFIX) && !isWellFormedKey(e.secret))
       throw new Error(
         `${where}: a secret starting with ${KEY_PREFIX} must be a well-formed Gantry key (checksum); it could never authenticate`,
