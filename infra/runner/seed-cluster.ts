@@ -176,7 +176,7 @@ export async function seedCluster(opts: SeedOptions): Promise<"copied" | "built"
       opts.watchdog?.addDir(tmp);
       try {
         await copyTree(entry, tmp);
-        fs.renameSync(tmp, opts.dir);
+        await handOver(tmp, opts.dir);
       } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
         opts.watchdog?.removeDir(tmp);
@@ -210,7 +210,7 @@ export async function seedCluster(opts: SeedOptions): Promise<"copied" | "built"
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
-    fs.renameSync(staging, opts.dir);
+    await handOver(staging, opts.dir);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
     opts.watchdog?.removeDir(staging);
@@ -234,6 +234,18 @@ async function publish(tmp: string, dest: string): Promise<void> {
   await execFileP("sync", [tmp]);
   fs.renameSync(tmp, dest);
   await execFileP("sync", [path.dirname(dest)]);
+}
+
+/**
+ * Makes `from`, a finished copy or a cluster built without fsync, the data directory `dir`, its
+ * files on disk before Postgres starts on it: a clean start does not sync the directory, so after a
+ * machine crash its files could be empty while the control file says clean, and every later start
+ * would use that broken cluster. A spare copy needs none of this: {@link publish} synced it.
+ */
+async function handOver(from: string, dir: string): Promise<void> {
+  await execFileP("sync", ["-f", from]);
+  fs.renameSync(from, dir);
+  await execFileP("sync", [path.dirname(dir)]);
 }
 
 /**
