@@ -122,9 +122,17 @@ export async function startPassthrough(ts: TestStack, key: BenchKey): Promise<Ch
   const child = await startChild({
     name: "passthrough",
     command: process.execPath,
-    args: [path.join(import.meta.dirname, "..", "servers", "passthrough.ts")],
+    // The gateway's own Node flags and environment, so the floor and the full chain differ by the
+    // pipeline only (without them an idle passthrough's garbage collection landed in the next slice).
+    args: [...NODE_PROCESS_ARGS, path.join(import.meta.dirname, "..", "servers", "passthrough.ts")],
     cwd: REPO_ROOT,
-    env: { ...process.env, ...ts.stack.env, PORT: "0", BENCH_CALL_CONTEXT: JSON.stringify(key.context) },
+    env: {
+      ...process.env,
+      ...NODE_PROCESS_ENV,
+      ...ts.stack.env,
+      PORT: "0",
+      BENCH_CALL_CONTEXT: JSON.stringify(key.context),
+    },
     readyLine: /^READY (\d+)/,
   });
   return Object.assign(child, { url: `http://127.0.0.1:${child.port}` });
