@@ -4,7 +4,7 @@
  * entries sum to zero (debit positive, credit negative); the database refuses an unbalanced journal
  * (a statement-level trigger: a journal's lines are written by one INSERT, and the ledger is
  * append-only, so every journal balances if every INSERT's lines do) and the same journal twice
- * (unique journal + account),
+ * (unique journal among debit lines: every posting has one, migration 20270109000000_journal_debit_key),
  * so a movement is booked exactly once even when a webhook and a poll race.
  *
  * Accounts, per tenant, settlement account (src/settlement.ts: where the money is) and currency:
@@ -47,7 +47,7 @@ export async function post(tx: SqlTx, j: Journal): Promise<boolean> {
        (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
      SELECT $1, $2, line.account, $3, $4, line.amount, $5, $6, $7, $8
        FROM (VALUES ($9::text, $10::bigint), ($11::text, -$10::bigint)) AS line(account, amount)
-      WHERE NOT EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = $2)`,
+      WHERE NOT EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = $2 AND amount_minor > 0)`,
     [
       j.tenant,
       j.id,
@@ -63,6 +63,18 @@ export async function post(tx: SqlTx, j: Journal): Promise<boolean> {
     ],
   );
   return inserted > 0;
+}
+
+/**
+ * Whether journal `id` is posted. Asked of its debit line, the one the unique journal key holds
+ * (a partial index: the predicate is written out so every plan can use it).
+ */
+export async function posted(tx: Pick<Tx, "$queryRawUnsafe">, id: string): Promise<boolean> {
+  const rows = await tx.$queryRawUnsafe<unknown[]>(
+    `SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = $1 AND amount_minor > 0`,
+    id,
+  );
+  return rows.length > 0;
 }
 
 export interface Balances {

@@ -15,7 +15,7 @@ import { isUniqueViolation } from "@gantry/kit";
 import type { Context } from "./context.ts";
 import type { Payment, Prisma } from "./db.ts";
 import { queueStatus } from "./events.ts";
-import { post } from "./ledger.ts";
+import { post, posted } from "./ledger.ts";
 import type { PaymentState } from "./providers/types.ts";
 import { execute, type SqlTx } from "./sql.ts";
 import { canMovePayment } from "./states.ts";
@@ -75,7 +75,7 @@ async function book(tx: Tx, p: Payment, to: string, at: Date): Promise<void> {
     case "failed":
     case "cancelled":
     case "expired":
-      if (await tx.ledgerEntry.findFirst({ where: { journalId: `${p.id}:received` }, select: { id: true } })) {
+      if (await posted(tx, `${p.id}:received`)) {
         await journal("returned", "customer_payments", "pending", `payment ${to} after it was received`);
       }
       break;

@@ -387,3 +387,35 @@ test("a batch's items are read by the batch index, partial since migration 20270
   );
   for (const plan of plans) assert.match(plan, /payouts_tenant_batch_id_position_idx/, plan);
 });
+
+test("a journal posts once: posting it again is refused whatever its accounts, and the journal lookups plan on the key (migration 20270109000000)", async () => {
+  const tenant = "journal-co";
+  const to = await recipient(t, tenant, "NGN");
+  await fund(t, tenant, 100, "NGN");
+  const p = await t.call(
+    "payout.send",
+    { recipientId: to, amount: 1, currency: "NGN", idempotencyKey: "j" },
+    { tenant },
+  );
+  const { settlementAccount } = (
+    await t.db.query(`SELECT settlement_account AS "settlementAccount" FROM payments.payouts WHERE id = $1`, [p.id])
+  ).rows[0];
+  const postAgain = (debit: string, credit: string) =>
+    t.db.query(
+      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+       VALUES ($1, $2, $3, $4, 'NGN', 100, 'payout', $5, 'again', now()), ($1, $2, $6, $4, 'NGN', -100, 'payout', $5, 'again', now())`,
+      [tenant, `${p.id}:reserved`, debit, settlementAccount, p.id, credit],
+    );
+  await assert.rejects(postAgain("reserved", "available"), /ledger_entries_journal_debit_key/);
+  await assert.rejects(postAgain("fees", "available"), /ledger_entries_journal_debit_key/);
+  // The existence checks as src/ledger.ts sends them (`post`, `posted`).
+  const plans = await plansWithoutSeqScan(
+    t,
+    [
+      `SELECT 1 FROM payments.ledger_entries WHERE journal_id = $1 AND amount_minor > 0`,
+      `SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM payments.ledger_entries WHERE journal_id = $1 AND amount_minor > 0)`,
+    ],
+    [`${p.id}:reserved`],
+  );
+  for (const plan of plans) assert.match(plan, /ledger_entries_journal_debit_key/, plan);
+});
