@@ -52,15 +52,20 @@ function refuse(ctx: Context, provider: string, eventId: string, refId: string, 
   return { handled: false, refused };
 }
 
+// By reference, a live record only: the sandbox names its own references and no provider sends
+// events about them, so the reference indexes hold live records only (migration
+// 20270110000000_provider_reference_live) and this filter lets the lookup use them.
+const LIVE = { mode: { not: "sandbox" } } as const;
+
 async function findPayment(ctx: Context, id: string | undefined, providerReference: string | undefined) {
   if (id) return ctx.db.payment.findFirst({ where: { id } });
-  if (providerReference) return ctx.db.payment.findFirst({ where: { providerReference } });
+  if (providerReference) return ctx.db.payment.findFirst({ where: { providerReference, ...LIVE } });
   return null;
 }
 
 async function findPayout(ctx: Context, id: string | undefined, providerReference: string | undefined) {
   if (id) return ctx.db.payout.findFirst({ where: { id } });
-  if (providerReference) return ctx.db.payout.findFirst({ where: { providerReference } });
+  if (providerReference) return ctx.db.payout.findFirst({ where: { providerReference, ...LIVE } });
   return null;
 }
 

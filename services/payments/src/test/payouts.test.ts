@@ -419,3 +419,17 @@ test("a journal posts once: posting it again is refused whatever its accounts, a
   );
   for (const plan of plans) assert.match(plan, /ledger_entries_journal_debit_key/, plan);
 });
+
+test("a webhook's lookups by provider reference plan on the reference indexes, which hold live records only (migration 20270110000000)", async () => {
+  // The lookups as src/webhooks.ts sends them through Prisma (the tenant comes from row-level security).
+  const plans = await plansWithoutSeqScan(
+    t,
+    [
+      `SELECT id FROM payments.payments WHERE provider_reference = $1 AND mode <> $2 LIMIT 1`,
+      `SELECT id FROM payments.payouts WHERE provider_reference = $1 AND mode <> $2 LIMIT 1`,
+    ],
+    ["ref_1", "sandbox"],
+  );
+  assert.match(plans[0], /payments_provider_provider_reference_idx/, plans[0]);
+  assert.match(plans[1], /payouts_provider_provider_reference_idx/, plans[1]);
+});
