@@ -174,6 +174,24 @@ test("within a toolkit, a word most of its tools say weighs less than one few sa
   assert.deepEqual([...toolScores(stripe, []).values()], [0, 0, 0, 0, 0], "no query words: no score");
 });
 
+test("within a toolkit, of tools a query meets alike, the one whose every name word it says ranks first", () => {
+  const tool = (name: string, description: string) => ({ name, slug: `github.${name}`, description });
+  // GitHub's shape: "report a bug" meets the issue tools alike by its words (report → create, bug → issue).
+  const github = [
+    tool("issues_create-comment", "Create an issue comment"),
+    tool("issues_create-milestone", "Create a milestone"),
+    tool("issues_create", "Create an issue"),
+    tool("reactions_create-for-issue-comment", "Create reaction for an issue comment"),
+    tool("repos_get", "Get a repository"),
+  ];
+  const scores = toolScores(github, queryWords("report a bug"));
+  const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  assert.equal(ranked[0]?.[0], "issues_create", JSON.stringify(ranked));
+  assert.ok((scores.get("issues_create") ?? 0) > (scores.get("issues_create-comment") ?? 0), JSON.stringify(ranked));
+  assert.equal(scores.get("repos_get"), 0, "a tool the query does not meet gets nothing for its name");
+  assert.ok([...scores.values()].every((x) => x >= 0 && x <= 1));
+});
+
 test("integration.search within its toolkit: a labelled tool in the top 5 for each labelled query, paraphrases aside", async () => {
   const dir = ensureDirectory();
   await ensureDirectoryVectors(dir);
@@ -195,17 +213,20 @@ test("integration.search within its toolkit: a labelled tool in the top 5 for ea
     report("held-out set, words and term vectors", heldOutWords);
     const heldOut2 = await withinHits(directory, meaning, labelledQueries("held-out-2"));
     report("second held-out set, re-ranked by the sentence model", heldOut2);
-    // Measured 46 of 51 by words and term vectors, 50 with the model (held out: 10 and 11 of 15; the
-    // second held-out set 3 of 10 with the model). The misses left are in services/connections/README.md
+    const heldOut2Words = await withinHits(directory, null, labelledQueries("held-out-2"));
+    report("second held-out set, words and term vectors", heldOut2Words);
+    // Measured 48 of 51 by words and term vectors, 51 with the model (held out: 10 and 11 of 15; the
+    // second held-out set 3 and 4 of 10). The misses left are in services/connections/README.md
     // (Tool discovery). Each floor is what was measured, so a regression of the words, the vectors or
     // the model's re-ranking fails here.
     assert.ok(words.asked >= 50, `${words.asked} labelled queries have a tool in their own toolkit`);
-    assert.ok(words.hits >= 46, `by words: ${words.hits}/${words.asked} hit`);
-    assert.ok(model.hits >= 50, `with the model: ${model.hits}/${model.asked} hit`);
+    assert.ok(words.hits >= 48, `by words: ${words.hits}/${words.asked} hit`);
+    assert.ok(model.hits >= 51, `with the model: ${model.hits}/${model.asked} hit`);
     assert.ok(model.hits > words.hits, "the model finds what words alone miss");
     assert.ok(heldOut.hits >= 11, `held out, with the model: ${heldOut.hits}/${heldOut.asked} hit`);
     assert.ok(heldOutWords.hits >= 10, `held out, by words: ${heldOutWords.hits}/${heldOutWords.asked} hit`);
-    assert.ok(heldOut2.hits >= 3, `second held out, with the model: ${heldOut2.hits}/${heldOut2.asked} hit`);
+    assert.ok(heldOut2.hits >= 4, `second held out, with the model: ${heldOut2.hits}/${heldOut2.asked} hit`);
+    assert.ok(heldOut2Words.hits >= 3, `second held out, by words: ${heldOut2Words.hits}/${heldOut2Words.asked} hit`);
     assert.equal(heldOut2.asked, 10, "the second held-out set's queries each have a tool in their own toolkit");
   } finally {
     await meaning.close();
