@@ -3,7 +3,9 @@
  * depend on how busy the machine is (issue 30): client statements (round trips to Postgres) and
  * trigger-function calls and WAL bytes per call (with `WAL=1`, by table and index: pg_walinspect over
  * the window), beside this process's CPU and its Postgres's CPU per call, which do. The service runs in this process on real Postgres and NATS (the test harness); `N` calls per
- * operation at `C` at once, after 30 to warm up; `OPS` picks operations (comma-separated names).
+ * operation at `C` at once, after `WARM` (30) to warm up; `OPS` picks operations (comma-separated names).
+ * The first operation's figures include the JIT's warm-up: with 30 calls a payout read ~0.5 ms more
+ * of this process's CPU than after a few hundred (`WARM=500` steadies it).
  * Add `--cpu-prof` to profile: each operation prints its window in the profile's clock (µs).
  *
  * @example
@@ -16,6 +18,7 @@ import { assertLedgerBalanced, fund, recipient, startPayments } from "../src/tes
 
 const N = Number(process.env.N ?? 300);
 const C = Number(process.env.C ?? 8);
+const WARM = Number(process.env.WARM ?? 30);
 const t = await startPayments({ PAYMENTS_RESEND_SWEEP_SECONDS: "0" });
 await t.db.query("ALTER SYSTEM SET track_functions = 'all'");
 await t.db.query("SELECT pg_reload_conf()");
@@ -82,7 +85,7 @@ async function functionCalls(): Promise<Record<string, number>> {
 
 const wanted = process.env.OPS?.split(",");
 for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.includes(n))) {
-  for (let i = 0; i < 30; i++) await op();
+  for (let i = 0; i < WARM; i++) await op();
   const calls0 = await functionCalls();
   const wal0 = await walAt(t.db);
   const [s0, cpu0, pg0, t0] = [statements, process.cpuUsage(), postgresCpuMs(), performance.now()];
