@@ -1,14 +1,18 @@
 /**
  * The permits and the receipts of concurrent calls go to trust together (pipeline/rpc-batch.ts, used
- * by PermitGate.consume and PermitGate.record): items arriving while a batch is out leave together in the next one, at
- * most `maxItems` a call, each caller gets its own result, and a call that fails fails each of its
- * items and no other. With trust down or not answering, every caller (of a permit or a receipt)
- * gets the error by the RPC's deadline: nothing waits on a batch that will never answer.
+ * by PermitGate.consume and PermitGate.record, one PermitGate.Batch RPC for both kinds): items
+ * arriving while a batch is out leave together in the next one, at most `maxItems` a call, each
+ * caller gets its own result (a refused permit or receipt fails only its own caller), a batch of
+ * one kind alone leaves at once, and a call that fails fails each of its items and no other. With
+ * trust down or not answering, every caller (of a permit or a receipt) gets the error by the RPC's
+ * deadline: nothing waits on a batch that will never answer.
  */
 import assert from "node:assert/strict";
 import net from "node:net";
 import { test } from "node:test";
-import { GantryError } from "@gantry/kit";
+import { GantryError, grpc, lookupService } from "@gantry/kit";
+import type { GateBatchRequest, GateBatchResultsInit } from "@gantry/kit/generated/grpc.ts";
+import { TRUST_PROTO } from "@gantry/proto/paths";
 import { RpcBatcher } from "../src/pipeline/rpc-batch.ts";
 import { PermitGate } from "../src/pipeline/run-permit.ts";
 
@@ -136,5 +140,94 @@ test("trust not answering: each permit's and receipt's caller gets the error by 
     gate.close();
     for (const s of sockets) s.destroy();
     await new Promise((r) => silent.close(r));
+  }
+});
+
+/** A trust stand-in whose Batch answers `answer(request)`, keeping every request it was sent. */
+async function fakeTrust(answer: (req: GateBatchRequest) => GateBatchResultsInit) {
+  const sent: GateBatchRequest[] = [];
+  const server = new grpc.Server();
+  server.addService(lookupService(TRUST_PROTO, "gantry.trust.v1.PermitGate").service, {
+    Batch: (call: grpc.ServerUnaryCall<GateBatchRequest, unknown>, done: grpc.sendUnaryData<unknown>) => {
+      sent.push(call.request);
+      done(null, answer(call.request));
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return { addr: `127.0.0.1:${port}`, sent, stop: () => server.forceShutdown() };
+}
+
+test("permits and receipts of concurrent calls share one Batch; a refused one fails only its own caller", async () => {
+  const refused = { code: "forbidden", message: "This permit was already used.", details: [{ code: "permit_used" }] };
+  const trust = await fakeTrust((req) => ({
+    permits: req.permits.map((p) =>
+      p.request_id === "req_2"
+        ? { run_id: p.run_id, error_json: JSON.stringify(refused) }
+        : { run_id: p.run_id, permit_id: `pmt_${p.request_id}` },
+    ),
+    receipts: req.receipts.map((r, i) =>
+      r.request_id === "req_4"
+        ? { request_id: r.request_id, error_code: "invalid_request", error_message: "result_hash must be a digest" }
+        : { request_id: r.request_id, log_index: i },
+    ),
+  }));
+  const gate = new PermitGate(trust.addr, 5_000);
+  try {
+    const settled = await Promise.allSettled([
+      gate.consume(permit(1)),
+      gate.record(receipt(3)),
+      gate.consume(permit(2)),
+      gate.record(receipt(4)),
+    ]);
+    assert.deepEqual(
+      trust.sent.map((r) => [r.permits.map((p) => p.request_id), r.receipts.map((x) => x.request_id)]),
+      [
+        [
+          ["req_1", "req_2"],
+          ["req_3", "req_4"],
+        ],
+      ],
+      "one RPC carried both kinds",
+    );
+    assert.deepEqual(settled[0], { status: "fulfilled", value: { runId: "run_1", permitId: "pmt_req_1" } });
+    assert.deepEqual(settled[1], { status: "fulfilled", value: undefined });
+    const permitErr = (settled[2] as PromiseRejectedResult).reason;
+    assert.ok(permitErr instanceof GantryError && permitErr.code === "forbidden", String(permitErr));
+    assert.equal(permitErr.details?.[0]?.code, "permit_used");
+    const receiptErr = (settled[3] as PromiseRejectedResult).reason;
+    assert.ok(receiptErr instanceof GantryError && receiptErr.code === "invalid_request", String(receiptErr));
+
+    // Alone, a receipt (or a permit) leaves at once in a batch of its kind only.
+    await gate.record(receipt(5));
+    await gate.consume(permit(6));
+    assert.deepEqual(
+      trust.sent.slice(1).map((r) => [r.permits.length, r.receipts.length]),
+      [
+        [0, 1],
+        [1, 0],
+      ],
+    );
+  } finally {
+    gate.close();
+    trust.stop();
+  }
+});
+
+test("trust answering the wrong number of results fails each item of that batch", async () => {
+  const trust = await fakeTrust((req) => ({
+    permits: [],
+    receipts: req.receipts.map((r) => ({ request_id: r.request_id })),
+  }));
+  const gate = new PermitGate(trust.addr, 5_000);
+  try {
+    const settled = await Promise.allSettled([gate.consume(permit(1)), gate.record(receipt(2))]);
+    assert.ok(settled.every((s) => s.status === "rejected" && /results for 1\/1/.test(String(s.reason))));
+  } finally {
+    gate.close();
+    trust.stop();
   }
 });

@@ -7,7 +7,8 @@
  * expired run, another key, a replay, another input, no permit for the ability → 403, each with its
  * own detail code (`run_expired`, `run_other_key`, `permit_used`, `permit_input_mismatch`,
  * `permit_missing`). After the call, whatever its outcome, the trust service records its signed
- * receipt ({@link recordRunReceipt}).
+ * receipt ({@link recordRunReceipt}). Permits and receipts of concurrent calls go to trust in one
+ * `PermitGate.Batch` RPC per batch (rpc-batch.ts).
  *
  * The trust service's own abilities are not permit-gated: they read `context.runId` themselves
  * (trust.publish attaches the answer to the run).
@@ -45,12 +46,15 @@ export interface ConsumedPermit {
   inputHash: string;
 }
 
+/** A call's item of a PermitGate.Batch: its permit to take or its receipt to record. */
+type GateItem = { permit: ConsumePermitRequestInit } | { receipt: RecordReceiptRequestInit };
+type GateResult = PermitResult | RecordedReceipt;
+
 /** The gateway's client of the trust service's PermitGate. */
 export class PermitGate {
   private readonly client: RpcClient<"gantry.trust.v1.PermitGate">;
   private readonly timeoutMs: number;
-  private readonly permits: RpcBatcher<ConsumePermitRequestInit, PermitResult>;
-  private readonly receipts: RpcBatcher<RecordReceiptRequestInit, RecordedReceipt>;
+  private readonly batch: RpcBatcher<GateItem, GateResult>;
   /** Ability patterns (`payout.*`, `message.send`, `*`) requiring a run, by tenant (GANTRY_RUN_REQUIRED). */
   private readonly required: ReadonlyMap<string, readonly string[]>;
 
@@ -62,33 +66,43 @@ export class PermitGate {
   ) {
     this.client = makeClient(TRUST_PROTO, "gantry.trust.v1.PermitGate", addr, { signer });
     this.timeoutMs = timeoutMs;
-    this.permits = new RpcBatcher("PermitGate.ConsumePermits batch", async (permits) => {
-      const res = await this.client.unary("ConsumePermits", { permits }, { deadlineMs: this.timeoutMs });
-      return res.results;
-    });
-    this.receipts = new RpcBatcher("PermitGate.RecordReceipts batch", async (receipts) => {
-      const res = await this.client.unary("RecordReceipts", { receipts }, { deadlineMs: this.timeoutMs });
-      return res.results;
+    // One queue for both kinds: whatever is waiting leaves together, so a batch of permits alone or
+    // receipts alone leaves as soon as a lone one would, and neither kind waits for the other.
+    this.batch = new RpcBatcher("PermitGate.Batch", async (items) => {
+      const permits: ConsumePermitRequestInit[] = [];
+      const receipts: RecordReceiptRequestInit[] = [];
+      for (const item of items) {
+        if ("permit" in item) permits.push(item.permit);
+        else receipts.push(item.receipt);
+      }
+      const res = await this.client.unary("Batch", { permits, receipts }, { deadlineMs: this.timeoutMs });
+      if (res.permits.length !== permits.length || res.receipts.length !== receipts.length)
+        throw new Error(
+          `trust answered ${res.permits.length}/${res.receipts.length} results for ${permits.length}/${receipts.length} permits/receipts`,
+        );
+      let p = 0;
+      let r = 0;
+      return items.map((item) => ("permit" in item ? res.permits[p++]! : res.receipts[r++]!));
     });
     this.required = required;
   }
 
   /**
-   * Consumes the call's permit. The permits of concurrent calls go to trust in one ConsumePermits
-   * call (rpc-batch.ts), taken by one statement per tenant; a permit trust refused rejects with
-   * trust's error (its detail code says why), a failed call rejects each permit in it.
+   * Consumes the call's permit. The permits of concurrent calls go to trust in one Batch call
+   * (rpc-batch.ts), taken by one statement per tenant; a permit trust refused rejects with trust's
+   * error (its detail code says why), a failed call rejects each item in it.
    */
   async consume(req: ConsumePermitRequestInit): Promise<{ runId: string; permitId: string }> {
-    const result = await this.permits.add(req);
+    const result = (await this.batch.add({ permit: req })) as PermitResult;
     if (result.error_json) throw statusError(grpc.status.UNKNOWN, "permit refused", Buffer.from(result.error_json));
     return { runId: result.run_id, permitId: result.permit_id };
   }
 
   /**
    * Records the receipt; resolves once it is signed and in its tenant's log. The receipts of
-   * concurrent calls go to trust in one RecordReceipts call (rpc-batch.ts): one RPC, one
-   * call-auth token and one append statement for many receipts. A receipt trust refused rejects
-   * with trust's error; a failed call rejects each receipt in it.
+   * concurrent calls go to trust in one Batch call (rpc-batch.ts), beside the permits waiting then:
+   * one RPC, one call-auth token and one append statement for many receipts. A receipt trust
+   * refused rejects with trust's error; a failed call rejects each item in it.
    */
   async record(req: {
     tenant: string;
@@ -99,17 +113,19 @@ export class PermitGate {
     status: number;
     atMs: number;
   }): Promise<void> {
-    const result = await this.receipts.add({
-      tenant: req.tenant,
-      request_id: req.requestId,
-      run_id: req.permit.runId,
-      permit_id: req.permit.permitId,
-      ability: req.ability,
-      input_hash: req.permit.inputHash,
-      result_hash: req.resultHash ?? "",
-      status: req.status,
-      at_ms: req.atMs,
-    });
+    const result = (await this.batch.add({
+      receipt: {
+        tenant: req.tenant,
+        request_id: req.requestId,
+        run_id: req.permit.runId,
+        permit_id: req.permit.permitId,
+        ability: req.ability,
+        input_hash: req.permit.inputHash,
+        result_hash: req.resultHash ?? "",
+        status: req.status,
+        at_ms: req.atMs,
+      },
+    })) as RecordedReceipt;
     if (result.error_code)
       throw new GantryError(isErrorCode(result.error_code) ? result.error_code : "internal", result.error_message);
   }

@@ -1,9 +1,10 @@
 /**
- * PermitGate.RecordReceipts and ConsumePermits over gRPC against the real service and Postgres: the
- * receipts of one call are recorded together, and a receipt the service refuses (a malformed field,
- * or one Postgres refuses) fails only itself; the others of the call are in the log at contiguous
- * indexes and their results say so. The permits of one call, of several tenants, are each taken or
- * refused on their own, in their own tenant's scope; and a call carries at most 64 items.
+ * PermitGate.Batch over gRPC against the real service and Postgres: the receipts of one call are
+ * recorded together, and a receipt the service refuses (a malformed field, or one Postgres refuses)
+ * fails only itself; the others of the call are in the log at contiguous indexes when the call
+ * answers, and their results say so. The permits of one call, of several tenants, are each taken or
+ * refused on their own, in their own tenant's scope, and a refused permit or receipt fails no item
+ * of the other kind. A call carries at most 64 items (ConsumePermits, its permits-only twin, too).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -39,9 +40,9 @@ function receipt(requestId: string, fields: { ability?: string; input_hash?: str
   };
 }
 
-test("one refused receipt of a RecordReceipts call fails alone; the others are in the log", async () => {
-  const { results } = await gate.unary(
-    "RecordReceipts",
+test("one refused receipt of a Batch call fails alone; the others are in the log when it answers", async () => {
+  const { receipts: results } = await gate.unary(
+    "Batch",
     {
       receipts: [
         receipt("req_b1"),
@@ -81,9 +82,9 @@ test("one refused receipt of a RecordReceipts call fails alone; the others are i
   );
 
   // A retry of the same call records nothing twice: the recorded ones answer their first index.
-  const again = await gate.unary("RecordReceipts", { receipts: [receipt("req_b2"), receipt("req_b1")] });
+  const again = await gate.unary("Batch", { receipts: [receipt("req_b2"), receipt("req_b1")] });
   assert.deepEqual(
-    again.results.map((r) => [r.request_id, r.log_index, r.error_code]),
+    again.receipts.map((r) => [r.request_id, r.log_index, r.error_code]),
     [
       ["req_b2", results[2]!.log_index, ""],
       ["req_b1", results[0]!.log_index, ""],
@@ -104,7 +105,7 @@ async function oneRun(tenant: string): Promise<{ id: string; keyId: string }> {
   return { id: created.id, keyId: rows[0]!.key_id };
 }
 
-test("one ConsumePermits call answers each permit alone, each in its own tenant's scope", async () => {
+test("one Batch call answers each permit and receipt alone, each permit in its own tenant's scope", async () => {
   const acme = await oneRun("acme");
   const globex = await oneRun("globex");
   const hash = inputHash({ id: "ctc_gate" });
@@ -116,8 +117,8 @@ test("one ConsumePermits call answers each permit alone, each in its own tenant'
     input_hash: hash,
     request_id: requestId,
   });
-  const { results } = await gate.unary(
-    "ConsumePermits",
+  const answer = await gate.unary(
+    "Batch",
     {
       permits: [
         permit("acme", acme, "req_g1"),
@@ -127,8 +128,27 @@ test("one ConsumePermits call answers each permit alone, each in its own tenant'
         permit("globex", globex, "req_g4"),
         permit("acme", acme, "req_g5"),
       ],
+      // The receipts of other calls ride along: a refused one fails no permit, a refused permit no receipt.
+      receipts: [
+        { ...receipt("req_g6"), tenant: "mixed-co" },
+        { ...receipt("req_g7", { input_hash: "not-a-digest" }), tenant: "mixed-co" },
+      ],
     },
     { deadlineMs: 10_000 },
+  );
+  const results = answer.permits;
+  assert.deepEqual(
+    answer.receipts.map((r) => [r.request_id, r.error_code, r.log_index]),
+    [
+      ["req_g6", "", 0],
+      ["req_g7", "invalid_request", 0],
+    ],
+  );
+  const { rows: logged } = await s.db.query("SELECT request_id FROM trust.receipts WHERE tenant = 'mixed-co'");
+  assert.deepEqual(
+    logged.map((r) => r.request_id),
+    ["req_g6"],
+    "the recorded receipt is in the log when the call answers",
   );
   const codes = results.map((r) => (r.error_json ? JSON.parse(r.error_json) : null));
   assert.match(results[0]!.permit_id, /^pmt_/);
@@ -147,15 +167,19 @@ test("one ConsumePermits call answers each permit alone, each in its own tenant'
   );
 });
 
-test("a call with more than 64 permits or receipts is refused whole, naming the bound", async () => {
+test("a call with more than 64 permits and receipts in all is refused whole, naming the bound", async () => {
   const permits = Array.from({ length: 65 }, (_, i) => ({ tenant: "acme", run_id: `run_${i}` }));
   await assert.rejects(gate.unary("ConsumePermits", { permits }), (err: GantryError) => {
     assert.equal(err.code, "invalid_request");
     assert.match(err.message, /at most 64 permits/);
     return true;
   });
-  const receipts = Array.from({ length: 65 }, (_, i) => receipt(`req_cap_${i}`));
-  await assert.rejects(gate.unary("RecordReceipts", { receipts }), /at most 64 receipts/);
+  const receipts = Array.from({ length: 25 }, (_, i) => receipt(`req_cap_${i}`));
+  await assert.rejects(gate.unary("Batch", { permits: permits.slice(0, 40), receipts }), (err: GantryError) => {
+    assert.equal(err.code, "invalid_request");
+    assert.match(err.message, /at most 64 permits and receipts; this one has 65/);
+    return true;
+  });
   const { rows } = await s.db.query("SELECT count(*)::int AS n FROM trust.receipts WHERE request_id LIKE 'req_cap_%'");
   assert.equal(rows[0].n, 0);
 });

@@ -1,8 +1,9 @@
 /**
  * @module trust/gate
  * The PermitGate gRPC service (proto/gantry/trust/v1/trust.proto) the gateway calls for every ability
- * call that carries `context.runId`: ConsumePermits before dispatch and RecordReceipts after it (each
- * with the items of the gateway's concurrent calls together), and GetJwks for the public keys route.
+ * call that carries `context.runId`: Batch, which takes the permits of calls about to run and records
+ * the receipts of calls that ran (the items of the gateway's concurrent calls together, one RPC per
+ * batch), and GetJwks for the public keys route.
  * Each item runs in its own tenant's scope (`withTenant`), and queries also match the tenant
  * exactly, so a parent tenant never uses a sub-tenant's run.
  */
@@ -11,9 +12,9 @@ import type {
   ConsumedPermitInit,
   ConsumePermitRequest,
   ConsumePermitsRequest,
+  GateBatchRequest,
   RecordedReceiptInit,
   RecordReceiptRequest,
-  RecordReceiptsRequest,
 } from "@gantry/kit/generated/grpc.ts";
 import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
@@ -36,8 +37,9 @@ function checkHash(value: string, name: string): void {
 }
 
 /**
- * Items one ConsumePermits or RecordReceipts call may carry. The gateway sends at most 64 (its
- * RpcBatcher's batch); a bound keeps one call's statements and its answer's size in proportion.
+ * Items (permits and receipts together) one Batch or ConsumePermits call may carry. The gateway sends
+ * at most 64 (its RpcBatcher's batch); a bound keeps one call's statements and its answer's size in
+ * proportion.
  */
 const MAX_ITEMS = 64;
 
@@ -61,7 +63,7 @@ function itemError(ctx: Context, thrown: unknown, fields: Record<string, string>
 }
 
 /**
- * The permits of a ConsumePermits call: one statement per tenant in the call (in that tenant's
+ * The permits of a Batch or ConsumePermits call: one statement per tenant in the call (in that tenant's
  * scope), and one result per permit, in order.
  */
 async function consumeAll(ctx: Context, reqs: readonly ConsumePermitRequest[]): Promise<ConsumedPermitInit[]> {
@@ -119,7 +121,7 @@ function unaryHandler<Req, Res>(ctx: Context, name: string, fn: (req: Req) => Pr
   };
 }
 
-/** Signs and appends one receipt of a RecordReceipts call; its failure becomes its own result. */
+/** Signs and appends one receipt of a Batch call; its failure becomes its own result. */
 async function recordOne(ctx: Context, req: RecordReceiptRequest): Promise<RecordedReceiptInit> {
   try {
     checkTenant(req.tenant);
@@ -150,15 +152,20 @@ async function recordOne(ctx: Context, req: RecordReceiptRequest): Promise<Recor
 export function permitGateService(ctx: Context) {
   const Service = lookupService(TRUST_PROTO, "gantry.trust.v1.PermitGate");
   const impl: grpc.UntypedServiceImplementation = {
+    Batch: unaryHandler(ctx, "Batch", async (req: GateBatchRequest) => {
+      checkItems([...req.permits, ...req.receipts], "permits and receipts");
+      // Permits and receipts are worked on side by side, neither kind queued behind the other. The
+      // receipts go together, so one tenant's go in one append batch (log-append.ts); each item
+      // settles alone, so a refused one does not fail the others.
+      const [permits, receipts] = await Promise.all([
+        consumeAll(ctx, req.permits),
+        Promise.all(req.receipts.map((r) => recordOne(ctx, r))),
+      ]);
+      return { permits, receipts };
+    }),
     ConsumePermits: unaryHandler(ctx, "ConsumePermits", async (req: ConsumePermitsRequest) => {
       checkItems(req.permits, "permits");
       return { results: await consumeAll(ctx, req.permits) };
-    }),
-    RecordReceipts: unaryHandler(ctx, "RecordReceipts", async (req: RecordReceiptsRequest) => {
-      checkItems(req.receipts, "receipts");
-      // Together, so the receipts of one tenant go in one append batch (log-append.ts); each settles
-      // alone, so a refused receipt does not fail the others of the call.
-      return { results: await Promise.all(req.receipts.map((r) => recordOne(ctx, r))) };
     }),
     GetJwks: unaryHandler(ctx, "GetJwks", async () => ({ jwks_json: JSON.stringify(jwks(ctx.keys.publicKeys)) })),
     GetLogResource: unaryHandler(ctx, "GetLogResource", async (req: { log_id: string; path: string }) => {

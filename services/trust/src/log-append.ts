@@ -2,7 +2,8 @@
  * @module trust/log-append
  * Appending receipts to a tenant's log with group commit: the receipts of one tenant that arrive
  * while a batch of that tenant is being written wait and go together in the next batch. Each
- * receipt is in the log (indexed, its nodes stored) before RecordReceipts answers for it.
+ * receipt is in the log (indexed, its nodes stored) before the PermitGate.Batch call carrying it
+ * answers for it.
  *
  * A batch is one statement when this process knows the log's right edge (it wrote the last batch):
  * a compare-and-swap on `logs.size` that inserts the receipts, the O(k + log n) nodes they complete
@@ -246,7 +247,7 @@ export class LogAppender {
 
   /** One batch in the log (one statement, or the locked transaction), its waiters answered. */
   private async write(tenant: string, batch: readonly Waiting[]): Promise<void> {
-    // One receipt per request id in a batch (a retried RecordReceipts may carry it twice).
+    // One receipt per request id in a batch (a retried Batch may carry it twice).
     const rows = [...new Map(batch.map((w) => [w.row.requestId, w.row])).values()];
     const edge = this.edges.get(tenant);
     try {

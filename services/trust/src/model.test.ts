@@ -112,7 +112,7 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
 
   // The gateway's part: consume the permit, record the receipt.
   const consume = async (requestId: string, hash: string) => {
-    const { results } = await gate.unary("ConsumePermits", {
+    const { permits: results } = await gate.unary("Batch", {
       permits: [
         {
           tenant: "acme",
@@ -130,7 +130,7 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
   assert.equal(JSON.parse(refused.error_json).code, "forbidden");
   const permit = await consume("req_1ada", inputHash);
   assert.equal(permit.error_json, "");
-  const recorded = await gate.unary("RecordReceipts", {
+  const recorded = await gate.unary("Batch", {
     receipts: [
       {
         tenant: "acme",
@@ -145,7 +145,7 @@ test("a model draft becomes a plan; its known action input gets a permit; verifi
       },
     ],
   });
-  assert.equal(recorded.results[0]?.error_code, "");
+  assert.equal(recorded.receipts[0]?.error_code, "");
   const verified = await s.call("plan.verify", { planId: plan.id, phaseId: "p1-record", receiptIds: ["req_1ada"] });
   assert.equal(verified.passed, true, JSON.stringify(verified.checks));
   assert.equal(verified.plan.phases[1].status, "ready");
