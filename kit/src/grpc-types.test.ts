@@ -21,16 +21,16 @@ export const run = async () => { void gate; void keys; ${call} };
 
 const FIXTURES: Record<string, string> = {
   "correct.ts": caller(
-    `const p = await gate.unary("ConsumePermits", { permits: [{ tenant: "acme", key_id: "key_1", run_id: "run_1", input_hash: "ab" }] });
-     const id: string | undefined = p.results[0]?.permit_id;
+    `const p = await gate.unary("Batch", { permits: [{ tenant: "acme", key_id: "key_1", run_id: "run_1", input_hash: "ab" }] });
+     const id: string | undefined = p.permits[0]?.permit_id;
      const k = await keys.unary("ResolveKey", { secret_sha256: "ab" });
      const limit: number | undefined = k.rate_limit?.window_seconds;
      void id; void limit;`,
   ),
   "method.ts": caller(`await gate.unary("ConsumePermit", { tenant: "acme" });`),
-  "field.ts": caller(`await gate.unary("ConsumePermits", { permits: [{ tenant: "acme", keyId: "key_1" }] });`),
+  "field.ts": caller(`await gate.unary("Batch", { permits: [{ tenant: "acme", keyId: "key_1" }] });`),
   "fieldtype.ts": caller(`await keys.unary("ResolveKey", { secret_sha256: "ab", legacy_only: "yes" });`),
-  "response.ts": caller(`const p = await gate.unary("ConsumePermits", {}); void p.results[0]?.permitId;`),
+  "response.ts": caller(`const p = await gate.unary("Batch", {}); void p.permits[0]?.permitId;`),
   "file.ts": `import { makeClient } from "../../kit/src/grpc.ts";
 import { KEYS_PROTO } from "../../proto/paths.ts";
 export const gate = makeClient(KEYS_PROTO, "gantry.trust.v1.PermitGate", "127.0.0.1:1");

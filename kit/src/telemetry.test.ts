@@ -82,7 +82,7 @@ test("on: the hop's metadata carries the client span's traceparent; log lines ca
             links.map((l) => l.context.spanId),
             callers.map((c) => c.context.spanId),
           );
-          const sent = await tracedClientCall("/gantry.trust.v1.PermitGate/ConsumePermits", {}, async (m) => m);
+          const sent = await tracedClientCall("/gantry.trust.v1.PermitGate/Batch", {}, async (m) => m);
           assert.equal(sent?.traceparent?.split("-")[1], own.traceId, "the batch's RPC is in the batch's trace");
         },
       ),

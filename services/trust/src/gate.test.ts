@@ -4,7 +4,7 @@
  * fails only itself; the others of the call are in the log at contiguous indexes when the call
  * answers, and their results say so. The permits of one call, of several tenants, are each taken or
  * refused on their own, in their own tenant's scope, and a refused permit or receipt fails no item
- * of the other kind. A call carries at most 64 items (ConsumePermits, its permits-only twin, too).
+ * of the other kind. A call carries at most 64 items.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -169,9 +169,9 @@ test("one Batch call answers each permit and receipt alone, each permit in its o
 
 test("a call with more than 64 permits and receipts in all is refused whole, naming the bound", async () => {
   const permits = Array.from({ length: 65 }, (_, i) => ({ tenant: "acme", run_id: `run_${i}` }));
-  await assert.rejects(gate.unary("ConsumePermits", { permits }), (err: GantryError) => {
+  await assert.rejects(gate.unary("Batch", { permits }), (err: GantryError) => {
     assert.equal(err.code, "invalid_request");
-    assert.match(err.message, /at most 64 permits/);
+    assert.match(err.message, /at most 64 permits and receipts; this one has 65/);
     return true;
   });
   const receipts = Array.from({ length: 25 }, (_, i) => receipt(`req_cap_${i}`));

@@ -11,7 +11,6 @@ import { GantryError, type grpc, lookupService, toGrpcError, translateDbError, w
 import type {
   ConsumedPermitInit,
   ConsumePermitRequest,
-  ConsumePermitsRequest,
   GateBatchRequest,
   RecordedReceiptInit,
   RecordReceiptRequest,
@@ -37,7 +36,7 @@ function checkHash(value: string, name: string): void {
 }
 
 /**
- * Items (permits and receipts together) one Batch or ConsumePermits call may carry. The gateway sends
+ * Items (permits and receipts together) one Batch call may carry. The gateway sends
  * at most 64 (its RpcBatcher's batch); a bound keeps one call's statements and its answer's size in
  * proportion.
  */
@@ -63,7 +62,7 @@ function itemError(ctx: Context, thrown: unknown, fields: Record<string, string>
 }
 
 /**
- * The permits of a Batch or ConsumePermits call: one statement per tenant in the call (in that tenant's
+ * The permits of a Batch call: one statement per tenant in the call (in that tenant's
  * scope), and one result per permit, in order.
  */
 async function consumeAll(ctx: Context, reqs: readonly ConsumePermitRequest[]): Promise<ConsumedPermitInit[]> {
@@ -162,10 +161,6 @@ export function permitGateService(ctx: Context) {
         Promise.all(req.receipts.map((r) => recordOne(ctx, r))),
       ]);
       return { permits, receipts };
-    }),
-    ConsumePermits: unaryHandler(ctx, "ConsumePermits", async (req: ConsumePermitsRequest) => {
-      checkItems(req.permits, "permits");
-      return { results: await consumeAll(ctx, req.permits) };
     }),
     GetJwks: unaryHandler(ctx, "GetJwks", async () => ({ jwks_json: JSON.stringify(jwks(ctx.keys.publicKeys)) })),
     GetLogResource: unaryHandler(ctx, "GetLogResource", async (req: { log_id: string; path: string }) => {

@@ -1,6 +1,6 @@
 /**
  * Consuming permits on the one-service harness (real Postgres, the service's own login under
- * row-level security), alone and in batches as PermitGate.ConsumePermits takes them: permits of a
+ * row-level security), alone and in batches as PermitGate.Batch takes them: permits of a
  * run are taken in position order and each once; of concurrent callers holding a run's last permit
  * exactly one gets it, whether they race in one batch or across batches, and of callers sharing a
  * run's identical permits each winner gets a different one; in a batch a refused permit fails only
@@ -43,7 +43,7 @@ function permitRequest(r: { id: string; keyId: string }, fields: Partial<PermitR
   };
 }
 
-/** One batch, as ConsumePermits runs it for a tenant: a permit id or the refusal's detail code. */
+/** One batch, as PermitGate.Batch runs its permits for a tenant: a permit id or the refusal's detail code. */
 async function consumeBatch(reqs: PermitRequest[]): Promise<string[]> {
   const outcomes = await withTenant("acme", () => consumePermits(s.ctx, "acme", reqs));
   return outcomes.map((o) => (o instanceof GantryError ? `refused:${o.details?.[0]?.code}` : o.permitId));

@@ -4,7 +4,7 @@
  * canonical JSON of the exact input, after the ability's schema applied its defaults: the same
  * bytes the gateway hashes before dispatch, so what was permitted is exactly what runs.
  *
- * `consumePermits` is the gateway's check (PermitGate.ConsumePermits), for the concurrent calls of a
+ * `consumePermits` is the gateway's check (the permits of a PermitGate.Batch call), for the concurrent calls of a
  * tenant together: one round trip, an `UPDATE … WHERE status = 'issued' … RETURNING` that also
  * checks each run's tenant, key and expiry, so of any number of concurrent calls holding the same
  * permit exactly one gets it. When a call gets none it says why, most specific first.
@@ -224,7 +224,7 @@ const takePermits = preparedQuery<
   ]
 >("trust.take_permits", TAKE_PERMITS);
 
-/** A call's request to consume its permit (PermitGate.ConsumePermits), its tenant already checked. */
+/** A call's request to consume its permit (in a PermitGate.Batch call), its tenant already checked. */
 export type PermitRequest = Omit<ConsumePermitRequest, "tenant">;
 
 /**
