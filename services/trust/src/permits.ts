@@ -205,9 +205,11 @@ function refuse(r: { code: string; message: string; reason: string }): GantryErr
  * per group and the permits are read from `permits_issued_idx` (issued only, by position), so the
  * used permits of a long run are never read. Returns the calls that got one, by ordinal (1-based).
  *
- * The statement is the function `trust.take_permits` (migration 20261231200000_take_permits_function;
- * a change to it is a new migration): there it keeps one generic plan per connection, where as a
- * prepared statement Postgres planned it again on every call, about 1 ms of backend CPU each.
+ * The statement is the SQL function `trust.take_permits` (migrations 20261231200000_take_permits_function
+ * and 20270101000000_take_permits_sql; a change to it is a new migration): there it keeps one
+ * generic plan per connection, where as a prepared statement Postgres planned it again on every
+ * call, about 1 ms of backend CPU each. The setting is the function's, not the connection's: every
+ * other statement of the service keeps the automatic plan cache.
  */
 export const TAKE_PERMITS =
   "SELECT ord, id FROM trust.take_permits($1, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7)";
