@@ -27,17 +27,7 @@ import type { OutboxEvent } from "@gantry/kit";
 export function acceptPayout(p: Payout, journals: PayoutJournal[], event: OutboxEvent | null) {
   return {
     name: "payments.accept_payout",
-    text: `WITH payout AS (
-             INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
-               bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
-               settlement_account, provider_account, description, reference, idempotency_key, metadata, vertical,
-               request_id, created_at, updated_at, paid_at, fee_minor, failure_code, failure_message, provider_reference)
-             SELECT $1, $2, NULL, 0, $3, $4, $5, $6, $7, $8, $9, $11, $10, $12, $13, $14, $15, $16, $17, NULL, $18,
-                    $19::jsonb, $20, $21, $22, $23, $24, $25, $26, $27, $28
-               FROM claim
-             RETURNING id, tenant, settlement_account AS "settlementAccount", currency, updated_at AS "updatedAt"),
-           ${bookAndQueue("payout", 29)}
-           SELECT id FROM payout`,
+    text: ACCEPT_PAYOUT,
     values: [
       p.id,
       p.tenant,
@@ -71,6 +61,19 @@ export function acceptPayout(p: Payout, journals: PayoutJournal[], event: Outbox
     ],
   };
 }
+
+// Built once: the texts are fixed, and building them on every call showed in a payout's profile.
+const ACCEPT_PAYOUT = `WITH payout AS (
+             INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
+               bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
+               settlement_account, provider_account, description, reference, idempotency_key, metadata, vertical,
+               request_id, created_at, updated_at, paid_at, fee_minor, failure_code, failure_message, provider_reference)
+             SELECT $1, $2, NULL, 0, $3, $4, $5, $6, $7, $8, $9, $11, $10, $12, $13, $14, $15, $16, $17, NULL, $18,
+                    $19::jsonb, $20, $21, $22, $23, $24, $25, $26, $27, $28
+               FROM claim
+             RETURNING id, tenant, settlement_account AS "settlementAccount", currency, updated_at AS "updatedAt"),
+           ${bookAndQueue("payout", 29)}
+           SELECT id FROM payout`;
 
 /**
  * The CTEs `booked` and `event` of a statement that writes a payout (the CTE `source`, with at least
@@ -207,32 +210,29 @@ export async function movePayout(
   journals: PayoutJournal[],
   event: OutboxEvent,
 ): Promise<Payout | undefined> {
-  const [row] = await runPrepared<PayoutRow>(
-    pool,
-    "payments.move_payout",
-    `WITH moved AS (
+  const [row] = await runPrepared<PayoutRow>(pool, "payments.move_payout", MOVE_PAYOUT, [
+    from.id,
+    p.status,
+    p.updatedAt,
+    p.paidAt,
+    p.feeMinor,
+    p.failureCode,
+    p.failureMessage,
+    p.providerReference,
+    from.status,
+    ...bookAndQueueValues(journals, event),
+  ]);
+  return row && asPayout(row);
+}
+
+const MOVE_PAYOUT = `WITH moved AS (
        UPDATE payments.payouts SET status = $2, updated_at = $3, paid_at = COALESCE($4, paid_at),
          fee_minor = COALESCE($5, fee_minor), failure_code = COALESCE($6, failure_code),
          failure_message = COALESCE($7, failure_message), provider_reference = COALESCE($8, provider_reference)
         WHERE id = $1 AND status = $9 AND batch_id IS NULL
        RETURNING ${PAYOUT_COLUMNS}),
      ${bookAndQueue("moved", 10)}
-     SELECT * FROM moved`,
-    [
-      from.id,
-      p.status,
-      p.updatedAt,
-      p.paidAt,
-      p.feeMinor,
-      p.failureCode,
-      p.failureMessage,
-      p.providerReference,
-      from.status,
-      ...bookAndQueueValues(journals, event),
-    ],
-  );
-  return row && asPayout(row);
-}
+     SELECT * FROM moved`;
 
 /** The provider's reference of each recipient (its transfer recipient code), by id. */
 export async function recipientReferences(pool: pg.Pool, ids: string[]): Promise<Map<string, string | null>> {
