@@ -127,8 +127,8 @@ export async function startPassthrough(ts: TestStack, key: BenchKey): Promise<Ch
     args: [...NODE_PROCESS_ARGS, path.join(import.meta.dirname, "..", "servers", "passthrough.ts")],
     cwd: REPO_ROOT,
     env: {
-      ...process.env,
       ...NODE_PROCESS_ENV,
+      ...process.env,
       ...ts.stack.env,
       PORT: "0",
       BENCH_CALL_CONTEXT: JSON.stringify(key.context),
