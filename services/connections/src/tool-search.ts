@@ -74,10 +74,11 @@ function termScore(w: string, names: string[], description: string[], share = SY
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /**
- * Within a toolkit, the share of a tool's score that is how much of its name the query says (its
- * distinct name words any query word meets, a synonym's in full). An API document names an operation
- * by a verb and what it acts on, and every further word narrows it (`issues_create`,
- * `issues_create-comment`, `issues_create-milestone`; `CreateMessage`, `CreateMessageFeedback`):
+ * Within a toolkit, the share of a tool's score that is how much of its name the query says (the
+ * share of its name's terms, a repeated term counted each time, that a query word or its synonym
+ * meets). An API document names an operation by a verb and what it acts on, and every further word
+ * narrows it (`issues_create`, `issues_create-comment`, `issues_create-milestone`; `CreateMessage`,
+ * `CreateMessageFeedback`):
  * "report a bug" meets all three alike by its words, and the one whose every name word it says is
  * the operation asked, the others a narrower one it did not ask for. What BM25's length
  * normalisation does for a field, for the name.
