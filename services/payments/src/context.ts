@@ -3,12 +3,13 @@
  * What every handler receives as `ctx`, built once by `init` in service.ts: the Prisma client over
  * the kit's tenant-scoped pool, the parsed configuration, the credential resolver of the
  * connections service (null when PAYMENTS_TENANT_CREDENTIALS is off), NATS, the logger, the
- * resend sweep.
+ * recipient cache, the resend sweep.
  */
 import { abilityOf, type CredentialResolverClient, type Logger, type Nats, type OutboxRelay } from "@gantry/kit";
 import type pg from "pg";
 import type { PaymentsConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
+import type { RecipientCache } from "./recipient-cache.ts";
 
 export interface Context {
   db: PrismaClient;
@@ -20,6 +21,8 @@ export interface Context {
   /** The outbox relay: status messages written in a change's transaction, published once it commits. */
   outbox: OutboxRelay;
   log: Logger;
+  /** payout.send's recipients as this process last read them (src/recipient-cache.ts). */
+  recipients: RecipientCache;
   /** The resend sweep (src/sweep.ts), stopped on shutdown. */
   sweep: { stop: () => Promise<void> };
 }

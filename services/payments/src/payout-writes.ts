@@ -23,8 +23,14 @@ import type { OutboxEvent } from "@gantry/kit";
  * commit that ends the statement: payouts of one balance queue for that much only. A concurrent
  * first use of the same key waits on the key and then finds it taken: so a refusal is always this
  * call's own. It returns the id only: the row is `p` as given, as in `insertPayment`.
+ *
+ * `recipient` may be this process's cached copy (src/recipient-cache.ts), so the payout is written
+ * only while the recipient row still holds what it was built from: the fields the payout copies,
+ * its provider, mode and currency, the credential source and provider reference the send uses, and
+ * `verified_at`, which every verification sets. Otherwise `payments.recipient_changed` raises and
+ * nothing of the statement stays, the key's claim included (see `recipientChanged`).
  */
-export function acceptPayout(p: Payout, journals: PayoutJournal[], event: OutboxEvent | null) {
+export function acceptPayout(p: Payout, recipient: Recipient, journals: PayoutJournal[], event: OutboxEvent | null) {
   return {
     name: "payments.accept_payout",
     text: ACCEPT_PAYOUT,
@@ -58,6 +64,9 @@ export function acceptPayout(p: Payout, journals: PayoutJournal[], event: Outbox
       p.failureMessage,
       p.providerReference,
       ...bookAndQueueValues(journals, event),
+      recipient.credentialSource,
+      recipient.providerReference,
+      recipient.verifiedAt,
     ],
   };
 }
@@ -71,6 +80,14 @@ const ACCEPT_PAYOUT = `WITH payout AS (
              SELECT $1, $2, NULL, 0, $3, $4, $5, $6, $7, $8, $9, $11, $10, $12, $13, $14, $15, $16, $17, NULL, $18,
                     $19::jsonb, $20, $21, $22, $23, $24, $25, $26, $27, $28
                FROM claim
+              WHERE CASE WHEN EXISTS (
+                      SELECT FROM payments.recipients r
+                       WHERE r.id = $3 AND r.tenant = $2 AND r.provider = $12 AND r.mode = $13 AND r.currency = $11
+                         AND r.account_name = $4 AND r.account_number_last4 = $5
+                         AND r.bank_code IS NOT DISTINCT FROM $6 AND r.bank_name IS NOT DISTINCT FROM $7
+                         AND r.country = $8 AND r.credential_source = $37
+                         AND r.provider_reference IS NOT DISTINCT FROM $38 AND r.verified_at = $39)
+                    THEN true ELSE payments.recipient_changed($3) END
              RETURNING id, tenant, settlement_account AS "settlementAccount", currency, updated_at AS "updatedAt"),
            ${bookAndQueue("payout", 29)}
            SELECT id FROM payout`;
@@ -113,6 +130,12 @@ function bookAndQueueValues(journals: PayoutJournal[], event: OutboxEvent | null
     event?.msgId ?? null,
     event ? JSON.stringify(event.payload) : null,
   ];
+}
+
+/** Whether `err` is `acceptPayout` refusing a recipient row that no longer holds what the payout was built from. */
+export function recipientChanged(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === "P0001" && e.message === "recipient_changed";
 }
 
 /** What was available when `err` is the ledger's trigger refusing a reservation beyond it; else null. */

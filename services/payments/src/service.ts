@@ -13,6 +13,7 @@ import { credentialResolver, defineService, ingressService, prismaClient, startO
 import { PAYMENTS_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
+import { RecipientCache } from "./recipient-cache.ts";
 import { ensurePaymentsStream } from "./events.ts";
 import { isLive } from "./providers/index.ts";
 import { startResendSweep } from "./sweep.ts";
@@ -35,6 +36,7 @@ export default defineService({
       nats,
       outbox: startOutboxRelay({ pool, schema: "payments", nats, log }),
       log,
+      recipients: new RecipientCache(),
       sweep: { stop: async () => {} },
     };
     log.info(

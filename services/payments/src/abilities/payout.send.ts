@@ -8,79 +8,121 @@
  * sandbox sends nothing, so its outcome (paid, or failed and released) is written by the accepting
  * statement itself. Replays and concurrent identical calls return the same payout and send
  * nothing; only the first call sends.
+ *
+ * The recipient comes from this process's cache when it holds it (src/recipient-cache.ts), so a
+ * payout is one statement. That statement writes only while the recipient row still holds what
+ * the payout was built from; when it does not, or anything the cached row decided fails before
+ * the statement, the call reads the recipient afresh and starts again, so a payout is never
+ * accepted or refused on a stale recipient.
  */
-import { idempotentInsert } from "@gantry/kit";
+import { GantryError, idempotentInsert } from "@gantry/kit";
+import { toMinor } from "@gantry/kit/money.ts";
 import { asPayout, PAYOUT_COLUMNS, type PayoutRow } from "../columns.ts";
 import { ability } from "../context.ts";
-import { type Payout, type Prisma, SCHEMA } from "../db.ts";
+import { type Payout, type Prisma, type Recipient, SCHEMA } from "../db.ts";
 import { newId } from "../ids.ts";
-import { toMinor } from "@gantry/kit/money.ts";
-import { acceptPayout, payoutById, recipientOf, refusedBalance } from "../payout-writes.ts";
+import { acceptPayout, payoutById, recipientChanged, refusedBalance } from "../payout-writes.ts";
 import { acceptance, dispatch, insufficientBalance, newPayout } from "../payouts.ts";
 import { providerOf } from "../providers/index.ts";
+import type { Provider } from "../providers/types.ts";
 import { currencyMismatch, payoutOut, unknownRecipient } from "../records.ts";
 
+/** `attempt`'s answer when the recipient it was given may be why it failed: read it afresh. */
+const STALE = Symbol("stale recipient");
+
 export default ability("payout.send", async (input, call, ctx) => {
-  const recipient = await recipientOf(ctx.pool, input.recipientId, call.tenant);
-  if (!recipient) throw unknownRecipient("/input/recipientId", input.recipientId);
   const amountMinor = toMinor(input.amount, input.currency);
+
+  /**
+   * The payout accepted (and sent) to `recipient`, or STALE, with nothing written, when the row
+   * no longer holds what the payout was built from, or, for a cached recipient, when its provider
+   * could not be had (the recipient's provider, mode and credential source decide which).
+   */
+  const attempt = async (recipient: Recipient, cached: boolean) => {
+    let provider: Provider;
+    try {
+      provider = await providerOf(ctx, call, recipient);
+    } catch (err) {
+      if (cached) return STALE;
+      throw err;
+    }
+    const id = newId("payout");
+    const payout = newPayout({
+      id,
+      call,
+      recipient,
+      provider,
+      amountMinor,
+      currency: input.currency,
+      description: input.description ?? null,
+      reference: null,
+      idempotencyKey: input.idempotencyKey,
+      metadata: (input.metadata ?? {}) as Prisma.JsonObject,
+      batchId: null,
+      position: 0,
+      at: new Date(),
+    });
+    // The sandbox's outcome is known here, so it is written with the payout (src/payouts.ts `acceptance`).
+    const made = provider.payoutInProcess?.({
+      id,
+      amountMinor,
+      currency: input.currency,
+      description: payout.description,
+      recipientReference: recipient.providerReference,
+      accountNumberLast4: recipient.accountNumberLast4,
+    });
+    const accepted = acceptance(payout, made?.status === "pending" ? undefined : made);
+    const written = await idempotentInsert<{ id: string }, Payout, PayoutRow>({
+      pool: ctx.pool,
+      schema: SCHEMA,
+      call,
+      ability: "payout.send",
+      input,
+      recordId: id,
+      insert: acceptPayout(accepted.record, recipient, accepted.journals, accepted.event),
+      // The statement returns the id only: the row is `accepted.record` as written.
+      result: () => accepted.record,
+      replay: (recordId) => payoutById(ctx.pool, recordId),
+      claimFirst: true,
+      replayRow: { table: "payments.payouts", columns: PAYOUT_COLUMNS, result: asPayout },
+    }).catch((err): typeof STALE => {
+      // Refused by the statement itself, so nothing was written.
+      if (recipientChanged(err)) return STALE;
+      const available = refusedBalance(err);
+      if (available === null) throw err;
+      throw insufficientBalance(provider.account, input.currency, amountMinor, available, [
+        { currency: input.currency, path: "/input" },
+      ]);
+    });
+    if (written === STALE) return STALE;
+    const { result, created } = written;
+    if (!created) return payoutOut(result);
+    if (accepted.event) {
+      // Committed with the payout, so it is published whatever happens next; the answer does not
+      // wait for the relay's round (under load, a queue of rounds, each needing a pooled connection).
+      void ctx.outbox.flush();
+      return payoutOut(result);
+    }
+    const sent = await dispatch(ctx, provider, [result], new Map([[recipient.id, recipient.providerReference]]));
+    return payoutOut(sent.get(id) ?? result);
+  };
+
+  const cached = ctx.recipients.cached(call.tenant, input.recipientId);
+  // A cached recipient in another currency may be stale: that refusal is made on a fresh read.
+  if (cached?.currency === input.currency) {
+    const out = await attempt(cached, true);
+    if (out !== STALE) return out;
+  }
+  const recipient = await ctx.recipients.read(ctx.pool, call.tenant, input.recipientId);
+  if (!recipient) throw unknownRecipient("/input/recipientId", input.recipientId);
   if (recipient.currency !== input.currency)
     throw currencyMismatch("/input/currency", input.currency, recipient.currency);
-  const provider = await providerOf(ctx, call, recipient);
-  const id = newId("payout");
-  const payout = newPayout({
-    id,
-    call,
-    recipient,
-    provider,
-    amountMinor,
-    currency: input.currency,
-    description: input.description ?? null,
-    reference: null,
-    idempotencyKey: input.idempotencyKey,
-    metadata: (input.metadata ?? {}) as Prisma.JsonObject,
-    batchId: null,
-    position: 0,
-    at: new Date(),
-  });
-  // The sandbox's outcome is known here, so it is written with the payout (src/payouts.ts `acceptance`).
-  const made = provider.payoutInProcess?.({
-    id,
-    amountMinor,
-    currency: input.currency,
-    description: payout.description,
-    recipientReference: recipient.providerReference,
-    accountNumberLast4: recipient.accountNumberLast4,
-  });
-  const accepted = acceptance(payout, made?.status === "pending" ? undefined : made);
-  const { result, created } = await idempotentInsert<{ id: string }, Payout, PayoutRow>({
-    pool: ctx.pool,
-    schema: SCHEMA,
-    call,
-    ability: "payout.send",
-    input,
-    recordId: id,
-    insert: acceptPayout(accepted.record, accepted.journals, accepted.event),
-    // The statement returns the id only: the row is `accepted.record` as written.
-    result: () => accepted.record,
-    replay: (recordId) => payoutById(ctx.pool, recordId),
-    claimFirst: true,
-    replayRow: { table: "payments.payouts", columns: PAYOUT_COLUMNS, result: asPayout },
-  }).catch((err) => {
-    // Refused by the statement itself, so nothing was written.
-    const available = refusedBalance(err);
-    if (available === null) throw err;
-    throw insufficientBalance(provider.account, input.currency, amountMinor, available, [
-      { currency: input.currency, path: "/input" },
-    ]);
-  });
-  if (!created) return payoutOut(result);
-  if (accepted.event) {
-    // Committed with the payout, so it is published whatever happens next; the answer does not
-    // wait for the relay's round (under load, a queue of rounds, each needing a pooled connection).
-    void ctx.outbox.flush();
-    return payoutOut(result);
-  }
-  const sent = await dispatch(ctx, provider, [result], new Map([[recipient.id, recipient.providerReference]]));
-  return payoutOut(sent.get(id) ?? result);
+  const out = await attempt(recipient, false);
+  if (out !== STALE) return out;
+  // Changed again between this call's own read and its statement: rare, and a retry reads again.
+  throw new GantryError(
+    "conflict",
+    `/input/recipientId ${input.recipientId} was verified again or changed while this payout was accepted; nothing was recorded or sent. Retry the call.`,
+    { reason: "A payout is only accepted on the recipient as it is stored." },
+  );
 });
