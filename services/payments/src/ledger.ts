@@ -36,45 +36,44 @@ export interface Journal {
 }
 
 /**
+ * True when journal `param` is posted: asked of its debit line, the one the unique journal key holds
+ * (a partial index: the predicate is written out so every plan can use it). `post` and `posted` ask it.
+ */
+export const journalPosted = (param: string) =>
+  `EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = ${param} AND amount_minor > 0)`;
+
+const POST = `INSERT INTO "payments"."ledger_entries"
+       (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+     SELECT $1, $2, line.account, $3, $4, line.amount, $5, $6, $7, $8
+       FROM (VALUES ($9::text, $10::bigint), ($11::text, -$10::bigint)) AS line(account, amount)
+      WHERE NOT ${journalPosted("$2")}`;
+
+/**
  * Posts a two-line journal; a no-op when this journal was already posted (returns false). One
  * statement: both lines or neither, and the existence check sees the caller's transaction.
  */
 export async function post(tx: SqlTx, j: Journal): Promise<boolean> {
   if (j.amountMinor === 0n) return false;
-  const inserted = await execute(
-    tx,
-    `INSERT INTO "payments"."ledger_entries"
-       (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-     SELECT $1, $2, line.account, $3, $4, line.amount, $5, $6, $7, $8
-       FROM (VALUES ($9::text, $10::bigint), ($11::text, -$10::bigint)) AS line(account, amount)
-      WHERE NOT EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = $2 AND amount_minor > 0)`,
-    [
-      j.tenant,
-      j.id,
-      j.settlementAccount,
-      j.currency,
-      j.refType,
-      j.refId,
-      j.memo,
-      j.at,
-      j.debit,
-      j.amountMinor,
-      j.credit,
-    ],
-  );
+  const inserted = await execute(tx, POST, [
+    j.tenant,
+    j.id,
+    j.settlementAccount,
+    j.currency,
+    j.refType,
+    j.refId,
+    j.memo,
+    j.at,
+    j.debit,
+    j.amountMinor,
+    j.credit,
+  ]);
   return inserted > 0;
 }
 
-/**
- * Whether journal `id` is posted. Asked of its debit line, the one the unique journal key holds
- * (a partial index: the predicate is written out so every plan can use it).
- */
+/** Whether journal `id` is posted. */
 export async function posted(tx: Pick<Tx, "$queryRawUnsafe">, id: string): Promise<boolean> {
-  const rows = await tx.$queryRawUnsafe<unknown[]>(
-    `SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = $1 AND amount_minor > 0`,
-    id,
-  );
-  return rows.length > 0;
+  const [row] = await tx.$queryRawUnsafe<Array<{ posted: boolean }>>(`SELECT ${journalPosted("$1")} AS posted`, id);
+  return row.posted;
 }
 
 export interface Balances {

@@ -9,6 +9,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { withTenant } from "@gantry/kit";
+import { journalPosted } from "../ledger.ts";
 import { advancePayment } from "../payments.ts";
 import {
   assertBalancesMatchLedger,
@@ -408,13 +409,10 @@ test("a journal posts once: posting it again is refused whatever its accounts, a
     );
   await assert.rejects(postAgain("reserved", "available"), /ledger_entries_journal_debit_key/);
   await assert.rejects(postAgain("fees", "available"), /ledger_entries_journal_debit_key/);
-  // The existence checks as src/ledger.ts sends them (`post`, `posted`).
+  // The existence check as src/ledger.ts asks it (`posted`, and negated in `post`).
   const plans = await plansWithoutSeqScan(
     t,
-    [
-      `SELECT 1 FROM payments.ledger_entries WHERE journal_id = $1 AND amount_minor > 0`,
-      `SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM payments.ledger_entries WHERE journal_id = $1 AND amount_minor > 0)`,
-    ],
+    [`SELECT ${journalPosted("$1")}`, `SELECT 1 WHERE NOT ${journalPosted("$1")}`],
     [`${p.id}:reserved`],
   );
   for (const plan of plans) assert.match(plan, /ledger_entries_journal_debit_key/, plan);
