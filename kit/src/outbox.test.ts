@@ -5,7 +5,10 @@
  *   id, although the relay retried, two relays competed and the same ids were enqueued twice;
  * - rows are under row-level security like every tenant table;
  * - a flush returns once a round that saw its event ends, also while other flushes keep coming;
- * - an idle relay polls less often, so its pool's connection (a Postgres backend) closes.
+ * - an idle relay polls less often, so its pool's connection (a Postgres backend) closes;
+ * - two relays in steady state publish each row once;
+ * - a failed row stays in its place with its error and backoff, and the rows around it go out;
+ * - a relay that stalls between its claim and its commit gives the rows back after its lease.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -194,4 +197,119 @@ test("an idle relay lets its Postgres connection go, and still publishes what an
     await own.end();
   }
   assert.ok((await published()).some((m) => m.id === "thing-200"));
+});
+
+/** `nats` with its JetStream publish replaced (the relay uses nothing else of `js`). */
+function natsPublishing(publish: Nats["js"]["publish"]): Nats {
+  return { nc: nats.nc, jsm: nats.jsm, js: { publish } as unknown as Nats["js"] };
+}
+
+test("two relays in steady state publish each row once: a claimed row is skipped by the other", async () => {
+  const sends = new Map<string, number>();
+  const counting = natsPublishing((subject, data, options) => {
+    sends.set(options?.msgID ?? "", (sends.get(options?.msgID ?? "") ?? 0) + 1);
+    return nats.js.publish(subject, data, options);
+  });
+  const relays = [1, 2].map(() => startOutboxRelay({ pool, schema: SCHEMA, nats: counting, log, intervalMs: 50 }));
+  try {
+    // Both flush after every change, and both timers run, so their rounds overlap all the time.
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, w) => {
+        for (let i = 0; i < 40; i++) {
+          const n = 1_000 + w * 100 + i;
+          await change("acme", n);
+          await relays[i % 2].flush();
+        }
+      }),
+    );
+    await eventually(async () => (await pending()) === 0, 10_000);
+    assert.equal(sends.size, 160);
+    assert.deepEqual(
+      [...sends].filter(([, times]) => times !== 1),
+      [],
+      "no row published twice",
+    );
+  } finally {
+    await Promise.all(relays.map((r) => r.stop()));
+  }
+});
+
+test("a failed row keeps its place, its error and its backoff; the rows around it go out", async () => {
+  const relay = startOutboxRelay({ pool, schema: SCHEMA, nats, log, intervalMs: 60_000 });
+  try {
+    await withTenant("acme", () =>
+      enqueueEvents(pool, SCHEMA, [
+        { tenant: "acme", subject: "outboxdemo.thing.changed", msgId: "around-1", payload: { n: 1 } },
+        // No stream takes this subject: JetStream refuses the publish.
+        { tenant: "acme", subject: "outboxnowhere.thing", msgId: "bad-1", payload: { n: 2 } },
+        { tenant: "acme", subject: "outboxdemo.thing.changed", msgId: "around-2", payload: { n: 3 } },
+      ]),
+    );
+    const { rows: before } = await t.db.query(
+      `SELECT id, created_at, now() AS at FROM ${SCHEMA}.outbox WHERE msg_id = 'bad-1'`,
+    );
+    assert.equal(await relay.flush(), 2);
+    const { rows } = await t.db.query(
+      `SELECT id, msg_id, subject, payload, attempts, last_error, created_at,
+              next_attempt_at >= $1::timestamptz + interval '1 second' AS backed_off
+         FROM ${SCHEMA}.outbox`,
+      [before[0].at],
+    );
+    assert.equal(rows.length, 1, "only the failed row is left");
+    const [bad] = rows;
+    assert.deepEqual(
+      [bad.id, bad.msg_id, bad.subject, bad.payload, bad.attempts, bad.created_at.getTime()],
+      [before[0].id, "bad-1", "outboxnowhere.thing", { n: 2 }, 1, before[0].created_at.getTime()],
+      "the same row: its id (its place in the order), subject, payload and time",
+    );
+    assert.ok(bad.last_error, "its error is kept");
+    assert.equal(bad.backed_off, true, "it waits its backoff");
+    const ids = (await published()).map((m) => m.id);
+    assert.ok(ids.includes("around-1") && ids.includes("around-2"));
+    assert.ok(!ids.includes("bad-1"));
+  } finally {
+    await relay.stop();
+    await t.db.query(`DELETE FROM ${SCHEMA}.outbox WHERE msg_id = 'bad-1'`);
+  }
+});
+
+test("a relay that stalls holding its claim gives the rows back after its lease; another relay sends them", async () => {
+  // Its publishes never answer until the end: a relay frozen between its claim and its commit.
+  let unfreeze: () => void = () => {};
+  const frozen = new Promise<never>((_, reject) => {
+    unfreeze = () => reject(new Error("unfrozen"));
+  });
+  frozen.catch(() => {});
+  const stalled = startOutboxRelay({
+    pool,
+    schema: SCHEMA,
+    nats: natsPublishing(() => frozen),
+    log,
+    intervalMs: 60_000,
+  });
+  const other = startOutboxRelay({ pool, schema: SCHEMA, nats, log, intervalMs: 60_000 });
+  const stalledRound = stalled.flush();
+  try {
+    for (let n = 300; n < 303; n++) await change("acme", n);
+    const claimed = stalled.flush();
+    await eventually(async () => {
+      const { rows } = await t.db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE '%${SCHEMA}%'`,
+      );
+      return rows[0].n === 1;
+    }, 10_000);
+    assert.equal(await other.flush(), 0, "the claimed rows are skipped while their claim holds");
+    assert.equal(await pending(), 3, "and are not gone: the claim has not committed");
+    // Postgres ends the stalled relay's session at its lease (10 s here); its rows are due again.
+    await eventually(async () => (await other.flush()) === 3, 30_000);
+    assert.equal(await pending(), 0);
+    unfreeze();
+    await claimed;
+    await stalledRound;
+    const ids = (await published()).map((m) => m.id).filter((id) => /^thing-30[0-2]$/.test(id));
+    assert.deepEqual(ids.sort(), ["thing-300", "thing-301", "thing-302"]);
+  } finally {
+    unfreeze();
+    await Promise.all([stalled.stop(), other.stop()]);
+  }
 });

@@ -14,10 +14,17 @@
  * The timer comes every second while it finds events, and every 15 s once it finds none; an empty
  * round on the pool's only connection closes it, so an idle service holds no Postgres backend.
  *
- * Any number of replicas may relay: rows are leased with `FOR UPDATE SKIP LOCKED` (a round is two
- * statements, however many events it publishes, and its publishes go out together). The table has a
- * `tenant` column, so it is under row-level security like every tenant table (a handler's insert is
- * its tenant's; the relay reads in system scope).
+ * Any number of replicas may relay: a round claims the due rows by deleting them (`FOR UPDATE SKIP
+ * LOCKED`, so another replica skips them) in a transaction it holds while it publishes them together,
+ * and commits once JetStream has answered each; a failed row is written back in that commit, as it
+ * was but with its error and backoff. A round is two round trips, the claim and the commit, however
+ * many events it publishes. The open transaction is bounded: each publish by its timeout, and the
+ * transaction by Postgres's `idle_in_transaction_session_timeout`, set for it to a lease (10 s, or 5
+ * publish timeouts if longer), so a relay that crashes or stalls before its commit gives its rows
+ * back, to be published again after it. While NATS is away a round holds its transaction for one
+ * publish timeout, then the relay pauses. The table has a `tenant` column, so it is under row-level
+ * security like every tenant table (a handler's insert is its tenant's; the relay claims in system
+ * scope).
  *
  * @example
  * await db.$transaction(async (tx) => {
@@ -108,23 +115,15 @@ const MAX_BACKOFF_S = 10;
 
 interface Claimed {
   id: string;
+  tenant: string;
   subject: string;
   msg_id: string;
   payload: unknown;
+  attempts: number;
+  /** As text: only a failed row needs it back, and parsing a `Date` for every row would be waste. */
+  created_at: string;
 }
 
-/**
- * Runs `statement` (no parameters) in system scope for its own transaction only: one round trip
- * (a simple query of two statements is one transaction), and the connection keeps the scope the
- * pool gave it. Checked out in system scope, a connection the calls had left in a tenant's would
- * cost a round trip to switch, and the next call on it another to switch back, every round.
- */
-async function inSystemScope<Row>(client: pg.ClientBase, statement: string): Promise<Row[]> {
-  const results = (await client.query(
-    `SELECT set_config('gantry.system', 'on', true); ${statement}`,
-  )) as unknown as pg.QueryResult[];
-  return results[1].rows as Row[];
-}
 /**
  * A relay polling every second kept one Postgres backend per publishing service open for good,
  * about 20 MiB of RSS each at idle (docs/benchmarks.md, *Memory*); at this interval an idle service
@@ -137,8 +136,24 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { pool, nats, log } = opts;
   const outbox = table(opts.schema);
   const timeout = opts.publishTimeoutMs ?? 2_000;
-  /** Seconds a claimed row is left to its relay: every publish has timed out well before. */
+  /**
+   * Seconds a claim may sit idle before Postgres ends it (and its session): every publish has timed
+   * out well before, so only a relay that froze or lost its connection reaches it.
+   */
   const lease = Math.max(10, Math.ceil((5 * timeout) / 1000));
+  /**
+   * The claim opens the round's transaction and holds its rows by deleting them (one simple query,
+   * so one round trip): the relay runs in system scope for this transaction only, and the connection
+   * keeps the scope the pool gave it (checked out in system scope, a connection the calls had left
+   * in a tenant's would cost a round trip to switch, and the next call on it another to switch back).
+   * A lease that updated the rows instead wrote each row again with its index entries, and a second
+   * transaction (kit README, *Messaging*).
+   */
+  const claim = `BEGIN;
+    SELECT set_config('gantry.system', 'on', true), set_config('idle_in_transaction_session_timeout', '${lease}s', true);
+    DELETE FROM ${outbox} WHERE id IN (SELECT id FROM ${outbox} WHERE next_attempt_at <= now()
+                                        ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+    RETURNING id, tenant, subject, msg_id, payload, attempts, created_at::text AS created_at`;
   /** The round in progress, and the one queued to start when it ends. */
   let running: Promise<number> | undefined;
   let next: Promise<number> | undefined;
@@ -152,49 +167,53 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let busy = true;
 
   /**
-   * One batch in two round trips, no transaction open while publishing: the due rows are leased
-   * (their next attempt moved `lease` ahead: another replica skips them, and a relay that dies
-   * here leaves them to be published again after it, which JetStream drops by msg id), published
-   * all at once (one socket write, the acknowledgements awaited together), then the published rows
-   * are deleted and each failed one given its backoff, in one statement.
+   * One batch in two round trips: the due rows are claimed (deleted in a transaction left open:
+   * another replica skips them, and a relay that dies or stalls before its commit gives them back,
+   * to be published again after it, which JetStream drops by msg id), published all at once (one
+   * socket write, the acknowledgements awaited together, each bounded by `timeout`), then the
+   * transaction commits. Failed rows are written back in that commit, with their id, their error and
+   * their backoff.
    */
   const batch = async (client: pg.PoolClient): Promise<{ sent: number; more: boolean; failed: boolean }> => {
-    const claimed = await inSystemScope<Claimed>(
-      client,
-      `UPDATE ${outbox} SET next_attempt_at = now() + make_interval(secs => ${lease})
-        WHERE id IN (SELECT id FROM ${outbox} WHERE next_attempt_at <= now()
-                      ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-       RETURNING id, subject, msg_id, payload`,
-    );
-    if (claimed.length === 0) return { sent: 0, more: false, failed: false };
+    const results = (await client.query(claim)) as unknown as pg.QueryResult[];
+    const claimed = results[2].rows as Claimed[];
+    if (claimed.length === 0) {
+      await client.query("COMMIT");
+      return { sent: 0, more: false, failed: false };
+    }
     // Published in the order they were written (the claim's RETURNING has no order of its own).
     const rows = claimed.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     const acks = await Promise.allSettled(
       rows.map((r) => nats.js.publish(r.subject, encodeJson(r.payload), { msgID: r.msg_id, timeout })),
     );
-    const sent: string[] = [];
-    const failed: { id: string; error: string }[] = [];
+    const failed: { row: Claimed; error: string }[] = [];
     acks.forEach((ack, i) => {
-      if (ack.status === "fulfilled") sent.push(rows[i].id);
-      else failed.push({ id: rows[i].id, error: String(ack.reason?.message ?? ack.reason).slice(0, 500) });
+      if (ack.status === "rejected") {
+        failed.push({ row: rows[i], error: String(ack.reason?.message ?? ack.reason).slice(0, 500) });
+      }
     });
-    const literal = pg.Client.prototype.escapeLiteral;
-    await inSystemScope(
-      client,
-      `WITH done AS (DELETE FROM ${outbox} WHERE id = ANY('{${sent.join(",")}}'::bigint[]))
-       UPDATE ${outbox} o SET attempts = o.attempts + 1, last_error = f.error,
-              next_attempt_at = now() + make_interval(secs => least(${MAX_BACKOFF_S}, power(2, o.attempts)))
-         FROM unnest('{${failed.map((f) => f.id).join(",")}}'::bigint[],
-                     ARRAY[${failed.map((f) => literal(f.error)).join(", ")}]::text[]) AS f(id, error)
-        WHERE o.id = f.id`,
-    );
-    if (failed.length > 0) {
-      log.warn(
-        { err: failed[0].error, failed: failed.length, sent: sent.length },
-        "outbox publish failed; the event is retried with backoff",
-      );
+    if (failed.length === 0) {
+      await client.query("COMMIT");
+      return { sent: rows.length, more: rows.length === BATCH, failed: false };
     }
-    return { sent: sent.length, more: failed.length === 0 && rows.length === BATCH, failed: failed.length > 0 };
+    // A failed row goes back as it was, under its own id (so in its place in the order), one attempt
+    // more and its backoff ahead; the sent ones stay deleted. Values as literals: one simple query.
+    const literal = pg.Client.prototype.escapeLiteral;
+    const values = failed.map(
+      ({ row: r, error }) =>
+        `(${BigInt(r.id)}, ${literal(r.tenant)}, ${literal(r.subject)}, ${literal(r.msg_id)}, ${literal(JSON.stringify(r.payload ?? null))}::jsonb, ` +
+        `${r.attempts + 1}, now() + make_interval(secs => ${Math.min(MAX_BACKOFF_S, 2 ** r.attempts)}), ${literal(error)}, ` +
+        `${literal(r.created_at)}::timestamptz)`,
+    );
+    await client.query(
+      `INSERT INTO ${outbox} (id, tenant, subject, msg_id, payload, attempts, next_attempt_at, last_error, created_at)
+       VALUES ${values.join(", ")}; COMMIT`,
+    );
+    log.warn(
+      { err: failed[0].error, failed: failed.length, sent: rows.length - failed.length },
+      "outbox publish failed; the event is retried with backoff",
+    );
+    return { sent: rows.length - failed.length, more: false, failed: true };
   };
 
   /** Batches until none is left or one fails; a failure pauses the relay. */
@@ -202,8 +221,16 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     let total = 0;
     let failed = false;
     let client: pg.PoolClient | undefined;
+    /** An error that ended the connection, or broke off a batch whose transaction may be open. */
+    let broken: Error | undefined;
+    // Postgres may end the session while the claim waits on its publishes (its idle timeout); a
+    // checked-out client has no pool listener, and an unheard 'error' would end the process.
+    const onError = (err: Error) => {
+      broken = err;
+    };
     try {
       client = await pool.connect();
+      client.on("error", onError);
       for (;;) {
         const step = await batch(client);
         total += step.sent;
@@ -212,11 +239,15 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       }
     } catch (err) {
       failed = true;
+      broken ??= err as Error;
       log.warn({ err: String(err) }, "outbox relay failed; retrying at its next turn");
     } finally {
-      // A timer's round that found nothing, on the pool's only connection: the service is idle, and
-      // its Postgres backend would otherwise stay for the pool's idle timeout after every round.
-      client?.release(byTimer && total === 0 && !failed && pool.totalCount === 1);
+      client?.removeListener("error", onError);
+      // A broken batch's connection is closed, not reused: closing ends its transaction, which gives
+      // the claimed rows back. A timer's round that found nothing, on the pool's only connection:
+      // the service is idle, and its Postgres backend would otherwise stay for the pool's idle
+      // timeout after every round.
+      client?.release(broken ?? (byTimer && total === 0 && !failed && pool.totalCount === 1));
     }
     if (failed) pausedUntil = Date.now() + 1_000 * Math.min(MAX_BACKOFF_S, 2 ** failures++);
     else if (total > 0) failures = 0;
@@ -226,7 +257,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   };
 
   // The relay publishes every tenant's events, also when a handler's flush starts it: its
-  // statements run in system scope (`inSystemScope`), on a connection in the caller's scope, and
+  // statements run in system scope (set by the claim for its transaction), on a connection in the caller's scope, and
   // are not the call's work (a round serves every caller waiting on it: one that gives up must not
   // cancel it).
   const round = (byTimer = false): Promise<number> => {
