@@ -258,6 +258,77 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T, S extends pg.Q
   replayRow?: { table: string; columns: string; result: (row: S) => T };
 }
 
+interface Statement {
+  name: string;
+  text: string;
+}
+
+/** The statements `idempotentInsert` runs for one creation, and what they were built from. */
+interface Statements {
+  from: { text: string; values: number; table?: string; columns?: string };
+  find: Statement;
+  unkeyed: Statement;
+  claim: Statement;
+  idempotency: Statement;
+}
+
+/**
+ * Built once per creation (schema and statement name), not on every call: a name stands for one
+ * text, so only a caller that gives a name another text builds again (and `runPrepared` refuses it).
+ */
+const built = new Map<string, Statements>();
+
+function statementsOf(opts: {
+  schema: string;
+  insert: { name: string; text: string; values: unknown[] };
+  replayRow?: { table: string; columns: string };
+}): Statements {
+  const { insert, replayRow } = opts;
+  const key = `${opts.schema}\n${insert.name}`;
+  const known = built.get(key);
+  const n = insert.values.length;
+  const { from } = known ?? {};
+  if (
+    from?.text === insert.text &&
+    from.values === n &&
+    from.table === replayRow?.table &&
+    from.columns === replayRow?.columns
+  ) {
+    return known as Statements;
+  }
+  const records = table(opts.schema);
+  const rest = insert.text.trimStart();
+  // The idempotency row is the first CTE; the statement's own CTEs, if any, follow it.
+  const following = rest.startsWith("WITH ") ? `, ${rest.slice(5)}` : `\n${rest}`;
+  const row = `INSERT INTO ${records} (tenant, ability, key, input_hash, input, record_id, created_at)
+           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now())`;
+  // With `replayRow` the record comes with its key; row-level security holds the lateral read to the tenant too.
+  const find = replayRow
+    ? {
+        name: `${insert.name}+find`,
+        text: `SELECT i.input_hash, i.input, i.record_id, r.* FROM ${records} i
+           LEFT JOIN LATERAL (SELECT ${replayRow.columns} FROM ${replayRow.table} WHERE id = i.record_id) r ON true
+          WHERE i.tenant = $1 AND i.ability = $2 AND i.key = $3`,
+      }
+    : {
+        name: `${opts.schema}.idempotency_find`,
+        text: `SELECT input_hash, input, record_id FROM ${records} WHERE tenant = $1 AND ability = $2 AND key = $3`,
+      };
+  const statements: Statements = {
+    from: { text: insert.text, values: n, table: replayRow?.table, columns: replayRow?.columns },
+    find,
+    unkeyed: { name: `${insert.name}+unkeyed`, text: `WITH claim AS (SELECT NULL::text AS record_id)${following}` },
+    claim: {
+      name: `${insert.name}+claim`,
+      text: `WITH claim AS (${row}
+           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id)${following}`,
+    },
+    idempotency: { name: `${insert.name}+idempotency`, text: `WITH idempotency AS (${row})${following}` },
+  };
+  built.set(key, statements);
+  return statements;
+}
+
 /**
  * `idempotentCreate` for a creation that is one INSERT … RETURNING: same semantics, no interactive
  * transaction. Without a key the statement runs alone; with one, the idempotency row is inserted by
@@ -268,7 +339,6 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T, S extends
   opts: IdempotentInsert<R, T, S>,
 ): Promise<{ result: T; created: boolean }> {
   const { pool, call, ability, insert } = opts;
-  const records = table(opts.schema);
   /** The statement's result; undefined when it returned no row and `taken` says that means a taken key. */
   const run = async (name: string, text: string, values: unknown[], taken = false): Promise<T | undefined> => {
     const [returned] = await runPrepared<R>(pool, name, text, values);
@@ -276,51 +346,26 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T, S extends
     if (taken) return undefined;
     throw new Error(`${insert.name} returned no row`);
   };
-  const rest = insert.text.trimStart();
-  // The idempotency row is the first CTE; the statement's own CTEs, if any, follow it.
-  const following = rest.startsWith("WITH ") ? `, ${rest.slice(5)}` : `\n${rest}`;
-  const n = insert.values.length;
-  const row = `INSERT INTO ${records} (tenant, ability, key, input_hash, input, record_id, created_at)
-           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, now())`;
-  const { replayRow } = opts;
-  // With `replayRow` the record comes with its key; row-level security holds the lateral read to the tenant too.
-  const [findName, findText] = replayRow
-    ? [
-        `${insert.name}+find`,
-        `SELECT i.input_hash, i.input, i.record_id, r.* FROM ${records} i
-           LEFT JOIN LATERAL (SELECT ${replayRow.columns} FROM ${replayRow.table} WHERE id = i.record_id) r ON true
-          WHERE i.tenant = $1 AND i.ability = $2 AND i.key = $3`,
-      ]
-    : [
-        `${opts.schema}.idempotency_find`,
-        `SELECT input_hash, input, record_id FROM ${records} WHERE tenant = $1 AND ability = $2 AND key = $3`,
-      ];
+  const { find, unkeyed, claim, idempotency } = statementsOf(opts);
   return once({
     ability,
     input: opts.input,
-    find: async (key) => (await runPrepared<Row>(pool, findName, findText, [call.tenant, ability, key]))[0],
+    find: async (key) => (await runPrepared<Row>(pool, find.name, find.text, [call.tenant, ability, key]))[0],
     replay: (recordId, found) => {
       const { input_hash: _hash, input: _input, record_id: _id, ...record } = found as Row & Record<string, unknown>;
+      const { replayRow } = opts;
       return replayRow && record.id != null ? Promise.resolve(replayRow.result(record as S)) : opts.replay(recordId);
     },
     claimFirst: opts.claimFirst,
     // Without `taken`, a statement that returns no row throws: never undefined.
     create: () =>
       (opts.claimFirst
-        ? run(`${insert.name}+unkeyed`, `WITH claim AS (SELECT NULL::text AS record_id)${following}`, insert.values)
+        ? run(unkeyed.name, unkeyed.text, insert.values)
         : run(insert.name, insert.text, insert.values)) as Promise<T>,
     createFirst: (first) => {
       const values = [...insert.values, call.tenant, ability, first.key, first.inputHash, first.body, opts.recordId];
-      if (opts.claimFirst) {
-        return run(
-          `${insert.name}+claim`,
-          `WITH claim AS (${row}
-           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id)${following}`,
-          values,
-          true,
-        );
-      }
-      return run(`${insert.name}+idempotency`, `WITH idempotency AS (${row})${following}`, values);
+      if (opts.claimFirst) return run(claim.name, claim.text, values, true);
+      return run(idempotency.name, idempotency.text, values);
     },
   });
 }
