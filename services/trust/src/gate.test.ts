@@ -4,15 +4,20 @@
  * fails only itself; the others of the call are in the log at contiguous indexes when the call
  * answers, and their results say so. The permits of one call, of several tenants, are each taken or
  * refused on their own, in their own tenant's scope, and a refused permit or receipt fails no item
- * of the other kind. A call carries at most 64 items.
+ * of the other kind. A tenant's permit and receipt of one call commit in one transaction; when that
+ * shared statement is undone (a receipt Postgres refuses, a replay), the log moved on, or another
+ * replica holds the log's lock, the permit is still taken exactly once, without waiting for that
+ * lock, and the receipts follow. A call carries at most 64 items.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type GantryError, makeClient, type RpcClient, sha256Hex } from "@gantry/kit";
+import { type GantryError, makeClient, type RpcClient, sha256Hex, withTenant } from "@gantry/kit";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
+import { LogAppender } from "./log-append.ts";
 import { inputHash } from "./permits.ts";
+import { receiptRow } from "./receipts.ts";
 
 let s: ServiceHarness<Context>;
 let gate: RpcClient<"gantry.trust.v1.PermitGate">;
@@ -165,6 +170,167 @@ test("one Batch call answers each permit and receipt alone, each permit in its o
     rows.map((r) => r.request_id),
     ["req_g1", "req_g4"],
   );
+});
+
+/** A permit item of a Batch call for the one-permit run `r` of `tenant`. */
+function permitOf(tenant: string, r: { id: string; keyId: string }, requestId: string) {
+  return {
+    tenant,
+    key_id: r.keyId,
+    run_id: r.id,
+    ability: "contact.get",
+    input_hash: inputHash({ id: "ctc_gate" }),
+    request_id: requestId,
+  };
+}
+
+/** The transaction that wrote the permit taken for `requestId` and the one that wrote its receipt. */
+async function writers(requestId: string): Promise<{ permit: string; receipt: string }> {
+  const { rows } = await s.db.query<{ permit: string; receipt: string }>(
+    `SELECT (SELECT xmin::text FROM trust.permits WHERE request_id = $1) AS permit,
+            (SELECT xmin::text FROM trust.receipts WHERE request_id = $1) AS receipt`,
+    [requestId],
+  );
+  return rows[0]!;
+}
+
+test("a tenant's permit and receipt of one Batch call are written by one transaction, each answered", async () => {
+  const tenant = "shared-co";
+  // The first receipt of a tenant in a process is appended under the log's lock (its right edge unknown).
+  await gate.unary("Batch", { receipts: [{ ...receipt("req_s0"), tenant }] });
+  const run = await oneRun(tenant);
+  const answer = await gate.unary("Batch", {
+    permits: [permitOf(tenant, run, "req_s1")],
+    receipts: [{ ...receipt("req_s1"), tenant }],
+  });
+  assert.match(answer.permits[0]!.permit_id, /^pmt_/);
+  assert.deepEqual(
+    answer.receipts.map((r) => [r.request_id, r.error_code, r.log_index]),
+    [["req_s1", "", 1]],
+  );
+  const w = await writers("req_s1");
+  assert.ok(w.permit, "the permit is taken for the call");
+  assert.equal(w.receipt, w.permit, "the permit and the receipt commit together");
+});
+
+test("a receipt Postgres refuses in the shared statement fails alone: the permit is taken once, the others recorded", async () => {
+  const tenant = "undo-co";
+  await gate.unary("Batch", { receipts: [{ ...receipt("req_u0"), tenant }] });
+  const run = await oneRun(tenant);
+  const answer = await gate.unary("Batch", {
+    permits: [permitOf(tenant, run, "req_u1")],
+    receipts: [
+      { ...receipt("req_u2"), tenant },
+      // Passes the service's checks; Postgres refuses the NUL (SQLSTATE 22021), undoing the statement.
+      { ...receipt("req_u3", { ability: "contact.get\u0000" }), tenant },
+      // Already in the log: a replay answers its first index.
+      { ...receipt("req_u0"), tenant },
+    ],
+  });
+  assert.match(
+    answer.permits[0]!.permit_id,
+    /^pmt_/,
+    "the undone statement's permit is taken again, not refused as used",
+  );
+  assert.deepEqual(
+    answer.receipts.map((r) => [r.request_id, r.error_code === "", r.log_index]),
+    [
+      ["req_u2", true, 1],
+      ["req_u3", false, 0],
+      ["req_u0", true, 0],
+    ],
+  );
+  const { rows } = await s.db.query<{ request_id: string; status: string }>(
+    "SELECT request_id, status FROM trust.permits WHERE run_id = $1",
+    [run.id],
+  );
+  assert.deepEqual(rows, [{ request_id: "req_u1", status: "used" }]);
+  const { rows: logged } = await s.db.query<{ request_id: string }>(
+    "SELECT request_id FROM trust.receipts WHERE tenant = $1 ORDER BY log_index",
+    [tenant],
+  );
+  assert.deepEqual(
+    logged.map((r) => r.request_id),
+    ["req_u0", "req_u2"],
+  );
+});
+
+test("when another replica appended meanwhile, the shared statement still takes the permit and the receipt follows", async () => {
+  const tenant = "moved-co";
+  await gate.unary("Batch", { receipts: [{ ...receipt("req_m0"), tenant }] });
+  // Another replica (its own appender on the same database) appends: this process's edge is stale.
+  const other = new LogAppender(s.ctx.pool);
+  const fields = { ...receipt("req_m1"), tenant };
+  await withTenant(tenant, () =>
+    other.append(
+      receiptRow(s.ctx, {
+        tenant,
+        requestId: fields.request_id,
+        runId: fields.run_id,
+        permitId: null,
+        ability: fields.ability,
+        inputHash: fields.input_hash,
+        resultHash: fields.result_hash,
+        status: 200,
+        at: new Date(),
+      }),
+    ),
+  );
+  const run = await oneRun(tenant);
+  const answer = await gate.unary("Batch", {
+    permits: [permitOf(tenant, run, "req_m2")],
+    receipts: [{ ...receipt("req_m2"), tenant }],
+  });
+  assert.match(answer.permits[0]!.permit_id, /^pmt_/);
+  assert.deepEqual(
+    answer.receipts.map((r) => [r.request_id, r.error_code, r.log_index]),
+    [["req_m2", "", 2]],
+  );
+  const { rows } = await s.db.query(
+    "SELECT count(*)::int AS n FROM trust.permits WHERE run_id = $1 AND status = 'used'",
+    [run.id],
+  );
+  assert.equal(rows[0].n, 1);
+});
+
+test("while another replica holds the log's lock, the permit is taken without waiting for it; the receipt follows", async () => {
+  const tenant = "locked-co";
+  await gate.unary("Batch", { receipts: [{ ...receipt("req_l0"), tenant }] });
+  const run = await oneRun(tenant);
+  const holder = await s.db.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query("SELECT size FROM trust.logs WHERE tenant = $1 FOR UPDATE", [tenant]);
+    const answer = gate.unary("Batch", {
+      permits: [permitOf(tenant, run, "req_l1")],
+      receipts: [{ ...receipt("req_l1"), tenant }],
+    });
+    // The permit is taken (committed) while the lock is still held; the receipt waits for it. The
+    // bound only ends the test if the permit waits for the lock (it never comes while the lock is held).
+    const giveUp = Date.now() + 30_000;
+    for (let used = false; !used; ) {
+      const { rows } = await s.db.query("SELECT status FROM trust.permits WHERE run_id = $1", [run.id]);
+      used = rows[0]?.status === "used";
+      if (!used) {
+        assert.ok(Date.now() < giveUp, "the permit is taken while another replica holds the log's lock");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const { rows: logged } = await s.db.query("SELECT count(*)::int AS n FROM trust.receipts WHERE tenant = $1", [
+      tenant,
+    ]);
+    assert.equal(logged[0].n, 1, "the receipt is not appended while another holds the log");
+    await holder.query("COMMIT");
+    const done = await answer;
+    assert.match(done.permits[0]!.permit_id, /^pmt_/);
+    assert.deepEqual(
+      done.receipts.map((r) => [r.request_id, r.error_code, r.log_index]),
+      [["req_l1", "", 1]],
+    );
+  } finally {
+    await holder.query("ROLLBACK").catch(() => {});
+    holder.release();
+  }
 });
 
 test("a call with more than 64 permits and receipts in all is refused whole, naming the bound", async () => {

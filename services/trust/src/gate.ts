@@ -10,7 +10,6 @@
 import { GantryError, type grpc, lookupService, toGrpcError, translateDbError, withTenant } from "@gantry/kit";
 import type {
   ConsumedPermitInit,
-  ConsumePermitRequest,
   GateBatchRequest,
   RecordedReceiptInit,
   RecordReceiptRequest,
@@ -18,8 +17,9 @@ import type {
 import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
-import { consumePermits } from "./permits.ts";
-import { recordReceipt } from "./receipts.ts";
+import type { ReceiptRow } from "./log-append.ts";
+import { consumePermits, takeArgs } from "./permits.ts";
+import { receiptRow } from "./receipts.ts";
 import { jwks } from "./signing.ts";
 import { logResource } from "./tiles.ts";
 
@@ -42,13 +42,13 @@ function checkHash(value: string, name: string): void {
  */
 const MAX_ITEMS = 64;
 
-function checkItems(items: readonly unknown[], what: string): void {
-  if (items.length > MAX_ITEMS)
+function checkItems(count: number): void {
+  if (count > MAX_ITEMS)
     throw new GantryError(
       "invalid_request",
-      `One call carries at most ${MAX_ITEMS} ${what}; this one has ${items.length}.`,
+      `One call carries at most ${MAX_ITEMS} permits and receipts; this one has ${count}.`,
       {
-        reason: `Send the ${what} in calls of at most ${MAX_ITEMS}.`,
+        reason: `Send the permits and receipts in calls of at most ${MAX_ITEMS}.`,
       },
     );
 }
@@ -61,49 +61,86 @@ function itemError(ctx: Context, thrown: unknown, fields: Record<string, string>
   return gerr;
 }
 
+/** A Batch call's items of one tenant: the indexes of its permits, and its receipts signed. */
+interface TenantItems {
+  permits: number[];
+  receipts: { i: number; row: ReceiptRow }[];
+}
+
+/** A receipt of a Batch call checked and signed, as its log row; throws what is wrong with it. */
+function receiptOf(ctx: Context, req: RecordReceiptRequest): ReceiptRow {
+  checkTenant(req.tenant);
+  checkHash(req.input_hash, "input_hash");
+  if (req.result_hash) checkHash(req.result_hash, "result_hash");
+  if (!req.request_id || !req.run_id || !req.ability)
+    throw new GantryError("invalid_request", "request_id, run_id and ability are required");
+  return receiptRow(ctx, {
+    tenant: req.tenant,
+    requestId: req.request_id,
+    runId: req.run_id,
+    permitId: req.permit_id || null,
+    ability: req.ability,
+    inputHash: req.input_hash,
+    resultHash: req.result_hash || null,
+    status: req.status,
+    at: new Date(req.at_ms || ctx.now()),
+  });
+}
+
 /**
- * The permits of a Batch call: one statement per tenant in the call (in that tenant's
- * scope), and one result per permit, in order.
+ * One tenant's permits and receipts of a Batch call, in its scope. Both go in the tenant's next
+ * batch of the appender (log-append.ts), so permits and receipts waiting together, of this call and
+ * of others, are one statement: one round trip and one commit. Each item's result is set in `out`.
  */
-async function consumeAll(ctx: Context, reqs: readonly ConsumePermitRequest[]): Promise<ConsumedPermitInit[]> {
-  const results: ConsumedPermitInit[] = new Array(reqs.length);
-  const byTenant = new Map<string, number[]>();
-  for (const [i, req] of reqs.entries()) {
-    try {
-      checkTenant(req.tenant);
-      checkHash(req.input_hash, "input_hash");
-      const indexes = byTenant.get(req.tenant);
-      if (indexes) indexes.push(i);
-      else byTenant.set(req.tenant, [i]);
-    } catch (thrown) {
-      results[i] = { run_id: req.run_id, error_json: JSON.stringify(itemError(ctx, thrown, {}).toJSON()) };
-    }
-  }
-  await Promise.all(
-    [...byTenant].map(async ([tenant, indexes]) => {
-      let outcomes: Awaited<ReturnType<typeof consumePermits>>;
-      try {
-        outcomes = await withTenant(tenant, () =>
-          consumePermits(
-            ctx,
-            tenant,
-            indexes.map((i) => reqs[i]!),
-          ),
-        );
-      } catch (thrown) {
-        const gerr = itemError(ctx, thrown, { tenant });
-        outcomes = indexes.map(() => gerr);
-      }
-      for (const [j, i] of indexes.entries()) {
-        const outcome = outcomes[j]!;
-        results[i] =
-          outcome instanceof GantryError
-            ? { run_id: reqs[i]!.run_id, error_json: JSON.stringify(outcome.toJSON()) }
-            : { run_id: outcome.runId, permit_id: outcome.permitId };
-      }
-    }),
-  );
-  return results;
+async function tenantItems(
+  ctx: Context,
+  tenant: string,
+  items: TenantItems,
+  req: GateBatchRequest,
+  out: { permits: ConsumedPermitInit[]; receipts: RecordedReceiptInit[] },
+): Promise<void> {
+  const permitReqs = items.permits.map((i) => req.permits[i]!);
+  const rows = items.receipts.map((r) => r.row);
+  // Both kinds go in the tenant's next batch (log-append.ts), one statement when both wait.
+  const logIndexes = rows.map((row) => ctx.appender.append(row));
+  const permits = permitReqs.length
+    ? ctx.appender
+        .take(tenant, takeArgs(permitReqs, ctx.now()))
+        .then((done) => consumePermits(ctx, tenant, permitReqs, done))
+    : Promise.resolve([]);
+  await Promise.all([
+    permits.then(
+      (outcomes) => {
+        for (const [j, i] of items.permits.entries()) {
+          const outcome = outcomes[j]!;
+          out.permits[i] =
+            outcome instanceof GantryError
+              ? { run_id: req.permits[i]!.run_id, error_json: JSON.stringify(outcome.toJSON()) }
+              : { run_id: outcome.runId, permit_id: outcome.permitId };
+        }
+      },
+      (thrown) => {
+        const json = JSON.stringify(itemError(ctx, thrown, { tenant }).toJSON());
+        for (const i of items.permits) out.permits[i] = { run_id: req.permits[i]!.run_id, error_json: json };
+      },
+    ),
+    ...items.receipts.map(({ i, row }, j) =>
+      logIndexes[j]!.then(
+        (logIndex) => {
+          out.receipts[i] = { request_id: row.requestId, log_index: logIndex };
+        },
+        (thrown) => {
+          out.receipts[i] = receiptError(ctx, row.requestId, thrown);
+        },
+      ),
+    ),
+  ]);
+}
+
+/** A receipt's failure as its own result. */
+function receiptError(ctx: Context, requestId: string, thrown: unknown): RecordedReceiptInit {
+  const gerr = itemError(ctx, thrown, { requestId });
+  return { request_id: requestId, error_code: gerr.code, error_message: gerr.message };
 }
 
 function unaryHandler<Req, Res>(ctx: Context, name: string, fn: (req: Req) => Promise<Res>) {
@@ -120,46 +157,45 @@ function unaryHandler<Req, Res>(ctx: Context, name: string, fn: (req: Req) => Pr
   };
 }
 
-/** Signs and appends one receipt of a Batch call; its failure becomes its own result. */
-async function recordOne(ctx: Context, req: RecordReceiptRequest): Promise<RecordedReceiptInit> {
-  try {
-    checkTenant(req.tenant);
-    checkHash(req.input_hash, "input_hash");
-    if (req.result_hash) checkHash(req.result_hash, "result_hash");
-    if (!req.request_id || !req.run_id || !req.ability)
-      throw new GantryError("invalid_request", "request_id, run_id and ability are required");
-    const receipt = await withTenant(req.tenant, () =>
-      recordReceipt(ctx, {
-        tenant: req.tenant,
-        requestId: req.request_id,
-        runId: req.run_id,
-        permitId: req.permit_id || null,
-        ability: req.ability,
-        inputHash: req.input_hash,
-        resultHash: req.result_hash || null,
-        status: req.status,
-        at: new Date(req.at_ms || ctx.now()),
-      }),
-    );
-    return { request_id: receipt.requestId, log_index: receipt.logIndex };
-  } catch (thrown) {
-    const gerr = itemError(ctx, thrown, { requestId: req.request_id });
-    return { request_id: req.request_id, error_code: gerr.code, error_message: gerr.message };
-  }
-}
-
 export function permitGateService(ctx: Context) {
   const Service = lookupService(TRUST_PROTO, "gantry.trust.v1.PermitGate");
   const impl: grpc.UntypedServiceImplementation = {
     Batch: unaryHandler(ctx, "Batch", async (req: GateBatchRequest) => {
-      checkItems([...req.permits, ...req.receipts], "permits and receipts");
-      // Permits and receipts are worked on side by side, neither kind queued behind the other. The
-      // receipts go together, so one tenant's go in one append batch (log-append.ts); each item
-      // settles alone, so a refused one does not fail the others.
-      const [permits, receipts] = await Promise.all([
-        consumeAll(ctx, req.permits),
-        Promise.all(req.receipts.map((r) => recordOne(ctx, r))),
-      ]);
+      checkItems(req.permits.length + req.receipts.length);
+      const permits: ConsumedPermitInit[] = new Array(req.permits.length);
+      const receipts: RecordedReceiptInit[] = new Array(req.receipts.length);
+      const byTenant = new Map<string, TenantItems>();
+      const itemsOf = (tenant: string): TenantItems => {
+        let items = byTenant.get(tenant);
+        if (!items) {
+          items = { permits: [], receipts: [] };
+          byTenant.set(tenant, items);
+        }
+        return items;
+      };
+      for (const [i, p] of req.permits.entries()) {
+        try {
+          checkTenant(p.tenant);
+          checkHash(p.input_hash, "input_hash");
+          itemsOf(p.tenant).permits.push(i);
+        } catch (thrown) {
+          permits[i] = { run_id: p.run_id, error_json: JSON.stringify(itemError(ctx, thrown, {}).toJSON()) };
+        }
+      }
+      for (const [i, r] of req.receipts.entries()) {
+        try {
+          const row = receiptOf(ctx, r);
+          itemsOf(r.tenant).receipts.push({ i, row });
+        } catch (thrown) {
+          receipts[i] = receiptError(ctx, r.request_id, thrown);
+        }
+      }
+      // Each tenant's items side by side; each item settles alone, so a refused one fails no other.
+      await Promise.all(
+        [...byTenant].map(([tenant, items]) =>
+          withTenant(tenant, () => tenantItems(ctx, tenant, items, req, { permits, receipts })),
+        ),
+      );
       return { permits, receipts };
     }),
     GetJwks: unaryHandler(ctx, "GetJwks", async () => ({ jwks_json: JSON.stringify(jwks(ctx.keys.publicKeys)) })),

@@ -4,7 +4,9 @@
  * at distinct contiguous indexes, a replayed request id keeps its first index, and the stored
  * subtree hashes give the tree of the leaves in index order (root and every audit path). A log
  * that held receipts before `log_nodes` existed gets its nodes from the migration and keeps its
- * proofs. Real Postgres, the service's role under row-level security.
+ * proofs. Permits waiting with receipts are taken in the receipts' statement (one transaction), several
+ * Batch calls' permits in one consume, each call answered by its own. Real Postgres, the service's
+ * role under row-level security.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -15,6 +17,7 @@ import pg from "pg";
 import { enforceTenantIsolation, migrate, repoRoot, SERVICE_ROLE, TenantPool, withTenant } from "@gantry/kit";
 import { startStack, type Stack } from "@gantry/infra/runner/stack.ts";
 import { LogAppender, type ReceiptRow } from "./log-append.ts";
+import type { TakeArgs } from "./permits.ts";
 import { StoredTree } from "./log-nodes.ts";
 import { leafHash, rootHash, verifyInclusion } from "./merkle.ts";
 
@@ -152,4 +155,52 @@ test("a batch where Postgres refuses one receipt still appends the others, at co
     "mixed",
     stored.rows.map((r) => leafHash(r.request_id)),
   );
+});
+
+test("permits of several Batch calls waiting with receipts are taken in the receipts' statement, each call answered its own", async () => {
+  const tenant = "takes";
+  const appender = new LogAppender(pool);
+  await withTenant(tenant, () => appender.append(row(tenant, "req_t0")));
+  const hash = "1".repeat(64);
+  for (const run of ["run_t1", "run_t2"]) {
+    await admin.query(
+      `INSERT INTO trust.runs (id, tenant, task, key_id, request_id, created_at, expires_at)
+       VALUES ($1, $2, 'takes', 'key_t', 'req_pre', now(), now() + interval '1 hour')`,
+      [run, tenant],
+    );
+    await admin.query(
+      `INSERT INTO trust.permits (id, tenant, run_id, position, ability, input_hash, status)
+       VALUES ($1, $2, $3, 0, 'contact.get', $4, 'issued')`,
+      [`pmt_${run}`, tenant, run, hash],
+    );
+  }
+  const now = new Date();
+  const args = (runs: string[], requestIds: string[]) =>
+    [runs, runs.map(() => "key_t"), runs.map(() => "contact.get"), runs.map(() => hash), requestIds, now] as TakeArgs;
+  // Sent in one tick, so they wait for one batch: run_t1's one permit goes to the first of its callers.
+  const [first, second, logIndex] = await withTenant(tenant, () =>
+    Promise.all([
+      appender.take(tenant, args(["run_t2", "run_t1"], ["req_t1", "req_t2"])),
+      appender.take(tenant, args(["run_t1"], ["req_t3"])),
+      appender.append(row(tenant, "req_t4")),
+    ]),
+  );
+  assert.deepEqual(
+    [...first.taken].sort((x, y) => x.ord - y.ord),
+    [
+      { ord: 1, id: "pmt_run_t2" },
+      { ord: 2, id: "pmt_run_t1" },
+    ],
+  );
+  assert.deepEqual(second.taken, [], "the second call of run_t1 finds its one permit taken");
+  assert.equal(logIndex, 1);
+  const { rows } = await admin.query(
+    `SELECT p.request_id, p.xmin::text = r.xmin::text AS together
+       FROM trust.permits p, trust.receipts r WHERE p.tenant = $1 AND r.request_id = 'req_t4' ORDER BY p.request_id`,
+    [tenant],
+  );
+  assert.deepEqual(rows, [
+    { request_id: "req_t1", together: true },
+    { request_id: "req_t2", together: true },
+  ]);
 });

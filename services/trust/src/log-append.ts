@@ -3,7 +3,9 @@
  * Appending receipts to a tenant's log with group commit: the receipts of one tenant that arrive
  * while a batch of that tenant is being written wait and go together in the next batch. Each
  * receipt is in the log (indexed, its nodes stored) before the PermitGate.Batch call carrying it
- * answers for it.
+ * answers for it. The permits of the tenant's calls wait in the same queue: when both kinds wait,
+ * one statement takes the permits and appends the receipts (APPEND_TAKING: one round trip and one
+ * commit instead of two), else each kind goes alone as soon as the batch before it is written.
  *
  * A batch is one statement when this process knows the log's right edge (it wrote the last batch):
  * a compare-and-swap on `logs.size` that inserts the receipts, the O(k + log n) nodes they complete
@@ -19,6 +21,7 @@ import type pg from "pg";
 import { detachedFromCall, inTransaction, preparedQuery, withTenant } from "@gantry/kit";
 import { appendNodes, frontierOf } from "./merkle.ts";
 import { keyOf } from "./log-nodes.ts";
+import { type TakeArgs, takePermits } from "./permits.ts";
 
 /** One receipt to append, as the `receipts` row is written. */
 export interface ReceiptRow {
@@ -74,6 +77,52 @@ const APPEND_AT = `WITH l AS (UPDATE trust.logs SET size = $6 WHERE tenant = $1 
      WHERE EXISTS (SELECT 1 FROM l))
   SELECT size FROM l`;
 const appendAt = preparedQuery<{ size: number }, unknown[]>("trust.append_at", APPEND_AT);
+
+/**
+ * APPEND_AT and the consume of the tenant's waiting permits (`trust.take_permits`, permits.ts) in
+ * one statement: one round trip and one commit for both instead of two. The consume takes its
+ * permits whether or not the compare-and-swap appends (`size` is null when it did not), and an
+ * error undoes both, as one statement. The log's row is locked SKIP LOCKED: while another replica
+ * appends, the permits are taken without waiting for its lock, and the receipts follow under the
+ * lock (lockedBatch), as when the log moved on. $8–$13 are the consume's arguments after the tenant.
+ */
+const APPEND_TAKING = (() => {
+  const casAt = "WITH l AS (UPDATE trust.logs SET size = $6 WHERE tenant = $1 AND size = $7 RETURNING size),";
+  const last = "SELECT size FROM l";
+  if (!APPEND_AT.startsWith(casAt) || !APPEND_AT.endsWith(last)) throw new Error("APPEND_AT changed its shape");
+  return `WITH p AS (SELECT ord, id FROM trust.take_permits($1, $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13)),
+  k AS (SELECT tenant FROM trust.logs WHERE tenant = $1 AND size = $7 FOR UPDATE SKIP LOCKED),
+  l AS (UPDATE trust.logs SET size = $6 FROM k WHERE logs.tenant = k.tenant RETURNING logs.size),${APPEND_AT.slice(casAt.length, -last.length)}SELECT (SELECT size FROM l) AS size,
+       (SELECT coalesce(json_agg(json_build_array(p.ord, p.id)), '[]') FROM p) AS taken`;
+})();
+const appendTaking = preparedQuery<{ size: number | null; taken: [number, string][] }, unknown[]>(
+  "trust.append_taking",
+  APPEND_TAKING,
+);
+
+/**
+ * The receipts appended at `edge` and the permits taken, in one statement: `appended` is null when
+ * the log moved on meanwhile (the permits are taken all the same).
+ */
+async function appendTakingAt(
+  pool: pg.Pool,
+  edge: Edge,
+  rows: readonly ReceiptRow[],
+  take: { args: TakeArgs },
+): Promise<{ appended: { indexes: Map<string, number>; after: Edge } | null; taken: TakenPermit[] }> {
+  const { values, after } = appendValues(rows[0]!.tenant, edge, rows);
+  const [row] = await appendTaking(pool, ...values, ...take.args);
+  return {
+    appended: row!.size === null ? null : { indexes: new Map(rows.map((r, i) => [r.requestId, edge.size + i])), after },
+    taken: row!.taken.map(([ord, id]) => ({ ord: Number(ord), id })),
+  };
+}
+
+/** A permit the consume took: its call's position in the consume's arrays (from 1) and its id. */
+export interface TakenPermit {
+  ord: number;
+  id: string;
+}
 
 /** The values of APPEND_AT for `rows` appended to the log of `edge`, and the edge after them. */
 function appendValues(tenant: string, edge: Edge, rows: readonly ReceiptRow[]): { values: unknown[]; after: Edge } {
@@ -195,9 +244,25 @@ async function lockedBatch(
   });
 }
 
-/** The per-process queues of receipts waiting for their tenant's next batch. */
+/** The permits of one PermitGate.Batch call of a tenant, waiting to be taken with its next batch. */
+interface WaitingTake {
+  args: TakeArgs;
+  resolve: (taken: { taken: TakenPermit[]; now: number }) => void;
+  reject: (err: unknown) => void;
+}
+
+/** What waits for a tenant's next batch. */
+interface Queue {
+  receipts: Waiting[];
+  takes: WaitingTake[];
+}
+
+/**
+ * The per-process queues of the tenants' next batches: the receipts to append and the permits to
+ * take, together in one statement when both wait (APPEND_TAKING).
+ */
 export class LogAppender {
-  private readonly waiting = new Map<string, Waiting[]>();
+  private readonly waiting = new Map<string, Queue>();
   /** Each tenant's right edge as this process last wrote it: a guess the database confirms. */
   private readonly edges = new Map<string, Edge>();
   private readonly pool: pg.Pool;
@@ -208,31 +273,49 @@ export class LogAppender {
 
   /** Appends the receipt (or finds the one already recorded for its request id); its log index. */
   append(row: ReceiptRow): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(row.tenant);
-      if (queue) {
-        queue.push({ row, resolve, reject });
-        return;
-      }
-      this.waiting.set(row.tenant, [{ row, resolve, reject }]);
-      // The batch is everyone's work: the first caller going away must not cancel it.
-      detachedFromCall(() => withTenant(row.tenant, () => this.drain(row.tenant)));
-    });
+    return new Promise((resolve, reject) => this.queue(row.tenant).receipts.push({ row, resolve, reject }));
   }
 
-  /** Writes the tenant's waiting receipts batch after batch until none is left. */
+  /**
+   * Takes permits of `tenant`'s calls (`trust.take_permits`'s arguments after the tenant, at the
+   * time they carry) in the tenant's next batch: in the statement that appends its receipts when
+   * receipts wait too, else alone. The rows the consume took (`ord` counts from 1 in `args`), and
+   * the time they were taken at.
+   */
+  take(tenant: string, args: TakeArgs): Promise<{ taken: TakenPermit[]; now: number }> {
+    return new Promise((resolve, reject) => this.queue(tenant).takes.push({ args, resolve, reject }));
+  }
+
+  /** The tenant's queue, its drain started by the first item. */
+  private queue(tenant: string): Queue {
+    let queue = this.waiting.get(tenant);
+    if (!queue) {
+      queue = { receipts: [], takes: [] };
+      this.waiting.set(tenant, queue);
+      // The batch is everyone's work: the first caller going away must not cancel it.
+      detachedFromCall(() => withTenant(tenant, () => this.drain(tenant)));
+    }
+    return queue;
+  }
+
+  /** Writes the tenant's waiting receipts and permits batch after batch until none is left. */
   private async drain(tenant: string): Promise<void> {
-    // Receipts arriving during this tick join the first batch.
+    // Items arriving during this tick join the first batch.
     await Promise.resolve();
     for (;;) {
       const queue = this.waiting.get(tenant)!;
-      const batch = queue.splice(0, MAX_BATCH);
-      if (!batch.length) {
+      const batch = queue.receipts.splice(0, MAX_BATCH);
+      let permits = 0;
+      let t = 0;
+      while (t < queue.takes.length && permits + queue.takes[t]!.args[0].length <= MAX_BATCH)
+        permits += queue.takes[t++]!.args[0].length;
+      const takes = queue.takes.splice(0, Math.max(t, 1));
+      if (!batch.length && !takes.length) {
         this.waiting.delete(tenant);
         return;
       }
       try {
-        await this.write(tenant, batch);
+        await this.write(tenant, batch, takes);
       } catch (err) {
         if (batch.length === 1 || !refusedData(err)) {
           for (const w of batch) w.reject(err);
@@ -240,19 +323,56 @@ export class LogAppender {
         }
         // One receipt Postgres refuses (a NUL in a field) fails its whole statement: the others of
         // the batch are not to be lost with it, so each is written alone and fails only itself.
-        for (const w of batch) await this.write(tenant, [w]).catch((one) => w.reject(one));
+        for (const w of batch) await this.write(tenant, [w], []).catch((one) => w.reject(one));
       }
     }
   }
 
-  /** One batch in the log (one statement, or the locked transaction), its waiters answered. */
-  private async write(tenant: string, batch: readonly Waiting[]): Promise<void> {
+  /**
+   * One batch: the receipts in the log (one statement, or the locked transaction) and the permits
+   * taken, in one statement when both wait and the edge is known. The permits' waiters are answered
+   * here; an error of the receipts' part is thrown, for {@link drain} to sort out.
+   */
+  private async write(tenant: string, batch: readonly Waiting[], takes: readonly WaitingTake[]): Promise<void> {
     // One receipt per request id in a batch (a retried Batch may carry it twice).
     const rows = [...new Map(batch.map((w) => [w.row.requestId, w.row])).values()];
+    const take = takes.length ? joinTakes(takes) : undefined;
     const edge = this.edges.get(tenant);
+    let taking: Promise<TakenPermit[]> | undefined;
+    let done: { indexes: Map<string, number>; after: Edge } | null = null;
+    if (take && rows.length && edge) {
+      try {
+        const both = await appendTakingAt(this.pool, edge, rows, take);
+        taking = Promise.resolve(both.taken);
+        done = both.appended;
+      } catch (err) {
+        // The statement is undone whole: the permits are taken alone, the receipts under the lock.
+        if (!refusedData(err)) {
+          this.edges.delete(tenant);
+          for (const w of takes) w.reject(err);
+          throw err;
+        }
+      }
+    }
+    if (take) {
+      taking ??= takePermits(this.pool, tenant, ...take.args).then((taken) =>
+        taken.map((r) => ({ ord: Number(r.ord), id: r.id })),
+      );
+      taking.then(
+        (taken) => answerTakes(takes, taken, take.args[5].getTime()),
+        (err) => {
+          for (const w of takes) w.reject(err);
+        },
+      );
+    }
+    if (!rows.length) {
+      await taking?.catch(() => {});
+      return;
+    }
     try {
-      const done =
-        (edge && (await fastBatch(this.pool, tenant, edge, rows))) || (await lockedBatch(this.pool, tenant, rows));
+      done ??=
+        (edge && !take && (await fastBatch(this.pool, tenant, edge, rows))) ||
+        (await lockedBatch(this.pool, tenant, rows));
       this.edges.delete(tenant);
       if (this.edges.size >= MAX_EDGES) this.edges.clear();
       this.edges.set(tenant, done.after);
@@ -260,7 +380,30 @@ export class LogAppender {
     } catch (err) {
       this.edges.delete(tenant);
       throw err;
+    } finally {
+      await taking?.catch(() => {});
     }
+  }
+}
+
+/** Several Batch calls' permits as one consume: their arguments end to end, taken at the latest time. */
+function joinTakes(takes: readonly WaitingTake[]): { args: TakeArgs } {
+  if (takes.length === 1) return takes[0]!;
+  const now = new Date(Math.max(...takes.map((w) => w.args[5].getTime())));
+  const column = (k: 0 | 1 | 2 | 3 | 4) => takes.flatMap((w) => w.args[k]);
+  return { args: [column(0), column(1), column(2), column(3), column(4), now] };
+}
+
+/** Each Batch call's permits from the joined consume's rows (their ordinals back to its own). */
+function answerTakes(takes: readonly WaitingTake[], taken: readonly TakenPermit[], now: number): void {
+  let offset = 0;
+  for (const w of takes) {
+    const n = w.args[0].length;
+    const own = taken
+      .filter((r) => r.ord > offset && r.ord <= offset + n)
+      .map((r) => ({ ord: r.ord - offset, id: r.id }));
+    w.resolve({ taken: own, now });
+    offset += n;
   }
 }
 

@@ -213,43 +213,52 @@ function refuse(r: { code: string; message: string; reason: string }): GantryErr
  */
 export const TAKE_PERMITS =
   "SELECT ord, id FROM trust.take_permits($1, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7)";
-const takePermits = preparedQuery<
-  { ord: string; id: string },
-  [
-    tenant: string,
-    runIds: string[],
-    keyIds: string[],
-    abilities: string[],
-    inputHashes: string[],
-    requestIds: string[],
-    now: Date,
-  ]
->("trust.take_permits", TAKE_PERMITS);
+/** `trust.take_permits`'s arguments after the tenant. */
+export type TakeArgs = [
+  runIds: string[],
+  keyIds: string[],
+  abilities: string[],
+  inputHashes: string[],
+  requestIds: string[],
+  now: Date,
+];
+export const takePermits = preparedQuery<{ ord: string; id: string }, [tenant: string, ...args: TakeArgs]>(
+  "trust.take_permits",
+  TAKE_PERMITS,
+);
 
 /** A call's request to consume its permit (in a PermitGate.Batch call), its tenant already checked. */
 export type PermitRequest = Omit<ConsumePermitRequest, "tenant">;
 
 /**
- * Consumes the permits of a batch of `tenant`'s calls (in its scope, `withTenant`), each exactly
- * once: one result per call, in order, the permit taken or a 404/403 with a detail code naming why
- * not (worked out only then, with more reads: the refused call is the rare one).
+ * `trust.take_permits`'s arguments after the tenant, for `reqs` at `now`: this module's statement,
+ * or the receipts' append that takes the permits in the same statement (log-append.ts).
  */
-export async function consumePermits(
-  ctx: Context,
-  tenant: string,
-  reqs: readonly PermitRequest[],
-): Promise<({ runId: string; permitId: string } | GantryError)[]> {
-  const now = ctx.now();
-  const rows = await takePermits(
-    ctx.pool,
-    tenant,
+export function takeArgs(reqs: readonly PermitRequest[], now: number): TakeArgs {
+  return [
     reqs.map((r) => r.run_id),
     reqs.map((r) => r.key_id),
     reqs.map((r) => r.ability),
     reqs.map((r) => r.input_hash),
     reqs.map((r) => r.request_id),
     new Date(now),
-  );
+  ];
+}
+
+/**
+ * Consumes the permits of a batch of `tenant`'s calls (in its scope, `withTenant`), each exactly
+ * once: one result per call, in order, the permit taken or a 404/403 with a detail code naming why
+ * not (worked out only then, with more reads: the refused call is the rare one). `done`: the
+ * permits were already taken at `now` (in the receipts' statement), these are the rows it took.
+ */
+export async function consumePermits(
+  ctx: Context,
+  tenant: string,
+  reqs: readonly PermitRequest[],
+  done?: { taken: readonly { ord: number | string; id: string }[]; now: number },
+): Promise<({ runId: string; permitId: string } | GantryError)[]> {
+  const now = done?.now ?? ctx.now();
+  const rows = done?.taken ?? (await takePermits(ctx.pool, tenant, ...takeArgs(reqs, now)));
   const taken = new Map(rows.map((r) => [Number(r.ord) - 1, r.id]));
   return Promise.all(
     reqs.map(async (req, i) => {

@@ -14,6 +14,7 @@
  */
 import { GantryError } from "@gantry/kit";
 import type { Context } from "./context.ts";
+import type { ReceiptRow } from "./log-append.ts";
 import { leafHash } from "./merkle.ts";
 import { currentCheckpoint, type SignedTree } from "./checkpoints.ts";
 import { type Envelope, envelopeJson, signEnvelope } from "./signing.ts";
@@ -72,14 +73,11 @@ export function statementJson(f: ReceiptFields): string {
   );
 }
 
-/**
- * Signs and appends the receipt (log-append.ts batches the appends of a tenant); a second record
- * of the same request id returns the first one's index.
- */
-export async function recordReceipt(ctx: Context, f: ReceiptFields): Promise<{ requestId: string; logIndex: number }> {
+/** The receipt signed, as its log row is written (log-append.ts appends it). */
+export function receiptRow(ctx: Context, f: ReceiptFields): ReceiptRow {
   const payload = Buffer.from(statementJson(f));
   const envelope = signEnvelope(ctx.keys.current, payload);
-  const logIndex = await ctx.appender.append({
+  return {
     requestId: f.requestId,
     tenant: f.tenant,
     runId: f.runId,
@@ -92,7 +90,15 @@ export async function recordReceipt(ctx: Context, f: ReceiptFields): Promise<{ r
     at: f.at,
     envelope,
     leaf: leafHash(envelopeJson(envelope)),
-  });
+  };
+}
+
+/**
+ * Signs and appends the receipt (log-append.ts batches the appends of a tenant); a second record
+ * of the same request id returns the first one's index.
+ */
+export async function recordReceipt(ctx: Context, f: ReceiptFields): Promise<{ requestId: string; logIndex: number }> {
+  const logIndex = await ctx.appender.append(receiptRow(ctx, f));
   return { requestId: f.requestId, logIndex };
 }
 
