@@ -65,7 +65,9 @@ test("a recipient changed in the database since it was cached: the payout copies
   const tenant = "cache-sql-co";
   const rcp = await recipient(t, tenant, "USD");
   await fund(t, tenant, 100, "USD");
-  assert.equal((await send(tenant, rcp, 1)).destination.accountName, "ADA OBI");
+  const firstInput = { recipientId: rcp, amount: 1, currency: "USD", idempotencyKey: "before-change" };
+  const first = await t.call("payout.send", firstInput, { tenant });
+  assert.equal(first.destination.accountName, "ADA OBI");
 
   // Not through this process, and verified_at left as it was: only the copied fields differ.
   await t.db.query(
@@ -77,6 +79,8 @@ test("a recipient changed in the database since it was cached: the payout copies
   assert.equal(renamed.destination.accountName, "GRACE HOPPER");
   assert.equal(renamed.destination.bankName, "New Bank");
   assert.deepEqual(await stored(renamed.id), { account_name: "GRACE HOPPER", bank_name: "New Bank", status: "paid" });
+  // A replay answers the first payout as it was made: a taken key checks no recipient.
+  assert.deepEqual(await t.call("payout.send", firstInput, { tenant }), first);
 
   // The sandbox closes accounts ending 0002: the row now names one, so the payout fails and its money comes back.
   await t.db.query(`UPDATE payments.recipients SET account_number_last4 = '0002' WHERE id = $1`, [rcp]);
@@ -133,6 +137,20 @@ test("a recipient deleted or moved to another currency since it was cached: refu
   assert.equal(await keysUsed(), keysBefore);
   const bal = await t.call("payout.balance", { currency: "USD" }, { tenant });
   assert.equal(bal.balances[0].available.minor, 10000 - 200);
+});
+
+test("a cached recipient whose provider cannot be had is refused only while the row says so", async () => {
+  const tenant = "cache-provider-co";
+  const rcp = await recipient(t, tenant, "USD");
+  await fund(t, tenant, 100, "USD");
+  // A live provider_b recipient in a deployment where provider_b is the sandbox: no provider for it.
+  await t.db.query(`UPDATE payments.recipients SET mode = 'live' WHERE id = $1`, [rcp]);
+  await assert.rejects(send(tenant, rcp, 1), { code: "unavailable" });
+  await assert.rejects(send(tenant, rcp, 1), { code: "unavailable" });
+  await t.db.query(`UPDATE payments.recipients SET mode = 'sandbox' WHERE id = $1`, [rcp]);
+  const po = await send(tenant, rcp, 1);
+  assert.equal(po.status, "paid");
+  assert.equal(po.mode, "sandbox");
 });
 
 test("the accepting statement refuses a recipient that is not the row, and its key's claim rolls back with it", async () => {

@@ -43,8 +43,13 @@ export default ability("payout.send", async (input, call, ctx) => {
     try {
       provider = await providerOf(ctx, call, recipient);
     } catch (err) {
-      if (cached) return STALE;
-      throw err;
+      if (!cached) throw err;
+      // Asked again only if the row as stored would pick another provider or credential, or be
+      // refused before that (a connections outage is not waited out twice).
+      const now = await ctx.recipients.read(ctx.pool, call.tenant, recipient.id);
+      const decides = (r: Recipient) => [r.currency, r.provider, r.mode, r.credentialSource].join(" ");
+      if (now && decides(now) === decides(recipient)) throw err;
+      return STALE;
     }
     const id = newId("payout");
     const payout = newPayout({
