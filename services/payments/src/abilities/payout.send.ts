@@ -11,9 +11,9 @@
  *
  * The recipient comes from this process's cache when it holds it (src/recipient-cache.ts), so a
  * payout is one statement. That statement writes only while the recipient row still holds what
- * the payout was built from; when it does not, or anything the cached row decided fails before
- * the statement, the call reads the recipient afresh and starts again, so a payout is never
- * accepted or refused on a stale recipient.
+ * the payout was built from; when it does not, or no provider can be had for the cached row and
+ * the row as stored decides otherwise, the call starts again on the row as stored, so a payout is
+ * never accepted or refused on a stale recipient.
  */
 import { GantryError, idempotentInsert } from "@gantry/kit";
 import { toMinor } from "@gantry/kit/money.ts";
@@ -35,8 +35,9 @@ export default ability("payout.send", async (input, call, ctx) => {
 
   /**
    * The payout accepted (and sent) to `recipient`, or STALE, with nothing written, when the row
-   * no longer holds what the payout was built from, or, for a cached recipient, when its provider
-   * could not be had (the recipient's provider, mode and credential source decide which).
+   * no longer holds what the payout was built from, or, for a cached recipient, when no provider
+   * could be had for it (its provider, mode and credential source decide which) and the row as
+   * stored decides otherwise.
    */
   const attempt = async (recipient: Recipient, cached: boolean) => {
     let provider: Provider;
