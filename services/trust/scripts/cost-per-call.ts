@@ -4,7 +4,8 @@
  * workspace, keys, Postgres with its backends, from /proc) and Postgres transactions per call
  * (each statement outside a transaction is one; pg_stat_database). The stack is the test stack
  * (gateway, keys, trust and workspace as separate processes, real Postgres and NATS); `N` calls per
- * mode at `C` at once, after 200 to warm up, plain and run alternating `ROUNDS` times. Runs of 50
+ * mode at `C` at once, after 200 to warm up, plain and run alternating `ROUNDS` times, with each
+ * mode's calls/s and latency (p50, p99: how long a call waits, e.g. a permit behind its tenant's batch). Runs of 50
  * identical permits, as the bench's `contact.get:run`. With `PROF_DIR` every process of the stack
  * writes a `--cpu-prof` profile there when it stops; `MODES=run` measures only calls under a run.
  * With `WAL=1` it also prints WAL bytes per call by table and index (pg_walinspect over the window;
@@ -104,6 +105,12 @@ async function xacts(): Promise<number> {
   return Number(rows[0].n);
 }
 
+/** The q-quantile of `xs` in ms, one decimal. */
+function quantile(xs: number[], q: number): string {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1);
+}
+
 async function measure(mode: "plain" | "run", n: number): Promise<void> {
   const runIds = mode === "run" ? await runs(n) : [];
   const x0 = await xacts();
@@ -113,11 +120,14 @@ async function measure(mode: "plain" | "run", n: number): Promise<void> {
   const window0 = process.hrtime.bigint() / 1000n;
   let next = 0;
   let failed = 0;
+  const latencies: number[] = [];
   await Promise.all(
     Array.from({ length: C }, async () => {
       for (let i = next++; i < n; i = next++) {
         const body = mode === "run" ? { input, context: { runId: runIds[Math.floor(i / PER_RUN)] } } : { input };
+        const s0 = performance.now();
         const r = await post("contact.get", body);
+        latencies.push(performance.now() - s0);
         if (r.status !== 200) failed++;
       }
     }),
@@ -132,7 +142,8 @@ async function measure(mode: "plain" | "run", n: number): Promise<void> {
   console.log(
     `${mode}: CPU µs/call ${per.join(", ")}; total ${((total * 1000) / n).toFixed(0)}; ` +
       `Postgres transactions/call ${((x1 - x0 - 1) / n).toFixed(2)}; WAL ${((wal1.bytes - wal0.bytes) / n).toFixed(0)} B/call; ` +
-      `${((n / ms) * 1000).toFixed(0)} calls/s (profile window ${window0}-${window1})` +
+      `${((n / ms) * 1000).toFixed(0)} calls/s, latency p50 ${quantile(latencies, 0.5)} p99 ${quantile(latencies, 0.99)} ms ` +
+      `(profile window ${window0}-${window1})` +
       (failed ? `; ${failed} not 200` : ""),
   );
   if (process.env.WAL && wal1.bytes > wal0.bytes)
