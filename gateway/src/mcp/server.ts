@@ -71,14 +71,14 @@ function httpContext(ctx: ServerContext): McpHttpContext {
 }
 
 /**
- * A call's headers that belong on the HTTP response. Not its `X-Request-Id` (the HTTP response
- * keeps the HTTP request's own; each call's id is in its result's `_meta`) nor `Retry-After` (the
- * HTTP exchange succeeded; the wait is the tool error's `retryAfterMs`).
+ * A call's headers that belong on the HTTP response. Not its `Retry-After` (the HTTP exchange
+ * succeeded; the wait is the tool error's `retryAfterMs`). The call's own id is in its result's
+ * `_meta`; the HTTP response keeps the HTTP request's `X-Request-Id`.
  */
 function forHttpResponse(headers: ResponseHeaders): ResponseHeaders {
   // Idempotent-Replayed describes one tool call, not the HTTP exchange (MCP tool calls take their
   // idempotencyKey in the arguments; a replay's result is the first call's, as over HTTP).
-  const { "X-Request-Id": _id, "Retry-After": _retry, "Idempotent-Replayed": _replayed, ...rest } = headers;
+  const { "Retry-After": _retry, "Idempotent-Replayed": _replayed, ...rest } = headers;
   return rest;
 }
 

@@ -101,7 +101,9 @@ async function runPipeline(
   span: Span | undefined,
 ): Promise<AbilityOutcome> {
   const { requestId, started } = request;
-  const headers: ResponseHeaders = { "X-Request-Id": requestId };
+  // Not X-Request-Id: the HTTP response has it from the start of the call (request-id.ts), and an MCP
+  // tool call's id goes in its result, not on the HTTP response.
+  const headers: ResponseHeaders = {};
   const state: CallState = {};
   let status = 500;
   let errorCode: string | undefined;

@@ -20,11 +20,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.now = now;
   }
 
-  async take(keyId: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
-    return this.takeSync(keyId, policy);
-  }
-
-  takeSync(keyId: string, policy: RateLimitPolicy): RateLimitDecision {
+  take(keyId: string, policy: RateLimitPolicy): RateLimitDecision {
     const now = this.now();
     const windowMs = policy.windowSeconds * 1000;
     if (now > this.sweepAt) this.sweep(now);

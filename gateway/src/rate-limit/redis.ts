@@ -58,7 +58,7 @@ export class RedisRateLimiter implements RateLimiter {
         this.degraded = true;
         this.log.warn({ err: String(err) }, "redis rate limiter unavailable; limiting per gateway until it recovers");
       }
-      return this.fallback.takeSync(keyId, policy);
+      return this.fallback.take(keyId, policy);
     }
   }
 

@@ -18,6 +18,7 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   readonly kind: "memory" | "redis";
-  take(keyId: string, policy: RateLimitPolicy): Promise<RateLimitDecision>;
+  /** The in-memory limiter answers at once, so it makes no promise; Redis answers later. */
+  take(keyId: string, policy: RateLimitPolicy): RateLimitDecision | Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
