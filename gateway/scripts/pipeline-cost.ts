@@ -15,52 +15,14 @@
  * git archive <commit> gateway | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/node_modules
  * node_modules/.bin/node gateway/scripts/pipeline-cost.ts /tmp/before/gateway/src web.research 100000
  */
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { abilityById } from "@gantry/proto/catalogue";
-import { createLogger, GantryError, generateKey, type KeyRecord } from "@gantry/kit";
+import { GantryError } from "@gantry/kit";
+import { standInGateway } from "./stand-in-deps.ts";
 
 const [dirArg = "gateway/src", ability = "web.research", nArg = "100000"] = process.argv.slice(2);
 const N = Number(nArg);
-const dir = pathToFileURL(path.resolve(dirArg)).href;
-const load = (file: string) => import(`${dir}/${file}`);
-
-const { runAbility } = await load("pipeline/execute-ability.ts");
-const { KeyCache } = await load("key-cache.ts");
-const { MemoryRateLimiter } = await load("rate-limit/memory.ts");
-const { createMetrics } = await load("metrics.ts");
-const { AuditPublisher } = await load("audit.ts");
-const { UsageReporter } = await load("usage.ts");
-const { AuthFailures } = await load("pipeline/auth-failures.ts");
-const { PermitGate } = await load("pipeline/run-permit.ts");
-const { loadGatewayConfig } = await load("config.ts");
-
-const log = createLogger("pipeline-cost", "warn");
-const key = generateKey();
-const record = {
-  id: "key_bench",
-  tenant: "bench",
-  scopes: ["*"],
-  collections: ["bench"],
-  products: [],
-  admin: false,
-  sub_tenants: false,
-  expires_at_ms: 0,
-  sunset_at_ms: 0,
-  created_at_ms: 0,
-  source: "db",
-} as unknown as KeyRecord;
-const limiter = new MemoryRateLimiter();
 const answers501 = ability !== "key.inspect";
-const deps = {
-  config: loadGatewayConfig({ ...process.env, GANTRY_CALL_AUTH: "off" }),
-  log,
-  version: "0",
-  keys: new KeyCache({ unary: async () => record }, 30_000, log),
-  limiter,
-  authFailures: new AuthFailures(limiter, 60),
-  clientAddress: () => "127.0.0.1",
-  defaultRateLimit: { limit: 1e9, windowSeconds: 60 },
+const { runAbility, key } = await standInGateway(dirArg, {
   // Answers a turn later, as a hop does: a rejection in the same turn would add Node's
   // unhandled-rejection bookkeeping, which a real call does not pay.
   dispatcher: {
@@ -73,18 +35,7 @@ const deps = {
         ),
       ),
   },
-  liveStatus: {},
-  // Each batch is encoded as for JetStream; the publish itself is not made.
-  audit: new AuditPublisher({ js: { publish: async () => ({}) } }, log),
-  metrics: createMetrics(),
-  usage: new UsageReporter({ unary: async () => ({}) }, log, 1e9),
-  health: new Map(),
-  ingress: () => {
-    throw new Error("no ingress here");
-  },
-  permits: new PermitGate("127.0.0.1:1", 1_000),
-  now: Date.now,
-};
+});
 const input = JSON.stringify({ input: abilityById.get(ability)?.example ?? {} });
 let n = 0;
 let bytes = 0;
@@ -94,20 +45,17 @@ async function calls(count: number): Promise<void> {
   await Promise.all(
     Array.from({ length: 64 }, async () => {
       while (i++ < count) {
-        const out = await runAbility(
-          {
-            requestId: `req_${n++}`,
-            started: performance.now(),
-            credential: { authorization: `Bearer ${key}` },
-            ability,
-            body: { read: async () => JSON.parse(input) },
-            baseUrl: "http://127.0.0.1:8080",
-            clientAddress: "127.0.0.1",
-            signal: new AbortController().signal,
-            headers: {},
-          },
-          deps,
-        );
+        const out = await runAbility({
+          requestId: `req_${n++}`,
+          started: performance.now(),
+          credential: { authorization: `Bearer ${key}` },
+          ability,
+          body: { read: async () => JSON.parse(input) },
+          baseUrl: "http://127.0.0.1:8080",
+          clientAddress: "127.0.0.1",
+          signal: new AbortController().signal,
+          headers: {},
+        });
         if (out.status !== (answers501 ? 501 : 200)) throw new Error(`unexpected answer ${JSON.stringify(out)}`);
         // As respond.ts writes it.
         bytes += (out.ok ? out.envelopeJson : JSON.stringify(out.body)).length;
