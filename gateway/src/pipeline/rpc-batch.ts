@@ -37,7 +37,11 @@ export class RpcBatcher<Item, Result> {
     this.name = name;
     this.send = send;
     this.maxItems = opts.maxItems ?? 64;
-    this.maxWaitMs = opts.maxWaitMs ?? 2;
+    // Long enough that items wait for the answer of the batch that is out rather than leave beside
+    // it: trust answers a PermitGate.Batch in more than 2 ms under load, so at 2 ms 43% of batches
+    // left on the timer, 7.2 items each at 32 calls at once, against 9 items and 1% at 20 ms
+    // (gateway README, *The run path*). It only bounds the wait behind a slow batch.
+    this.maxWaitMs = opts.maxWaitMs ?? 20;
   }
 
   /** The result of `item`, once the batch it went in has answered. */
