@@ -184,6 +184,28 @@ function permitOf(tenant: string, r: { id: string; keyId: string }, requestId: s
   };
 }
 
+/** A Batch call with one call's permit (of `run`) and that call's receipt. */
+function permitAndReceipt(tenant: string, run: { id: string; keyId: string }, requestId: string) {
+  return gate.unary("Batch", {
+    permits: [permitOf(tenant, run, requestId)],
+    receipts: [{ ...receipt(requestId), tenant }],
+  });
+}
+
+/**
+ * The tenant's first receipt: it is appended under the log's lock (this process does not know the
+ * log's right edge yet); the next ones can share a statement with permits.
+ */
+async function firstReceipt(tenant: string, requestId: string): Promise<void> {
+  await gate.unary("Batch", { receipts: [{ ...receipt(requestId), tenant }] });
+}
+
+/** A one-permit run of a tenant whose first receipt is in the log. */
+async function primedRun(tenant: string, requestId: string): Promise<{ id: string; keyId: string }> {
+  await firstReceipt(tenant, requestId);
+  return oneRun(tenant);
+}
+
 /** The transaction that wrote the permit taken for `requestId` and the one that wrote its receipt. */
 async function writers(requestId: string): Promise<{ permit: string; receipt: string }> {
   const { rows } = await s.db.query<{ permit: string; receipt: string }>(
@@ -196,13 +218,8 @@ async function writers(requestId: string): Promise<{ permit: string; receipt: st
 
 test("a tenant's permit and receipt of one Batch call are written by one transaction, each answered", async () => {
   const tenant = "shared-co";
-  // The first receipt of a tenant in a process is appended under the log's lock (its right edge unknown).
-  await gate.unary("Batch", { receipts: [{ ...receipt("req_s0"), tenant }] });
-  const run = await oneRun(tenant);
-  const answer = await gate.unary("Batch", {
-    permits: [permitOf(tenant, run, "req_s1")],
-    receipts: [{ ...receipt("req_s1"), tenant }],
-  });
+  const run = await primedRun(tenant, "req_s0");
+  const answer = await permitAndReceipt(tenant, run, "req_s1");
   assert.match(answer.permits[0]!.permit_id, /^pmt_/);
   assert.deepEqual(
     answer.receipts.map((r) => [r.request_id, r.error_code, r.log_index]),
@@ -215,8 +232,7 @@ test("a tenant's permit and receipt of one Batch call are written by one transac
 
 test("a receipt Postgres refuses in the shared statement fails alone: the permit is taken once, the others recorded", async () => {
   const tenant = "undo-co";
-  await gate.unary("Batch", { receipts: [{ ...receipt("req_u0"), tenant }] });
-  const run = await oneRun(tenant);
+  const run = await primedRun(tenant, "req_u0");
   const answer = await gate.unary("Batch", {
     permits: [permitOf(tenant, run, "req_u1")],
     receipts: [
@@ -257,7 +273,7 @@ test("a receipt Postgres refuses in the shared statement fails alone: the permit
 
 test("when another replica appended meanwhile, the shared statement still takes the permit and the receipt follows", async () => {
   const tenant = "moved-co";
-  await gate.unary("Batch", { receipts: [{ ...receipt("req_m0"), tenant }] });
+  await firstReceipt(tenant, "req_m0");
   // Another replica (its own appender on the same database) appends: this process's edge is stale.
   const other = new LogAppender(s.ctx.pool);
   const fields = { ...receipt("req_m1"), tenant };
@@ -277,10 +293,7 @@ test("when another replica appended meanwhile, the shared statement still takes 
     ),
   );
   const run = await oneRun(tenant);
-  const answer = await gate.unary("Batch", {
-    permits: [permitOf(tenant, run, "req_m2")],
-    receipts: [{ ...receipt("req_m2"), tenant }],
-  });
+  const answer = await permitAndReceipt(tenant, run, "req_m2");
   assert.match(answer.permits[0]!.permit_id, /^pmt_/);
   assert.deepEqual(
     answer.receipts.map((r) => [r.request_id, r.error_code, r.log_index]),
@@ -295,16 +308,12 @@ test("when another replica appended meanwhile, the shared statement still takes 
 
 test("while another replica holds the log's lock, the permit is taken without waiting for it; the receipt follows", async () => {
   const tenant = "locked-co";
-  await gate.unary("Batch", { receipts: [{ ...receipt("req_l0"), tenant }] });
-  const run = await oneRun(tenant);
+  const run = await primedRun(tenant, "req_l0");
   const holder = await s.db.connect();
   try {
     await holder.query("BEGIN");
     await holder.query("SELECT size FROM trust.logs WHERE tenant = $1 FOR UPDATE", [tenant]);
-    const answer = gate.unary("Batch", {
-      permits: [permitOf(tenant, run, "req_l1")],
-      receipts: [{ ...receipt("req_l1"), tenant }],
-    });
+    const answer = permitAndReceipt(tenant, run, "req_l1");
     // The permit is taken (committed) while the lock is still held; the receipt waits for it. The
     // bound only ends the test if the permit waits for the lock (it never comes while the lock is held).
     const giveUp = Date.now() + 30_000;

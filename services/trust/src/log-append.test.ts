@@ -204,3 +204,36 @@ test("permits of several Batch calls waiting with receipts are taken in the rece
     { request_id: "req_t2", together: true },
   ]);
 });
+
+test("a value Postgres refuses in one Batch call's permits fails only that call's; the other call's and the receipt go in", async () => {
+  const tenant = "takes-nul";
+  const appender = new LogAppender(pool);
+  await withTenant(tenant, () => appender.append(row(tenant, "req_n0")));
+  const hash = "2".repeat(64);
+  await admin.query(
+    `INSERT INTO trust.runs (id, tenant, task, key_id, request_id, created_at, expires_at)
+     VALUES ('run_n1', $1, 'takes', 'key_n', 'req_pre', now(), now() + interval '1 hour')`,
+    [tenant],
+  );
+  await admin.query(
+    `INSERT INTO trust.permits (id, tenant, run_id, position, ability, input_hash, status)
+     VALUES ('pmt_run_n1', $1, 'run_n1', 0, 'contact.get', $2, 'issued')`,
+    [tenant, hash],
+  );
+  const now = new Date();
+  const args = (run: string, requestId: string) =>
+    [[run], ["key_n"], ["contact.get"], [hash], [requestId], now] as TakeArgs;
+  // One tick: the shared statement, then the joined consume, meet the NUL (SQLSTATE 22021).
+  const [bad, good, logIndex] = await withTenant(tenant, () =>
+    Promise.allSettled([
+      appender.take(tenant, args("run_\u0000", "req_n1")),
+      appender.take(tenant, args("run_n1", "req_n2")),
+      appender.append(row(tenant, "req_n3")),
+    ]),
+  );
+  assert.equal(bad.status, "rejected");
+  assert.deepEqual(good.status === "fulfilled" && good.value.taken, [{ ord: 1, id: "pmt_run_n1" }]);
+  assert.deepEqual(logIndex.status === "fulfilled" && logIndex.value, 1);
+  const { rows } = await admin.query("SELECT request_id, status FROM trust.permits WHERE tenant = $1", [tenant]);
+  assert.deepEqual(rows, [{ request_id: "req_n2", status: "used" }]);
+});

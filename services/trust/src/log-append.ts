@@ -338,12 +338,12 @@ export class LogAppender {
     const rows = [...new Map(batch.map((w) => [w.row.requestId, w.row])).values()];
     const take = takes.length ? joinTakes(takes) : undefined;
     const edge = this.edges.get(tenant);
-    let taking: Promise<TakenPermit[]> | undefined;
+    let taking: Promise<void> | undefined;
     let done: { indexes: Map<string, number>; after: Edge } | null = null;
     if (take && rows.length && edge) {
       try {
         const both = await appendTakingAt(this.pool, edge, rows, take);
-        taking = Promise.resolve(both.taken);
+        answerTakes(takes, both.taken, take.args[5].getTime());
         done = both.appended;
       } catch (err) {
         // The statement is undone whole: the permits are taken alone, the receipts under the lock.
@@ -352,21 +352,11 @@ export class LogAppender {
           for (const w of takes) w.reject(err);
           throw err;
         }
+        taking = this.takeAlone(tenant, takes, take);
       }
-    }
-    if (take) {
-      taking ??= takePermits(this.pool, tenant, ...take.args).then((taken) =>
-        taken.map((r) => ({ ord: Number(r.ord), id: r.id })),
-      );
-      taking.then(
-        (taken) => answerTakes(takes, taken, take.args[5].getTime()),
-        (err) => {
-          for (const w of takes) w.reject(err);
-        },
-      );
-    }
+    } else if (take) taking = this.takeAlone(tenant, takes, take);
     if (!rows.length) {
-      await taking?.catch(() => {});
+      await taking;
       return;
     }
     try {
@@ -381,7 +371,30 @@ export class LogAppender {
       this.edges.delete(tenant);
       throw err;
     } finally {
-      await taking?.catch(() => {});
+      await taking;
+    }
+  }
+
+  /**
+   * The waiting permits in one consume of their own, each Batch call answered. When Postgres refuses
+   * a value (a NUL in a run id), the calls' permits are taken call by call, so the refused value
+   * fails only the permits of the Batch call that sent it, as before they waited together.
+   */
+  private async takeAlone(tenant: string, takes: readonly WaitingTake[], take: { args: TakeArgs }): Promise<void> {
+    const consume = async (args: TakeArgs) =>
+      (await takePermits(this.pool, tenant, ...args)).map((r) => ({ ord: Number(r.ord), id: r.id }));
+    try {
+      answerTakes(takes, await consume(take.args), take.args[5].getTime());
+    } catch (err) {
+      if (takes.length === 1 || !refusedData(err)) {
+        for (const w of takes) w.reject(err);
+        return;
+      }
+      for (const w of takes)
+        await consume(w.args).then(
+          (taken) => w.resolve({ taken, now: w.args[5].getTime() }),
+          (one: unknown) => w.reject(one),
+        );
     }
   }
 }
