@@ -75,7 +75,7 @@ test("a batch does not wait longer than maxWaitMs for the one still out", async 
   assert.deepEqual(sent, [[1], [2]]);
 });
 
-test("by default items wait up to 20 ms for the batch that is out, then leave beside it", async (t) => {
+test("by default items wait up to 5 ms for the batch that is out, then leave beside it", async (t) => {
   t.mock.timers.enable({ apis: ["setTimeout", "setImmediate"] });
   const sent: number[][] = [];
   const answers: ReturnType<typeof deferred<number[]>>[] = [];
@@ -89,10 +89,10 @@ test("by default items wait up to 20 ms for the batch that is out, then leave be
   t.mock.timers.tick(0);
   assert.deepEqual(sent, [[1]]);
   const waiting = [batcher.add(2), batcher.add(3)];
-  t.mock.timers.tick(19);
-  assert.deepEqual(sent, [[1]], "before 20 ms they still wait for the first batch's answer");
+  t.mock.timers.tick(4);
+  assert.deepEqual(sent, [[1]], "before 5 ms they still wait for the first batch's answer");
   t.mock.timers.tick(1);
-  assert.deepEqual(sent, [[1], [2, 3]], "at 20 ms they leave without it, together");
+  assert.deepEqual(sent, [[1], [2, 3]], "at 5 ms they leave without it, together");
   answers[1]!.resolve([20, 30]);
   assert.deepEqual(await Promise.all(waiting), [20, 30]);
 });
