@@ -18,9 +18,10 @@ import { TENANT_PATTERN } from "@gantry/proto/catalogue/schema.ts";
 import { TRUST_PROTO } from "@gantry/proto/paths";
 import type { Context } from "./context.ts";
 import type { ReceiptRow } from "./log-append.ts";
-import { consumePermits, takeArgs } from "./permits.ts";
+import { consumePermits } from "./permits.ts";
 import { receiptRow } from "./receipts.ts";
 import { jwks } from "./signing.ts";
+import { takeArgs } from "./take-permits.ts";
 import { logResource } from "./tiles.ts";
 
 const TENANT_RE = new RegExp(TENANT_PATTERN);

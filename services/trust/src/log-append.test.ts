@@ -17,7 +17,7 @@ import pg from "pg";
 import { enforceTenantIsolation, migrate, repoRoot, SERVICE_ROLE, TenantPool, withTenant } from "@gantry/kit";
 import { startStack, type Stack } from "@gantry/infra/runner/stack.ts";
 import { LogAppender, type ReceiptRow } from "./log-append.ts";
-import type { TakeArgs } from "./permits.ts";
+import type { TakeArgs } from "./take-permits.ts";
 import { StoredTree } from "./log-nodes.ts";
 import { leafHash, rootHash, verifyInclusion } from "./merkle.ts";
 

@@ -21,7 +21,7 @@ import type pg from "pg";
 import { detachedFromCall, inTransaction, preparedQuery, withTenant } from "@gantry/kit";
 import { appendNodes, frontierOf } from "./merkle.ts";
 import { keyOf } from "./log-nodes.ts";
-import { type TakeArgs, takePermits } from "./permits.ts";
+import { type TakeArgs, takePermits } from "./take-permits.ts";
 
 /** One receipt to append, as the `receipts` row is written. */
 export interface ReceiptRow {
@@ -79,7 +79,7 @@ const APPEND_AT = `WITH l AS (UPDATE trust.logs SET size = $6 WHERE tenant = $1 
 const appendAt = preparedQuery<{ size: number }, unknown[]>("trust.append_at", APPEND_AT);
 
 /**
- * APPEND_AT and the consume of the tenant's waiting permits (`trust.take_permits`, permits.ts) in
+ * APPEND_AT and the consume of the tenant's waiting permits (`trust.take_permits`, take-permits.ts) in
  * one statement: one round trip and one commit for both instead of two. The consume takes its
  * permits whether or not the compare-and-swap appends (`size` is null when it did not), and an
  * error undoes both, as one statement. The log's row is locked SKIP LOCKED: while another replica

@@ -13,7 +13,8 @@ import pg from "pg";
 import { GantryError, withTenant } from "@gantry/kit";
 import { startService, type ServiceHarness } from "@gantry/infra/testing/service.ts";
 import type { Context } from "./context.ts";
-import { consumePermits, inputHash, type PermitRequest, TAKE_PERMITS } from "./permits.ts";
+import { consumePermits, inputHash } from "./permits.ts";
+import { type PermitRequest, TAKE_PERMITS } from "./take-permits.ts";
 
 let s: ServiceHarness<Context>;
 before(async () => {
