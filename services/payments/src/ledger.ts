@@ -4,8 +4,9 @@
  * entries sum to zero (debit positive, credit negative); the database refuses an unbalanced journal
  * (a statement-level trigger: a journal's lines are written by one INSERT, and the ledger is
  * append-only, so every journal balances if every INSERT's lines do) and the same journal twice
- * (unique journal among debit lines: every posting has one, migration 20270109000000_journal_debit_key),
- * so a movement is booked exactly once even when a webhook and a poll race.
+ * (the primary key, journal and side: every posting has one debit and one credit line, migration
+ * 20270114000000_ledger_journal_key), so a movement is booked exactly once even when a webhook and a
+ * poll race.
  *
  * Accounts, per tenant, settlement account (src/settlement.ts: where the money is) and currency:
  * - `available`: payable now; `pending`: received, not yet settled; `reserved`: held by payouts in flight;
@@ -36,11 +37,11 @@ export interface Journal {
 }
 
 /**
- * True when journal `param` is posted: asked of its debit line, the one the unique journal key holds
- * (a partial index: the predicate is written out so every plan can use it). `post` and `posted` ask it.
+ * True when journal `param` is posted: asked of its debit line by the whole primary key (journal,
+ * side), so the probe is one index lookup. `post` and `posted` ask it.
  */
 export const journalPosted = (param: string) =>
-  `EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = ${param} AND amount_minor > 0)`;
+  `EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = ${param} AND debit)`;
 
 const POST = `INSERT INTO "payments"."ledger_entries"
        (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)

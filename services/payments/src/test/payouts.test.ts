@@ -389,7 +389,7 @@ test("a batch's items are read by the batch index, partial since migration 20270
   for (const plan of plans) assert.match(plan, /payouts_tenant_batch_id_position_idx/, plan);
 });
 
-test("a journal posts once: posting it again is refused whatever its accounts, and the journal lookups plan on the key (migration 20270109000000)", async () => {
+test("a journal posts once, one line a side: posting it again is refused whatever its accounts, so is a second credit line, and the journal lookups plan on the key (migration 20270114000000)", async () => {
   const tenant = "journal-co";
   const to = await recipient(t, tenant, "NGN");
   await fund(t, tenant, 100, "NGN");
@@ -407,15 +407,25 @@ test("a journal posts once: posting it again is refused whatever its accounts, a
        VALUES ($1, $2, $3, $4, 'NGN', 100, 'payout', $5, 'again', now()), ($1, $2, $6, $4, 'NGN', -100, 'payout', $5, 'again', now())`,
       [tenant, `${p.id}:reserved`, debit, settlementAccount, p.id, credit],
     );
-  await assert.rejects(postAgain("reserved", "available"), /ledger_entries_journal_debit_key/);
-  await assert.rejects(postAgain("fees", "available"), /ledger_entries_journal_debit_key/);
+  await assert.rejects(postAgain("reserved", "available"), /ledger_entries_pkey/);
+  await assert.rejects(postAgain("fees", "available"), /ledger_entries_pkey/);
+  // Balanced, so only the key can refuse it: a journal is one debit and one credit line.
+  await assert.rejects(
+    t.db.query(
+      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+       VALUES ($1, $2, 'fees', $3, 'NGN', 2, 'payout', $4, 'split', now()), ($1, $2, 'available', $3, 'NGN', -1, 'payout', $4, 'split', now()),
+              ($1, $2, 'pending', $3, 'NGN', -1, 'payout', $4, 'split', now())`,
+      [tenant, `${p.id}:split`, settlementAccount, p.id],
+    ),
+    /ledger_entries_pkey/,
+  );
   // The existence check as src/ledger.ts asks it (`posted`, and negated in `post`).
   const plans = await plansWithoutSeqScan(
     t,
     [`SELECT ${journalPosted("$1")}`, `SELECT 1 WHERE NOT ${journalPosted("$1")}`],
     [`${p.id}:reserved`],
   );
-  for (const plan of plans) assert.match(plan, /ledger_entries_journal_debit_key/, plan);
+  for (const plan of plans) assert.match(plan, /ledger_entries_pkey/, plan);
 });
 
 test("a webhook's lookups by provider reference plan on the reference indexes, which hold live records only (migration 20270110000000)", async () => {
