@@ -37,6 +37,7 @@ import pg from "pg";
 import type { Logger } from "./logger.ts";
 import { detachedFromCall } from "./call-signal.ts";
 import { encodeJson, type Nats } from "./nats.ts";
+import { type JetStreamBatchPublisher, jetStreamBatchPublisher } from "./outbox-publish.ts";
 
 export interface OutboxEvent {
   /** The tenant the event is about (`""` for one about no tenant, e.g. a system sweep's). */
@@ -112,6 +113,8 @@ export interface OutboxRelayOptions {
   idleIntervalMs?: number;
   /** How long one publish may wait for JetStream's acknowledgement. */
   publishTimeoutMs?: number;
+  /** What publishes a round's events: by default one on `nats.nc` (a test stands in its own for JetStream). */
+  publisher?: JetStreamBatchPublisher;
 }
 
 const BATCH = 100;
@@ -137,7 +140,8 @@ interface Claimed {
 const IDLE_INTERVAL_MS = 15_000;
 
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
-  const { pool, nats, log } = opts;
+  const { pool, log } = opts;
+  const publisher = opts.publisher ?? jetStreamBatchPublisher(opts.nats.nc);
   const outbox = table(opts.schema);
   const timeout = opts.publishTimeoutMs ?? 2_000;
   /**
@@ -174,7 +178,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
    * One batch in two round trips: the due rows are claimed (deleted in a transaction left open:
    * another replica skips them, and a relay that dies or stalls before its commit gives them back,
    * to be published again after it, which JetStream drops by msg id), published all at once (one
-   * socket write, the acknowledgements awaited together, each bounded by `timeout`), then the
+   * socket write, the acknowledgements awaited together under one `timeout`: outbox-publish.ts), then the
    * transaction commits. Failed rows are written back in that commit, with their id, their error and
    * their backoff.
    */
@@ -185,16 +189,16 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       await client.query("COMMIT");
       return { sent: 0, more: false, failed: false };
     }
-    // Published in the order they were written (the claim's RETURNING has no order of its own).
-    const rows = claimed.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    const acks = await Promise.allSettled(
-      rows.map((r) => nats.js.publish(r.subject, encodeJson(r.payload), { msgID: r.msg_id, timeout })),
+    // Published in the order they were written (the claim's RETURNING has no order of its own). Ids
+    // are bigint's decimal text without leading zeros: the shorter is the smaller.
+    const rows = claimed.sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : 1));
+    const outcomes = await publisher.publishAll(
+      rows.map((r) => ({ subject: r.subject, data: encodeJson(r.payload), msgId: r.msg_id })),
+      timeout,
     );
     const failed: { row: Claimed; error: string }[] = [];
-    acks.forEach((ack, i) => {
-      if (ack.status === "rejected") {
-        failed.push({ row: rows[i], error: String(ack.reason?.message ?? ack.reason).slice(0, 500) });
-      }
+    outcomes.forEach((err, i) => {
+      if (err) failed.push({ row: rows[i], error: err.message.slice(0, 500) });
     });
     if (failed.length === 0) {
       await client.query("COMMIT");
@@ -314,6 +318,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       clearTimeout(timer);
       await next?.catch(() => {});
       await running?.catch(() => {});
+      publisher.close();
     },
   };
 }

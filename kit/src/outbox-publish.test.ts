@@ -1,0 +1,114 @@
+/**
+ * The outbox relay's JetStream publisher against a real NATS server:
+ * - a batch is stored in the order given, each message under its `Nats-Msg-Id`, and a message whose
+ *   id the stream already holds is taken as sent and stored once (what consumers dedupe by);
+ * - a message no stream takes, one nobody answers and one that cannot be sent each fail alone, with
+ *   what failed, and the rest are stored;
+ * - a closed connection fails every message without throwing.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
+import { createLogger } from "./logger.ts";
+import { connectNats, decodeJson, encodeJson, ensureStream, type Nats } from "./nats.ts";
+import { jetStreamBatchPublisher } from "./outbox-publish.ts";
+
+const STREAM = { name: "OUTBOX_PUBLISH", subjects: ["outboxpub.>"] };
+const log = createLogger("outbox-publish-test", "silent");
+let t: TestStack;
+let nats: Nats;
+
+before(async () => {
+  t = await startTestStack({ services: [], gateways: 0 });
+  nats = await connectNats(t.stack.env.NATS_URL, "outbox-publish-test", log);
+  await ensureStream(nats.jsm, STREAM);
+});
+
+after(async () => {
+  await nats?.nc.close().catch(() => {});
+  await t?.stop();
+});
+
+/** The stream's messages from `seq` on, in its order: subject, msg id and body. */
+async function stored(seq: number): Promise<{ subject: string; id: string; n: number }[]> {
+  const info = await nats.jsm.streams.info(STREAM.name);
+  const out: { subject: string; id: string; n: number }[] = [];
+  for (let s = seq; s <= info.state.last_seq; s++) {
+    const m = await nats.jsm.streams.getMessage(STREAM.name, { seq: s });
+    if (m)
+      out.push({ subject: m.subject, id: m.header?.get("Nats-Msg-Id") ?? "", n: decodeJson<{ n: number }>(m.data).n });
+  }
+  return out;
+}
+
+async function lastSeq(): Promise<number> {
+  return (await nats.jsm.streams.info(STREAM.name)).state.last_seq;
+}
+
+const message = (n: number, subject = "outboxpub.thing", msgId = `pub-${n}`) => ({
+  subject,
+  data: encodeJson({ n }),
+  msgId,
+});
+
+test("a batch is stored in its order under its msg ids; a known id is taken as sent and stored once", async () => {
+  const publisher = jetStreamBatchPublisher(nats.nc);
+  try {
+    const from = (await lastSeq()) + 1;
+    const batch = Array.from({ length: 50 }, (_, i) => message(i, i % 2 ? "outboxpub.odd" : "outboxpub.even"));
+    assert.deepEqual(await publisher.publishAll(batch, 5_000), new Array(50).fill(undefined));
+    // A relay that published and lost its commit sends the same rows again.
+    assert.deepEqual(await publisher.publishAll(batch.slice(0, 3), 5_000), [undefined, undefined, undefined]);
+    assert.deepEqual(
+      await stored(from),
+      batch.map((m, i) => ({ subject: m.subject, id: m.msgId, n: i })),
+    );
+  } finally {
+    publisher.close();
+  }
+});
+
+test("a message no stream takes, one nobody answers and one that cannot be sent fail alone", async () => {
+  const publisher = jetStreamBatchPublisher(nats.nc);
+  // A plain subscriber: the message has a responder (no 503), which never answers.
+  const silent = nats.nc.subscribe("outboxsilent.>", { callback: () => {} });
+  try {
+    await nats.nc.flush();
+    const from = (await lastSeq()) + 1;
+    const outcomes = await publisher.publishAll(
+      [
+        message(101),
+        message(102, "outboxnowhere.thing"),
+        message(103),
+        message(104, "outboxsilent.thing"),
+        message(105, "outboxpub.bad subject"),
+        message(106, "outboxpub.thing", "pub-106\r\nInjected: yes"),
+        message(107),
+      ],
+      300,
+    );
+    assert.deepEqual(
+      outcomes.map((err) => err?.message.match(/no responders|no JetStream answer|illegal subject|line break/)?.[0]),
+      [undefined, "no responders", undefined, "no JetStream answer", "illegal subject", "line break", undefined],
+      outcomes.map(String).join("; "),
+    );
+    assert.deepEqual(
+      (await stored(from)).map((m) => m.n),
+      [101, 103, 107],
+    );
+  } finally {
+    silent.unsubscribe();
+    publisher.close();
+  }
+});
+
+test("on a closed connection every message fails, and nothing throws", async () => {
+  const nc = (await connectNats(t.stack.env.NATS_URL, "outbox-publish-closed", log)).nc;
+  const publisher = jetStreamBatchPublisher(nc);
+  assert.deepEqual(await publisher.publishAll([message(1)], 5_000), [undefined]);
+  await nc.close();
+  const outcomes = await publisher.publishAll([message(2), message(3)], 5_000);
+  assert.equal(outcomes.length, 2);
+  for (const err of outcomes) assert.match(String(err), /closed/i);
+  publisher.close();
+});
