@@ -155,12 +155,14 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
    * keeps the scope the pool gave it (checked out in system scope, a connection the calls had left
    * in a tenant's would cost a round trip to switch, and the next call on it another to switch back).
    * A lease that updated the rows instead wrote each row again with its index entries, and a second
-   * transaction (kit README, *Messaging*).
+   * transaction (kit README, *Messaging*). The rows are deleted where the locking read found them
+   * (`ctid`), not looked up again by id in the primary key: a row is never updated, and one this
+   * transaction has locked cannot move.
    */
   const claim = `BEGIN;
     SELECT set_config('gantry.system', 'on', true), set_config('idle_in_transaction_session_timeout', '${lease}s', true);
-    DELETE FROM ${outbox} WHERE id IN (SELECT id FROM ${outbox} WHERE next_attempt_at <= now()
-                                        ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+    DELETE FROM ${outbox} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${outbox} WHERE next_attempt_at <= now()
+                                                 ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED))
     RETURNING id, tenant, subject, msg_id, payload, attempts, created_at::text AS created_at`;
   /** The round in progress, and the one queued to start when it ends. */
   let running: Promise<number> | undefined;
