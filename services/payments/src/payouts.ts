@@ -337,6 +337,8 @@ export async function advancePayout(
 
 /** A batch's status from its items' (locked batch row, inside the item's move); its event when it changed. */
 async function deriveBatch(tx: pg.ClientBase, batchId: string, at: Date): Promise<void> {
+  // `status::text`: an array of the payout_status domain has its own type, which pg would hand back
+  // as the array's text; a scalar domain column arrives as its base type (text) anyway.
   const { rows } = await tx.query<{
     tenant: string;
     status: string;
@@ -345,7 +347,7 @@ async function deriveBatch(tx: pg.ClientBase, batchId: string, at: Date): Promis
     items: string[];
   }>(
     `SELECT b.tenant, b.status, b.completed_at IS NOT NULL AS completed, b.request_id AS "requestId",
-            ARRAY(SELECT i.status FROM payments.payouts i WHERE i.batch_id = b.id) AS items
+            ARRAY(SELECT i.status::text FROM payments.payouts i WHERE i.batch_id = b.id) AS items
        FROM payments.payout_batches b WHERE b.id = $1`,
     [batchId],
   );
