@@ -280,6 +280,8 @@ test("a relay that stalls holding its claim gives the rows back after its lease;
   const frozen = new Promise<void>((resolve) => {
     unfreeze = resolve;
   });
+  /** Events the stalled relay has claimed and is publishing (its claim holds them). */
+  let held = 0;
   const stalled = startOutboxRelay({
     pool,
     schema: SCHEMA,
@@ -287,15 +289,19 @@ test("a relay that stalls holding its claim gives the rows back after its lease;
     log,
     intervalMs: 60_000,
     publisher: {
-      publishAll: (messages) => frozen.then(() => messages.map(() => new Error("unfrozen"))),
+      publishAll: (messages) => {
+        held += messages.length;
+        return frozen.then(() => messages.map(() => new Error("unfrozen")));
+      },
       close: () => {},
     },
   });
   const other = startOutboxRelay({ pool, schema: SCHEMA, nats, log, intervalMs: 60_000 });
-  const stalledRound = stalled.flush();
   try {
     for (let n = 300; n < 303; n++) await change("acme", n);
     const claimed = stalled.flush();
+    // Its claim has returned the rows; the session waits, in its transaction, for the publishes.
+    await eventually(async () => held === 3, 10_000);
     await eventually(async () => {
       const { rows } = await t.db.query(
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE '%${SCHEMA}%'`,
@@ -309,7 +315,6 @@ test("a relay that stalls holding its claim gives the rows back after its lease;
     assert.equal(await pending(), 0);
     unfreeze();
     await claimed;
-    await stalledRound;
     const ids = (await published()).map((m) => m.id).filter((id) => /^thing-30[0-2]$/.test(id));
     assert.deepEqual(ids.sort(), ["thing-300", "thing-301", "thing-302"]);
   } finally {
