@@ -6,7 +6,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { fund, type PaymentsTest, recipient, startPayments } from "./test/helpers.ts";
+import { fund, type PaymentsTest, recipient, startPayments } from "./helpers.ts";
 
 let t: PaymentsTest;
 before(async () => {
