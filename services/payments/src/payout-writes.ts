@@ -85,8 +85,8 @@ const ACCEPT_PAYOUT = `WITH payout AS (
                        WHERE r.id = $3 AND r.tenant = $2 AND r.provider = $12 AND r.mode = $13 AND r.currency = $11
                          AND r.account_name = $4 AND r.account_number_last4 = $5
                          AND r.bank_code IS NOT DISTINCT FROM $6 AND r.bank_name IS NOT DISTINCT FROM $7
-                         AND r.country = $8 AND r.credential_source = $37
-                         AND r.provider_reference IS NOT DISTINCT FROM $38 AND r.verified_at = $39)
+                         AND r.country = $8 AND r.credential_source = $36
+                         AND r.provider_reference IS NOT DISTINCT FROM $37 AND r.verified_at = $38)
                     THEN true ELSE payments.recipient_changed($3) END
              RETURNING id, tenant, settlement_account AS "settlementAccount", currency, updated_at AS "updatedAt"),
            ${bookAndQueue("payout", 29)}
@@ -97,35 +97,45 @@ const ACCEPT_PAYOUT = `WITH payout AS (
  * `id`, `tenant`, `currency`, `settlementAccount` and `updatedAt` named as in `PAYOUT_COLUMNS`): both lines of each journal, dated as the payout's update (the ledger's trigger
  * checks each journal balances at the end of the statement), and the event in the kit's outbox
  * table (kit/src/outbox.ts), none when its subject is null. Parameters from `$first`, in the order
- * of `bookAndQueueValues`.
+ * of `bookAndQueueValues`. The lines come as arrays of one element a line, so the plan reads them
+ * with one function scan: Postgres sets up every node of a plan again on each execution, and a
+ * scan of journals joined to a VALUES list of their two sides was two nodes more.
  */
 function bookAndQueue(source: string, first: number): string {
-  const [suffix, debit, credit, amount, memo, subject, msgId, payload] = Array.from(
-    { length: 8 },
-    (_, i) => `$${first + i}`,
-  );
+  const [suffix, account, amount, memo, subject, msgId, payload] = Array.from({ length: 7 }, (_, i) => `$${first + i}`);
   return `booked AS (
        INSERT INTO payments.ledger_entries
          (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-       SELECT tenant, id || ':' || j.suffix, line.account, "settlementAccount", currency, line.sign * j.amount,
-              'payout', id, j.memo, "updatedAt"
+       SELECT tenant, id || ':' || line.suffix, line.account, "settlementAccount", currency, line.amount,
+              'payout', id, line.memo, "updatedAt"
          FROM ${source}
-        CROSS JOIN unnest(${suffix}::text[], ${debit}::text[], ${credit}::text[], ${amount}::bigint[], ${memo}::text[])
-              AS j(suffix, debit, credit, amount, memo)
-        CROSS JOIN LATERAL (VALUES (j.debit, 1), (j.credit, -1)) AS line(account, sign)),
+        CROSS JOIN unnest(${suffix}::text[], ${account}::text[], ${amount}::bigint[], ${memo}::text[])
+              AS line(suffix, account, amount, memo)),
      event AS (
        INSERT INTO payments.outbox (tenant, subject, msg_id, payload)
        SELECT tenant, ${subject}, ${msgId}, ${payload}::jsonb FROM ${source} WHERE ${subject}::text IS NOT NULL)`;
 }
 
-/** The parameters of `bookAndQueue`: the journals as five arrays, then the event's three. */
+/**
+ * The parameters of `bookAndQueue`: each journal as its two lines (the debit side's account and
+ * amount, then the credit side's and the amount negated) in four arrays, then the event's three.
+ */
 function bookAndQueueValues(journals: PayoutJournal[], event: OutboxEvent | null): unknown[] {
+  const suffixes: string[] = [];
+  const accounts: string[] = [];
+  const amounts: bigint[] = [];
+  const memos: string[] = [];
+  for (const j of journals) {
+    suffixes.push(j.suffix, j.suffix);
+    accounts.push(j.debit, j.credit);
+    amounts.push(j.amountMinor, -j.amountMinor);
+    memos.push(j.memo, j.memo);
+  }
   return [
-    journals.map((j) => j.suffix),
-    journals.map((j) => j.debit),
-    journals.map((j) => j.credit),
-    journals.map((j) => j.amountMinor),
-    journals.map((j) => j.memo),
+    suffixes,
+    accounts,
+    amounts,
+    memos,
     event?.subject ?? null,
     event?.msgId ?? null,
     event ? JSON.stringify(event.payload) : null,

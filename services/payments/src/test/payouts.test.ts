@@ -133,6 +133,18 @@ test("payout.send: needs a verified recipient of the tenant in its currency and 
   assert.equal(po.destination.accountNumberLast4, "4321");
   assert.deepEqual(po.metadata, { order: 1042 });
   assert.equal(po.idempotencyKey, "refund-1042");
+  // The answer is the record as the statement wrote it (it returns the id only): read back, the payout
+  // and its ledger lines hold what the answer states.
+  const stored = await t.call("payout.status", { id: po.id }, { tenant });
+  assert.deepEqual([stored.created, stored.updated, stored.paid], [po.created, po.updated, po.paid]);
+  const { rows: lines } = await t.db.query(
+    `SELECT DISTINCT created_at FROM payments.ledger_entries WHERE ref_id = $1`,
+    [po.id],
+  );
+  assert.deepEqual(
+    lines.map((l) => l.created_at.toISOString()),
+    [po.updated],
+  );
   const bal = await t.call("payout.balance", { currency: "NGN" }, { tenant });
   assert.equal(bal.balances[0].available.minor, 100000 - 25050);
   assert.equal(bal.balances[0].reserved.minor, 0);
