@@ -21,6 +21,8 @@ export interface Nats {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
+  /** The login's inbox (`_INBOX.<login>`), the only one it may subscribe under; nats.js's default without a login. */
+  inboxPrefix?: string;
 }
 
 /** Streams of the system: name → subjects. Each owner declares its own at start. */
@@ -132,8 +134,9 @@ export function natsConnectOptions(url: string): {
 }
 
 export async function connectNats(url: string, name: string, log: Logger): Promise<Nats> {
+  const options = natsConnectOptions(url);
   const nc = await connect({
-    ...natsConnectOptions(url),
+    ...options,
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -156,7 +159,7 @@ export async function connectNats(url: string, name: string, log: Logger): Promi
     const publish = js.publish.bind(js);
     js.publish = (subject, payload, opts) => tracedPublish(subject, () => publish(subject, payload, opts));
   }
-  return { nc, js, jsm };
+  return { nc, js, jsm, ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}) };
 }
 
 /** Creates the stream, or updates its subjects when it exists. */

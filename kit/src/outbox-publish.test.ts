@@ -4,10 +4,13 @@
  *   id the stream already holds is taken as sent and stored once (what consumers dedupe by);
  * - a message no stream takes, one nobody answers and one that cannot be sent each fail alone, with
  *   what failed, and the rest are stored;
- * - a closed connection fails every message without throwing.
+ * - a closed connection fails every message without throwing;
+ * - under a service's login, which may subscribe only under its own inbox, the answers still arrive.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 import { createLogger } from "./logger.ts";
 import { connectNats, decodeJson, encodeJson, ensureStream, type Nats } from "./nats.ts";
@@ -52,7 +55,7 @@ const message = (n: number, subject = "outboxpub.thing", msgId = `pub-${n}`) => 
 });
 
 test("a batch is stored in its order under its msg ids; a known id is taken as sent and stored once", async () => {
-  const publisher = jetStreamBatchPublisher(nats.nc);
+  const publisher = jetStreamBatchPublisher(nats);
   try {
     const from = (await lastSeq()) + 1;
     const batch = Array.from({ length: 50 }, (_, i) => message(i, i % 2 ? "outboxpub.odd" : "outboxpub.even"));
@@ -69,7 +72,7 @@ test("a batch is stored in its order under its msg ids; a known id is taken as s
 });
 
 test("a message no stream takes, one nobody answers and one that cannot be sent fail alone", async () => {
-  const publisher = jetStreamBatchPublisher(nats.nc);
+  const publisher = jetStreamBatchPublisher(nats);
   // A plain subscriber: the message has a responder (no 503), which never answers.
   const silent = nats.nc.subscribe("outboxsilent.>", { callback: () => {} });
   try {
@@ -103,12 +106,35 @@ test("a message no stream takes, one nobody answers and one that cannot be sent 
 });
 
 test("on a closed connection every message fails, and nothing throws", async () => {
-  const nc = (await connectNats(t.stack.env.NATS_URL, "outbox-publish-closed", log)).nc;
-  const publisher = jetStreamBatchPublisher(nc);
+  const closing = await connectNats(t.stack.env.NATS_URL, "outbox-publish-closed", log);
+  const nc = closing.nc;
+  const publisher = jetStreamBatchPublisher(closing);
   assert.deepEqual(await publisher.publishAll([message(1)], 5_000), [undefined]);
   await nc.close();
   const outcomes = await publisher.publishAll([message(2), message(3)], 5_000);
   assert.equal(outcomes.length, 2);
   for (const err of outcomes) assert.match(String(err), /closed/i);
   publisher.close();
+});
+
+test("under a service's login the answers come to its own inbox, the only one it may subscribe under", async () => {
+  // The stack's logins (infra/runner/stack.ts natsConfig): payments may subscribe only to _INBOX.payments.>.
+  const passwords = JSON.parse(fs.readFileSync(path.join(t.stack.dataDir, "nats-users"), "utf8")) as Record<
+    string,
+    string
+  >;
+  const url = t.stack.env.NATS_URL.replace(/\/\/[^@]*@/, `//payments:${encodeURIComponent(passwords.payments)}@`);
+  const payments = await connectNats(url, "outbox-publish-login", log);
+  const publisher = jetStreamBatchPublisher(payments);
+  try {
+    const from = (await lastSeq()) + 1;
+    assert.deepEqual(await publisher.publishAll([message(201), message(202)], 5_000), [undefined, undefined]);
+    assert.deepEqual(
+      (await stored(from)).map((m) => m.n),
+      [201, 202],
+    );
+  } finally {
+    publisher.close();
+    await payments.nc.close();
+  }
 });

@@ -12,7 +12,8 @@
  * with no-responders (503) when no stream takes the subject. A message is sent only once, in the
  * order given, so the server stores them in that order as before.
  */
-import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { createInbox, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
+import type { Nats } from "./nats.ts";
 
 export interface JetStreamMessage {
   subject: string;
@@ -75,7 +76,11 @@ function ackError(subject: string, msg: Msg): Error | undefined {
   return ack.stream ? undefined : new Error(`invalid JetStream answer for ${subject}`);
 }
 
-export function jetStreamBatchPublisher(nc: NatsConnection): JetStreamBatchPublisher {
+/** A publisher on `nats.nc`, its acknowledgements taken under `nats.inboxPrefix` (kit/nats.ts). */
+export function jetStreamBatchPublisher({
+  nc,
+  inboxPrefix,
+}: Pick<Nats, "nc" | "inboxPrefix">): JetStreamBatchPublisher {
   /** The reply subjects' common part: `<inbox>.`; a message's own is that and a token. */
   let inbox = "";
   let sub: Subscription | undefined;
@@ -85,8 +90,8 @@ export function jetStreamBatchPublisher(nc: NatsConnection): JetStreamBatchPubli
 
   const subscribe = (): void => {
     if (sub && !sub.isClosed()) return;
-    // The connection's inbox prefix: a login may subscribe only under its own (kit/nats.ts).
-    inbox = `${createInbox((nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)}.`;
+    // A login may subscribe only under its own inbox (kit/nats.ts).
+    inbox = `${createInbox(inboxPrefix)}.`;
     sub = nc.subscribe(`${inbox}*`, {
       callback: (err, msg) => {
         if (err) {

@@ -141,7 +141,7 @@ const IDLE_INTERVAL_MS = 15_000;
 
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { pool, log } = opts;
-  const publisher = opts.publisher ?? jetStreamBatchPublisher(opts.nats.nc);
+  const publisher = opts.publisher ?? jetStreamBatchPublisher(opts.nats);
   const outbox = table(opts.schema);
   const timeout = opts.publishTimeoutMs ?? 2_000;
   /**
