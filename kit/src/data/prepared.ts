@@ -15,9 +15,10 @@
  * describe the result again and rebuilds the row parsers from that description. Here the first
  * execution in the process describes the result and the statement keeps its column names and
  * parsers (a prepared statement's result shape is fixed by its text); later executions send only
- * Bind, Execute and Sync. Values are serialised and columns parsed by pg's own functions, so rows
- * are exactly what `pool.query` returns. It relies on pg's `Connection` methods and its
- * per-connection record of parsed statements (prepared.test.ts covers both).
+ * Bind, Execute and Sync, built as one buffer and written at once (extended-query.ts: the bytes
+ * pg's serializer would send). Columns are parsed by pg's own functions, so rows are exactly what
+ * `pool.query` returns. It relies on pg's `Connection` (its socket and its per-connection record
+ * of parsed statements; prepared.test.ts covers both).
  *
  * @example
  * const contactById = preparedQuery<Contact, [id: string, tenant: string]>(
@@ -26,12 +27,8 @@
  * );
  * const [row] = await contactById(ctx.pool, input.id, call.tenant);
  */
-import { createRequire } from "node:module";
 import pg from "pg";
-
-const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
-  prepareValue: (value: unknown) => unknown;
-};
+import { SYNC, executionMessages } from "./extended-query.ts";
 
 type Parser = (text: string) => unknown;
 
@@ -43,14 +40,9 @@ interface Shape {
 
 /** What this module uses of pg's (internal) `Connection`. */
 interface Connection {
-  stream: { cork?: () => void; uncork?: () => void };
+  stream: { writable: boolean; write(data: Buffer): boolean };
   parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
-  parse(msg: { name: string; text: string }): void;
-  bind(msg: { statement: string; values: unknown[]; valueMapper: (value: unknown) => unknown }): void;
-  describe(msg: { type: "P"; name: string }): void;
-  execute(msg: { portal: string }): void;
-  sync(): void;
   sendCopyFail(message: string): void;
 }
 
@@ -89,23 +81,22 @@ class Execution<Row> {
     if (parsed !== undefined && parsed !== this.text) {
       return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
     }
-    connection.stream.cork?.();
+    let messages: Buffer;
     try {
-      if (parsed === undefined) {
-        connection.parse({ name: this.name, text: this.text });
-        connection.submittedNamedStatements[this.name] = this.text;
-      }
-      connection.bind({ statement: this.name, values: this.#values, valueMapper: prepareValue });
-      if (!this.#statement.shape) connection.describe({ type: "P", name: "" });
-      connection.execute({ portal: "" });
-      connection.sync();
+      messages = executionMessages(
+        this.name,
+        parsed === undefined ? this.text : undefined,
+        this.#values,
+        !this.#statement.shape,
+      );
     } catch (err) {
-      // A value pg cannot serialise: nothing was bound, so close the exchange and report it.
-      connection.sync();
+      // A value pg cannot serialise: nothing was sent, so close the exchange and report it.
       this.#failed = err as Error;
-    } finally {
-      connection.stream.uncork?.();
+      messages = SYNC;
     }
+    if (!this.#failed && parsed === undefined) connection.submittedNamedStatements[this.name] = this.text;
+    // As pg's own sends: a stream that is no longer writable errors the connection, which ends the query.
+    if (connection.stream.writable) connection.stream.write(messages);
     return null;
   }
 
