@@ -7,7 +7,7 @@
  */
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { ABILITY_PROTO, CONNECTIONS_PROTO } from "@gantry/proto/paths";
 import {
   CALL_AUTH_HEADER,
@@ -335,6 +335,23 @@ describe("keys", () => {
     const off = loadCallKeys("connections", { GANTRY_CALL_AUTH: "off" });
     assert.equal(off.verifier, null);
     assert.equal(off.signer("keys"), undefined);
+  });
+
+  test("a token is the documented HMAC-SHA256 of its call, whatever the key's length", () => {
+    // The mac is built from one-shot hashes (kit/call-auth `mac`): it must stay what createHmac
+    // gives, or a service of this version and one of the last would refuse each other.
+    const request = randomBytes(700);
+    const expiry = Date.now() + 10_000;
+    for (const key of [randomBytes(32), randomBytes(64), randomBytes(100)]) {
+      const expected = createHmac("sha256", key)
+        .update(`gantry-call-v1|gateway|payments|${EXECUTE}|${expiry}|`)
+        .update(request)
+        .digest("base64url");
+      const token = callSigner("gateway", "payments", key).sign(EXECUTE, request, expiry);
+      assert.equal(token, `gateway.${expiry}.${expected}`);
+      const verifier = callVerifier("payments", new Map([["gateway", key]]));
+      assert.deepEqual(verifier.authenticate(EXECUTE, request, { [CALL_AUTH_HEADER]: token }), { caller: "gateway" });
+    }
   });
 
   test("a verifier compares in constant time, whatever the token's length", () => {

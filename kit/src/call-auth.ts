@@ -42,7 +42,7 @@
  * `internal` (kit/grpc-client `statusError`), so an API user sees a sanitized 500, never a 401 for a
  * key that is fine: a refusal here is a deployment fault.
  */
-import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import { createHash, hash, timingSafeEqual } from "node:crypto";
 import { ConfigError, defineEnv } from "./config.ts";
 import { AREA_SERVICES, type AreaService, INTERNAL_CALLS } from "./topology.ts";
 
@@ -104,25 +104,43 @@ export interface CallVerifier {
 }
 
 /**
- * A key as OpenSSL holds it: `createHmac` with raw bytes imports the key on every call, far
- * dearer than the MAC with a KeyObject made once (docs/benchmarks.md, *Call authentication*).
+ * A pair key as HMAC-SHA256 (RFC 2104) uses it: the key XORed with ipad and with opad, each one
+ * SHA-256 block, made once. Keys over a block are hashed first, as RFC 2104 says; ours are 32 bytes.
  */
-function hmacKey(bytes: Buffer): KeyObject {
-  return createSecretKey(bytes);
+interface HmacKey {
+  readonly ipad: Buffer;
+  readonly opad: Buffer;
 }
 
-function mac(
-  key: KeyObject,
-  caller: string,
-  callee: string,
-  path: string,
-  expiry: number,
-  message: Uint8Array,
-): Buffer {
-  return createHmac("sha256", key)
-    .update(`gantry-call-v1|${caller}|${callee}|${path}|${expiry}|`)
-    .update(message)
-    .digest();
+const BLOCK = 64;
+
+function hmacKey(bytes: Buffer): HmacKey {
+  const key = bytes.length > BLOCK ? hash("sha256", bytes, "buffer") : bytes;
+  const ipad = Buffer.alloc(BLOCK, 0x36);
+  const opad = Buffer.alloc(BLOCK, 0x5c);
+  for (let i = 0; i < key.length; i++) {
+    ipad[i] ^= key[i];
+    opad[i] ^= key[i];
+  }
+  return { ipad, opad };
+}
+
+/**
+ * HMAC-SHA256 as two one-shot `crypto.hash` calls over the padded key and the data, byte for byte
+ * what `createHmac` gives (call-auth.test.ts compares them): an `Hmac` object per call, even with a
+ * KeyObject, cost more CPU than the hashing itself under load (kit/README.md, *What a call costs*).
+ */
+function mac(key: HmacKey, caller: string, callee: string, path: string, expiry: number, message: Uint8Array): Buffer {
+  const head = `gantry-call-v1|${caller}|${callee}|${path}|${expiry}|`;
+  const headBytes = Buffer.byteLength(head);
+  const inner = Buffer.allocUnsafe(BLOCK + headBytes + message.length);
+  inner.set(key.ipad, 0);
+  inner.write(head, BLOCK, "utf8");
+  inner.set(message, BLOCK + headBytes);
+  const outer = Buffer.allocUnsafe(BLOCK + 32);
+  outer.set(key.opad, 0);
+  outer.set(hash("sha256", inner, "buffer"), BLOCK);
+  return hash("sha256", outer, "buffer");
 }
 
 export function callSigner(caller: Caller, callee: AreaService, bytes: Buffer): CallSigner {
