@@ -9,6 +9,7 @@ import { runPrepared } from "@gantry/kit";
 import type pg from "pg";
 import { PAYOUT_COLUMNS, type PayoutRow, RECIPIENT_COLUMNS, asPayout } from "./columns.ts";
 import type { Payout, Recipient } from "./db.ts";
+import { journalLines } from "./ledger.ts";
 import type { OutboxEvent } from "@gantry/kit";
 
 /**
@@ -116,26 +117,10 @@ function bookAndQueue(source: string, first: number): string {
        SELECT tenant, ${subject}, ${msgId}, ${payload}::jsonb FROM ${source} WHERE ${subject}::text IS NOT NULL)`;
 }
 
-/**
- * The parameters of `bookAndQueue`: each journal as its two lines (the debit side's account and
- * amount, then the credit side's and the amount negated) in four arrays, then the event's three.
- */
+/** The parameters of `bookAndQueue`: the journals' lines (src/ledger.ts `journalLines`), then the event's three. */
 function bookAndQueueValues(journals: PayoutJournal[], event: OutboxEvent | null): unknown[] {
-  const suffixes: string[] = [];
-  const accounts: string[] = [];
-  const amounts: bigint[] = [];
-  const memos: string[] = [];
-  for (const j of journals) {
-    suffixes.push(j.suffix, j.suffix);
-    accounts.push(j.debit, j.credit);
-    amounts.push(j.amountMinor, -j.amountMinor);
-    memos.push(j.memo, j.memo);
-  }
   return [
-    suffixes,
-    accounts,
-    amounts,
-    memos,
+    ...journalLines(journals, (j) => j.suffix),
     event?.subject ?? null,
     event?.msgId ?? null,
     event ? JSON.stringify(event.payload) : null,
