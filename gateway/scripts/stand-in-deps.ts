@@ -55,8 +55,12 @@ export async function standInGateway(srcDir: string, standIns: StandIns) {
     defaultRateLimit: { limit: 1e9, windowSeconds: 60 },
     dispatcher: standIns.dispatcher,
     liveStatus: {},
-    // Each batch is encoded as for JetStream; the publish itself is not made.
-    audit: new AuditPublisher({ js: { publish: async () => ({}) } }, log),
+    // Each batch is encoded as for JetStream; the publish itself is not made (`js` for the code
+    // before the audit's batch publisher, which published through it).
+    audit: new AuditPublisher({ js: { publish: async () => ({}) } }, log, {
+      publishAll: async (messages: readonly unknown[]) => messages.map(() => undefined),
+      close: () => {},
+    }),
     metrics: createMetrics(),
     usage: new UsageReporter({ unary: async () => ({}) }, log, 1e9),
     health: new Map(),

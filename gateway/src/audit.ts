@@ -8,6 +8,11 @@
  * unreachable, records wait in a bounded buffer and are re-sent when it returns. The keys service
  * persists them in Postgres.
  *
+ * The batches go out through the kit's JetStream publisher (kit/outbox-publish.ts), as the outbox
+ * relay's do, rather than `js.publish`: the same stored-or-refused answer per message, without a
+ * request object, timer and `RequestError("cancelled")` per publish (~55 µs less client CPU a
+ * batch; gateway/README.md, *Cost of a call*).
+ *
  * A record can be lost only if this process dies within the 20 ms before its batch is published;
  * a clean shutdown flushes first.
  */
@@ -20,6 +25,7 @@ import {
   type Logger,
   type Nats,
 } from "@gantry/kit";
+import { type JetStreamBatchPublisher, jetStreamBatchPublisher } from "@gantry/kit/outbox-publish.ts";
 
 let isoSecond = Number.NaN;
 let isoPrefix = "";
@@ -43,9 +49,10 @@ export const AUDIT_BATCH_MAX = 256;
 export const AUDIT_BATCH_DELAY_MS = 20;
 const MAX_BUFFER = 100_000;
 const MAX_IN_FLIGHT_BATCHES = 8;
+const PUBLISH_TIMEOUT_MS = 5_000;
 
 export class AuditPublisher {
-  private readonly nats: Nats;
+  private readonly publisher: JetStreamBatchPublisher;
   private readonly log: Logger;
   private buffer: AuditRecord[] = [];
   private inFlight = 0;
@@ -55,8 +62,13 @@ export class AuditPublisher {
   private dropped = 0;
   published = 0;
 
-  constructor(nats: Nats, log: Logger) {
-    this.nats = nats;
+  /** `publisher`: stood in for by tests and the cost scripts; by default one on `nats`. */
+  constructor(
+    nats: Pick<Nats, "nc" | "inboxPrefix">,
+    log: Logger,
+    publisher: JetStreamBatchPublisher = jetStreamBatchPublisher(nats),
+  ) {
+    this.publisher = publisher;
     this.log = log;
   }
 
@@ -90,29 +102,30 @@ export class AuditPublisher {
     this.inFlight++;
     this.inFlightRecords += records.length;
     const batch: AuditBatch = { records };
-    this.nats.js
-      .publish(SUBJECTS.auditCallsRecorded, encodeJson(batch), {
-        msgID: `${records[0].requestId}+${records.length}`,
-        timeout: 5_000,
-      })
-      .then(
-        () => {
+    const message = {
+      subject: SUBJECTS.auditCallsRecorded,
+      data: encodeJson(batch),
+      msgId: `${records[0].requestId}+${records.length}`,
+    };
+    this.publisher
+      .publishAll([message], PUBLISH_TIMEOUT_MS)
+      .then(([err]) => {
+        if (!err) {
           this.published += records.length;
-        },
-        (err: unknown) => {
-          this.buffer = records.concat(this.buffer);
-          if (!this.retryTimer) {
-            this.log.warn(
-              { err: String(err), buffered: this.buffer.length },
-              "audit publish failed; buffering and retrying",
-            );
-            this.retryTimer = setTimeout(() => {
-              this.retryTimer = undefined;
-              this.pump();
-            }, 500);
-          }
-        },
-      )
+          return;
+        }
+        this.buffer = records.concat(this.buffer);
+        if (!this.retryTimer) {
+          this.log.warn(
+            { err: String(err), buffered: this.buffer.length },
+            "audit publish failed; buffering and retrying",
+          );
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = undefined;
+            this.pump();
+          }, 500);
+        }
+      })
       .finally(() => {
         this.inFlight--;
         this.inFlightRecords -= records.length;
