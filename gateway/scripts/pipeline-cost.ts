@@ -2,7 +2,8 @@
  * CPU per call of the gateway's own policy pipeline (`runAbility`: authentication, scope, rate
  * limit, envelope, input shape, validation, outcome, metrics, audit record and its batch encoding),
  * in this process, with the hop stood in for: the owner answers a turn later with a 501
- * (`web.research`, switched off) or a small result (`key.inspect`). No HTTP, no gRPC, no NATS
+ * (`web.research`, switched off) or a result (`key.inspect`, `contact.get`, `payout.send`, each the
+ * size its service answers, with the catalogue's example as input). No HTTP, no gRPC, no NATS
  * socket, so it moves far less with the machine's load than a whole call does
  * (scripts/cost-per-call.ts) and shows a change of a few µs. 64 calls in flight, as the bench's
  * connections; 20,000 calls to warm up, then `N` measured.
@@ -12,6 +13,7 @@
  *
  * @example
  * node_modules/.bin/node gateway/scripts/pipeline-cost.ts gateway/src web.research 100000
+ * node_modules/.bin/node gateway/scripts/pipeline-cost.ts gateway/src payout.send 100000
  * git archive <commit> gateway | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/node_modules
  * node_modules/.bin/node gateway/scripts/pipeline-cost.ts /tmp/before/gateway/src web.research 100000
  */
@@ -21,7 +23,16 @@ import { standInGateway } from "./stand-in-deps.ts";
 
 const [dirArg = "gateway/src", ability = "web.research", nArg = "100000"] = process.argv.slice(2);
 const N = Number(nArg);
-const answers501 = ability !== "key.inspect";
+/** What the owners answer, as their services write it; any other ability answers 501. */
+const RESULTS: Record<string, string> = {
+  "key.inspect": '{"id":"key_bench","tenant":"bench","scopes":["*"]}',
+  "contact.get":
+    '{"id":"con_4f9a2c7e1b3d5f60a8c9e2b1","name":"Cost Lookup","email":null,"phone":null,"company":null,"title":null,"notes":null,"tags":[],"customFields":{},"createdAt":"2026-11-27T07:00:00.000Z","updatedAt":"2026-11-27T07:00:00.000Z"}',
+  "payout.send":
+    '{"id":"po_01JA2B3C4D5E6F7G8H9J0K1M2N","tenant":"cost-co","batchId":null,"recipientId":"rcp_01J9Z6A8B7C6D5E4F3G2H1J0K9","destination":{"country":"NG","currency":"USD","accountNumberLast4":"4321","bankCode":"058","bankName":"Sandbox Bank","accountName":"Ada Obi"},"amount":{"amount":1.25,"currency":"USD"},"fee":{"amount":0,"currency":"USD"},"status":"processing","provider":"provider_a","mode":"sandbox","credentialSource":"platform","description":null,"reference":"po_01JA2B3C4D5E6F7G8H9J0K1M2N","idempotencyKey":"s1042","metadata":{},"vertical":null,"providerReference":"sbx_trf_4f9a2c7e1b3d5f60","failureCode":null,"failureMessage":null,"requestId":"req_4f9a2c7e1b3d5f60a8c9e2","created":"2026-11-27T07:00:00.000Z","updated":"2026-11-27T07:00:00.000Z","paid":null}',
+};
+const result = RESULTS[ability];
+const answers501 = result === undefined;
 const { runAbility, key } = await standInGateway(dirArg, {
   // Answers a turn later, as a hop does: a rejection in the same turn would add Node's
   // unhandled-rejection bookkeeping, which a real call does not pay.
@@ -31,7 +42,7 @@ const { runAbility, key } = await standInGateway(dirArg, {
         queueMicrotask(() =>
           answers501
             ? reject(new GantryError("not_implemented", `${ability} is switched off on this deployment.`))
-            : resolve({ resultJson: '{"id":"key_bench","tenant":"bench","scopes":["*"]}', replayed: false }),
+            : resolve({ resultJson: result, replayed: false }),
         ),
       ),
   },
