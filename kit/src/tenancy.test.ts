@@ -16,6 +16,7 @@ import {
   enforceTenantIsolation,
   withTenant,
 } from "./tenancy.ts";
+import { withCallSignal } from "./call-signal.ts";
 
 let t: TestStack;
 let pool: TenantPool;
@@ -111,3 +112,51 @@ test("the policies hold for the table owner too (FORCE), and a new table is cove
   await t.db.query("CREATE TABLE rls_demo.later (id text PRIMARY KEY, tenant text NOT NULL)");
   assert.deepEqual(await enforceTenantIsolation(t.db, "rls_demo", SERVICE_ROLE), ["later", "things"]);
 });
+
+test("a call's abort cancels the statements of the connections it holds, not of one it gave back", async () => {
+  const first = new AbortController();
+  const second = new AbortController();
+  // The first call runs a statement to its end and gives its connection back (max 2: it is reused).
+  await withCallSignal(first.signal, () => asSystem(() => pool.query("SELECT 1")));
+  await withCallSignal(first.signal, () => asSystem(() => pool.query("SELECT 2")));
+  const running = [1, 2].map((n) =>
+    withCallSignal(second.signal, () => asSystem(() => pool.query(`SELECT pg_sleep(1.5), ${n} AS n`))),
+  );
+  await waitFor(async () => (await sleepers()) === 2);
+  // The first call ending now holds no connection: both of the second call's statements finish.
+  first.abort(new Error("first gave up"));
+  const done = await Promise.all(running);
+  assert.deepEqual(
+    done.map((r) => r.rows[0].n),
+    [1, 2],
+  );
+  // The second call giving up mid-statement cancels both its statements.
+  const again = [3, 4].map((n) =>
+    withCallSignal(second.signal, () => asSystem(() => pool.query(`SELECT pg_sleep(30), ${n} AS n`))),
+  );
+  const third = new AbortController();
+  await waitFor(async () => (await sleepers()) === 2);
+  second.abort(new Error("second gave up"));
+  for (const r of await Promise.allSettled(again)) {
+    assert.equal(r.status, "rejected");
+    assert.match(String((r as PromiseRejectedResult).reason), /canceling statement due to user request/);
+  }
+  // The pool still serves, and an aborted call starts no statement.
+  assert.equal((await withCallSignal(third.signal, () => asSystem(() => pool.query("SELECT 5 AS n")))).rows[0].n, 5);
+  await assert.rejects(
+    withCallSignal(second.signal, () => asSystem(() => pool.query("SELECT 6"))),
+    /second gave up/,
+  );
+});
+
+async function sleepers(): Promise<number> {
+  const { rows } = await t.db.query(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(%' AND pid <> pg_backend_pid()",
+  );
+  return rows[0].n;
+}
+
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(await check(), "condition not reached");
+}
