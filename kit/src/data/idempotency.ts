@@ -125,7 +125,7 @@ const table = (schema: string) => `"${schema.replaceAll('"', '""')}"."idempotenc
 interface FirstUse {
   key: string;
   inputHash: string;
-  /** The input without the key, as JSON (the `input` column). */
+  /** The input without the key, as canonical JSON (the `input` column; the hash is of this text). */
   body: string;
 }
 
@@ -149,7 +149,10 @@ async function once<T>(opts: {
   const key = (input as { idempotencyKey?: unknown }).idempotencyKey;
   if (typeof key !== "string" || !key) return { result: await opts.create(), created: true };
   const body = withoutKey(input);
-  const inputHash = sha256Hex(canonicalJson(body));
+  // One serialisation for the hash and the stored input: jsonb keeps the value, not the key order,
+  // and the only reader (`differingFields`, below) compares values.
+  const canonical = canonicalJson(body);
+  const inputHash = sha256Hex(canonical);
 
   const resolve = async (row: Row) => {
     if (row.input_hash !== inputHash) {
@@ -166,7 +169,7 @@ async function once<T>(opts: {
   }
   let created: T | undefined;
   try {
-    created = await opts.createFirst({ key, inputHash, body: JSON.stringify(body) });
+    created = await opts.createFirst({ key, inputHash, body: canonical });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     const winner = await opts.find(key);
