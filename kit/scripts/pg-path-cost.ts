@@ -4,7 +4,7 @@
  * like that statement's (45: text, numbers, instants, JSON text, nulls and four text arrays of four
  * lines). The statement itself is trivial, so what is measured is the client: the pool's checkout
  * and release with the call's scope, the serialisation and socket write of Parse/Bind/Execute/Sync,
- * the answer's read and row. `N` statements at `C` at once per round, `ROUNDS` rounds; this
+ * the answer's read and row. Each statement runs as a call's, with its own abort signal. `N` statements at `C` at once per round, `ROUNDS` rounds; this
  * process's CPU (process.cpuUsage; its system part is the kernel's socket work) and Postgres's (its processes' CPU from /proc) per statement.
  * It loads kit/src of the checkout it is run from, so two worktrees compare two clients.
  *
@@ -14,6 +14,7 @@
 import { startTestStack } from "@gantry/infra/testing/stack.ts";
 import { processStat, processTrees } from "@gantry/infra/testing/process-tree.ts";
 import { readFileSync } from "node:fs";
+import { withCallSignal } from "../src/call-signal.ts";
 import { runPrepared } from "../src/data/prepared.ts";
 import { enforceTenantIsolation, SERVICE_ROLE, TenantPool, withTenant } from "../src/tenancy.ts";
 
@@ -84,7 +85,11 @@ async function round(n: number): Promise<{ us: number; systemUs: number; pgUs: n
       Array.from({ length: C }, async () => {
         while (started < n) {
           const i = started++;
-          const [row] = await runPrepared<{ id: string }>(pool, "path_cost.statement", TEXT, values(i));
+          // Each statement as a call's: the kit runs every call with its signal, which the pool watches.
+          const call = new AbortController();
+          const [row] = await withCallSignal(call.signal, () =>
+            runPrepared<{ id: string }>(pool, "path_cost.statement", TEXT, values(i)),
+          );
           if (!row?.id) throw new Error("no row");
         }
       }),
