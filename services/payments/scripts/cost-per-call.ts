@@ -3,7 +3,7 @@
  * depend on how busy the machine is (issue 30): client statements (round trips to Postgres) and
  * trigger-function calls and WAL bytes per call (with `WAL=1`, by table and index: pg_walinspect over
  * the window), beside this process's CPU and its Postgres's CPU per call, which do. The service runs in this process on real Postgres and NATS (the test harness); `N` calls per
- * operation at `C` at once, after `WARM` (30) to warm up; `OPS` picks operations (comma-separated names).
+ * operation at `C` at once, after `WARM` (30, also at `C` at once) to warm up; `OPS` picks operations (comma-separated names).
  * The first operation's figures include the JIT's warm-up: with 30 calls a payout read ~0.5 ms more
  * of this process's CPU than after a few hundred (`WARM=500` steadies it).
  * Add `--cpu-prof` to profile: each operation prints its window in the profile's clock (µs).
@@ -85,7 +85,14 @@ async function functionCalls(): Promise<Record<string, number>> {
 
 const wanted = process.env.OPS?.split(",");
 for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.includes(n))) {
-  for (let i = 0; i < WARM; i++) await op();
+  // At C at once, as measured: one at a time, the pool would open its other connections (and pay
+  // their logins) inside the window.
+  let warmed = 0;
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (warmed++ < WARM) await op();
+    }),
+  );
   const calls0 = await functionCalls();
   const wal0 = await walAt(t.db);
   const [s0, cpu0, pg0, t0] = [statements, process.cpuUsage(), postgresCpuMs(), performance.now()];
