@@ -37,6 +37,7 @@ import { CallStream, MULTIPLEX_MAX_REQUEST_BYTES } from "./grpc-multiplex.ts";
 import { codeFromGrpcStatus, GantryError, isErrorCode, type WireError } from "./errors.ts";
 import { callerGone } from "./call-signal.ts";
 import { CALL_AUTH_HEADER, type CallSigner, tokenExpiry } from "./call-auth.ts";
+import { DeadlineSweep } from "./deadline-sweep.ts";
 import { type GrpcTls, grpcTls } from "./grpc-tls.ts";
 import { telemetryOn, tracedClientCall } from "./telemetry.ts";
 import type { GrpcServices } from "./generated/grpc.ts";
@@ -253,6 +254,8 @@ export class RpcClient<S extends GrpcServiceName> {
   private readonly methods: grpc.ServiceDefinition;
   private readonly signer?: CallSigner;
   private readonly tls?: GrpcTls;
+  /** Its calls' deadlines, under one timer (kit/deadline-sweep). */
+  private readonly deadlines = new DeadlineSweep();
 
   /**
    * @param service the generated service (kit `lookupService`), for method paths and codecs
@@ -421,13 +424,13 @@ export class RpcClient<S extends GrpcServiceName> {
         const release = replica.hold(session);
         let id = 0;
         const left = deadline - Date.now();
-        const timer = setTimeout(() => {
+        const timer = this.deadlines.at(deadline, () => {
           calls.cancel(id);
           release();
           reject(timeout());
-        }, left);
+        });
         stop = () => {
-          clearTimeout(timer);
+          this.deadlines.clear(timer);
           calls.cancel(id);
           release();
         };
@@ -436,7 +439,7 @@ export class RpcClient<S extends GrpcServiceName> {
           message,
           (outcome) => {
             stop = undefined;
-            clearTimeout(timer);
+            this.deadlines.clear(timer);
             release();
             if ("reply" in outcome) {
               const { status, response, message: details, error } = outcome.reply;
@@ -501,10 +504,10 @@ export class RpcClient<S extends GrpcServiceName> {
           const bin = h[ERROR_TRAILER];
           errorTrailer = Array.isArray(bin) ? bin[0] : bin;
         };
-        const timer = setTimeout(() => {
+        const timer = this.deadlines.at(deadline, () => {
           timedOut = true;
           stream.close(http2.constants.NGHTTP2_CANCEL);
-        }, left);
+        });
         // A reset stream is how a plain call's server learns that its caller gave up.
         stop = () => stream.close(http2.constants.NGHTTP2_CANCEL);
         stream.on("response", (h) => {
@@ -525,7 +528,7 @@ export class RpcClient<S extends GrpcServiceName> {
         });
         stream.on("close", () => {
           stop = undefined;
-          clearTimeout(timer);
+          this.deadlines.clear(timer);
           release();
           if (status === "0") {
             const response = unframeMessage(chunks);

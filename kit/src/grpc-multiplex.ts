@@ -15,6 +15,7 @@ import { frameMessage, MAX_MESSAGE_BYTES, MessageReader } from "./grpc-frame.ts"
 import { lookupService } from "./grpc-proto.ts";
 import { callerGone, deadlinePassed } from "./call-signal.ts";
 import type { Caller, CallVerifier } from "./call-auth.ts";
+import { type Deadline, DeadlineSweep } from "./deadline-sweep.ts";
 import { tracedServerCall } from "./telemetry.ts";
 
 interface Call {
@@ -273,12 +274,15 @@ export function serveCallStream(
   const def = multiplexMethod();
   /** Each call in flight's controller, for a cancel and for the end of the stream. */
   const running = new Map<number, AbortController>();
+  /** The calls' deadlines, under one timer for the stream (kit/deadline-sweep). */
+  const deadlines = new DeadlineSweep();
   let inFlight = 0;
   let draining = false;
   let endStatus: number = GrpcStatus.OK;
   let endMessage = "";
   const closed = new Promise<void>((resolve) =>
     stream.once("close", () => {
+      deadlines.stop();
       // The client is gone: nobody will read what the calls in flight come to.
       for (const controller of running.values()) controller.abort(callerGone());
       running.clear();
@@ -337,17 +341,17 @@ export function serveCallStream(
     const controller = new AbortController();
     running.set(id, controller);
     let answered = false;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Deadline | undefined;
     const deadline = call.deadline_ms > 0 ? Date.now() + call.deadline_ms : undefined;
     if (deadline !== undefined)
-      timer = setTimeout(() => {
+      timer = deadlines.at(deadline, () => {
         // Answered now, whatever the handler does with the signal: the client stops waiting anyway.
         answered = true;
         running.delete(id);
         controller.abort(deadlinePassed(call.path));
         reply({ id, status: GrpcStatus.DEADLINE_EXCEEDED, message: "deadline exceeded" });
         settle();
-      }, call.deadline_ms);
+      });
     const meta = { metadata: call.metadata, signal: controller.signal, deadline };
     runRoute(
       route,
@@ -355,7 +359,7 @@ export function serveCallStream(
       (err, value) => {
         if (answered) return;
         answered = true;
-        clearTimeout(timer);
+        deadlines.clear(timer);
         running.delete(id);
         if (err) {
           const s = statusOf(err);

@@ -55,6 +55,7 @@ export type GrpcHandlers<S extends GrpcServiceName> = {
 import { callerGone, deadlinePassed } from "./call-signal.ts";
 import type { CallVerifier } from "./call-auth.ts";
 import { type GrpcTls, grpcTls } from "./grpc-tls.ts";
+import { type Deadline, DeadlineSweep } from "./deadline-sweep.ts";
 
 const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
 
@@ -122,6 +123,8 @@ export class RpcServer {
   private draining = false;
   private readonly server: http2.Http2Server | http2.Http2SecureServer;
   private readonly auth?: CallVerifier;
+  /** Plain calls' deadlines, under one timer (kit/deadline-sweep); a Calls stream has its own. */
+  private readonly deadlines = new DeadlineSweep();
 
   /**
    * @param opts.auth checks every call of a route not added as open; without it calls are taken
@@ -231,19 +234,20 @@ export class RpcServer {
       }
       const controller = new AbortController();
       let answered = false;
-      let timer: NodeJS.Timeout | undefined;
+      let timer: Deadline | undefined;
       const timeoutMs = parseGrpcTimeout(headers["grpc-timeout"]);
-      if (timeoutMs !== undefined)
-        timer = setTimeout(() => {
+      const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+      if (deadline !== undefined)
+        timer = this.deadlines.at(deadline, () => {
           // Answered now, whatever the handler does with the signal: the client stops waiting anyway.
           answered = true;
           controller.abort(deadlinePassed(String(headers[":path"])));
           if (!stream.closed && !stream.destroyed)
             stream.respond(statusOnly(GrpcStatus.DEADLINE_EXCEEDED, "deadline exceeded"), { endStream: true });
-        }, timeoutMs);
+        });
       // A client that gave up resets the stream: nobody will read the answer.
       stream.once("close", () => {
-        clearTimeout(timer);
+        this.deadlines.clear(timer);
         if (!answered) controller.abort(callerGone());
       });
       runRoute(
@@ -252,7 +256,7 @@ export class RpcServer {
         (err, value) => {
           if (answered) return;
           answered = true;
-          clearTimeout(timer);
+          this.deadlines.clear(timer);
           if (stream.closed || stream.destroyed) return;
           if (err) {
             stream.respond(errorHeaders(err), { endStream: true });
@@ -266,7 +270,7 @@ export class RpcServer {
         {
           metadata: metadataOf(headers),
           signal: controller.signal,
-          deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
+          deadline,
         },
       );
     });
