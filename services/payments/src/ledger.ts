@@ -1,12 +1,11 @@
 /**
  * @module payments/ledger
- * The double-entry ledger, in integer minor units. Every money movement posts one journal whose
- * entries sum to zero (debit positive, credit negative); the database refuses an unbalanced journal
- * (a statement-level trigger: a journal's lines are written by one INSERT, and the ledger is
- * append-only, so every journal balances if every INSERT's lines do) and the same journal twice
- * (the primary key, journal and side: every posting has one debit and one credit line, migration
- * 20270114000000_ledger_journal_key), so a movement is booked exactly once even when a webhook and a
- * poll race.
+ * The double-entry ledger, in integer minor units. Every money movement posts one journal: one row
+ * (table `ledger_journals`) of the account debited, the account credited and the amount moved,
+ * balanced by construction (both sides NOT NULL and different, the amount positive: migration
+ * 20270116000000_ledger_journals), and the database refuses the same journal twice (the primary
+ * key), so a movement is booked exactly once even when a webhook and a poll race. The view
+ * `ledger_entries` shows each journal as its two lines (debit positive, credit negative).
  *
  * Accounts, per tenant, settlement account (src/settlement.ts: where the money is) and currency:
  * - `available`: payable now; `pending`: received, not yet settled; `reserved`: held by payouts in flight;
@@ -17,7 +16,7 @@ import { execute, type SqlTx } from "./sql.ts";
 
 export type Account = "available" | "pending" | "reserved" | "customer_payments" | "fees" | "payouts_sent" | "refunds";
 
-type Tx = Pick<Prisma.TransactionClient, "ledgerEntry" | "$queryRawUnsafe">;
+type Tx = Pick<Prisma.TransactionClient, "ledgerJournal" | "$queryRawUnsafe">;
 
 export interface Journal {
   tenant: string;
@@ -36,46 +35,47 @@ export interface Journal {
   at: Date;
 }
 
-/**
- * True when journal `param` is posted: asked of its debit line by the whole primary key (journal,
- * side), so the probe is one index lookup. `post` and `posted` ask it.
- */
+/** True when journal `param` is posted: one lookup of the primary key. `post` and `posted` ask it. */
 export const journalPosted = (param: string) =>
-  `EXISTS (SELECT 1 FROM "payments"."ledger_entries" WHERE journal_id = ${param} AND debit)`;
+  `EXISTS (SELECT 1 FROM "payments"."ledger_journals" WHERE journal_id = ${param})`;
 
 /**
- * Each journal as its two lines, the debit side's account and amount, then the credit side's and the
- * amount negated, in arrays of one element a line (the line's journal name and memo repeated), so a
- * statement reads them with one function scan: `post` and src/payout-writes.ts `bookAndQueue` bind
- * these. `name` is what the statement makes the journal's id from (the id itself, or a payout's suffix).
+ * The journals' rows as arrays of one element a journal (name, debit account, credit account,
+ * amount, memo), so a statement reads them with one function scan: `post` and src/payout-writes.ts
+ * `bookAndQueue` bind these. `name` is what the statement makes the journal's id from (the id
+ * itself, or a payout's suffix). A negative amount is the same movement the other way round: its
+ * sides are swapped, so the row's amount is positive and its lines are the ones the journal names.
  */
-export function journalLines<J extends { debit: Account; credit: Account; amountMinor: bigint; memo: string }>(
+export function journalRows<J extends { debit: Account; credit: Account; amountMinor: bigint; memo: string }>(
   journals: readonly J[],
   name: (j: J) => string,
-): [names: string[], accounts: Account[], amounts: bigint[], memos: string[]] {
+): [names: string[], debits: Account[], credits: Account[], amounts: bigint[], memos: string[]] {
   const names: string[] = [];
-  const accounts: Account[] = [];
+  const debits: Account[] = [];
+  const credits: Account[] = [];
   const amounts: bigint[] = [];
   const memos: string[] = [];
   for (const j of journals) {
-    const n = name(j);
-    names.push(n, n);
-    accounts.push(j.debit, j.credit);
-    amounts.push(j.amountMinor, -j.amountMinor);
-    memos.push(j.memo, j.memo);
+    const forward = j.amountMinor > 0n;
+    names.push(name(j));
+    debits.push(forward ? j.debit : j.credit);
+    credits.push(forward ? j.credit : j.debit);
+    amounts.push(forward ? j.amountMinor : -j.amountMinor);
+    memos.push(j.memo);
   }
-  return [names, accounts, amounts, memos];
+  return [names, debits, credits, amounts, memos];
 }
 
-const POST = `INSERT INTO "payments"."ledger_entries"
-       (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-     SELECT $1, line.journal_id, line.account, $3, $4, line.amount, $5, $6, line.memo, $7
-       FROM unnest($8::text[], $9::text[], $10::bigint[], $11::text[]) AS line(journal_id, account, amount, memo)
+const POST = `INSERT INTO "payments"."ledger_journals"
+       (tenant, journal_id, debit_account, credit_account, settlement_account, currency, amount_minor, ref_type, ref_id,
+        memo, created_at)
+     SELECT $1, j.journal_id, j.debit, j.credit, $3, $4, j.amount, $5, $6, j.memo, $7
+       FROM unnest($8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[]) AS j(journal_id, debit, credit, amount, memo)
       WHERE NOT ${journalPosted("$2")}`;
 
 /**
- * Posts a two-line journal; a no-op when this journal was already posted (returns false). One
- * statement: both lines or neither, and the existence check sees the caller's transaction.
+ * Posts a journal; a no-op when this journal was already posted (returns false). The existence
+ * check sees the caller's transaction.
  */
 export async function post(tx: SqlTx, j: Journal): Promise<boolean> {
   if (j.amountMinor === 0n) return false;
@@ -87,7 +87,7 @@ export async function post(tx: SqlTx, j: Journal): Promise<boolean> {
     j.refType,
     j.refId,
     j.at,
-    ...journalLines([j], (one) => one.id),
+    ...journalRows([j], (one) => one.id),
   ]);
   return inserted > 0;
 }

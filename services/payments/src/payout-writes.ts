@@ -9,7 +9,7 @@ import { runPrepared } from "@gantry/kit";
 import type pg from "pg";
 import { PAYOUT_COLUMNS, type PayoutRow, RECIPIENT_COLUMNS, asPayout } from "./columns.ts";
 import type { Payout, Recipient } from "./db.ts";
-import { journalLines } from "./ledger.ts";
+import { journalRows } from "./ledger.ts";
 import type { OutboxEvent } from "@gantry/kit";
 
 /**
@@ -86,8 +86,8 @@ const ACCEPT_PAYOUT = `WITH payout AS (
                        WHERE r.id = $3 AND r.tenant = $2 AND r.provider = $12 AND r.mode = $13 AND r.currency = $11
                          AND r.account_name = $4 AND r.account_number_last4 = $5
                          AND r.bank_code IS NOT DISTINCT FROM $6 AND r.bank_name IS NOT DISTINCT FROM $7
-                         AND r.country = $8 AND r.credential_source = $36
-                         AND r.provider_reference IS NOT DISTINCT FROM $37 AND r.verified_at = $38)
+                         AND r.country = $8 AND r.credential_source = $37
+                         AND r.provider_reference IS NOT DISTINCT FROM $38 AND r.verified_at = $39)
                     THEN true ELSE payments.recipient_changed($3) END
              RETURNING id, tenant, settlement_account AS "settlementAccount", currency, updated_at AS "updatedAt"),
            ${bookAndQueue("payout", 29)}
@@ -95,32 +95,35 @@ const ACCEPT_PAYOUT = `WITH payout AS (
 
 /**
  * The CTEs `booked` and `event` of a statement that writes a payout (the CTE `source`, with at least
- * `id`, `tenant`, `currency`, `settlementAccount` and `updatedAt` named as in `PAYOUT_COLUMNS`): both lines of each journal, dated as the payout's update (the ledger's trigger
- * checks each journal balances at the end of the statement), and the event in the kit's outbox
- * table (kit/src/outbox.ts), none when its subject is null. Parameters from `$first`, in the order
- * of `bookAndQueueValues`. The lines come as arrays of one element a line, so the plan reads them
- * with one function scan: Postgres sets up every node of a plan again on each execution, and a
- * scan of journals joined to a VALUES list of their two sides was two nodes more.
+ * `id`, `tenant`, `currency`, `settlementAccount` and `updatedAt` named as in `PAYOUT_COLUMNS`): one
+ * row a journal (balanced by construction), dated as the payout's update, and the event in the kit's
+ * outbox table (kit/src/outbox.ts), none when its subject is null. Parameters from `$first`, in the
+ * order of `bookAndQueueValues`. The journals come as arrays of one element a journal, so the plan
+ * reads them with one function scan: Postgres sets up every node of a plan again on each execution.
  */
 function bookAndQueue(source: string, first: number): string {
-  const [suffix, account, amount, memo, subject, msgId, payload] = Array.from({ length: 7 }, (_, i) => `$${first + i}`);
+  const [suffix, debit, credit, amount, memo, subject, msgId, payload] = Array.from(
+    { length: 8 },
+    (_, i) => `$${first + i}`,
+  );
   return `booked AS (
-       INSERT INTO payments.ledger_entries
-         (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-       SELECT tenant, id || ':' || line.suffix, line.account, "settlementAccount", currency, line.amount,
-              'payout', id, line.memo, "updatedAt"
+       INSERT INTO payments.ledger_journals
+         (tenant, journal_id, debit_account, credit_account, settlement_account, currency, amount_minor, ref_type, ref_id,
+          memo, created_at)
+       SELECT tenant, id || ':' || j.suffix, j.debit, j.credit, "settlementAccount", currency, j.amount,
+              'payout', id, j.memo, "updatedAt"
          FROM ${source}
-        CROSS JOIN unnest(${suffix}::text[], ${account}::text[], ${amount}::bigint[], ${memo}::text[])
-              AS line(suffix, account, amount, memo)),
+        CROSS JOIN unnest(${suffix}::text[], ${debit}::text[], ${credit}::text[], ${amount}::bigint[], ${memo}::text[])
+              AS j(suffix, debit, credit, amount, memo)),
      event AS (
        INSERT INTO payments.outbox (tenant, subject, msg_id, payload)
        SELECT tenant, ${subject}, ${msgId}, ${payload}::jsonb FROM ${source} WHERE ${subject}::text IS NOT NULL)`;
 }
 
-/** The parameters of `bookAndQueue`: the journals' lines (src/ledger.ts `journalLines`), then the event's three. */
+/** The parameters of `bookAndQueue`: the journals' rows (src/ledger.ts `journalRows`), then the event's three. */
 function bookAndQueueValues(journals: PayoutJournal[], event: OutboxEvent | null): unknown[] {
   return [
-    ...journalLines(journals, (j) => j.suffix),
+    ...journalRows(journals, (j) => j.suffix),
     event?.subject ?? null,
     event?.msgId ?? null,
     event ? JSON.stringify(event.payload) : null,

@@ -33,8 +33,8 @@ test("a value outside its closed set is refused by the database: ledger account,
 
   await assert.rejects(
     t.db.query(
-      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-       VALUES ($1, 'x:moved', 'elsewhere', 'sandbox', 'USD', 1, 'payout', 'x', 'm', now()), ($1, 'x:moved', 'fees', 'sandbox', 'USD', -1, 'payout', 'x', 'm', now())`,
+      `INSERT INTO payments.ledger_journals (tenant, journal_id, debit_account, credit_account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+       VALUES ($1, 'x:moved', 'elsewhere', 'fees', 'sandbox', 'USD', 1, 'payout', 'x', 'm', now())`,
       [tenant],
     ),
     refused("ledger_entries_account_check"),

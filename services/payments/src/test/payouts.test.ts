@@ -314,16 +314,32 @@ test("payout.balance: every currency held, zeros for one never held; the databas
   );
   const none = await t.call("payout.balance", { currency: "KWD" }, { tenant });
   assert.deepEqual(none.balances[0].available, { amount: 0, currency: "KWD", minor: 0 });
-  await assert.rejects(
+  // A journal is one row, balanced by construction: the schema refuses any that could not balance.
+  const forge = (debit: string | null, credit: string | null, amount: number) =>
     t.db.query(
-      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at) VALUES ('bal-co', 'forged', 'available', 'sandbox', 'EUR', 100000, 'payment', 'x', 'forged', now())`,
-    ),
-    /does not balance/,
-  );
+      `INSERT INTO payments.ledger_journals (tenant, journal_id, debit_account, credit_account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+       VALUES ('bal-co', 'forged', $1, $2, 'sandbox', 'EUR', $3, 'payment', 'x', 'forged', now())`,
+      [debit, credit, amount],
+    );
+  const refused = (code: string, constraint?: string) => (err: { code?: string; constraint?: string }) => {
+    assert.equal(err.code, code);
+    if (constraint) assert.equal(err.constraint, constraint);
+    return true;
+  };
+  await assert.rejects(forge("available", null, 100000), refused("23502")); // no credit side
+  await assert.rejects(forge(null, "pending", 100000), refused("23502")); // no debit side
+  await assert.rejects(forge("available", "available", 100000), refused("23514", "ledger_journals_sides_check"));
+  await assert.rejects(forge("available", "pending", 0), refused("23514", "ledger_journals_amount_check"));
+  await assert.rejects(forge("available", "pending", -100000), refused("23514", "ledger_journals_amount_check"));
+  // Nothing of them was written: the balance is what was funded.
+  const eur = await t.call("payout.balance", { currency: "EUR" }, { tenant });
+  assert.equal(eur.balances[0].available.minor, 500);
   await assert.rejects(
-    t.db.query(`UPDATE payments.ledger_entries SET amount_minor = 1 WHERE tenant = 'bal-co'`),
+    t.db.query(`UPDATE payments.ledger_journals SET amount_minor = 1 WHERE tenant = 'bal-co'`),
     /append-only/,
   );
+  await assert.rejects(t.db.query(`DELETE FROM payments.ledger_journals WHERE tenant = 'bal-co'`), /append-only/);
+  await assertBalancesMatchLedger(t);
 });
 
 test("concurrent payouts, failures, reversals, settlements and refunds leave every balance row equal to its ledger sum", async () => {
@@ -401,7 +417,7 @@ test("a batch's items are read by the batch index, partial since migration 20270
   for (const plan of plans) assert.match(plan, /payouts_tenant_batch_id_position_idx/, plan);
 });
 
-test("a journal posts once, one line a side: posting it again is refused whatever its accounts, so is a second credit line, and the journal lookups plan on the key (migration 20270114000000)", async () => {
+test("a journal posts once: posting it again is refused whatever its accounts, and the journal lookups plan on the key (migration 20270116000000)", async () => {
   const tenant = "journal-co";
   const to = await recipient(t, tenant, "NGN");
   await fund(t, tenant, 100, "NGN");
@@ -415,29 +431,28 @@ test("a journal posts once, one line a side: posting it again is refused whateve
   ).rows[0];
   const postAgain = (debit: string, credit: string) =>
     t.db.query(
-      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-       VALUES ($1, $2, $3, $4, 'NGN', 100, 'payout', $5, 'again', now()), ($1, $2, $6, $4, 'NGN', -100, 'payout', $5, 'again', now())`,
-      [tenant, `${p.id}:reserved`, debit, settlementAccount, p.id, credit],
+      `INSERT INTO payments.ledger_journals (tenant, journal_id, debit_account, credit_account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
+       VALUES ($1, $2, $3, $4, $5, 'NGN', 100, 'payout', $6, 'again', now())`,
+      [tenant, `${p.id}:reserved`, debit, credit, settlementAccount, p.id],
     );
-  await assert.rejects(postAgain("reserved", "available"), /ledger_entries_pkey/);
-  await assert.rejects(postAgain("fees", "available"), /ledger_entries_pkey/);
-  // Balanced, so only the key can refuse it: a journal is one debit and one credit line.
-  await assert.rejects(
-    t.db.query(
-      `INSERT INTO payments.ledger_entries (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
-       VALUES ($1, $2, 'fees', $3, 'NGN', 2, 'payout', $4, 'split', now()), ($1, $2, 'available', $3, 'NGN', -1, 'payout', $4, 'split', now()),
-              ($1, $2, 'pending', $3, 'NGN', -1, 'payout', $4, 'split', now())`,
-      [tenant, `${p.id}:split`, settlementAccount, p.id],
-    ),
-    /ledger_entries_pkey/,
+  await assert.rejects(postAgain("reserved", "available"), /ledger_journals_pkey/);
+  await assert.rejects(postAgain("fees", "available"), /ledger_journals_pkey/);
+  // Its lines, as the view shows them to readers of lines: one a side.
+  const { rows: lines } = await t.db.query(
+    `SELECT account, amount_minor::int AS minor, debit FROM payments.ledger_entries WHERE journal_id = $1 ORDER BY debit DESC`,
+    [`${p.id}:reserved`],
   );
+  assert.deepEqual(lines, [
+    { account: "reserved", minor: 100, debit: true },
+    { account: "available", minor: -100, debit: false },
+  ]);
   // The existence check as src/ledger.ts asks it (`posted`, and negated in `post`).
   const plans = await plansWithoutSeqScan(
     t,
     [`SELECT ${journalPosted("$1")}`, `SELECT 1 WHERE NOT ${journalPosted("$1")}`],
     [`${p.id}:reserved`],
   );
-  for (const plan of plans) assert.match(plan, /ledger_entries_pkey/, plan);
+  for (const plan of plans) assert.match(plan, /ledger_journals_pkey/, plan);
 });
 
 test("a webhook's lookups by provider reference plan on the reference indexes, which hold live records only (migration 20270110000000)", async () => {

@@ -80,7 +80,7 @@ test("payout.send: a failed reservation leaves no payout, no journal and no used
   const rcp = await recipient(t, tenant, "USD");
   await fund(t, tenant, 50, "USD");
   const input = { recipientId: rcp, amount: 20, currency: "USD", idempotencyKey: "payout-1" };
-  const restore = await failInserts("ledger_entries", tenant);
+  const restore = await failInserts("ledger_journals", tenant);
   try {
     await assert.rejects(t.call("payout.send", input, { tenant }));
   } finally {
