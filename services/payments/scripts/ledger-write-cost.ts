@@ -1,15 +1,20 @@
 /**
- * What a payout's ledger write costs Postgres in other shapes than the one it has (issue 30), before
- * anyone rebuilds the ledger for one: the four lines of a sandbox payout (`:reserved`, then `:paid`)
- * written by one INSERT, `N` times in a PL/pgSQL loop with a commit each, on the test stack's Postgres,
- * and the backend's CPU (from `/proc`) per INSERT. Shapes, swapped between windows and alternated:
+ * What a payout's ledger write costs Postgres in other shapes than the one it has (issue 30): the
+ * ledger of a sandbox payout (`:reserved`, then `:paid`) written by one INSERT, `N` times in a
+ * PL/pgSQL loop with a commit each, on the test stack's Postgres, and the backend's CPU (from
+ * `/proc`) per INSERT. Measured first before the ledger became one row per journal (migration
+ * 20270116000000_ledger_journals), and kept to compare the shapes since. Shapes, swapped between
+ * windows and alternated:
  *
- * - `current`: the ledger as it is, its statement trigger `ledger_entries_added` (balance rows, journal
- *   check, reservation check);
- * - `no-journal-check`: the same trigger without the journal check (what a ledger balanced by
- *   construction would not need);
- * - `journal-rows`: one row per journal (debit account, credit account, amount), two rows a payout,
- *   and a trigger of the same balance upsert and reservation check, no journal check;
+ * - `journal-rows`: the ledger as it is, one row per journal (debit account, credit account,
+ *   amount), two rows a payout, and its statement trigger `ledger_journals_added` (balance rows,
+ *   reservation check);
+ * - `lines`: the ledger as it was before, four lines a payout in a table of the old shape
+ *   (`ledger_lines_h`: key (journal, side)) and the old statement trigger `ledger_lines_added`
+ *   (balance rows, journal check, reservation check), its text read from migration
+ *   20270113000000_ledger_one_trigger;
+ * - `no-journal-check`: the same lines and trigger without the journal check (what a ledger
+ *   balanced by construction does not need);
  * - `statement-upsert`: the four lines, no trigger, and the balance row's upsert and the reservation
  *   check as CTEs of the writing statement (the refusal raised by a function);
  * - `statement-upsert+check`: the same with a trigger that only checks the journals;
@@ -18,11 +23,13 @@
  * - `row-upsert+check`: a row-level trigger (on the balance accounts' lines only) that adds its line
  *   to the balance row and refuses a reservation beyond what was available, beside a statement
  *   trigger that only checks the journals;
- * - `journal-rows+statement-upsert`: one row per journal and the upsert in the statement, no trigger;
+ * - `journal-rows+statement-upsert`: one row per journal and the upsert in the statement, the
+ *   journals' trigger disabled (balance rows would then follow the ledger because each writer says so);
  * - `no-trigger`: the four lines alone (the floor).
  *
- * Throwaway tables and functions only (`h_*`, `ledger_journals_h`); the service is not called. This
- * measures the statement's ledger part at one call at a time, not a whole payout.
+ * Throwaway tables and functions (`h_*`, `ledger_lines_h`) and the test stack's own ledger
+ * (tenant `h`); the service is not called. This measures the statement's ledger part at one call at
+ * a time, not a whole payout.
  *
  * @example
  * N=3000 ROUNDS=4 node_modules/.bin/node services/payments/scripts/ledger-write-cost.ts
@@ -36,7 +43,15 @@ const t = await startPayments({ PAYMENTS_RESEND_SWEEP_SECONDS: "0" });
 const c = await t.db.connect();
 const q = (sql: string) => c.query(sql);
 
-const CURRENT = (await q(`SELECT pg_get_functiondef('payments.ledger_lines_added'::regproc) AS d`)).rows[0].d as string;
+// The lines' trigger as migration 20270113000000_ledger_one_trigger made it, on the throwaway lines table.
+const OLD_TRIGGER = readFileSync(
+  new URL("../prisma/migrations/20270113000000_ledger_one_trigger/migration.sql", import.meta.url),
+  "utf8",
+);
+const CURRENT = /CREATE FUNCTION "ledger_lines_added"\(\)[\s\S]*?\n\$\$;/
+  .exec(OLD_TRIGGER)?.[0]
+  .replace('CREATE FUNCTION "ledger_lines_added"', "CREATE OR REPLACE FUNCTION payments.h_lines_added");
+if (!CURRENT) throw new Error("migration 20270113000000_ledger_one_trigger no longer holds ledger_lines_added");
 const JOURNAL_CHECK =
   "(SELECT journal_id FROM new_lines GROUP BY journal_id, currency HAVING SUM(amount_minor) <> 0 LIMIT 1)";
 if (!CURRENT.includes(JOURNAL_CHECK))
@@ -48,11 +63,11 @@ const LINES = `unnest(ARRAY['reserved','reserved','paid','paid'], ARRAY['reserve
   ARRAY[1,-1,1,-1]::bigint[], ARRAY['m','m','m','m']) AS line(suffix, account, amount, memo)`;
 const JOURNALS = `unnest(ARRAY['reserved','paid'], ARRAY['reserved','payouts_sent']::payments.ledger_account[],
   ARRAY['available','reserved']::payments.ledger_account[], ARRAY[1,1]::bigint[], ARRAY['m','m']) AS j(suffix, debit, credit, amount, memo)`;
-const INSERT_LINES = `INSERT INTO payments.ledger_entries
+const INSERT_LINES = `INSERT INTO payments.ledger_lines_h
   (tenant, journal_id, account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
   SELECT 'h', 'po' || i || ':' || line.suffix, line.account, 'sa', 'USD', line.amount, 'payout', 'po' || i, line.memo, now()
     FROM ${LINES}`;
-const INSERT_JOURNALS = `INSERT INTO payments.ledger_journals_h
+const INSERT_JOURNALS = `INSERT INTO payments.ledger_journals
   (tenant, journal_id, debit_account, credit_account, settlement_account, currency, amount_minor, ref_type, ref_id, memo, created_at)
   SELECT 'h', 'po' || i || ':' || j.suffix, j.debit, j.credit, 'sa', 'USD', j.amount, 'payout', 'po' || i, j.memo, now()
     FROM ${JOURNALS}`;
@@ -77,39 +92,12 @@ function loop(name: string, body: string): string {
 }
 
 await q(`INSERT INTO payments.balances VALUES ('h', 'sa', 'USD', 1000000000000, 0, 0)`);
-await q(`CREATE TABLE payments.ledger_journals_h (
-  tenant TEXT NOT NULL, journal_id TEXT NOT NULL PRIMARY KEY, debit_account payments.ledger_account NOT NULL,
-  credit_account payments.ledger_account NOT NULL, settlement_account TEXT NOT NULL, currency TEXT NOT NULL,
-  amount_minor BIGINT NOT NULL CHECK (amount_minor > 0), ref_type TEXT NOT NULL, ref_id TEXT NOT NULL,
-  memo TEXT NOT NULL, created_at TIMESTAMPTZ(3) NOT NULL, CHECK (debit_account <> credit_account))`);
-// The balance upsert and reservation check of ledger_lines_added, over journals instead of lines.
-await q(`CREATE FUNCTION payments.h_journals_added() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE refused BIGINT;
-BEGIN
-  WITH lines AS (
-    SELECT tenant, settlement_account, currency,
-           SUM(CASE WHEN debit_account = 'available' THEN amount_minor WHEN credit_account = 'available' THEN -amount_minor ELSE 0 END) AS available,
-           SUM(CASE WHEN debit_account = 'pending' THEN amount_minor WHEN credit_account = 'pending' THEN -amount_minor ELSE 0 END) AS pending,
-           SUM(CASE WHEN debit_account = 'reserved' THEN amount_minor WHEN credit_account = 'reserved' THEN -amount_minor ELSE 0 END) AS reserved,
-           COALESCE(SUM(amount_minor) FILTER (WHERE credit_account = 'available' AND journal_id LIKE '%:reserved'), 0) AS reserving
-      FROM new_journals
-     WHERE debit_account IN ('available', 'pending', 'reserved') OR credit_account IN ('available', 'pending', 'reserved')
-     GROUP BY tenant, settlement_account, currency),
-  added AS (
-    INSERT INTO payments.balances AS b (tenant, settlement_account, currency, available, pending, reserved)
-    SELECT tenant, settlement_account, currency, available, pending, reserved FROM lines
-     ORDER BY tenant, settlement_account, currency
-    ON CONFLICT (tenant, settlement_account, currency) DO UPDATE
-       SET available = b.available + EXCLUDED.available, pending = b.pending + EXCLUDED.pending,
-           reserved = b.reserved + EXCLUDED.reserved
-    RETURNING b.tenant, b.settlement_account, b.currency, b.available)
-  SELECT added.available - lines.available FROM added JOIN lines USING (tenant, settlement_account, currency)
-   WHERE lines.reserving > 0 AND added.available - lines.available < lines.reserving LIMIT 1 INTO refused;
-  IF refused IS NOT NULL THEN
-    RAISE EXCEPTION 'insufficient_balance' USING ERRCODE = 'P0001', DETAIL = refused::text;
-  END IF;
-  RETURN NULL;
-END $$`);
+// The ledger's lines table as it was before migration 20270116000000_ledger_journals.
+await q(`CREATE TABLE payments.ledger_lines_h (
+  tenant TEXT NOT NULL, journal_id TEXT NOT NULL, account payments.ledger_account NOT NULL, currency TEXT NOT NULL,
+  amount_minor BIGINT NOT NULL CHECK (amount_minor <> 0), ref_type TEXT NOT NULL, ref_id TEXT NOT NULL,
+  memo TEXT NOT NULL, created_at TIMESTAMPTZ(3) NOT NULL, settlement_account TEXT NOT NULL,
+  debit BOOLEAN GENERATED ALWAYS AS (amount_minor > 0) STORED, PRIMARY KEY (journal_id, debit))`);
 await q(`CREATE FUNCTION payments.h_journal_check() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE unbalanced TEXT;
 BEGIN
@@ -168,39 +156,36 @@ await q(loop("h_journals_upsert", `WITH ${UPSERT}, booked AS (${INSERT_JOURNALS}
 
 /** The ledger's statement trigger calls `fn`, or there is none. */
 async function ledgerTrigger(fn: string | null): Promise<void> {
-  await q(`DROP TRIGGER IF EXISTS ledger_entries_added ON payments.ledger_entries`);
+  await q(`DROP TRIGGER IF EXISTS h_lines_added ON payments.ledger_lines_h`);
   if (fn)
-    await q(`CREATE TRIGGER ledger_entries_added AFTER INSERT ON payments.ledger_entries
+    await q(`CREATE TRIGGER h_lines_added AFTER INSERT ON payments.ledger_lines_h
       REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION payments.${fn}()`);
 }
 async function lineTrigger(on: boolean): Promise<void> {
-  await q("DROP TRIGGER IF EXISTS h_line_added ON payments.ledger_entries");
+  await q("DROP TRIGGER IF EXISTS h_line_added ON payments.ledger_lines_h");
   if (on)
-    await q(`CREATE TRIGGER h_line_added AFTER INSERT ON payments.ledger_entries FOR EACH ROW
+    await q(`CREATE TRIGGER h_line_added AFTER INSERT ON payments.ledger_lines_h FOR EACH ROW
       WHEN (NEW.account IN ('available', 'pending', 'reserved')) EXECUTE FUNCTION payments.h_line_added()`);
 }
 async function journalTrigger(on: boolean): Promise<void> {
-  await q(`DROP TRIGGER IF EXISTS h_journals_added ON payments.ledger_journals_h`);
-  if (on)
-    await q(`CREATE TRIGGER h_journals_added AFTER INSERT ON payments.ledger_journals_h
-      REFERENCING NEW TABLE AS new_journals FOR EACH STATEMENT EXECUTE FUNCTION payments.h_journals_added()`);
+  await q(`ALTER TABLE payments.ledger_journals ${on ? "ENABLE" : "DISABLE"} TRIGGER ledger_journals_added`);
 }
 
 /** Each shape: set the triggers up, name the loop that writes. */
 const shapes: Record<string, () => Promise<string>> = {
-  current: async () => {
+  "journal-rows": async () => {
+    await journalTrigger(true);
+    return "h_journals";
+  },
+  lines: async () => {
     await q(CURRENT);
-    await ledgerTrigger("ledger_lines_added");
+    await ledgerTrigger("h_lines_added");
     return "h_lines";
   },
   "no-journal-check": async () => {
     await q(NO_JOURNAL_CHECK);
-    await ledgerTrigger("ledger_lines_added");
+    await ledgerTrigger("h_lines_added");
     return "h_lines";
-  },
-  "journal-rows": async () => {
-    await journalTrigger(true);
-    return "h_journals";
   },
   "statement-upsert": async () => {
     await ledgerTrigger(null);
@@ -253,5 +238,6 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 for (const [name, us] of figures)
   console.log(`${name}: ${us.join(" / ")} µs of Postgres an INSERT (a payout's ledger write)`);
+await journalTrigger(true);
 c.release();
 await t.stop();
