@@ -1,6 +1,7 @@
 /** DeadlineSweep: each deadline fires once at its own time, in order, unless cleared; none fires early. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { spawnSync } from "node:child_process";
 import { DeadlineSweep } from "./deadline-sweep.ts";
 
@@ -73,6 +74,18 @@ test("many deadlines set and cleared in any order: those left fire in order, onc
     fired,
     kept.sort((a, b) => a - b),
   );
+});
+
+test("what comes due runs outside the context of the call that set it", (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
+  const calls = new AsyncLocalStorage<string>();
+  const sweep = calls.run("call that made the sweep", () => new DeadlineSweep());
+  const seen: (string | undefined)[] = [];
+  calls.run("call 1", () => sweep.after(10, () => seen.push(calls.getStore())));
+  calls.run("call 2", () => sweep.after(20, () => seen.push(calls.getStore())));
+  t.mock.timers.tick(10);
+  t.mock.timers.tick(10);
+  assert.deepEqual(seen, [undefined, undefined]);
 });
 
 test("a set deadline keeps the process alive until it fires; a cleared one does not", () => {

@@ -8,9 +8,10 @@
  * again only when a deadline comes due or an earlier one arrives.
  *
  * Each deadline fires at its own time, as its own timer would. The timer keeps the process alive
- * only while a deadline is set, as the timers it replaces did. It runs what comes due in the async
- * context the sweep was made in, not the one each deadline was set in: what fires must not depend
- * on a call's context (nothing here does: it aborts, answers on a stream, rejects a promise).
+ * only while a deadline is set, as the timers it replaces did. What comes due runs outside any
+ * call's async context (the one this module was loaded in), not in the one its deadline was set in:
+ * what fires must not depend on a call's context (nothing here does: it aborts, answers on a
+ * stream, rejects a promise), and a sweep made during a call must not keep that call's context.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -24,6 +25,8 @@ export interface Deadline {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Runs a function in the async context this module was loaded in: no call's. */
+const outsideCalls = AsyncLocalStorage.snapshot();
 
 export class DeadlineSweep {
   readonly #heap: Deadline[] = [];
@@ -31,8 +34,7 @@ export class DeadlineSweep {
   /** When the timer fires (epoch ms); Infinity when none is armed. */
   #armedAt = Number.POSITIVE_INFINITY;
   #refed = false;
-  readonly #scope = AsyncLocalStorage.snapshot();
-  readonly #sweep = () => this.#scope(() => this.#due());
+  readonly #sweep = () => outsideCalls(() => this.#due());
 
   /** Deadlines set and not yet fired or cleared. */
   get size(): number {
