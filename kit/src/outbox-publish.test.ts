@@ -4,6 +4,7 @@
  *   id the stream already holds is taken as sent and stored once (what consumers dedupe by);
  * - a message no stream takes, one nobody answers and one that cannot be sent each fail alone, with
  *   what failed, and the rest are stored;
+ * - rounds in flight together each time out at their own deadline, not at another round's;
  * - a closed connection fails every message without throwing;
  * - under a service's login, which may subscribe only under its own inbox, the answers still arrive.
  */
@@ -99,6 +100,31 @@ test("a message no stream takes, one nobody answers and one that cannot be sent 
       (await stored(from)).map((m) => m.n),
       [101, 103, 107],
     );
+  } finally {
+    silent.unsubscribe();
+    publisher.close();
+  }
+});
+
+test("rounds in flight together each time out at their own deadline, and one answered is not held by them", async () => {
+  const publisher = jetStreamBatchPublisher(nats);
+  const silent = nats.nc.subscribe("outboxsilent.>", { callback: () => {} });
+  try {
+    await nats.nc.flush();
+    const settled: string[] = [];
+    const round = (name: string, messages: ReturnType<typeof message>[], timeoutMs: number) =>
+      publisher.publishAll(messages, timeoutMs).then((outcomes) => {
+        settled.push(name);
+        return outcomes.map((err) => err?.message.match(/no JetStream answer within \d+ ms/)?.[0]);
+      });
+    // Set first but due last: a publisher that timed rounds out together would fail this.
+    const long = round("long", [message(301, "outboxsilent.thing")], 3_000);
+    const short = round("short", [message(302, "outboxsilent.thing")], 300);
+    const stored = round("stored", [message(303)], 3_000);
+    assert.deepEqual(await stored, [undefined]);
+    assert.deepEqual(await short, ["no JetStream answer within 300 ms"]);
+    assert.ok(!settled.includes("long"), "the long round still waits for its answer");
+    assert.deepEqual(await long, ["no JetStream answer within 3000 ms"]);
   } finally {
     silent.unsubscribe();
     publisher.close();
