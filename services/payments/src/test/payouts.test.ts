@@ -453,6 +453,12 @@ test("a journal posts once: posting it again is refused whatever its accounts, a
     [`${p.id}:reserved`],
   );
   for (const plan of plans) assert.match(plan, /ledger_journals_pkey/, plan);
+  // The view runs as its reader, so the journals' row-level security holds through it: the service's
+  // pool, in this tenant's scope, sees this tenant's lines only (other tests' tenants have lines too).
+  const { rows: seen } = await withTenant(tenant, () =>
+    t.ctx.pool.query("SELECT DISTINCT tenant FROM payments.ledger_entries"),
+  );
+  assert.deepEqual(seen, [{ tenant }]);
 });
 
 test("a webhook's lookups by provider reference plan on the reference indexes, which hold live records only (migration 20270110000000)", async () => {
