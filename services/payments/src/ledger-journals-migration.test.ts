@@ -9,11 +9,9 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "@gantry/kit";
+import { type EarlierMigrations, migrationsBefore } from "@gantry/infra/testing/migrations-before.ts";
 import { type PaymentsTest, startPayments } from "./test/helpers.ts";
 
 const MIGRATIONS = fileURLToPath(new URL("../prisma/migrations/", import.meta.url));
@@ -23,16 +21,16 @@ const SCHEMA = "payments_ledger_journals";
 // tenant is one no other test of that schema uses.
 const TENANT = "journals-migration-co";
 let t: PaymentsTest;
-let dir: string;
+let earlier: EarlierMigrations;
 
 before(async () => {
   t = await startPayments();
-  dir = await mkdtemp(join(tmpdir(), "payments-ledger-journals-"));
+  earlier = migrationsBefore(MIGRATIONS, JOURNALS_MIGRATION);
 });
 after(async () => {
   await t?.db.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
   await t?.db.query(`DELETE FROM payments.balances WHERE tenant = $1`, [TENANT]);
-  await rm(dir, { recursive: true, force: true });
+  earlier?.remove();
   await t?.stop();
 });
 
@@ -71,9 +69,7 @@ const balances = async () =>
   ).rows;
 
 test("the one-row-per-journal migration keeps every line and balance, and the journals keep the ledger's guarantees", async () => {
-  for (const name of (await readdir(MIGRATIONS)).filter((n) => n < JOURNALS_MIGRATION))
-    await cp(join(MIGRATIONS, name), join(dir, name), { recursive: true });
-  await migrate(t.db, SCHEMA, dir);
+  await migrate(t.db, SCHEMA, earlier.dir);
   await postLines("pay_1:received", "pending", "customer_payments", 1000);
   await postLines("pay_1:settled", "available", "pending", 1000);
   await postLines("pay_1:application_fee", "fees", "available", 30);
@@ -88,8 +84,8 @@ test("the one-row-per-journal migration keeps every line and balance, and the jo
     { currency: "USD", available: "500", pending: "-500", reserved: "0" },
   ]);
 
-  await cp(join(MIGRATIONS, JOURNALS_MIGRATION), join(dir, JOURNALS_MIGRATION), { recursive: true });
-  assert.ok((await migrate(t.db, SCHEMA, dir)).some((m) => m.applied));
+  earlier.add(JOURNALS_MIGRATION);
+  assert.ok((await migrate(t.db, SCHEMA, earlier.dir)).some((m) => m.applied));
 
   assert.deepEqual(await lines(), linesBefore);
   assert.deepEqual(await balances(), balancesBefore);

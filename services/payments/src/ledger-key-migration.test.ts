@@ -6,26 +6,24 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "@gantry/kit";
+import { type EarlierMigrations, migrationsBefore } from "@gantry/infra/testing/migrations-before.ts";
 import { type PaymentsTest, startPayments } from "./test/helpers.ts";
 
 const MIGRATIONS = fileURLToPath(new URL("../prisma/migrations/", import.meta.url));
 const KEY_MIGRATION = "20270114000000_ledger_journal_key";
 const SCHEMA = "payments_ledger_key";
 let t: PaymentsTest;
-let dir: string;
+let earlier: EarlierMigrations;
 
 before(async () => {
   t = await startPayments();
-  dir = await mkdtemp(join(tmpdir(), "payments-ledger-key-"));
+  earlier = migrationsBefore(MIGRATIONS, KEY_MIGRATION);
 });
 after(async () => {
   await t?.db.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await rm(dir, { recursive: true, force: true });
+  earlier?.remove();
   await t?.stop();
 });
 
@@ -44,16 +42,14 @@ const lines = async () =>
   ).rows;
 
 test("the ledger's key migration keeps every line, knows each by journal and side, and still refuses a journal posted twice", async () => {
-  for (const name of (await readdir(MIGRATIONS)).filter((n) => n < KEY_MIGRATION))
-    await cp(join(MIGRATIONS, name), join(dir, name), { recursive: true });
-  await migrate(t.db, SCHEMA, dir);
+  await migrate(t.db, SCHEMA, earlier.dir);
   await post("pay_1:settled", "available", "pending", 1000);
   await post("po_1:reserved", "reserved", "available", 400);
   await post("po_1:paid", "payouts_sent", "reserved", 400);
   const before = await lines();
 
-  await cp(join(MIGRATIONS, KEY_MIGRATION), join(dir, KEY_MIGRATION), { recursive: true });
-  assert.ok((await migrate(t.db, SCHEMA, dir)).some((m) => m.applied));
+  earlier.add(KEY_MIGRATION);
+  assert.ok((await migrate(t.db, SCHEMA, earlier.dir)).some((m) => m.applied));
 
   assert.deepEqual(await lines(), before);
   const { rows: sides } = await t.db.query(

@@ -6,25 +6,24 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "@gantry/kit";
+import { type EarlierMigrations, migrationsBefore } from "@gantry/infra/testing/migrations-before.ts";
 import { type PaymentsTest, startPayments } from "./test/helpers.ts";
 
 const MIGRATIONS = fileURLToPath(new URL("../prisma/migrations/", import.meta.url));
+const SETTLEMENT_MIGRATION = "20261125190000_settlement_accounts";
 const SCHEMA = "payments_upgrade";
 let t: PaymentsTest;
-let dir: string;
+let earlier: EarlierMigrations;
 
 before(async () => {
   t = await startPayments();
-  dir = await mkdtemp(join(tmpdir(), "payments-migrations-"));
+  earlier = migrationsBefore(MIGRATIONS, SETTLEMENT_MIGRATION);
 });
 after(async () => {
   await t?.db.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await rm(dir, { recursive: true, force: true });
+  earlier?.remove();
   await t?.stop();
 });
 
@@ -43,8 +42,7 @@ const journal = (ref: string, refType: string, debit: string, credit: string) =>
   );
 
 test("earlier rows are booked where their money was: sandbox, destination, the tenant's own account, the platform", async () => {
-  await cp(join(MIGRATIONS, "20261124000000_init"), join(dir, "20261124000000_init"), { recursive: true });
-  await migrate(t.db, SCHEMA, dir);
+  await migrate(t.db, SCHEMA, earlier.dir);
   await payment("pay_sandbox", "provider_a", "sandbox", "platform", null);
   await payment("pay_dest", "provider_a", "live", "platform", "acct_1Dest");
   await payment("pay_own", "provider_b", "live", "tenant", null);
@@ -57,10 +55,8 @@ test("earlier rows are booked where their money was: sandbox, destination, the t
   );
   await journal("po_1", "payout", "reserved", "available");
 
-  await cp(join(MIGRATIONS, "20261125190000_settlement_accounts"), join(dir, "20261125190000_settlement_accounts"), {
-    recursive: true,
-  });
-  await migrate(t.db, SCHEMA, dir);
+  earlier.add(SETTLEMENT_MIGRATION);
+  await migrate(t.db, SCHEMA, earlier.dir);
 
   const { rows: payments } = await t.db.query(`SELECT id, settlement_account FROM ${SCHEMA}.payments ORDER BY id`);
   assert.deepEqual(

@@ -10,12 +10,11 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { enforceTenantIsolation, migrate, repoRoot, SERVICE_ROLE, TenantPool, withTenant } from "@gantry/kit";
 import { startStack, type Stack } from "@gantry/infra/runner/stack.ts";
+import { type EarlierMigrations, migrationsBefore } from "@gantry/infra/testing/migrations-before.ts";
 import { LogAppender, type ReceiptRow } from "./log-append.ts";
 import type { TakeArgs } from "./take-permits.ts";
 import { StoredTree } from "./log-nodes.ts";
@@ -24,7 +23,7 @@ import { leafHash, rootHash, verifyInclusion } from "./merkle.ts";
 let stack: Stack;
 let admin: pg.Pool;
 let pool: TenantPool;
-let dir: string;
+let earlier: EarlierMigrations;
 const MIGRATIONS = join(repoRoot(), "services/trust/prisma/migrations");
 
 const oldLeaves = Array.from({ length: 5 }, (_, i) => leafHash(`receipt before tiles ${i}`));
@@ -34,10 +33,8 @@ before(async () => {
   admin = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 4 });
   admin.on("error", () => {});
   // The schema as it was before log_nodes, with a log of 5 receipts in it.
-  dir = mkdtempSync(join(tmpdir(), "trust-migrations-"));
-  for (const name of readdirSync(MIGRATIONS).filter((n) => n < "20261226000000"))
-    cpSync(join(MIGRATIONS, name), join(dir, name), { recursive: true });
-  await migrate(admin, "trust", dir);
+  earlier = migrationsBefore(MIGRATIONS, "20261226000000");
+  await migrate(admin, "trust", earlier.dir);
   for (const [i, leaf] of oldLeaves.entries())
     await admin.query(
       `INSERT INTO trust.receipts (request_id, tenant, ability, input_hash, outcome, status, at, envelope, leaf_hash, log_index)
@@ -55,7 +52,7 @@ after(async () => {
   await pool?.end();
   await admin?.end();
   await stack?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  earlier?.remove();
 });
 
 function row(tenant: string, requestId: string): ReceiptRow {

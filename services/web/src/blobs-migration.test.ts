@@ -5,31 +5,28 @@
  * the row no longer carries it.
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { migrate, repoRoot } from "@gantry/kit";
+import { type EarlierMigrations, migrationsBefore } from "@gantry/infra/testing/migrations-before.ts";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 const MIGRATIONS = join(repoRoot(), "services", "web", "prisma", "migrations");
 const BLOBS = "20261221000000_blobs";
 
 let t: TestStack;
-let earlier: string;
+let earlier: EarlierMigrations;
 before(async () => {
   t = await startTestStack({ services: [], gateways: 0 });
-  earlier = mkdtempSync(join(tmpdir(), "gantry-web-migrations-"));
-  for (const name of readdirSync(MIGRATIONS).filter((n) => n < BLOBS))
-    cpSync(join(MIGRATIONS, name), join(earlier, name), { recursive: true });
+  earlier = migrationsBefore(MIGRATIONS, BLOBS);
 });
 after(async () => {
   await t?.stop();
-  if (earlier) rmSync(earlier, { recursive: true, force: true });
+  earlier?.remove();
 });
 
 test("a screenshot stored before the blob store is served from it afterwards", async () => {
-  await migrate(t.db, "web", earlier);
+  await migrate(t.db, "web", earlier.dir);
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
   const expires = new Date(Date.now() + 3_600_000);
   await t.db.query(
