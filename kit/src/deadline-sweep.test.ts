@@ -1,4 +1,8 @@
-/** DeadlineSweep: each deadline fires once at its own time, in order, unless cleared; none fires early. */
+/**
+ * DeadlineSweep: each deadline fires once at its own time, in order, unless cleared; none fires early;
+ * a step of the wall clock moves none. The mocked-timer tests give the sweep `Date.now` as its clock
+ * (mocked timers move `Date`, not `performance.now`); the clock-step tests use the real one.
+ */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -7,7 +11,7 @@ import { DeadlineSweep } from "./deadline-sweep.ts";
 
 test("deadlines fire in time order, each at its own time, and a cleared one never", (t) => {
   t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: 1_000_000 });
-  const sweep = new DeadlineSweep();
+  const sweep = new DeadlineSweep(() => Date.now());
   const fired: [string, number][] = [];
   const mark = (name: string) => () => fired.push([name, Date.now()]);
   sweep.after(300, mark("c"));
@@ -37,7 +41,7 @@ test("deadlines fire in time order, each at its own time, and a cleared one neve
 
 test("what a deadline does when it fires may set and clear others", (t) => {
   t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
-  const sweep = new DeadlineSweep();
+  const sweep = new DeadlineSweep(() => Date.now());
   const fired: string[] = [];
   const later = sweep.after(50, () => fired.push("later"));
   sweep.after(10, () => {
@@ -53,7 +57,7 @@ test("what a deadline does when it fires may set and clear others", (t) => {
 
 test("many deadlines set and cleared in any order: those left fire in order, once", (t) => {
   t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
-  const sweep = new DeadlineSweep();
+  const sweep = new DeadlineSweep(() => Date.now());
   const fired: number[] = [];
   const kept: number[] = [];
   let seed = 7;
@@ -79,7 +83,7 @@ test("many deadlines set and cleared in any order: those left fire in order, onc
 test("what comes due runs outside the context of the call that set it", (t) => {
   t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
   const calls = new AsyncLocalStorage<string>();
-  const sweep = calls.run("call that made the sweep", () => new DeadlineSweep());
+  const sweep = calls.run("call that made the sweep", () => new DeadlineSweep(() => Date.now()));
   const seen: (string | undefined)[] = [];
   calls.run("call 1", () => sweep.after(10, () => seen.push(calls.getStore())));
   calls.run("call 2", () => sweep.after(20, () => seen.push(calls.getStore())));
@@ -104,4 +108,29 @@ test("a set deadline keeps the process alive until it fires; a cleared one does 
   // Killed at the spawn's timeout (status null) if the cleared deadline's ten minutes held it.
   assert.equal(cleared.status, 0, "the process ended without waiting for a cleared deadline");
   assert.equal(cleared.stdout.trim(), "");
+});
+
+test("a wall clock stepped back after a deadline is set does not hold it up", async (t) => {
+  t.mock.timers.enable({ apis: ["Date"], now: 1_800_000_000_000 });
+  const sweep = new DeadlineSweep();
+  const fired = new Promise<void>((resolve) => sweep.after(50, resolve));
+  t.mock.timers.setTime(1_800_000_000_000 - 3_600_000); // an hour back, as an NTP step might
+  const late = new Promise<"held">((resolve) => setTimeout(() => resolve("held"), 10_000).unref());
+  const first = await Promise.race([fired.then(() => "fired" as const), late]);
+  sweep.stop(); // a held deadline would otherwise keep the test's process for the hour
+  assert.equal(first, "fired");
+});
+
+test("a wall clock stepped forward does not fire a deadline early; an epoch deadline is read once", async (t) => {
+  t.mock.timers.enable({ apis: ["Date"], now: 1_800_000_000_000 });
+  const sweep = new DeadlineSweep();
+  const fired: string[] = [];
+  sweep.after(60_000, () => fired.push("in a minute"));
+  sweep.at(1_800_000_000_000 + 60_000, () => fired.push("at the epoch time a minute on"));
+  sweep.at(1_800_000_000_000 + 20, () => fired.push("at the epoch time 20 ms on"));
+  t.mock.timers.setTime(1_800_000_000_000 + 3_600_000); // an hour forward
+  await new Promise<void>((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(fired, ["at the epoch time 20 ms on"], "only the deadline that came due");
+  assert.equal(sweep.size, 2);
+  sweep.stop();
 });

@@ -12,12 +12,16 @@
  * call's async context (the one this module was loaded in), not in the one its deadline was set in:
  * what fires must not depend on a call's context (nothing here does: it aborts, answers on a
  * stream, rejects a promise), and a sweep made during a call must not keep that call's context.
+ *
+ * Time is kept on a monotonic clock: a deadline set as "ms from now" fires that long after, however
+ * the wall clock is stepped meanwhile (NTP, a VM resumed). A deadline given as an epoch time (a
+ * deadline carried from the caller) is turned into the monotonic clock once, when it is set.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /** A deadline set on a sweep: pass it to {@link DeadlineSweep.clear}. */
 export interface Deadline {
-  /** Epoch ms when it comes due. */
+  /** When it comes due, in ms on the sweep's monotonic clock. */
   readonly at: number;
   /** Its place in the heap; -1 once fired or cleared. */
   index: number;
@@ -30,11 +34,17 @@ const outsideCalls = AsyncLocalStorage.snapshot();
 
 export class DeadlineSweep {
   readonly #heap: Deadline[] = [];
+  readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
-  /** When the timer fires (epoch ms); Infinity when none is armed. */
+  /** When the timer fires (the sweep's clock); Infinity when none is armed. */
   #armedAt = Number.POSITIVE_INFINITY;
   #refed = false;
   readonly #sweep = () => outsideCalls(() => this.#due());
+
+  /** `now` is the monotonic clock in ms (tests give one that moves with mocked timers). */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
 
   /** Deadlines set and not yet fired or cleared. */
   get size(): number {
@@ -43,11 +53,15 @@ export class DeadlineSweep {
 
   /** Runs `fire` `ms` from now (at least 1 ms), unless cleared first. */
   after(ms: number, fire: () => void): Deadline {
-    return this.at(Date.now() + Math.max(1, ms), fire);
+    return this.#set(this.#now() + Math.max(1, ms), fire);
   }
 
-  /** Runs `fire` at epoch ms `at`, unless cleared first. */
-  at(at: number, fire: () => void): Deadline {
+  /** Runs `fire` at epoch ms `epochMs` (as far from now as the wall clock says), unless cleared first. */
+  at(epochMs: number, fire: () => void): Deadline {
+    return this.#set(this.#now() + (epochMs - Date.now()), fire);
+  }
+
+  #set(at: number, fire: () => void): Deadline {
     const d: Deadline = { at, index: this.#heap.length, fire };
     this.#heap.push(d);
     this.#up(d.index);
@@ -93,14 +107,14 @@ export class DeadlineSweep {
     clearTimeout(this.#timer);
     this.#armedAt = at;
     // Node's longest timer (~24.8 days); a later deadline is armed again when that one fires.
-    this.#timer = setTimeout(this.#sweep, Math.min(MAX_TIMER_MS, Math.max(1, at - Date.now())));
+    this.#timer = setTimeout(this.#sweep, Math.min(MAX_TIMER_MS, Math.max(1, at - this.#now())));
     if (!this.#refed) this.#timer.unref();
   }
 
   #due(): void {
     this.#timer = undefined;
     this.#armedAt = Number.POSITIVE_INFINITY;
-    const now = Date.now();
+    const now = this.#now();
     const heap = this.#heap;
     const due: Deadline[] = [];
     while (heap.length > 0 && heap[0].at <= now) {

@@ -344,7 +344,7 @@ export function serveCallStream(
     let timer: Deadline | undefined;
     const deadline = call.deadline_ms > 0 ? Date.now() + call.deadline_ms : undefined;
     if (deadline !== undefined)
-      timer = deadlines.at(deadline, () => {
+      timer = deadlines.after(call.deadline_ms, () => {
         // Answered now, whatever the handler does with the signal: the client stops waiting anyway.
         answered = true;
         running.delete(id);

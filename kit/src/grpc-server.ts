@@ -237,8 +237,8 @@ export class RpcServer {
       let timer: Deadline | undefined;
       const timeoutMs = parseGrpcTimeout(headers["grpc-timeout"]);
       const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-      if (deadline !== undefined)
-        timer = this.deadlines.at(deadline, () => {
+      if (timeoutMs !== undefined)
+        timer = this.deadlines.after(timeoutMs, () => {
           // Answered now, whatever the handler does with the signal: the client stops waiting anyway.
           answered = true;
           controller.abort(deadlinePassed(String(headers[":path"])));
