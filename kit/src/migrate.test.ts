@@ -5,7 +5,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -13,13 +13,19 @@ import { kitTablesOf, migrate, prepareSchema } from "./migrate.ts";
 import { startTestStack, type TestStack } from "@gantry/infra/testing/stack.ts";
 
 let t: TestStack;
+/** The tests' migration directories, removed at the end (each run made seven and left them). */
+const dirs: string[] = [];
 before(async () => {
   t = await startTestStack({ services: [], gateways: 0 });
 });
-after(async () => t?.stop());
+after(async () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await t?.stop();
+});
 
 function migrationsDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "gantry-migrations-"));
+  dirs.push(dir);
   for (const [name, sql] of Object.entries(files)) {
     mkdirSync(join(dir, name));
     writeFileSync(join(dir, name, "migration.sql"), sql);
