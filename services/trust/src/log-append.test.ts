@@ -67,7 +67,7 @@ function row(tenant: string, requestId: string): ReceiptRow {
     outcome: "succeeded",
     status: 200,
     at: new Date(),
-    envelope: { payload: requestId },
+    envelope: JSON.stringify({ payload: requestId }),
     leaf: leafHash(requestId),
   };
 }

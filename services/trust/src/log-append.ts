@@ -35,7 +35,8 @@ export interface ReceiptRow {
   outcome: "succeeded" | "failed";
   status: number;
   at: Date;
-  envelope: object;
+  /** The signed envelope's canonical JSON: the leaf's data, and the text the row's jsonb is read from. */
+  envelope: string;
   leaf: Buffer;
 }
 
@@ -139,24 +140,10 @@ function appendValues(tenant: string, edge: Edge, rows: readonly ReceiptRow[]): 
   );
   // Leaves are the receipts' leaf_hash (log-nodes.ts): only the levels above go to log_nodes.
   const inner = nodes.filter((n) => n.level > 0);
-  const receipts = rows.map((r, i) => ({
-    request_id: r.requestId,
-    run_id: r.runId,
-    permit_id: r.permitId,
-    ability: r.ability,
-    input_hash: r.inputHash,
-    result_hash: r.resultHash,
-    outcome: r.outcome,
-    status: r.status,
-    at: r.at.toISOString(),
-    envelope: r.envelope,
-    leaf_hash: r.leaf.toString("hex"),
-    log_index: edge.size + i,
-  }));
   return {
     values: [
       tenant,
-      JSON.stringify(receipts),
+      recordsetJson(rows, edge.size),
       inner.map((n) => n.level),
       inner.map((n) => n.idx),
       inner.map((n) => n.hash.toString("hex")),
@@ -165,6 +152,25 @@ function appendValues(tenant: string, edge: Edge, rows: readonly ReceiptRow[]): 
     ],
     after: { size, frontier },
   };
+}
+
+const q = JSON.stringify;
+
+/**
+ * APPEND_AT's `jsonb_to_recordset` text for `rows` from log index `first`, written out: the envelope
+ * goes in as the canonical JSON the leaf hashes, where a JSON.stringify of the rows would serialise
+ * the envelope a second time (README *Trust's own CPU a run call*). The other values as JSON.stringify
+ * writes them.
+ */
+export function recordsetJson(rows: readonly ReceiptRow[], first: number): string {
+  let out = "[";
+  for (const [i, r] of rows.entries())
+    out +=
+      `${i ? "," : ""}{"request_id":${q(r.requestId)},"run_id":${q(r.runId)},"permit_id":${q(r.permitId)},` +
+      `"ability":${q(r.ability)},"input_hash":${q(r.inputHash)},"result_hash":${q(r.resultHash)},` +
+      `"outcome":${q(r.outcome)},"status":${q(r.status)},"at":${q(r.at.toISOString())},"envelope":${r.envelope},` +
+      `"leaf_hash":"${r.leaf.toString("hex")}","log_index":${first + i}}`;
+  return `${out}]`;
 }
 
 /**

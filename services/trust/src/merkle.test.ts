@@ -33,6 +33,11 @@ test("leaf and node hashes carry the RFC 6962 domain-separation prefixes", () =>
   const l = leafHash("l");
   const r = leafHash("r");
   assert.deepEqual(nodeHash(l, r), sha(Buffer.from([1]), l, r));
+  // A string leaf is hashed as its UTF-8 bytes, whatever it holds; a node of plain Uint8Arrays alike.
+  const text = 'é✓😀\u2028\u0000"x"';
+  assert.deepEqual(leafHash(text), sha(Buffer.from([0]), Buffer.from(text)));
+  assert.deepEqual(leafHash(new TextEncoder().encode(text)), leafHash(text));
+  assert.deepEqual(nodeHash(new Uint8Array(l), new Uint8Array(r)), nodeHash(l, r));
   // The empty tree (RFC 6962 §2.1) and a known CT test vector: the root of the empty leaf.
   assert.equal(rootHash([]).toString("hex"), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   assert.equal(leafHash("").toString("hex"), "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d");

@@ -8,21 +8,25 @@
  * functions over raw 32-byte hashes, shared by the service and the offline verifier
  * (scripts/verify.ts).
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 
+const LEAF_PREFIX = Buffer.from([0]);
+
+/**
+ * One-shot `crypto.hash` over the prefixed bytes, not a `createHash` chain: a Hash object and three
+ * native calls a hash cost more than the copy (README *Trust's own CPU a run call*). A string's
+ * prefix is "\0", whose UTF-8 is the 0x00 byte.
+ */
 export function leafHash(data: Uint8Array | string): Buffer {
-  return createHash("sha256")
-    .update(Buffer.from([0]))
-    .update(data)
-    .digest();
+  return hash("sha256", typeof data === "string" ? `\0${data}` : Buffer.concat([LEAF_PREFIX, data]), "buffer");
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash("sha256")
-    .update(Buffer.from([1]))
-    .update(left)
-    .update(right)
-    .digest();
+  const bytes = Buffer.allocUnsafe(1 + left.length + right.length);
+  bytes[0] = 1;
+  bytes.set(left, 1);
+  bytes.set(right, 1 + left.length);
+  return hash("sha256", bytes, "buffer");
 }
 
 /** Largest power of two strictly below n (n ≥ 2). */

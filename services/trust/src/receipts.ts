@@ -76,7 +76,7 @@ export function statementJson(f: ReceiptFields): string {
 /** The receipt signed, as its log row is written (log-append.ts appends it). */
 export function receiptRow(ctx: Context, f: ReceiptFields): ReceiptRow {
   const payload = Buffer.from(statementJson(f));
-  const envelope = signEnvelope(ctx.keys.current, payload);
+  const envelope = envelopeJson(signEnvelope(ctx.keys.current, payload));
   return {
     requestId: f.requestId,
     tenant: f.tenant,
@@ -89,7 +89,7 @@ export function receiptRow(ctx: Context, f: ReceiptFields): ReceiptRow {
     status: f.status,
     at: f.at,
     envelope,
-    leaf: leafHash(envelopeJson(envelope)),
+    leaf: leafHash(envelope),
   };
 }
 

@@ -104,10 +104,12 @@ export function signBytes(key: SigningKey, message: Buffer): Buffer {
   return signature;
 }
 
-/** DSSE pre-authentication encoding. */
+/** DSSE pre-authentication encoding: the text before the payload as one string, one copy. */
 export function pae(payloadType: string, payload: Buffer): Buffer {
-  const type = Buffer.from(payloadType, "utf8");
-  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${payload.length} `), payload]);
+  return Buffer.concat([
+    Buffer.from(`DSSEv1 ${Buffer.byteLength(payloadType)} ${payloadType} ${payload.length} `),
+    payload,
+  ]);
 }
 
 export function signEnvelope(key: SigningKey, payload: Buffer, payloadType = PAYLOAD_TYPE): Envelope {
