@@ -1,6 +1,7 @@
 /**
  * What one sandbox payout.send / payment.initiate / payout.send replay costs, in figures that do not
- * depend on how busy the machine is (issue 30): client statements (round trips to Postgres) and
+ * depend on how busy the machine is (issue 30): client statements (round trips to Postgres; of them the
+ * outbox relay's rounds, a claim and a commit each, however many events a round publishes) and
  * trigger-function calls and WAL bytes per call (with `WAL=1`, by table and index: pg_walinspect over
  * the window), beside this process's CPU and its Postgres's CPU per call, which do. The service runs in this process on real Postgres and NATS (the test harness); `N` calls per
  * operation at `C` at once, after `WARM` (30, also at `C` at once) to warm up; `OPS` picks operations (comma-separated names).
@@ -35,11 +36,14 @@ const ops: Record<string, () => Promise<unknown>> = {
     t.call("payout.send", { recipientId: rcp, amount: 1, currency: "USD", idempotencyKey: "same" }, { tenant }),
 };
 
-// Every statement any pg client of this process sends (the service's pool, the relay, runPrepared).
+// Every statement any pg client of this process sends (the service's pool, the relay, runPrepared),
+// and the outbox relay's claims among them (one a round: kit/src/outbox.ts).
 let statements = 0;
+let claims = 0;
 const query = pg.Client.prototype.query;
 (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
   statements++;
+  if (typeof args[0] === "string" && args[0].startsWith("BEGIN;") && args[0].includes("outbox")) claims++;
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 };
 
@@ -95,7 +99,7 @@ for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.i
   );
   const calls0 = await functionCalls();
   const wal0 = await walAt(t.db);
-  const [s0, cpu0, pg0, t0] = [statements, process.cpuUsage(), postgresCpuMs(), performance.now()];
+  const [s0, r0, cpu0, pg0, t0] = [statements, claims, process.cpuUsage(), postgresCpuMs(), performance.now()];
   const window0 = process.hrtime.bigint() / 1000n;
   let started = 0;
   await Promise.all(
@@ -104,8 +108,9 @@ for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.i
     }),
   );
   const window1 = process.hrtime.bigint() / 1000n;
-  const [sent, cpu, pgMs, ms] = [
+  const [sent, rounds, cpu, pgMs, ms] = [
     statements - s0,
+    claims - r0,
     process.cpuUsage(cpu0),
     postgresCpuMs() - pg0,
     performance.now() - t0,
@@ -116,7 +121,7 @@ for (const [name, op] of Object.entries(ops).filter(([n]) => !wanted || wanted.i
     .map(([fn, n]) => `${fn} ${((n - (calls0[fn] ?? 0)) / N).toFixed(2)}`)
     .join(", ");
   console.log(
-    `${name}: ${(sent / N).toFixed(2)} statements/call; functions/call: ${triggers}; ` +
+    `${name}: ${(sent / N).toFixed(2)} statements/call (outbox relay rounds/call ${(rounds / N).toFixed(3)}); functions/call: ${triggers}; ` +
       `WAL ${((wal1.bytes - wal0.bytes) / N).toFixed(0)} B/call; ` +
       `CPU/call ${((cpu.user + cpu.system) / 1000 / N).toFixed(2)} ms this process, ${(pgMs / N).toFixed(2)} ms Postgres; ` +
       `${((N / ms) * 1000).toFixed(0)} calls/s (profile window ${window0}-${window1})`,

@@ -1,0 +1,102 @@
+/**
+ * Where this process's CPU goes on a payout.send beside a payment.initiate, from `perf` rather than
+ * `--cpu-prof` (gateway/scripts/run-path-perf.ts says why: V8's profiler samples wall time and misses
+ * native work; `perf` samples CPU, so its totals match cost-per-call.ts's `process.cpuUsage`).
+ *
+ * It reads the text of `perf script` of a `perf record -k CLOCK_MONOTONIC -g` of cost-per-call.ts,
+ * whose output names each operation's window on the same clock, takes the samples of the process
+ * with most of them (the harness and the service it runs; Postgres and NATS are its children, with
+ * their own pids), sorts each into the first category its stack names, leaf first, and prints µs a
+ * call per category and operation. The harness stands where the gateway does (its gRPC client, the
+ * result's check): those rows are not the service's, and the gRPC rows hold both ends.
+ *
+ * JavaScript frames are named from V8's jitdump (`--perf-prof`, then `perf inject --jit`), not from
+ * `--perf-basic-prof`'s map: that map keeps every name an address ever had, so code compiled later
+ * at a freed address took an older name (a run's payment.initiate window showed 61 µs a call of
+ * nats.js's parser, which a payment never runs).
+ *
+ * @example
+ * cd /tmp/pay && WARM=3000 N=3000 C=16 OPS=payout.send,payment.initiate perf record -k 1 -F 999 -g -o pay.data \
+ *   /work/main/node_modules/.bin/node --perf-prof /work/main/services/payments/scripts/cost-per-call.ts > pay.out
+ * perf inject --jit -i pay.data -o pay.jit.data && perf script -i pay.jit.data -F pid,tid,time,ip,sym > pay.txt
+ * node_modules/.bin/node services/payments/scripts/payout-perf.ts /tmp/pay/pay.txt /tmp/pay/pay.out 3000 999
+ */
+import { readFileSync } from "node:fs";
+
+const [scriptText, costOutput, nArg = "1500", hzArg = "999"] = process.argv.slice(2);
+if (!scriptText || !costOutput)
+  throw new Error("usage: payout-perf.ts <perf script text> <cost-per-call output> [N] [Hz]");
+
+const CALL_TOKEN = "gRPC call token (HMAC, both ends)";
+const RELAY = "outbox relay: claim and commit sent, publish (NATS)";
+const RELAY_RE = /kit\/src\/outbox|outbox-publish|nats-io|kit\/src\/nats/;
+const HARNESS = "harness: gRPC client call, the result's schema check (the gateway's part)";
+const categories: [string, RegExp][] = [
+  ["idempotency: the input's canonical JSON and hash, the key's claim", /data\/idempotency|data\/canonical/],
+  [
+    "Postgres statements: values, encode (kit runPrepared), send, answers read (pg; the relay's answers too)",
+    /payout-writes|payment-writes|ledger\.ts|data\/prepared|extended-query|node_modules\/pg(-protocol|-pool|-types)?\//,
+  ],
+  [RELAY, RELAY_RE],
+  [
+    "handler: the record, the event, the answer's shape",
+    /abilities\/|payouts\.ts|payments\.ts|records\.ts|events\.ts|ids\.ts|providers\/|recipient-cache|states\.ts|money\.ts/,
+  ],
+  ["input and output validation (ajv)", /ajv|kit\/src\/validation/],
+  [
+    "the kit's call wrapper: tenancy, telemetry, outcome, signal",
+    /kit\/src\/service\.ts|tenancy|telemetry|call-outcome|call-signal|deadline-sweep/,
+  ],
+  [HARNESS, /infra\/testing|result-check/],
+  ["gRPC both ends: frames, protobuf, HTTP/2", /grpc-|protobufjs|http2|nghttp2/],
+  ["garbage collection", /Heap::|Scaveng|GCTracer|MarkCompact|ConcurrentMarking|Sweeper|MinorMark/],
+  ["JIT compilation", /Compil|Maglev|Turbofan|compiler::/],
+  ["timers", /processTimers|listOnTimeout|RunTimers/],
+  ["event-loop wakes, socket reads and writes, async resumptions (native, kernel)", /uv__|epoll|OnUvRead|libuv/],
+];
+
+const windows = readFileSync(costOutput, "utf8")
+  .split("\n")
+  .map((l) => l.match(/^([\w. ]+): .*profile window (\d+)-(\d+)\)/))
+  .filter((m): m is RegExpMatchArray => m !== null)
+  // The windows are µs of CLOCK_MONOTONIC; perf prints seconds to the µs.
+  .map((m) => ({ name: m[1]!, from: Number(m[2]) / 1e6, to: Number(m[3]) / 1e6 }));
+
+const byPid = new Map<string, Map<string, Map<string, number>>>();
+for (const block of readFileSync(scriptText, "utf8").split("\n\n")) {
+  const lines = block.trim().split("\n");
+  const head = lines[0]?.match(/(\d+)\/\d+\s+([\d.]+):/);
+  if (!head) continue;
+  const at = Number(head[2]);
+  const window = windows.find((w) => at >= w.from && at <= w.to);
+  if (!window) continue;
+  const frames = lines.slice(1);
+  // Named by a caller rather than the leaf: the token's HMAC (SHA-256 leaves, as the idempotency
+  // hash's), the relay (pg's frames, as the handler's statement), the harness (the kit's gRPC client).
+  const category = frames.some((f) => /call-auth/.test(f))
+    ? CALL_TOKEN
+    : frames.some((f) => RELAY_RE.test(f))
+      ? RELAY
+      : frames.some((f) => /infra\/testing|result-check/.test(f))
+        ? HARNESS
+        : (frames.map((f) => categories.find(([, re]) => re.test(f))?.[0]).find((c) => c) ?? "other");
+  const pid = byPid.get(head[1]!) ?? new Map<string, Map<string, number>>();
+  byPid.set(head[1]!, pid);
+  const counts = pid.get(window.name) ?? new Map<string, number>();
+  pid.set(window.name, counts);
+  counts.set(category, (counts.get(category) ?? 0) + 1);
+}
+const total = (m: Map<string, Map<string, number>>) =>
+  [...m.values()].reduce((s, c) => s + [...c.values()].reduce((a, b) => a + b, 0), 0);
+const ours = [...byPid.values()].sort((a, b) => total(b) - total(a))[0];
+if (!ours) throw new Error("no samples inside the operations' windows");
+
+const usPerSample = 1e6 / Number(hzArg) / Number(nArg);
+const names = windows.map((w) => w.name);
+const row = (label: string, count: (c: Map<string, number>) => number) =>
+  `| ${label} | ${names.map((n) => (count(ours.get(n) ?? new Map()) * usPerSample).toFixed(0)).join(" | ")} |`;
+console.log(`| µs a call | ${names.join(" | ")} |`);
+console.log(`|---|${names.map(() => "---:").join("|")}|`);
+for (const name of [...categories.map(([n]) => n), CALL_TOKEN, "other"])
+  console.log(row(name, (c) => c.get(name) ?? 0));
+console.log(row("**total**", (c) => [...c.values()].reduce((a, b) => a + b, 0)));
