@@ -32,19 +32,21 @@ const RELAY = "outbox relay: claim and commit sent, publish (NATS)";
 const RELAY_RE = /kit\/src\/outbox|outbox-publish|nats-io|kit\/src\/nats/;
 const HARNESS = "harness: gRPC client call, the result's schema check (the gateway's part)";
 const categories: [string, RegExp][] = [
-  ["idempotency: the input's canonical JSON and hash, the key's claim", /data\/idempotency|data\/canonical/],
+  ["idempotency: the input's canonical JSON and hash", /data\/idempotency|data\/canonical/],
+  ["Postgres: the values and the Bind (kit extended-query, pg's prepareValue)", /extended-query|pg\/lib\/utils/],
   [
-    "Postgres statements: values, encode (kit runPrepared), send, answers read (pg; the relay's answers too)",
-    /payout-writes|payment-writes|ledger\.ts|data\/prepared|extended-query|node_modules\/pg(-protocol|-pool|-types)?\//,
+    "Postgres: answers read (parser, rows, the relay's claimed rows and their JSON)",
+    /pg-protocol|pg\/lib\/(result|query)|pg-types/,
   ],
+  ["Postgres: the pool's connect and release, the client's queue, kit runPrepared", /pg-pool|pg\/lib\/|data\/prepared/],
   [RELAY, RELAY_RE],
   [
-    "handler: the record, the event, the answer's shape",
-    /abilities\/|payouts\.ts|payments\.ts|records\.ts|events\.ts|ids\.ts|providers\/|recipient-cache|states\.ts|money\.ts/,
+    "this service's handler: the record, the event and its JSON, the statement's values, the answer's shape",
+    /services\/payments\/src|kit\/src\/money/,
   ],
   ["input and output validation (ajv)", /ajv|kit\/src\/validation/],
   [
-    "the kit's call wrapper: tenancy, telemetry, outcome, signal",
+    "the kit's call wrapper: tenancy, telemetry, outcome, signal, the result's JSON",
     /kit\/src\/service\.ts|tenancy|telemetry|call-outcome|call-signal|deadline-sweep/,
   ],
   [HARNESS, /infra\/testing|result-check/],
