@@ -16,6 +16,7 @@
  * ../node_modules/.bin/node scripts/run-path-perf.ts /tmp/run.txt /tmp/run.out 20000 1500
  */
 import { readFileSync } from "node:fs";
+import { firstMatch, printPerfTable } from "../../infra/scripts/perf-windows.ts";
 
 const [scriptText, costOutput, nArg = "20000", hzArg = "1500"] = process.argv.slice(2);
 if (!scriptText || !costOutput)
@@ -59,35 +60,13 @@ const rounds = readFileSync(costOutput, "utf8")
     return { name: `${kind} ${seen.get(kind)}`, from: seconds(from), to: seconds(to) };
   });
 
-const byPid = new Map<string, Map<string, Map<string, number>>>();
-for (const block of readFileSync(scriptText, "utf8").split("\n\n")) {
-  const lines = block.trim().split("\n");
-  const head = lines[0]?.match(/^\s*(\d+)\/\d+\s+([\d.]+):/);
-  if (!head) continue;
-  const at = Number(head[2]);
-  const round = rounds.find((r) => at >= r.from && at <= r.to);
-  if (!round) continue;
-  const frames = lines.slice(1);
+printPerfTable({
+  scriptText,
+  windows: rounds,
   // The call token's HMAC is SHA-256 too: named by its caller, not by its leaf.
-  const category = frames.some((f) => /call-auth/.test(f))
-    ? BATCH_SENT
-    : (frames.map((f) => categories.find(([, re]) => re.test(f))?.[0]).find((c) => c) ?? "other");
-  const pid = byPid.get(head[1]!) ?? new Map<string, Map<string, number>>();
-  byPid.set(head[1]!, pid);
-  const counts = pid.get(round.name) ?? new Map<string, number>();
-  pid.set(round.name, counts);
-  counts.set(category, (counts.get(category) ?? 0) + 1);
-}
-const total = (m: Map<string, Map<string, number>>) =>
-  [...m.values()].reduce((s, c) => s + [...c.values()].reduce((a, b) => a + b, 0), 0);
-const gateway = [...byPid.values()].sort((a, b) => total(b) - total(a))[0];
-if (!gateway) throw new Error("no samples inside the marked rounds");
-
-const usPerSample = 1e6 / Number(hzArg) / Number(nArg);
-const names = rounds.map((r) => r.name);
-const row = (label: string, count: (c: Map<string, number>) => number) =>
-  `| ${label} | ${names.map((n) => (count(gateway.get(n) ?? new Map()) * usPerSample).toFixed(1)).join(" | ")} |`;
-console.log(`| µs a call | ${names.join(" | ")} |`);
-console.log(`|---|${names.map(() => "---:").join("|")}|`);
-for (const [name] of [...categories, ["other"] as const]) console.log(row(name, (c) => c.get(name) ?? 0));
-console.log(row("**total**", (c) => [...c.values()].reduce((a, b) => a + b, 0)));
+  categorize: (frames) => (frames.some((f) => /call-auth/.test(f)) ? BATCH_SENT : firstMatch(categories, frames)),
+  rows: [...categories.map(([name]) => name), "other"],
+  callsPerWindow: Number(nArg),
+  hz: Number(hzArg),
+  digits: 1,
+});

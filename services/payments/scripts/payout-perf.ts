@@ -22,6 +22,7 @@
  * node_modules/.bin/node services/payments/scripts/payout-perf.ts /tmp/pay/pay.txt /tmp/pay/pay.out 3000 999
  */
 import { readFileSync } from "node:fs";
+import { firstMatch, printPerfTable } from "../../../infra/scripts/perf-windows.ts";
 
 const [scriptText, costOutput, nArg = "1500", hzArg = "999"] = process.argv.slice(2);
 if (!scriptText || !costOutput)
@@ -64,41 +65,21 @@ const windows = readFileSync(costOutput, "utf8")
   // The windows are µs of CLOCK_MONOTONIC; perf prints seconds to the µs.
   .map((m) => ({ name: m[1]!, from: Number(m[2]) / 1e6, to: Number(m[3]) / 1e6 }));
 
-const byPid = new Map<string, Map<string, Map<string, number>>>();
-for (const block of readFileSync(scriptText, "utf8").split("\n\n")) {
-  const lines = block.trim().split("\n");
-  const head = lines[0]?.match(/(\d+)\/\d+\s+([\d.]+):/);
-  if (!head) continue;
-  const at = Number(head[2]);
-  const window = windows.find((w) => at >= w.from && at <= w.to);
-  if (!window) continue;
-  const frames = lines.slice(1);
+printPerfTable({
+  scriptText,
+  windows,
   // Named by a caller rather than the leaf: the token's HMAC (SHA-256 leaves, as the idempotency
   // hash's), the relay (pg's frames, as the handler's statement), the harness (the kit's gRPC client).
-  const category = frames.some((f) => /call-auth/.test(f))
-    ? CALL_TOKEN
-    : frames.some((f) => RELAY_RE.test(f))
-      ? RELAY
-      : frames.some((f) => /infra\/testing|result-check/.test(f))
-        ? HARNESS
-        : (frames.map((f) => categories.find(([, re]) => re.test(f))?.[0]).find((c) => c) ?? "other");
-  const pid = byPid.get(head[1]!) ?? new Map<string, Map<string, number>>();
-  byPid.set(head[1]!, pid);
-  const counts = pid.get(window.name) ?? new Map<string, number>();
-  pid.set(window.name, counts);
-  counts.set(category, (counts.get(category) ?? 0) + 1);
-}
-const total = (m: Map<string, Map<string, number>>) =>
-  [...m.values()].reduce((s, c) => s + [...c.values()].reduce((a, b) => a + b, 0), 0);
-const ours = [...byPid.values()].sort((a, b) => total(b) - total(a))[0];
-if (!ours) throw new Error("no samples inside the operations' windows");
-
-const usPerSample = 1e6 / Number(hzArg) / Number(nArg);
-const names = windows.map((w) => w.name);
-const row = (label: string, count: (c: Map<string, number>) => number) =>
-  `| ${label} | ${names.map((n) => (count(ours.get(n) ?? new Map()) * usPerSample).toFixed(0)).join(" | ")} |`;
-console.log(`| µs a call | ${names.join(" | ")} |`);
-console.log(`|---|${names.map(() => "---:").join("|")}|`);
-for (const name of [...categories.map(([n]) => n), CALL_TOKEN, "other"])
-  console.log(row(name, (c) => c.get(name) ?? 0));
-console.log(row("**total**", (c) => [...c.values()].reduce((a, b) => a + b, 0)));
+  categorize: (frames) =>
+    frames.some((f) => /call-auth/.test(f))
+      ? CALL_TOKEN
+      : frames.some((f) => RELAY_RE.test(f))
+        ? RELAY
+        : frames.some((f) => /infra\/testing|result-check/.test(f))
+          ? HARNESS
+          : firstMatch(categories, frames),
+  rows: [...categories.map(([n]) => n), CALL_TOKEN, "other"],
+  callsPerWindow: Number(nArg),
+  hz: Number(hzArg),
+  digits: 0,
+});
