@@ -11,7 +11,9 @@
  * timing inflates small nodes, and explaining the nested statement costs the outer one ~1.3 ms
  * (`NESTED=0` leaves it out). `PERMITS=0` or `RECEIPTS=0` sends one kind alone (the consume, or
  * the append, as its own statement). The postmaster's pid is printed first, for
- * `perf record -p` of its children while the batches run.
+ * `perf record -p` of its children while the batches run. `SETUP_SQL` is run as the owner after the
+ * migrations, to measure a schema change before writing its migration (e.g. a constraint dropped:
+ * the most that making it cheaper can save).
  *
  * @example
  * BATCHES=300 PERMITS=4 RECEIPTS=4 node_modules/.bin/node services/trust/scripts/append-explain.ts
@@ -39,6 +41,7 @@ const admin = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
 admin.on("error", () => {});
 await migrate(admin, "trust", join(repoRoot(), "services/trust/prisma/migrations"));
 await enforceTenantIsolation(admin, "trust", SERVICE_ROLE);
+if (process.env.SETUP_SQL) await admin.query(process.env.SETUP_SQL);
 const db = (await admin.query("SELECT current_database() AS d")).rows[0].d as string;
 if (EXPLAIN)
   for (const s of [
