@@ -86,3 +86,109 @@ export function batchedLookup<Row extends pg.QueryResultRow, Rest extends string
     });
   };
 }
+
+/** Items per statement at most for `batchedWrites`; more wait for the next one. */
+const MAX_WRITES = 64;
+
+interface WriteGroup<Item, Result> {
+  running: number;
+  waiting: Array<{ item: Item; resolve: (result: Result) => void; reject: (err: unknown) => void }>;
+  /** A start is already scheduled for the end of this turn. */
+  scheduled: boolean;
+}
+
+/**
+ * Returns a writer that sends items arriving together as one statement. A write is mostly the
+ * statement's fixed price in Postgres (its plan's start-up, its triggers, its commit; a payout's
+ * accepting statement is ~0.6 ms of Postgres alone against ~0.15 ms a payout in one of 16), so
+ * under load it pays once for several calls. At most `inFlight` statements of a group run at once
+ * (`running`); what arrives meanwhile waits and goes as the next statement when one ends, so a lone
+ * call waits for nothing but the end of its turn, and is written by `one`, its own statement.
+ *
+ * `many` writes several items in one statement and answers each item's result in order. When it
+ * fails, each of its items is written again alone by `one`, so every caller gets the answer (or
+ * error) its own statement gives, as without batching: a statement that refuses one item (a
+ * database check, a conflict) refuses the whole batch, and an item must never be refused for
+ * another's sake. `many` must therefore write all or nothing (one statement does).
+ *
+ * Groups are as in `batchedLookup`: the caller's tenant scope and `group`; each statement runs in its
+ * group's scope, detached from any one caller's cancellation.
+ */
+export function batchedWrites<Item, Result>(opts: {
+  one: (pool: pg.Pool, item: Item) => Promise<Result>;
+  many: (pool: pg.Pool, items: Item[]) => Promise<Result[]>;
+  /** Statements of one group in flight at once (default 2). */
+  inFlight?: number;
+}) {
+  const inFlight = opts.inFlight ?? 2;
+  const open = new WeakMap<pg.Pool, Map<string, WriteGroup<Item, Result>>>();
+
+  /** Sends what waits, while the group may run another statement; called in the group's scope. */
+  function start(
+    pool: pg.Pool,
+    groups: Map<string, WriteGroup<Item, Result>>,
+    key: string,
+    g: WriteGroup<Item, Result>,
+  ) {
+    g.scheduled = false;
+    while (g.running < inFlight && g.waiting.length > 0) {
+      const batch = g.waiting.splice(0, MAX_WRITES);
+      g.running++;
+      void detachedFromCall(() => write(pool, batch)).finally(() => {
+        g.running--;
+        if (g.waiting.length > 0) start(pool, groups, key, g);
+        else if (g.running === 0 && groups.get(key) === g) groups.delete(key);
+      });
+    }
+  }
+
+  async function write(pool: pg.Pool, batch: WriteGroup<Item, Result>["waiting"]): Promise<void> {
+    if (batch.length > 1) {
+      let results: Result[] | undefined;
+      try {
+        results = await opts.many(
+          pool,
+          batch.map((w) => w.item),
+        );
+      } catch {
+        // Each alone below: its own answer, whatever refused the batch.
+      }
+      if (results) {
+        for (const [i, w] of batch.entries()) w.resolve(results[i]);
+        return;
+      }
+    }
+    await Promise.all(
+      batch.map((w) =>
+        opts.one(pool, w.item).then(
+          (result) => w.resolve(result),
+          (err) => w.reject(err),
+        ),
+      ),
+    );
+  }
+
+  return (pool: pg.Pool, item: Item, group = ""): Promise<Result> => {
+    const scope = currentScope();
+    const key = `${scope?.kind === "tenant" ? `t:${scope.tenant}` : (scope?.kind ?? "none")}\0${group}`;
+    let groups = open.get(pool);
+    if (!groups) {
+      groups = new Map();
+      open.set(pool, groups);
+    }
+    let g = groups.get(key);
+    if (!g) {
+      g = { running: 0, waiting: [], scheduled: false };
+      groups.set(key, g);
+    }
+    const promise = new Promise<Result>((resolve, reject) => g.waiting.push({ item, resolve, reject }));
+    if (!g.scheduled && g.running < inFlight) {
+      g.scheduled = true;
+      // As in batchedLookup: after this turn's I/O callbacks, in this caller's context, whose scope
+      // is the group's; later statements of the group start from an earlier one's end, in the same scope.
+      const started = g;
+      setImmediate(() => start(pool, groups, key, started));
+    }
+    return promise;
+  };
+}

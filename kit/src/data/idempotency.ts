@@ -253,6 +253,13 @@ export interface IdempotentInsert<R extends pg.QueryResultRow, T, S extends pg.Q
    */
   claimFirst?: boolean;
   /**
+   * Runs the `claimFirst` statement of a first use and answers its rows, instead of running it alone
+   * on `pool`: a `batchedWrites` writer (kit/data/batched) that sends the claims of calls arriving
+   * together as one statement. It must answer what the statement alone would (a row, or none for a
+   * taken key) or throw what it would.
+   */
+  claimWith?: (statement: { name: string; text: string; values: unknown[] }) => Promise<R[]>;
+  /**
    * The record as a replay answers it, read by the key's lookup itself: `columns` (no column named
    * `input_hash`, `input` or `record_id`) of the `table` row whose `id` is the key's record, turned
    * into the answer by `result`. A replay is then the statement and one lookup instead of a lookup
@@ -344,7 +351,10 @@ export async function idempotentInsert<R extends pg.QueryResultRow, T, S extends
   const { pool, call, ability, insert } = opts;
   /** The statement's result; undefined when it returned no row and `taken` says that means a taken key. */
   const run = async (name: string, text: string, values: unknown[], taken = false): Promise<T | undefined> => {
-    const [returned] = await runPrepared<R>(pool, name, text, values);
+    const [returned] =
+      taken && opts.claimWith
+        ? await opts.claimWith({ name, text, values })
+        : await runPrepared<R>(pool, name, text, values);
     if (returned) return opts.result(returned);
     if (taken) return undefined;
     throw new Error(`${insert.name} returned no row`);

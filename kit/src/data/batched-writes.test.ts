@@ -1,0 +1,139 @@
+/**
+ * `batchedWrites` (kit/data/batched): a lone write is its own statement at the end of its turn;
+ * writes that arrive while a group's statements run go together as the next one, never more than
+ * `inFlight` at once; a refused batch is written again item by item, so each caller gets its own
+ * answer or error; groups never mix tenant scopes, and a statement runs in its group's scope,
+ * detached from any one caller's cancellation. The statements are functions here: what reaches
+ * Postgres is payments' (services/payments/src/test/writes.test.ts).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type pg from "pg";
+import { callSignal, withCallSignal } from "../call-signal.ts";
+import { currentScope, withTenant } from "../tenancy.ts";
+import { batchedWrites } from "./batched.ts";
+
+const pool = {} as pg.Pool;
+
+/** A writer whose statements are recorded and end when `release()` is called. */
+function recorder(inFlight: number, refuse?: (items: number[]) => boolean) {
+  const statements: Array<{ kind: "one" | "many"; items: number[]; scope: string | undefined; signal: boolean }> = [];
+  let running = 0;
+  let most = 0;
+  const gates: Array<() => void> = [];
+  const statement = async (kind: "one" | "many", items: number[]) => {
+    const scope = currentScope();
+    statements.push({
+      kind,
+      items,
+      scope: scope?.kind === "tenant" ? scope.tenant : scope?.kind,
+      signal: callSignal() !== undefined,
+    });
+    running++;
+    most = Math.max(most, running);
+    await new Promise<void>((resolve) => gates.push(resolve));
+    running--;
+  };
+  const write = batchedWrites<number, string>({
+    inFlight,
+    one: async (_pool, item) => {
+      await statement("one", [item]);
+      if (item < 0) throw new Error(`refused ${item}`);
+      return `one:${item}`;
+    },
+    many: async (_pool, items) => {
+      await statement("many", items);
+      if (refuse?.(items)) throw new Error("batch refused");
+      return items.map((i) => `many:${i}`);
+    },
+  });
+  /** Lets every statement started so far end, until none runs. */
+  const drain = async () => {
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (gates.length === 0 && running === 0) return;
+      for (const gate of gates.splice(0)) gate();
+    }
+  };
+  return { write, statements, drain, most: () => most };
+}
+
+test("a lone write is its own statement; what arrives while statements run goes together, at most inFlight at once", async () => {
+  const r = recorder(2);
+  const first = withTenant("acme", () => r.write(pool, 1));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    r.statements.map((s) => [s.kind, s.items]),
+    [["one", [1]]],
+  );
+  const rest = [2, 3, 4, 5, 6, 7].map((i) => withTenant("acme", () => r.write(pool, i)));
+  await r.drain();
+  assert.deepEqual(await Promise.all([first, ...rest]), [
+    "one:1",
+    "many:2",
+    "many:3",
+    "many:4",
+    "many:5",
+    "many:6",
+    "many:7",
+  ]);
+  assert.deepEqual(
+    r.statements.map((s) => [s.kind, s.items]),
+    [
+      ["one", [1]],
+      ["many", [2, 3, 4, 5, 6, 7]],
+    ],
+  );
+  assert.ok(r.most() <= 2);
+});
+
+test("a refused batch is written item by item: each caller gets its own answer or its own error", async () => {
+  const r = recorder(1, (items) => items.some((i) => i < 0));
+  const first = withTenant("acme", () => r.write(pool, 1));
+  await new Promise((resolve) => setImmediate(resolve));
+  const rest = [2, -3, 4].map((i) => withTenant("acme", () => r.write(pool, i)));
+  const all = Promise.allSettled([first, ...rest]);
+  await r.drain();
+  const settled = await all;
+  assert.deepEqual(
+    settled.map((s) => (s.status === "fulfilled" ? s.value : (s.reason as Error).message)),
+    ["one:1", "one:2", "refused -3", "one:4"],
+  );
+  assert.deepEqual(
+    r.statements.map((s) => [s.kind, s.items]),
+    [
+      ["one", [1]],
+      ["many", [2, -3, 4]],
+      ["one", [2]],
+      ["one", [-3]],
+      ["one", [4]],
+    ],
+  );
+});
+
+test("tenants are never written together; each statement runs in its group's scope, not cancelled with its first caller", async () => {
+  const r = recorder(1);
+  const caller = new AbortController();
+  const writes = [
+    withCallSignal(caller.signal, () => withTenant("acme", () => r.write(pool, 1))),
+    withTenant("beta", () => r.write(pool, 2)),
+  ];
+  await new Promise((resolve) => setImmediate(resolve));
+  writes.push(
+    withTenant("acme", () => r.write(pool, 3)),
+    withTenant("beta", () => r.write(pool, 4)),
+    withTenant("acme", () => r.write(pool, 5)),
+  );
+  caller.abort();
+  await r.drain();
+  assert.deepEqual(await Promise.all(writes), ["one:1", "one:2", "many:3", "one:4", "many:5"]);
+  assert.deepEqual(
+    r.statements.map((s) => [s.scope, s.kind, s.items, s.signal]),
+    [
+      ["acme", "one", [1], false],
+      ["beta", "one", [2], false],
+      ["acme", "many", [3, 5], false],
+      ["beta", "one", [4], false],
+    ],
+  );
+});
