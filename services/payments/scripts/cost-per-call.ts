@@ -20,7 +20,12 @@ import { assertLedgerBalanced, fund, recipient, startPayments } from "../src/tes
 const N = Number(process.env.N ?? 300);
 const C = Number(process.env.C ?? 8);
 const WARM = Number(process.env.WARM ?? 30);
-const t = await startPayments({ PAYMENTS_RESEND_SWEEP_SECONDS: "0" });
+const t = await startPayments({
+  PAYMENTS_RESEND_SWEEP_SECONDS: "0",
+  ...(process.env.PAYMENTS_ACCEPTING_STATEMENTS
+    ? { PAYMENTS_ACCEPTING_STATEMENTS: process.env.PAYMENTS_ACCEPTING_STATEMENTS }
+    : {}),
+});
 await t.db.query("ALTER SYSTEM SET track_functions = 'all'");
 await t.db.query("SELECT pg_reload_conf()");
 const tenant = "cost-co";

@@ -82,6 +82,14 @@ export const PAYMENTS_ENV = defineEnv({
     default: 15_000,
     description: "timeout of one request to a provider",
   },
+  PAYMENTS_ACCEPTING_STATEMENTS: {
+    type: "integer",
+    minimum: 0,
+    maximum: 32,
+    default: 2,
+    description:
+      "accepting statements of payout.send, and of payment.initiate, that one tenant may run at once: payouts (payments) that arrive while they run are accepted together by the next one, one statement's fixed cost in Postgres for several; 0: each call's statement runs alone, as soon as it comes",
+  },
 });
 
 export type PaymentsConfig = ServiceConfig<typeof PAYMENTS_ENV>;

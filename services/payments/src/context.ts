@@ -9,6 +9,8 @@ import { abilityOf, type CredentialResolverClient, type Logger, type Nats, type 
 import type pg from "pg";
 import type { PaymentsConfig } from "./config.ts";
 import type { PrismaClient } from "./db.ts";
+import type { paymentClaims } from "./payment-writes.ts";
+import type { payoutClaims } from "./payout-writes.ts";
 import type { RecipientCache } from "./recipient-cache.ts";
 
 export interface Context {
@@ -21,6 +23,13 @@ export interface Context {
   /** The outbox relay: status messages written in a change's transaction, published once it commits. */
   outbox: OutboxRelay;
   log: Logger;
+  /**
+   * Runs payout.send's accepting statement together with others that arrive while earlier ones run
+   * (src/payout-writes.ts `payoutClaims`); null when PAYMENTS_ACCEPTING_STATEMENTS is 0 (each alone).
+   */
+  claimPayout: ReturnType<typeof payoutClaims> | null;
+  /** The same for payment.initiate (src/payment-writes.ts `paymentClaims`). */
+  claimPayment: ReturnType<typeof paymentClaims> | null;
   /** payout.send's recipients as this process last read them (src/recipient-cache.ts). */
   recipients: RecipientCache;
   /** The resend sweep (src/sweep.ts), stopped on shutdown. */

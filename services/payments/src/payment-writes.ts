@@ -8,6 +8,7 @@
 import type { Payment } from "./db.ts";
 import { PAYMENT_COLUMNS, type PaymentRow, asPayment } from "./columns.ts";
 import { runPrepared } from "@gantry/kit";
+import { acceptedTogether } from "./accepted-together.ts";
 import type pg from "pg";
 import type { PaymentState } from "./providers/types.ts";
 
@@ -59,6 +60,74 @@ export function insertPayment(p: Payment) {
     ],
   };
 }
+
+/** The accepting statements of payments that arrive together, as one statement (src/accepted-together.ts). */
+export function paymentClaims(inFlight: number) {
+  return acceptedTogether({
+    inFlight,
+    name: "payments.insert_payments",
+    text: INSERT_PAYMENTS,
+    values: (sorted) => [
+      ...PAYMENT_ARRAYS.map(([position]) => sorted.map((c) => c.values[position - 1])),
+      sorted[0].values[23],
+    ],
+    keyAt: 24,
+  });
+}
+
+/** `insertPayment`'s values (1-based) that become one array each in `INSERT_PAYMENTS`; 24, the ability, is the same for all. */
+const PAYMENT_ARRAYS: Array<[position: number, column: string, type: string]> = [
+  [1, "id", "text"],
+  [2, "tenant", "text"],
+  [3, "status", "text"],
+  [4, "amount_minor", "bigint"],
+  [5, "currency", "text"],
+  [6, "provider", "text"],
+  [7, "mode", "text"],
+  [8, "credential_source", "text"],
+  [9, "description", "text"],
+  [10, "customer_email", "text"],
+  [11, "callback_url", "text"],
+  [12, "recipient_id", "text"],
+  [13, "settlement_account", "text"],
+  [14, "provider_account", "text"],
+  [15, "contact_id", "text"],
+  [16, "lead_id", "text"],
+  [17, "vertical", "text"],
+  [18, "request_id", "text"],
+  [19, "created_at", "timestamptz"],
+  [20, "provider_reference", "text"],
+  [21, "checkout_url", "text"],
+  [22, "expires_at", "timestamptz"],
+  [23, "key_tenant", "text"],
+  [25, "key", "text"],
+  [26, "input_hash", "text"],
+  [27, "input", "text"],
+  [28, "record_id", "text"],
+];
+
+/** `insertPayment`'s statement for several payments, over their arrays; sorted by key as `payoutClaims`'s. */
+const INSERT_PAYMENTS = `WITH v AS MATERIALIZED (
+       SELECT * FROM unnest(${PAYMENT_ARRAYS.map(([, , type], i) => `$${i + 1}::${type}[]`).join(", ")})
+         AS v(${PAYMENT_ARRAYS.map(([, column]) => column).join(", ")})),
+     claim AS (
+       INSERT INTO payments.idempotency_records (tenant, ability, key, input_hash, input, record_id, created_at)
+       SELECT key_tenant, $${PAYMENT_ARRAYS.length + 1}, key, input_hash, input::jsonb, record_id, now() FROM v
+           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id),
+     payment AS (
+       INSERT INTO payments.payments (id, tenant, status, amount_minor, currency, provider, mode, credential_source,
+         description, customer_email, callback_url, recipient_id, settlement_account, provider_account, contact_id,
+         lead_id, vertical, request_id, created_at, updated_at, provider_reference, checkout_url, expires_at)
+       SELECT v.id, v.tenant, v.status, v.amount_minor, v.currency, v.provider, v.mode, v.credential_source,
+              v.description, v.customer_email, v.callback_url, v.recipient_id, v.settlement_account, v.provider_account,
+              v.contact_id, v.lead_id, v.vertical, v.request_id, v.created_at, v.created_at, v.provider_reference,
+              v.checkout_url, v.expires_at
+         FROM v JOIN claim ON claim.record_id = v.id
+       RETURNING id, tenant, status, created_at),
+     history AS (
+       INSERT INTO payments.payment_events (tenant, payment_id, from_status, to_status, source, at)
+       SELECT tenant, id, NULL, status, 'api', created_at FROM payment)
+     SELECT id FROM payment`;
 
 /**
  * What the provider answered at creation while the payment stays where it is (no move: no history,

@@ -6,6 +6,7 @@
  * `advancePayout`).
  */
 import { runPrepared } from "@gantry/kit";
+import { acceptedTogether, type Claim } from "./accepted-together.ts";
 import type pg from "pg";
 import { PAYOUT_COLUMNS, type PayoutRow, RECIPIENT_COLUMNS, asPayout } from "./columns.ts";
 import type { Payout, Recipient } from "./db.ts";
@@ -128,6 +129,136 @@ function bookAndQueueValues(journals: PayoutJournal[], event: OutboxEvent | null
     event?.msgId ?? null,
     event ? JSON.stringify(event.payload) : null,
   ];
+}
+
+/**
+ * The accepting statements of payouts that arrive together, as one statement (src/accepted-together.ts).
+ * The ledger's statement trigger runs once for all their journals.
+ */
+export function payoutClaims(inFlight: number) {
+  return acceptedTogether({
+    inFlight,
+    name: "payments.accept_payouts",
+    text: ACCEPT_PAYOUTS,
+    values: acceptPayoutsValues,
+    keyAt: 41,
+  });
+}
+
+/**
+ * `acceptPayout`'s values (1-based, as its text numbers them) that become one array each in
+ * `ACCEPT_PAYOUTS`, with their types; the journals' five arrays (29–33) are joined into one set of
+ * arrays with the payout's id beside each journal; 41, the ability, is the same for all.
+ */
+const MANY: Array<[position: number, column: string, type: string]> = [
+  [1, "id", "text"],
+  [2, "tenant", "text"],
+  [3, "recipient_id", "text"],
+  [4, "account_name", "text"],
+  [5, "account_number_last4", "text"],
+  [6, "bank_code", "text"],
+  [7, "bank_name", "text"],
+  [8, "country", "text"],
+  [9, "amount_minor", "bigint"],
+  [10, "status", "text"],
+  [11, "currency", "text"],
+  [12, "provider", "text"],
+  [13, "mode", "text"],
+  [14, "credential_source", "text"],
+  [15, "settlement_account", "text"],
+  [16, "provider_account", "text"],
+  [17, "description", "text"],
+  [18, "idempotency_key", "text"],
+  [19, "metadata", "text"],
+  [20, "vertical", "text"],
+  [21, "request_id", "text"],
+  [22, "created_at", "timestamptz"],
+  [23, "updated_at", "timestamptz"],
+  [24, "paid_at", "timestamptz"],
+  [25, "fee_minor", "bigint"],
+  [26, "failure_code", "text"],
+  [27, "failure_message", "text"],
+  [28, "provider_reference", "text"],
+  [34, "subject", "text"],
+  [35, "msg_id", "text"],
+  [36, "payload", "text"],
+  [37, "r_credential_source", "text"],
+  [38, "r_provider_reference", "text"],
+  [39, "r_verified_at", "timestamptz"],
+  [40, "key_tenant", "text"],
+  [42, "key", "text"],
+  [43, "input_hash", "text"],
+  [44, "input", "text"],
+  [45, "record_id", "text"],
+];
+const JOURNALS = MANY.length + 1;
+
+/**
+ * `ACCEPT_PAYOUT` for several payouts: the same CTEs over the payouts' arrays, so each payout is
+ * written, checked and refused exactly as alone, and the ledger's statement trigger runs once for
+ * all their journals (it sums them per balance row and refuses the batch when their reservations
+ * together exceed what was available; then each runs alone). Payouts come sorted by key, so two
+ * batches that share keys (concurrent retries) take them in one order.
+ */
+const ACCEPT_PAYOUTS = `WITH v AS MATERIALIZED (
+       SELECT * FROM unnest(${MANY.map(([, , type], i) => `$${i + 1}::${type}[]`).join(", ")})
+         AS v(${MANY.map(([, column]) => column).join(", ")})),
+     claim AS (
+       INSERT INTO payments.idempotency_records (tenant, ability, key, input_hash, input, record_id, created_at)
+       SELECT key_tenant, $${JOURNALS + 6}, key, input_hash, input::jsonb, record_id, now() FROM v
+           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id),
+     payout AS (
+       INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
+         bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
+         settlement_account, provider_account, description, reference, idempotency_key, metadata, vertical,
+         request_id, created_at, updated_at, paid_at, fee_minor, failure_code, failure_message, provider_reference)
+       SELECT v.id, v.tenant, NULL, 0, v.recipient_id, v.account_name, v.account_number_last4, v.bank_code, v.bank_name,
+              v.country, v.amount_minor, v.currency, v.status, v.provider, v.mode, v.credential_source,
+              v.settlement_account, v.provider_account, v.description, NULL, v.idempotency_key, v.metadata::jsonb,
+              v.vertical, v.request_id, v.created_at, v.updated_at, v.paid_at, v.fee_minor, v.failure_code,
+              v.failure_message, v.provider_reference
+         FROM v JOIN claim ON claim.record_id = v.id
+        WHERE CASE WHEN EXISTS (
+                SELECT FROM payments.recipients r
+                 WHERE r.id = v.recipient_id AND r.tenant = v.tenant AND r.provider = v.provider AND r.mode = v.mode
+                   AND r.currency = v.currency AND r.account_name = v.account_name
+                   AND r.account_number_last4 = v.account_number_last4
+                   AND r.bank_code IS NOT DISTINCT FROM v.bank_code AND r.bank_name IS NOT DISTINCT FROM v.bank_name
+                   AND r.country = v.country AND r.credential_source = v.r_credential_source
+                   AND r.provider_reference IS NOT DISTINCT FROM v.r_provider_reference AND r.verified_at = v.r_verified_at)
+              THEN true ELSE payments.recipient_changed(v.recipient_id) END
+       RETURNING id, tenant, settlement_account AS "settlementAccount", currency, updated_at AS "updatedAt"),
+     booked AS (
+       INSERT INTO payments.ledger_journals
+         (tenant, journal_id, debit_account, credit_account, settlement_account, currency, amount_minor, ref_type, ref_id,
+          memo, created_at)
+       SELECT p.tenant, p.id || ':' || j.suffix, j.debit, j.credit, p."settlementAccount", p.currency, j.amount,
+              'payout', p.id, j.memo, p."updatedAt"
+         FROM unnest($${JOURNALS}::text[], $${JOURNALS + 1}::text[], $${JOURNALS + 2}::text[], $${JOURNALS + 3}::text[],
+                     $${JOURNALS + 4}::bigint[], $${JOURNALS + 5}::text[]) AS j(payout, suffix, debit, credit, amount, memo)
+         JOIN payout p ON p.id = j.payout),
+     event AS (
+       INSERT INTO payments.outbox (tenant, subject, msg_id, payload)
+       SELECT p.tenant, v.subject, v.msg_id, v.payload::jsonb FROM payout p JOIN v ON v.id = p.id
+        WHERE v.subject IS NOT NULL)
+     SELECT id FROM payout`;
+
+/** `ACCEPT_PAYOUTS`'s parameters from the payouts' own, sorted by key. */
+function acceptPayoutsValues(sorted: Claim[]): unknown[] {
+  const values: unknown[] = MANY.map(([position]) => sorted.map((c) => c.values[position - 1]));
+  const journals: unknown[][] = [[], [], [], [], [], []];
+  for (const c of sorted) {
+    const [suffixes, debits, credits, amounts, memos] = c.values.slice(28, 33) as unknown[][];
+    for (let i = 0; i < suffixes.length; i++) {
+      journals[0].push(c.values[0]);
+      journals[1].push(suffixes[i]);
+      journals[2].push(debits[i]);
+      journals[3].push(credits[i]);
+      journals[4].push(amounts[i]);
+      journals[5].push(memos[i]);
+    }
+  }
+  return [...values, ...journals, sorted[0].values[40]];
 }
 
 /** Whether `err` is `acceptPayout` refusing a recipient row that no longer holds what the payout was built from. */

@@ -13,6 +13,8 @@ import { credentialResolver, defineService, ingressService, prismaClient, startO
 import { PAYMENTS_ENV } from "./config.ts";
 import type { Context } from "./context.ts";
 import { PrismaClient } from "./db.ts";
+import { paymentClaims } from "./payment-writes.ts";
+import { payoutClaims } from "./payout-writes.ts";
 import { RecipientCache } from "./recipient-cache.ts";
 import { ensurePaymentsStream } from "./events.ts";
 import { isLive } from "./providers/index.ts";
@@ -37,6 +39,9 @@ export default defineService({
       outbox: startOutboxRelay({ pool, schema: "payments", nats, log }),
       log,
       recipients: new RecipientCache(),
+      claimPayout: config.PAYMENTS_ACCEPTING_STATEMENTS > 0 ? payoutClaims(config.PAYMENTS_ACCEPTING_STATEMENTS) : null,
+      claimPayment:
+        config.PAYMENTS_ACCEPTING_STATEMENTS > 0 ? paymentClaims(config.PAYMENTS_ACCEPTING_STATEMENTS) : null,
       sweep: { stop: async () => {} },
     };
     log.info(

@@ -85,6 +85,7 @@ export default ability("payment.initiate", async (input, call, ctx) => {
     result: () => payment,
     replay: (recordId) => paymentById(ctx.pool, recordId),
     claimFirst: true,
+    claimWith: ctx.claimPayment ? (statement) => ctx.claimPayment!(ctx.pool, statement) : undefined,
     replayRow: { table: "payments.payments", columns: PAYMENT_COLUMNS, result: asPayment },
   });
   if (!created || inProcess) return paymentOut(result);

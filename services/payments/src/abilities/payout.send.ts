@@ -90,6 +90,7 @@ export default ability("payout.send", async (input, call, ctx) => {
       result: () => accepted.record,
       replay: (recordId) => payoutById(ctx.pool, recordId),
       claimFirst: true,
+      claimWith: ctx.claimPayout ? (statement) => ctx.claimPayout!(ctx.pool, statement) : undefined,
       replayRow: { table: "payments.payouts", columns: PAYOUT_COLUMNS, result: asPayout },
     }).catch((err): typeof STALE => {
       // Refused by the statement itself, so nothing was written.

@@ -390,3 +390,159 @@ test("a payout moves once: two moves from the status both saw race, one wins; a 
   assert.deepEqual(await journals(), booked);
   assert.equal(await outbox(), queued);
 });
+
+/** Runs `fn` and counts the accepting statements it sent: payouts (or payments) alone, and together. */
+async function acceptingStatements<T>(
+  fn: () => Promise<T>,
+  [one, many] = ["payments.accept_payout+claim", "payments.accept_payouts"],
+): Promise<{ value: T; alone: number; together: number }> {
+  let alone = 0;
+  let together = 0;
+  const query = pg.Client.prototype.query;
+  (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+    const name = (args[0] as { name?: string } | undefined)?.name;
+    if (name === one) alone++;
+    if (name === many) together++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  };
+  try {
+    return { value: await fn(), alone, together };
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+}
+
+test("payouts that arrive together are accepted together: each written, booked, keyed and published as alone, in fewer statements", async () => {
+  const tenant = "together-co";
+  const [a, b] = [await recipient(t, tenant, "USD"), await recipient(t, tenant, "USD")];
+  await fund(t, tenant, 1_000, "USD");
+  const sub = t.ctx.nats.nc.subscribe("payments.payout.paid", { timeout: 10_000 });
+  const inputs = Array.from({ length: 24 }, (_, i) => ({
+    recipientId: i % 2 ? a : b,
+    amount: i + 1,
+    currency: "USD",
+    idempotencyKey: `together-${i}`,
+    ...(i === 3 ? { metadata: { note: 'quote " and \\ backslash, {braces}' } } : {}),
+  }));
+  // Two calls with one key: one payout, answered to both.
+  inputs.push({ ...inputs[5] });
+  const {
+    value: sent,
+    alone,
+    together,
+  } = await acceptingStatements(() => Promise.all(inputs.map((input) => t.call("payout.send", input, { tenant }))));
+  assert.ok(together >= 1, `no statement accepted payouts together (${alone} alone)`);
+  assert.ok(alone + together < 20, `${alone} statements alone and ${together} together for 25 calls`);
+  assert.equal(sent[25 - 1].id, sent[5].id);
+  for (const [i, p] of sent.slice(0, 24).entries()) {
+    assert.equal(p.status, "paid");
+    assert.equal(p.amount.minor, (i + 1) * 100);
+    assert.equal(p.recipientId, i % 2 ? a : b);
+    assert.equal(p.idempotencyKey, `together-${i}`);
+  }
+  assert.deepEqual(sent[3].metadata, { note: 'quote " and \\ backslash, {braces}' });
+  assert.equal(await count("payouts", tenant), 24);
+  assert.equal(await count("idempotency_records", tenant), 24);
+  // As stored: what each answer said, and its two journals.
+  const stored = await t.db.query(
+    `SELECT p.id, p.amount_minor::int AS minor, p.metadata, (SELECT count(*)::int FROM payments.ledger_journals j WHERE j.ref_id = p.id) AS journals
+       FROM payments.payouts p WHERE p.tenant = $1`,
+    [tenant],
+  );
+  const byId = new Map(stored.rows.map((r) => [r.id, r]));
+  for (const [i, p] of sent.slice(0, 24).entries()) {
+    assert.equal(byId.get(p.id)?.minor, (i + 1) * 100);
+    assert.equal(byId.get(p.id)?.journals, 2);
+  }
+  assert.deepEqual(byId.get(sent[3].id)?.metadata, { note: 'quote " and \\ backslash, {braces}' });
+  // Each payout's event once, whichever statement wrote it.
+  const published = new Map<string, number>();
+  for await (const m of sub) {
+    const body = JSON.parse(new TextDecoder().decode(m.data)) as { id: string; tenant: string };
+    if (body.tenant !== tenant) continue;
+    published.set(body.id, (published.get(body.id) ?? 0) + 1);
+    if (published.size === 24) break;
+  }
+  sub.unsubscribe();
+  assert.deepEqual(
+    [...published.keys()].sort(),
+    sent
+      .slice(0, 24)
+      .map((p) => p.id)
+      .sort(),
+  );
+  assert.ok([...published.values()].every((n) => n === 1));
+  const bal = await t.call("payout.balance", { currency: "USD" }, { tenant });
+  assert.equal(bal.balances[0].available.minor, 100_000 - 30_000);
+  assert.equal(bal.balances[0].reserved.minor, 0);
+});
+
+test("a payout that cannot be accepted with the others is accepted or refused alone, and the others as if it had not been there", async () => {
+  const tenant = "together-refused-co";
+  const [a, b] = [await recipient(t, tenant, "USD"), await recipient(t, tenant, "USD")];
+  await fund(t, tenant, 100, "USD");
+  // Both recipients cached by a first payout each; then b is verified again behind this process's back.
+  await t.call("payout.send", { recipientId: a, amount: 1, currency: "USD", idempotencyKey: "first-a" }, { tenant });
+  await t.call("payout.send", { recipientId: b, amount: 1, currency: "USD", idempotencyKey: "first-b" }, { tenant });
+  await t.db.query(`UPDATE payments.recipients SET verified_at = verified_at + interval '1 second' WHERE id = $1`, [b]);
+  const send = (recipientId: string, amount: number, key: string) =>
+    t.call("payout.send", { recipientId, amount, currency: "USD", idempotencyKey: key }, { tenant });
+  const { value: outcomes, together } = await acceptingStatements(() =>
+    Promise.allSettled([
+      ...Array.from({ length: 7 }, (_, i) => send(a, 10, `a-${i}`)),
+      send(b, 5, "b-stale"),
+      // Beyond all that is available (98): refused, alone, whatever order the others go in.
+      send(a, 99, "too-much"),
+    ]),
+  );
+  assert.ok(together >= 1);
+  const [tooMuch, ...rest] = [outcomes.at(-1)!, ...outcomes.slice(0, -1)];
+  assert.ok(
+    rest.every((o) => o.status === "fulfilled" && o.value.status === "paid"),
+    JSON.stringify(rest),
+  );
+  assert.equal(tooMuch.status, "rejected");
+  assert.equal((tooMuch as PromiseRejectedResult).reason.details[0].code, "insufficient_balance");
+  assert.equal(await count("payouts", tenant), 2 + 8);
+  const bal = await t.call("payout.balance", { currency: "USD" }, { tenant });
+  assert.equal(bal.balances[0].available.minor, 10_000 - 200 - 7_000 - 500);
+});
+
+test("payments that arrive together are accepted together: each written with its history and key as alone, a replay answered", async () => {
+  const tenant = "together-pay-co";
+  const inputs = Array.from({ length: 20 }, (_, i) => ({
+    amount: i + 1,
+    currency: i % 2 ? "USD" : "EUR",
+    idempotencyKey: `pay-${i}`,
+    description: i === 2 ? 'an "order", {1,2} \\ done' : undefined,
+  }));
+  inputs.push({ ...inputs[7] });
+  const {
+    value: made,
+    alone,
+    together,
+  } = await acceptingStatements(
+    () => Promise.all(inputs.map((input) => t.call("payment.initiate", input, { tenant }))),
+    ["payments.insert_payment+claim", "payments.insert_payments"],
+  );
+  assert.ok(together >= 1, `no statement accepted payments together (${alone} alone)`);
+  assert.ok(alone + together < 16, `${alone} statements alone and ${together} together for 21 calls`);
+  assert.equal(made[20].id, made[7].id);
+  const stored = await t.db.query(
+    `SELECT p.id, p.amount_minor::int AS minor, p.currency, p.description,
+            (SELECT count(*)::int FROM payments.payment_events e WHERE e.payment_id = p.id) AS history
+       FROM payments.payments p WHERE p.tenant = $1`,
+    [tenant],
+  );
+  assert.equal(stored.rows.length, 20);
+  const byId = new Map(stored.rows.map((r) => [r.id, r]));
+  for (const [i, p] of made.slice(0, 20).entries()) {
+    assert.equal(p.idempotencyKey ?? `pay-${i}`, `pay-${i}`);
+    assert.deepEqual(
+      { minor: byId.get(p.id)?.minor, currency: byId.get(p.id)?.currency, history: byId.get(p.id)?.history },
+      { minor: (i + 1) * 100, currency: i % 2 ? "USD" : "EUR", history: 1 },
+    );
+  }
+  assert.equal(byId.get(made[2].id)?.description, 'an "order", {1,2} \\ done');
+  assert.equal(await count("idempotency_records", tenant), 20);
+});
