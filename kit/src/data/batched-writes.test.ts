@@ -2,8 +2,9 @@
  * `batchedWrites` (kit/data/batched): a lone write is its own statement at the end of its turn;
  * writes that arrive while a group's statements run go together as the next one, never more than
  * `inFlight` at once; a refused batch is written again item by item, so each caller gets its own
- * answer or error; groups never mix tenant scopes, and a statement runs in its group's scope,
- * detached from any one caller's cancellation. The statements are functions here: what reaches
+ * answer or error; groups never mix tenant scopes, and a statement runs in its group's scope; an
+ * item's own statement is cancelled with its caller, one of several is not, and an item whose
+ * caller gave up before its statement is not written. The statements are functions here: what reaches
  * Postgres is payments' (services/payments/src/test/writes.test.ts).
  */
 import { test } from "node:test";
@@ -111,29 +112,48 @@ test("a refused batch is written item by item: each caller gets its own answer o
   );
 });
 
-test("tenants are never written together; each statement runs in its group's scope, not cancelled with its first caller", async () => {
+test("tenants are never written together; each statement runs in its group's scope", async () => {
   const r = recorder(1);
-  const caller = new AbortController();
-  const writes = [
-    withCallSignal(caller.signal, () => withTenant("acme", () => r.write(pool, 1))),
-    withTenant("beta", () => r.write(pool, 2)),
-  ];
+  const writes = [withTenant("acme", () => r.write(pool, 1)), withTenant("beta", () => r.write(pool, 2))];
   await new Promise((resolve) => setImmediate(resolve));
   writes.push(
     withTenant("acme", () => r.write(pool, 3)),
     withTenant("beta", () => r.write(pool, 4)),
     withTenant("acme", () => r.write(pool, 5)),
   );
-  caller.abort();
   await r.drain();
   assert.deepEqual(await Promise.all(writes), ["one:1", "one:2", "many:3", "one:4", "many:5"]);
   assert.deepEqual(
-    r.statements.map((s) => [s.scope, s.kind, s.items, s.signal]),
+    r.statements.map((s) => [s.scope, s.kind, s.items]),
     [
-      ["acme", "one", [1], false],
-      ["beta", "one", [2], false],
-      ["acme", "many", [3, 5], false],
-      ["beta", "one", [4], false],
+      ["acme", "one", [1]],
+      ["beta", "one", [2]],
+      ["acme", "many", [3, 5]],
+      ["beta", "one", [4]],
+    ],
+  );
+});
+
+test("an item's own statement is its caller's work; one of several is no one caller's; a caller gone before its statement has nothing written", async () => {
+  const r = recorder(1);
+  const [a, b, c] = [new AbortController(), new AbortController(), new AbortController()];
+  const inCall = (signal: AbortSignal, item: number) =>
+    withCallSignal(signal, () => withTenant("acme", () => r.write(pool, item)));
+  const first = inCall(a.signal, 1);
+  await new Promise((resolve) => setImmediate(resolve));
+  const rest = [inCall(b.signal, 2), inCall(c.signal, 3), withTenant("acme", () => r.write(pool, 4))];
+  const settled = Promise.allSettled([first, ...rest]);
+  b.abort(new Error("caller 2 gave up"));
+  await r.drain();
+  assert.deepEqual(
+    (await settled).map((s) => (s.status === "fulfilled" ? s.value : (s.reason as Error).message)),
+    ["one:1", "caller 2 gave up", "many:3", "many:4"],
+  );
+  assert.deepEqual(
+    r.statements.map((s) => [s.kind, s.items, s.signal]),
+    [
+      ["one", [1], true],
+      ["many", [3, 4], false],
     ],
   );
 });

@@ -23,7 +23,7 @@
 import type pg from "pg";
 import { currentScope } from "../tenancy.ts";
 import { runPrepared } from "./prepared.ts";
-import { detachedFromCall } from "../call-signal.ts";
+import { callSignal, detachedFromCall, withCallSignal } from "../call-signal.ts";
 
 /** Keys per statement at most; a busier turn starts another batch. */
 const MAX_KEYS = 256;
@@ -92,7 +92,13 @@ const MAX_WRITES = 64;
 
 interface WriteGroup<Item, Result> {
   running: number;
-  waiting: Array<{ item: Item; resolve: (result: Result) => void; reject: (err: unknown) => void }>;
+  waiting: Array<{
+    item: Item;
+    /** The caller's cancellation, if any. */
+    signal: AbortSignal | undefined;
+    resolve: (result: Result) => void;
+    reject: (err: unknown) => void;
+  }>;
   /** A start is already scheduled for the end of this turn. */
   scheduled: boolean;
 }
@@ -112,7 +118,10 @@ interface WriteGroup<Item, Result> {
  * another's sake. `many` must therefore write all or nothing (one statement does).
  *
  * Groups are as in `batchedLookup`: the caller's tenant scope and `group`; each statement runs in its
- * group's scope, detached from any one caller's cancellation.
+ * group's scope. An item's own statement (`one`) is its caller's work, cancelled with it as any
+ * statement is (kit/tenancy `TenantPool`); a statement of several serves them all, so no one
+ * caller's cancellation stops it. An item whose caller gave up before its statement started is not
+ * written: it fails with the caller's reason.
  */
 export function batchedWrites<Item, Result>(opts: {
   one: (pool: pg.Pool, item: Item) => Promise<Result>;
@@ -131,6 +140,8 @@ export function batchedWrites<Item, Result>(opts: {
     g: WriteGroup<Item, Result>,
   ) {
     g.scheduled = false;
+    for (const w of g.waiting.filter((w) => w.signal?.aborted)) w.reject(w.signal!.reason);
+    g.waiting = g.waiting.filter((w) => !w.signal?.aborted);
     while (g.running < inFlight && g.waiting.length > 0) {
       const batch = g.waiting.splice(0, MAX_WRITES);
       g.running++;
@@ -160,7 +171,7 @@ export function batchedWrites<Item, Result>(opts: {
     }
     await Promise.all(
       batch.map((w) =>
-        opts.one(pool, w.item).then(
+        (w.signal ? withCallSignal(w.signal, () => opts.one(pool, w.item)) : opts.one(pool, w.item)).then(
           (result) => w.resolve(result),
           (err) => w.reject(err),
         ),
@@ -181,7 +192,8 @@ export function batchedWrites<Item, Result>(opts: {
       g = { running: 0, waiting: [], scheduled: false };
       groups.set(key, g);
     }
-    const promise = new Promise<Result>((resolve, reject) => g.waiting.push({ item, resolve, reject }));
+    const signal = callSignal();
+    const promise = new Promise<Result>((resolve, reject) => g.waiting.push({ item, signal, resolve, reject }));
     if (!g.scheduled && g.running < inFlight) {
       g.scheduled = true;
       // As in batchedLookup: after this turn's I/O callbacks, in this caller's context, whose scope

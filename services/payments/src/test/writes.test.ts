@@ -10,7 +10,9 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { runPrepared, withTenant } from "@gantry/kit";
 import { newId } from "../ids.ts";
+import { paymentById } from "../payment-writes.ts";
 import { acceptPayout, movePayout, payoutById, recipientOf } from "../payout-writes.ts";
+import { paymentOut, payoutOut } from "../records.ts";
 import { acceptance, advancePayout, newPayout } from "../payouts.ts";
 import { sandboxProvider } from "../providers/sandbox.ts";
 import type { ProviderName } from "../providers/types.ts";
@@ -455,6 +457,10 @@ test("payouts that arrive together are accepted together: each written, booked, 
     assert.equal(byId.get(p.id)?.journals, 2);
   }
   assert.deepEqual(byId.get(sent[3].id)?.metadata, { note: 'quote " and \\ backslash, {braces}' });
+  // Every field as stored is what the call answered (a value bound to the wrong column would show).
+  for (const p of sent.slice(0, 24)) {
+    assert.deepEqual(payoutOut(await withTenant(tenant, () => payoutById(t.ctx.pool, p.id))), p);
+  }
   // Each payout's event once, whichever statement wrote it.
   const published = new Map<string, number>();
   for await (const m of sub) {
@@ -544,5 +550,8 @@ test("payments that arrive together are accepted together: each written with its
     );
   }
   assert.equal(byId.get(made[2].id)?.description, 'an "order", {1,2} \\ done');
+  for (const p of made.slice(0, 20)) {
+    assert.deepEqual(paymentOut(await withTenant(tenant, () => paymentById(t.ctx.pool, p.id))), p);
+  }
   assert.equal(await count("idempotency_records", tenant), 20);
 });
