@@ -34,6 +34,21 @@ interface Batch<Row> {
 }
 
 /**
+ * The open groups of `pool` in `open`, and the group of a call in the current scope: the scope is
+ * part of it, so a statement never mixes tenants (nor a tenant and the system).
+ */
+function groupOf<G>(open: WeakMap<pg.Pool, Map<string, G>>, pool: pg.Pool, parts: string[]) {
+  const scope = currentScope();
+  const key = `${scope?.kind === "tenant" ? `t:${scope.tenant}` : (scope?.kind ?? "none")}\0${parts.join("\0")}`;
+  let groups = open.get(pool);
+  if (!groups) {
+    groups = new Map();
+    open.set(pool, groups);
+  }
+  return { groups, key };
+}
+
+/**
  * Returns a reader of one row by key. `text` is a prepared statement taking the keys as `$1` (an
  * array) and `rest` as `$2…`; `keyOf` names the key of a returned row.
  */
@@ -58,14 +73,7 @@ export function batchedLookup<Row extends pg.QueryResultRow, Rest extends string
   }
 
   return (pool: pg.Pool, key: string, ...rest: Rest): Promise<Row | undefined> => {
-    const scope = currentScope();
-    // The scope is part of the group, so a batch never mixes tenants (nor a tenant and the system).
-    const group = `${scope?.kind === "tenant" ? `t:${scope.tenant}` : (scope?.kind ?? "none")}\0${rest.join("\0")}`;
-    let groups = open.get(pool);
-    if (!groups) {
-      groups = new Map();
-      open.set(pool, groups);
-    }
+    const { groups, key: group } = groupOf(open, pool, rest);
     let batch = groups.get(group);
     if (!batch || batch.keys.length >= MAX_KEYS) {
       const fresh: Batch<Row> = { keys: [], waiters: new Map() };
@@ -180,13 +188,7 @@ export function batchedWrites<Item, Result>(opts: {
   }
 
   return (pool: pg.Pool, item: Item, group = ""): Promise<Result> => {
-    const scope = currentScope();
-    const key = `${scope?.kind === "tenant" ? `t:${scope.tenant}` : (scope?.kind ?? "none")}\0${group}`;
-    let groups = open.get(pool);
-    if (!groups) {
-      groups = new Map();
-      open.set(pool, groups);
-    }
+    const { groups, key } = groupOf(open, pool, [group]);
     let g = groups.get(key);
     if (!g) {
       g = { running: 0, waiting: [], scheduled: false };

@@ -18,22 +18,62 @@ export interface Claim {
   values: unknown[];
 }
 
+/** A creation's value (1-based, as its statement numbers it) that becomes an array of the statement for several: its column in `v`, its type. */
+export type ArrayColumn = [position: number, column: string, type: string];
+
+/**
+ * The key's values the kit appends to a claim (kit/data/idempotency `idempotentInsert`): tenant,
+ * ability, key, input hash, input, record id. All but the ability, the same for every claim, become
+ * arrays of `v`.
+ */
+const KEY_ARRAYS = ["key_tenant", "key", "input_hash", "input", "record_id"];
+
+/**
+ * The first CTEs of a statement for several: `v`, the claims' values as rows (the given columns,
+ * then the key's), and `claim`, the kit's claim of each key over them (`ON CONFLICT DO NOTHING`: a
+ * taken key writes nothing). `next` is the statement's first free parameter number.
+ */
+export function claimsCtes(columns: ArrayColumn[]): { text: string; next: number } {
+  const types = [...columns.map(([, , type]) => type), ...KEY_ARRAYS.map(() => "text")];
+  const ability = types.length + 1;
+  return {
+    text: `v AS MATERIALIZED (
+       SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})
+         AS v(${[...columns.map(([, column]) => column), ...KEY_ARRAYS].join(", ")})),
+     claim AS (
+       INSERT INTO payments.idempotency_records (tenant, ability, key, input_hash, input, record_id, created_at)
+       SELECT key_tenant, $${ability}, key, input_hash, input::jsonb, record_id, now() FROM v
+           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id)`,
+    next: ability + 1,
+  };
+}
+
+/** The parameters of `claimsCtes(columns)` from the claims, in its order. */
+export function claimsValues(columns: ArrayColumn[], sorted: Claim[]): unknown[] {
+  const n = sorted[0].values.length;
+  const keyPositions = [n - 5, n - 3, n - 2, n - 1, n];
+  return [
+    ...[...columns.map(([position]) => position), ...keyPositions].map((position) =>
+      sorted.map((c) => c.values[position - 1]),
+    ),
+    sorted[0].values[n - 5],
+  ];
+}
+
 export function acceptedTogether(opts: {
   inFlight: number;
   /** The statement for several: its name, text, and its values from the claims, sorted by key. */
   name: string;
   text: string;
   values: (sorted: Claim[]) => unknown[];
-  /** Where a claim's values hold its key (0-based): claims are sorted by key, so two statements sharing keys take them in one order. */
-  keyAt: number;
 }) {
   const write = batchedWrites<Claim, Array<{ id: string }>>({
     inFlight: opts.inFlight,
     one: (pool, c) => runPrepared<{ id: string }>(pool, c.name, c.text, c.values),
     many: async (pool, claims) => {
-      const sorted = [...claims].sort((a, b) =>
-        (a.values[opts.keyAt] as string) < (b.values[opts.keyAt] as string) ? -1 : 1,
-      );
+      // By key (the third of the key's six values), so two statements sharing keys take them in one order.
+      const keyOf = (c: Claim) => c.values[c.values.length - 4] as string;
+      const sorted = [...claims].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
       const rows = await runPrepared<{ id: string }>(pool, opts.name, opts.text, opts.values(sorted));
       const written = new Set(rows.map((r) => r.id));
       // The record's id is each claim's first value.

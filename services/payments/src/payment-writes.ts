@@ -8,7 +8,7 @@
 import type { Payment } from "./db.ts";
 import { PAYMENT_COLUMNS, type PaymentRow, asPayment } from "./columns.ts";
 import { runPrepared } from "@gantry/kit";
-import { acceptedTogether } from "./accepted-together.ts";
+import { type ArrayColumn, acceptedTogether, claimsCtes, claimsValues } from "./accepted-together.ts";
 import type pg from "pg";
 import type { PaymentState } from "./providers/types.ts";
 
@@ -67,16 +67,12 @@ export function paymentClaims(inFlight: number) {
     inFlight,
     name: "payments.insert_payments",
     text: INSERT_PAYMENTS,
-    values: (sorted) => [
-      ...PAYMENT_ARRAYS.map(([position]) => sorted.map((c) => c.values[position - 1])),
-      sorted[0].values[23],
-    ],
-    keyAt: 24,
+    values: (sorted) => claimsValues(PAYMENT_ARRAYS, sorted),
   });
 }
 
-/** `insertPayment`'s values (1-based) that become one array each in `INSERT_PAYMENTS`; 24, the ability, is the same for all. */
-const PAYMENT_ARRAYS: Array<[position: number, column: string, type: string]> = [
+/** `insertPayment`'s values (1-based) that become one array each in `INSERT_PAYMENTS`; the key's (23–28) are `claimsCtes`'s. */
+const PAYMENT_ARRAYS: ArrayColumn[] = [
   [1, "id", "text"],
   [2, "tenant", "text"],
   [3, "status", "text"],
@@ -99,21 +95,10 @@ const PAYMENT_ARRAYS: Array<[position: number, column: string, type: string]> = 
   [20, "provider_reference", "text"],
   [21, "checkout_url", "text"],
   [22, "expires_at", "timestamptz"],
-  [23, "key_tenant", "text"],
-  [25, "key", "text"],
-  [26, "input_hash", "text"],
-  [27, "input", "text"],
-  [28, "record_id", "text"],
 ];
 
 /** `insertPayment`'s statement for several payments, over their arrays; sorted by key as `payoutClaims`'s. */
-const INSERT_PAYMENTS = `WITH v AS MATERIALIZED (
-       SELECT * FROM unnest(${PAYMENT_ARRAYS.map(([, , type], i) => `$${i + 1}::${type}[]`).join(", ")})
-         AS v(${PAYMENT_ARRAYS.map(([, column]) => column).join(", ")})),
-     claim AS (
-       INSERT INTO payments.idempotency_records (tenant, ability, key, input_hash, input, record_id, created_at)
-       SELECT key_tenant, $${PAYMENT_ARRAYS.length + 1}, key, input_hash, input::jsonb, record_id, now() FROM v
-           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id),
+const INSERT_PAYMENTS = `WITH ${claimsCtes(PAYMENT_ARRAYS).text},
      payment AS (
        INSERT INTO payments.payments (id, tenant, status, amount_minor, currency, provider, mode, credential_source,
          description, customer_email, callback_url, recipient_id, settlement_account, provider_account, contact_id,

@@ -6,7 +6,7 @@
  * `advancePayout`).
  */
 import { runPrepared } from "@gantry/kit";
-import { acceptedTogether, type Claim } from "./accepted-together.ts";
+import { acceptedTogether, type ArrayColumn, type Claim, claimsCtes, claimsValues } from "./accepted-together.ts";
 import type pg from "pg";
 import { PAYOUT_COLUMNS, type PayoutRow, RECIPIENT_COLUMNS, asPayout } from "./columns.ts";
 import type { Payout, Recipient } from "./db.ts";
@@ -141,16 +141,15 @@ export function payoutClaims(inFlight: number) {
     name: "payments.accept_payouts",
     text: ACCEPT_PAYOUTS,
     values: acceptPayoutsValues,
-    keyAt: 41,
   });
 }
 
 /**
  * `acceptPayout`'s values (1-based, as its text numbers them) that become one array each in
  * `ACCEPT_PAYOUTS`, with their types; the journals' five arrays (29–33) are joined into one set of
- * arrays with the payout's id beside each journal; 41, the ability, is the same for all.
+ * arrays with the payout's id beside each journal; the key's (40–45) are `claimsCtes`'s.
  */
-const MANY: Array<[position: number, column: string, type: string]> = [
+const MANY: ArrayColumn[] = [
   [1, "id", "text"],
   [2, "tenant", "text"],
   [3, "recipient_id", "text"],
@@ -185,13 +184,9 @@ const MANY: Array<[position: number, column: string, type: string]> = [
   [37, "r_credential_source", "text"],
   [38, "r_provider_reference", "text"],
   [39, "r_verified_at", "timestamptz"],
-  [40, "key_tenant", "text"],
-  [42, "key", "text"],
-  [43, "input_hash", "text"],
-  [44, "input", "text"],
-  [45, "record_id", "text"],
 ];
-const JOURNALS = MANY.length + 1;
+const CLAIMS = claimsCtes(MANY);
+const JOURNALS = CLAIMS.next;
 
 /**
  * `ACCEPT_PAYOUT` for several payouts: the same CTEs over the payouts' arrays, so each payout is
@@ -200,13 +195,7 @@ const JOURNALS = MANY.length + 1;
  * together exceed what was available; then each runs alone). Payouts come sorted by key, so two
  * batches that share keys (concurrent retries) take them in one order.
  */
-const ACCEPT_PAYOUTS = `WITH v AS MATERIALIZED (
-       SELECT * FROM unnest(${MANY.map(([, , type], i) => `$${i + 1}::${type}[]`).join(", ")})
-         AS v(${MANY.map(([, column]) => column).join(", ")})),
-     claim AS (
-       INSERT INTO payments.idempotency_records (tenant, ability, key, input_hash, input, record_id, created_at)
-       SELECT key_tenant, $${JOURNALS + 6}, key, input_hash, input::jsonb, record_id, now() FROM v
-           ON CONFLICT (tenant, ability, key) DO NOTHING RETURNING record_id),
+const ACCEPT_PAYOUTS = `WITH ${CLAIMS.text},
      payout AS (
        INSERT INTO payments.payouts (id, tenant, batch_id, position, recipient_id, account_name, account_number_last4,
          bank_code, bank_name, country, amount_minor, currency, status, provider, mode, credential_source,
@@ -245,7 +234,6 @@ const ACCEPT_PAYOUTS = `WITH v AS MATERIALIZED (
 
 /** `ACCEPT_PAYOUTS`'s parameters from the payouts' own, sorted by key. */
 function acceptPayoutsValues(sorted: Claim[]): unknown[] {
-  const values: unknown[] = MANY.map(([position]) => sorted.map((c) => c.values[position - 1]));
   const journals: unknown[][] = [[], [], [], [], [], []];
   for (const c of sorted) {
     const [suffixes, debits, credits, amounts, memos] = c.values.slice(28, 33) as unknown[][];
@@ -258,7 +246,7 @@ function acceptPayoutsValues(sorted: Claim[]): unknown[] {
       journals[5].push(memos[i]);
     }
   }
-  return [...values, ...journals, sorted[0].values[40]];
+  return [...claimsValues(MANY, sorted), ...journals];
 }
 
 /** Whether `err` is `acceptPayout` refusing a recipient row that no longer holds what the payout was built from. */
